@@ -1,0 +1,243 @@
+/**
+ * The HTTP/JSON gateway: a pure `(Request) => Promise<Response>` function
+ * whose routes are compiled from the proto's google.api.http rules.
+ */
+import {
+  type Message,
+  messageFromJson,
+  messageToJson,
+} from "../domain/codec.ts";
+import {
+  Code,
+  type FieldViolation,
+  invalidArgument,
+  ServiceError,
+} from "../domain/errors.ts";
+import type { Logger } from "../domain/log.ts";
+import { invoke, logCall } from "./calls.ts";
+import { errorBody, httpStatus } from "./errors.ts";
+import { compileRoutes, matchRoute, type Route } from "./http_rules.ts";
+import type { ApiSchema } from "./schema.ts";
+import type { Handlers } from "./service.ts";
+
+export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+export interface GatewayOptions {
+  schema: ApiSchema;
+  handlers: Handlers;
+  log: Logger;
+  /** Request bodies larger than this are refused with 413; 3 MiB by default. */
+  maxBodyBytes?: number;
+}
+
+export type Gateway = (request: Request) => Promise<Response>;
+
+export function createGateway(options: GatewayOptions): Gateway {
+  const routes = compileRoutes(options.schema.services);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const { handlers, log } = options;
+
+  return async function gateway(request: Request): Promise<Response> {
+    const requestId = request.headers.get("x-request-id")?.slice(0, 128) ||
+      crypto.randomUUID();
+    const url = new URL(request.url);
+    const found = findRoute(routes, url.pathname, request.method);
+    if ("error" in found) {
+      const response = errorResponse(found.error, requestId, found.headers);
+      log.info("Handled request", {
+        requestId,
+        transport: "http",
+        method: request.method,
+        path: url.pathname.slice(0, 256),
+        code: found.error.code,
+      });
+      return response;
+    }
+    const { route, params } = found;
+    const call = {
+      transport: "http" as const,
+      requestId,
+      key: route.key,
+      route: `${route.verb} ${route.template}`,
+    };
+    const started = performance.now();
+    let message: Message;
+    try {
+      message = await decodeRequest(route, params, url, request, maxBodyBytes);
+    } catch (thrown) {
+      const error = thrown instanceof ServiceError
+        ? thrown
+        : new ServiceError(Code.INVALID_ARGUMENT, "Invalid request", {
+          cause: thrown,
+        });
+      logCall(log, call, undefined, error, performance.now() - started);
+      return errorResponse(error, requestId);
+    }
+    const { result, error } = await invoke(handlers, log, call, message);
+    if (error) return errorResponse(error, requestId);
+    return jsonResponse(
+      200,
+      messageToJson(route.responseType, result!),
+      requestId,
+    );
+  };
+}
+
+/** RESOURCE_EXHAUSTED, answered on HTTP with 413 Content Too Large. */
+class BodyTooLargeError extends ServiceError {
+  constructor(limit: number) {
+    super(
+      Code.RESOURCE_EXHAUSTED,
+      `Request body too large: the limit is ${limit} bytes`,
+    );
+  }
+}
+
+type Found =
+  | { route: Route; params: Record<string, string> }
+  | { error: ServiceError; headers?: HeadersInit };
+
+function findRoute(routes: Route[], pathname: string, verb: string): Found {
+  let parts: string[];
+  try {
+    parts = pathname.slice(1).split("/").map(decodeURIComponent);
+  } catch {
+    return {
+      error: new ServiceError(
+        Code.INVALID_ARGUMENT,
+        "Invalid request path: malformed percent-encoding",
+      ),
+    };
+  }
+  const allowed: string[] = [];
+  for (const route of routes) {
+    const params = matchRoute(route, parts);
+    if (!params) continue;
+    if (route.verb === verb) return { route, params };
+    allowed.push(route.verb);
+  }
+  if (allowed.length === 0) {
+    return { error: new ServiceError(Code.NOT_FOUND, "Not Found") };
+  }
+  return {
+    error: new ServiceError(Code.UNIMPLEMENTED, "Method Not Allowed"),
+    headers: { allow: [...new Set(allowed)].join(", ") },
+  };
+}
+
+async function decodeRequest(
+  route: Route,
+  params: Record<string, string>,
+  url: URL,
+  request: Request,
+  maxBodyBytes: number,
+): Promise<Message> {
+  const violations: FieldViolation[] = [];
+  let message: Message;
+  if (route.body) {
+    const json = await readJsonBody(request, maxBodyBytes);
+    if (route.body === "*") {
+      message = messageFromJson(route.requestType, json, "", violations);
+    } else {
+      message = messageFromJson(
+        route.requestType,
+        { [route.body]: json },
+        "",
+        violations,
+      );
+    }
+  } else {
+    message = messageFromJson(route.requestType, {}, "", violations);
+    if (request.body) await request.body.cancel();
+  }
+  for (const key of new Set(url.searchParams.keys())) {
+    violations.push({
+      field: key,
+      description: "unknown query parameter",
+    });
+  }
+  if (violations.length > 0) {
+    throw invalidArgument("Invalid request", violations);
+  }
+  return { ...message, ...params };
+}
+
+async function readJsonBody(
+  request: Request,
+  maxBodyBytes: number,
+): Promise<unknown> {
+  const type = request.headers.get("content-type");
+  if (type && !/^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(type)) {
+    throw new ServiceError(
+      Code.INVALID_ARGUMENT,
+      `Invalid request: Content-Type must be application/json, got "${
+        type.slice(0, 100)
+      }"`,
+    );
+  }
+  const tooLarge = () => new BodyTooLargeError(maxBodyBytes);
+  const declared = Number(request.headers.get("content-length"));
+  if (declared > maxBodyBytes) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBodyBytes) {
+        await reader.cancel();
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new ServiceError(
+      Code.INVALID_ARGUMENT,
+      "Invalid request body: not UTF-8 text",
+    );
+  }
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ServiceError(
+      Code.INVALID_ARGUMENT,
+      `Invalid request body: not JSON: ${(error as Error).message}`,
+    );
+  }
+}
+
+function errorResponse(
+  error: ServiceError,
+  requestId: string,
+  headers?: HeadersInit,
+): Response {
+  // Code 8 is 429 for everything else; an oversized body is 413.
+  const status = error instanceof BodyTooLargeError
+    ? 413
+    : httpStatus(error.code);
+  return jsonResponse(status, errorBody(error), requestId, headers);
+}
+
+function jsonResponse(
+  status: number,
+  body: unknown,
+  requestId: string,
+  headers?: HeadersInit,
+): Response {
+  const response = Response.json(body, { status, headers });
+  response.headers.set("x-request-id", requestId);
+  return response;
+}

@@ -1,0 +1,183 @@
+/**
+ * The gRPC transport on @grpc/grpc-js: every service of the API definition,
+ * decoded and encoded with protobufjs, calling the same handlers as the
+ * HTTP gateway and answering the same code and message.
+ */
+import * as grpc from "@grpc/grpc-js";
+import type protobuf from "protobufjs";
+import {
+  type Message,
+  messageFromProto,
+  messageToProto,
+} from "../domain/codec.ts";
+import {
+  Code,
+  type ErrorDetail,
+  type FieldViolation,
+  invalidArgument,
+  ServiceError,
+} from "../domain/errors.ts";
+import type { Logger } from "../domain/log.ts";
+import { invoke, logCall } from "./calls.ts";
+import { type ApiSchema, methodKey } from "./schema.ts";
+import type { Handlers } from "./service.ts";
+import { DEFAULT_MAX_BODY_BYTES } from "./gateway.ts";
+
+export interface GrpcOptions {
+  schema: ApiSchema;
+  handlers: Handlers;
+  log: Logger;
+  /** Larger messages are refused with RESOURCE_EXHAUSTED; 3 MiB by default. */
+  maxReceiveBytes?: number;
+}
+
+/** A gRPC server with the API's services added, not yet bound. */
+export function createGrpcServer(options: GrpcOptions): grpc.Server {
+  const { schema, handlers, log } = options;
+  const server = new grpc.Server({
+    "grpc.max_receive_message_length": options.maxReceiveBytes ??
+      DEFAULT_MAX_BODY_BYTES,
+  });
+  const encodeStatus = statusEncoder(schema.root);
+  for (const service of schema.services) {
+    const definition: Record<
+      string,
+      grpc.MethodDefinition<Buffer, Uint8Array>
+    > = {};
+    const implementation: grpc.UntypedServiceImplementation = {};
+    for (const method of service.methodsArray) {
+      method.resolve();
+      const key = methodKey(method);
+      const requestType = method.resolvedRequestType!;
+      const responseType = method.resolvedResponseType!;
+      definition[method.name] = {
+        path: `/${key}`,
+        requestStream: false,
+        responseStream: false,
+        // Decoding happens in the handler, where a malformed message can be
+        // answered with INVALID_ARGUMENT instead of grpc-js' INTERNAL.
+        requestDeserialize: (bytes: Buffer) => bytes,
+        requestSerialize: (bytes: Buffer) => bytes,
+        responseSerialize: (bytes: Uint8Array) => Buffer.from(bytes),
+        responseDeserialize: (bytes: Buffer) => bytes,
+      };
+      implementation[method.name] = async (
+        call: grpc.ServerUnaryCall<Buffer, Uint8Array>,
+        callback: grpc.sendUnaryData<Uint8Array>,
+      ) => {
+        const requestId = String(call.metadata.get("x-request-id")[0] ?? "")
+          .slice(0, 128) || crypto.randomUUID();
+        const reply = new grpc.Metadata();
+        reply.set("x-request-id", requestId);
+        call.sendMetadata(reply);
+        const info = { transport: "grpc" as const, requestId, key };
+        const started = performance.now();
+        let message: Message;
+        try {
+          message = decode(requestType, call.request);
+        } catch (thrown) {
+          const error = thrown as ServiceError;
+          logCall(log, info, undefined, error, performance.now() - started);
+          callback(encodeStatus(error));
+          return;
+        }
+        const { result, error } = await invoke(handlers, log, info, message);
+        if (error) {
+          callback(encodeStatus(error));
+          return;
+        }
+        try {
+          callback(null, encode(responseType, result!));
+        } catch (thrown) {
+          const failure = new ServiceError(Code.INTERNAL, "Internal error", {
+            cause: thrown,
+          });
+          log.error("Failed to encode response", {
+            requestId,
+            rpc: key,
+            cause: String(thrown),
+          });
+          callback(encodeStatus(failure));
+        }
+      };
+    }
+    server.addService(definition, implementation);
+  }
+  return server;
+}
+
+function decode(type: protobuf.Type, bytes: Uint8Array): Message {
+  let decoded: protobuf.Message;
+  try {
+    decoded = type.decode(bytes);
+  } catch (error) {
+    throw new ServiceError(
+      Code.INVALID_ARGUMENT,
+      `Invalid request: malformed ${type.name} message: ${
+        (error as Error).message
+      }`,
+    );
+  }
+  const violations: FieldViolation[] = [];
+  const message = messageFromProto(
+    type,
+    decoded as unknown as Record<string, unknown>,
+    "",
+    violations,
+  );
+  if (violations.length > 0) {
+    throw invalidArgument("Invalid request", violations);
+  }
+  return message;
+}
+
+function encode(type: protobuf.Type, message: Message): Uint8Array {
+  return type.encode(type.fromObject(messageToProto(type, message))).finish();
+}
+
+/**
+ * A grpc-js status object for a ServiceError, its details in
+ * `grpc-status-details-bin` as a google.rpc.Status (the standard rich error
+ * model), so both transports carry the same details.
+ */
+function statusEncoder(
+  root: protobuf.Root,
+): (error: ServiceError) => Partial<grpc.StatusObject> {
+  const Status = root.lookupType("google.rpc.Status");
+  const BadRequest = root.lookupType("google.rpc.BadRequest");
+  const RetryInfo = root.lookupType("google.rpc.RetryInfo");
+  // protobufjs' built-in google.protobuf.Any keeps the proto field name.
+  const any = (detail: ErrorDetail) => {
+    const typeUrl = detail["@type"];
+    if (typeUrl === "type.googleapis.com/google.rpc.BadRequest") {
+      const value = BadRequest.encode(
+        BadRequest.fromObject({ fieldViolations: detail.fieldViolations }),
+      ).finish();
+      return { type_url: typeUrl, value };
+    }
+    const seconds = parseFloat(detail.retryDelay);
+    const value = RetryInfo.encode(RetryInfo.fromObject({
+      retryDelay: {
+        seconds: Math.floor(seconds),
+        nanos: Math.round((seconds % 1) * 1e9),
+      },
+    })).finish();
+    return { type_url: typeUrl, value };
+  };
+  return (error) => {
+    const metadata = new grpc.Metadata();
+    if (error.details.length > 0) {
+      metadata.set(
+        "grpc-status-details-bin",
+        Buffer.from(
+          Status.encode(Status.fromObject({
+            code: error.code,
+            message: error.message,
+            details: error.details.map(any),
+          })).finish(),
+        ),
+      );
+    }
+    return { code: error.code, details: error.message, metadata };
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * Loads THE API definition (proto/*.proto) with the google.api and
+ * google.rpc protos of the google-proto-files package.
+ */
+import protobuf from "protobufjs";
+import { getProtoPath } from "google-proto-files";
+
+const PROTO_DIR = new URL("../proto/", import.meta.url);
+
+/** The .proto files of the API, relative to proto/. */
+export const API_FILES = ["cluster.proto", "compute_template.proto"];
+
+/** google.* protos the adapters need besides those the API imports. */
+const EXTRA_GOOGLE_FILES = [
+  "google/rpc/status.proto",
+  "google/rpc/error_details.proto",
+];
+
+export interface ApiSchema {
+  root: protobuf.Root;
+  /** The API's services, in definition order. */
+  services: protobuf.Service[];
+}
+
+/** Parses and resolves the API definition; throws naming the bad file. */
+export async function loadApiSchema(
+  files: string[] = API_FILES.map((f) => new URL(f, PROTO_DIR).pathname),
+): Promise<ApiSchema> {
+  const googleDir = getProtoPath("..");
+  const root = new protobuf.Root();
+  root.resolvePath = (origin, target) =>
+    target.startsWith("google/")
+      ? `${googleDir}/${target}`
+      : protobuf.util.path.resolve(origin, target);
+  await root.load([...files, ...EXTRA_GOOGLE_FILES], {
+    keepCase: false,
+    alternateCommentMode: true,
+  });
+  root.resolveAll();
+  const apiFiles = new Set(files);
+  const services: protobuf.Service[] = [];
+  collectServices(root, (s) => {
+    if (s.filename && apiFiles.has(s.filename)) services.push(s);
+  });
+  return { root, services };
+}
+
+function collectServices(
+  ns: protobuf.NamespaceBase,
+  visit: (service: protobuf.Service) => void,
+): void {
+  for (const nested of ns.nestedArray) {
+    if (nested instanceof protobuf.Service) visit(nested);
+    else if (nested instanceof protobuf.Namespace) {
+      collectServices(nested, visit);
+    }
+  }
+}
+
+/** "proto.ClusterService" */
+export function serviceName(service: protobuf.Service): string {
+  return service.fullName.replace(/^\./, "");
+}
+
+/** "proto.ClusterService/CreateCluster", the key of a method's handler. */
+export function methodKey(method: protobuf.Method): string {
+  return `${serviceName(method.parent as protobuf.Service)}/${method.name}`;
+}

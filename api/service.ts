@@ -1,0 +1,213 @@
+/**
+ * The one service implementation. Both transports decode their request into
+ * message form (domain/codec.ts), call a handler here in-process, and encode
+ * what it returns; errors are ServiceErrors.
+ */
+import type { Message } from "../domain/codec.ts";
+import {
+  clusterFromResource,
+  clusterToResource,
+  computeTemplateFromConfigMap,
+  computeTemplateToConfigMap,
+  referencedTemplates,
+} from "../domain/conversions.ts";
+import type { Logger } from "../domain/log.ts";
+import type { Orchestrator } from "../domain/ports.ts";
+import type { Cluster, ComputeTemplate } from "../domain/types.ts";
+import {
+  clusterAction,
+  computeTemplateAction,
+  missingTemplatesError,
+  validateClusterKey,
+  validateComputeTemplateKey,
+  validateCreateCluster,
+  validateCreateComputeTemplate,
+  validateNamespace,
+} from "../domain/validation.ts";
+
+/** What a handler knows of the call besides its request. */
+export interface CallContext {
+  log: Logger;
+}
+
+export type Handler = (
+  request: Message,
+  context: CallContext,
+) => Promise<Message>;
+
+/** Handlers by method key, "proto.ClusterService/CreateCluster". */
+export type Handlers = Record<string, Handler>;
+
+export interface ServiceOptions {
+  orchestrator: Orchestrator;
+  /** apiVersion of the RayClusters written, e.g. "ray.io/v1". */
+  clusterApiVersion: string;
+  now?: () => Date;
+}
+
+interface NamespacedName {
+  namespace: string;
+  name: string;
+}
+
+export function createHandlers(options: ServiceOptions): Handlers {
+  const { orchestrator, clusterApiVersion } = options;
+  const now = options.now ?? (() => new Date());
+
+  async function createCluster(
+    request: { cluster?: Cluster; namespace: string },
+    { log }: CallContext,
+  ): Promise<Cluster> {
+    validateCreateCluster(request);
+    const namespace = request.namespace;
+    const cluster = { ...request.cluster!, namespace };
+    const wanted = referencedTemplates(cluster);
+    const templates = new Map<string, ComputeTemplate>();
+    if (wanted.length > 0) {
+      const found = await orchestrator.listComputeTemplates(namespace, wanted);
+      for (const configMap of found) {
+        const template = computeTemplateFromConfigMap(configMap);
+        templates.set(template.name, template);
+      }
+      const missing = wanted.filter((name) => !templates.has(name));
+      if (missing.length > 0) {
+        throw missingTemplatesError(cluster, namespace, missing);
+      }
+    }
+    const resource = clusterToResource(cluster, templates, {
+      apiVersion: clusterApiVersion,
+      now: now(),
+    });
+    const created = await orchestrator.createCluster(resource);
+    log.info("Created cluster", { namespace, name: cluster.name });
+    return clusterFromResource(created, []);
+  }
+
+  async function getCluster(request: NamespacedName): Promise<Cluster> {
+    validateClusterKey(
+      request,
+      clusterAction("get", request.namespace, request.name),
+    );
+    const [resource, events] = await Promise.all([
+      orchestrator.getCluster(request.namespace, request.name),
+      orchestrator.listClusterEvents(request.namespace, request.name),
+    ]);
+    return clusterFromResource(resource, events);
+  }
+
+  async function listClusters(namespace?: string): Promise<Cluster[]> {
+    const [resources, events] = await Promise.all([
+      orchestrator.listClusters(namespace),
+      orchestrator.listClusterEvents(namespace),
+    ]);
+    return resources.map((resource) => clusterFromResource(resource, events));
+  }
+
+  async function deleteCluster(
+    request: NamespacedName,
+    { log }: CallContext,
+  ): Promise<Record<string, never>> {
+    validateClusterKey(
+      request,
+      clusterAction("delete", request.namespace, request.name),
+    );
+    await orchestrator.deleteCluster(request.namespace, request.name);
+    log.info("Deleted cluster", { ...request });
+    return {};
+  }
+
+  async function createComputeTemplate(
+    request: { computeTemplate?: ComputeTemplate; namespace: string },
+    { log }: CallContext,
+  ): Promise<ComputeTemplate> {
+    validateCreateComputeTemplate(request);
+    const template = {
+      ...request.computeTemplate!,
+      namespace: request.namespace,
+    };
+    const created = await orchestrator.createComputeTemplate(
+      computeTemplateToConfigMap(template),
+    );
+    log.info("Created compute template", {
+      namespace: template.namespace,
+      name: template.name,
+    });
+    return computeTemplateFromConfigMap(created);
+  }
+
+  async function getComputeTemplate(
+    request: NamespacedName,
+  ): Promise<ComputeTemplate> {
+    validateComputeTemplateKey(
+      request,
+      computeTemplateAction("get", request.namespace, request.name),
+    );
+    return computeTemplateFromConfigMap(
+      await orchestrator.getComputeTemplate(request.namespace, request.name),
+    );
+  }
+
+  async function listComputeTemplates(
+    namespace?: string,
+  ): Promise<ComputeTemplate[]> {
+    const configMaps = await orchestrator.listComputeTemplates(namespace);
+    return configMaps.map(computeTemplateFromConfigMap);
+  }
+
+  async function deleteComputeTemplate(
+    request: NamespacedName,
+    { log }: CallContext,
+  ): Promise<Record<string, never>> {
+    validateComputeTemplateKey(
+      request,
+      computeTemplateAction("delete", request.namespace, request.name),
+    );
+    await orchestrator.deleteComputeTemplate(request.namespace, request.name);
+    log.info("Deleted compute template", { ...request });
+    return {};
+  }
+
+  // The requests arrive decoded against the proto, so their shapes hold.
+  // deno-lint-ignore no-explicit-any
+  const as = <T>(handler: (request: any, context: CallContext) => Promise<T>) =>
+    handler as unknown as Handler;
+
+  return {
+    "proto.ClusterService/CreateCluster": as(createCluster),
+    "proto.ClusterService/GetCluster": as(getCluster),
+    "proto.ClusterService/ListCluster": as(
+      async (request: { namespace: string }) => {
+        validateNamespace(
+          request.namespace,
+          `Cannot list clusters in namespace "${request.namespace}"`,
+        );
+        return { clusters: await listClusters(request.namespace) };
+      },
+    ),
+    "proto.ClusterService/ListAllClusters": as(async () => ({
+      clusters: await listClusters(),
+    })),
+    "proto.ClusterService/DeleteCluster": as(deleteCluster),
+    "proto.ComputeTemplateService/CreateComputeTemplate": as(
+      createComputeTemplate,
+    ),
+    "proto.ComputeTemplateService/GetComputeTemplate": as(getComputeTemplate),
+    "proto.ComputeTemplateService/ListComputeTemplates": as(
+      async (request: { namespace: string }) => {
+        validateNamespace(
+          request.namespace,
+          `Cannot list compute templates in namespace "${request.namespace}"`,
+        );
+        return {
+          computeTemplates: await listComputeTemplates(request.namespace),
+        };
+      },
+    ),
+    "proto.ComputeTemplateService/ListAllComputeTemplates": as(async () => ({
+      computeTemplates: await listComputeTemplates(),
+    })),
+    "proto.ComputeTemplateService/DeleteComputeTemplate": as(
+      deleteComputeTemplate,
+    ),
+  };
+}

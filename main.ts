@@ -1,0 +1,279 @@
+/**
+ * Corral's composition root: configuration, sockets, signals. Nothing else
+ * reads the environment or opens ports.
+ */
+import { parseArgs } from "node:util";
+import { createGateway } from "./api/gateway.ts";
+import { createGrpcServer } from "./api/grpc.ts";
+import { createLogger, type Level, LEVELS } from "./api/log.ts";
+import { loadApiSchema } from "./api/schema.ts";
+import { createHandlers } from "./api/service.ts";
+import type { Logger } from "./domain/log.ts";
+import {
+  createKubernetesOrchestrator,
+  loadKubeConfig,
+} from "./orchestrator/kubernetes.ts";
+import { kubeconfigFor, startStandin } from "./orchestrator/standin.ts";
+import { startSimulatedOperator } from "./orchestrator/simulated_operator.ts";
+import * as grpc from "@grpc/grpc-js";
+import * as k8s from "@kubernetes/client-node";
+
+/** Every setting: its flag, its environment variable, default and help. */
+const SETTINGS = {
+  "http-port": {
+    env: "CORRAL_HTTP_PORT",
+    default: "8888",
+    help: "HTTP/JSON port (0 picks a free one)",
+  },
+  "grpc-port": {
+    env: "CORRAL_GRPC_PORT",
+    default: "8887",
+    help: "gRPC port (0 picks a free one)",
+  },
+  host: {
+    env: "CORRAL_HOST",
+    default: "0.0.0.0",
+    help: "address both listeners bind",
+  },
+  orchestrator: {
+    env: "CORRAL_ORCHESTRATOR",
+    default: "kubernetes",
+    help:
+      "kubernetes: the cluster of --kubeconfig or the in-cluster service account; embedded: a local Kubernetes API stand-in with a simulated operator",
+  },
+  kubeconfig: {
+    env: "KUBECONFIG",
+    default: "",
+    help:
+      "kubeconfig file (kubernetes mode); without one, the in-cluster service account",
+  },
+  "write-kubeconfig": {
+    env: "CORRAL_WRITE_KUBECONFIG",
+    default: "",
+    help:
+      "embedded mode: write a kubeconfig for the stand-in to this path, for kubectl and other clients",
+  },
+  "operator-delay": {
+    env: "CORRAL_OPERATOR_DELAY",
+    default: "2s",
+    help:
+      "embedded mode: how long the simulated operator waits before a new cluster turns ready (e.g. 500ms, 2s)",
+  },
+  "cluster-group": {
+    env: "CORRAL_CLUSTER_GROUP",
+    default: "ray.io",
+    help: "API group of the cluster custom resource",
+  },
+  "cluster-version": {
+    env: "CORRAL_CLUSTER_VERSION",
+    default: "v1",
+    help: "API version of the cluster custom resource",
+  },
+  "cluster-plural": {
+    env: "CORRAL_CLUSTER_PLURAL",
+    default: "rayclusters",
+    help: "plural resource name of the cluster custom resource",
+  },
+  "log-level": {
+    env: "CORRAL_LOG_LEVEL",
+    default: "info",
+    help: LEVELS.join(", "),
+  },
+} as const;
+
+type Setting = keyof typeof SETTINGS;
+type Config = Record<Setting, string>;
+
+function usage(): string {
+  const lines = [
+    "Usage: deno task start [-- OPTIONS]   (deno task dev for embedded mode)",
+    "",
+    "Options (each also read from the environment variable shown):",
+  ];
+  for (const [flag, s] of Object.entries(SETTINGS)) {
+    lines.push(
+      `  --${flag} VALUE`.padEnd(28) +
+        `${s.help}\n${"".padEnd(28)}env ${s.env}${
+          s.default ? `, default ${s.default}` : ""
+        }`,
+    );
+  }
+  lines.push("  --help".padEnd(28) + "show this help");
+  return lines.join("\n");
+}
+
+/** Flags win over environment variables, which win over defaults. */
+function readConfig(args: string[]): Config {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      help: { type: "boolean" },
+      ...Object.fromEntries(
+        Object.keys(SETTINGS).map((
+          flag,
+        ) => [flag, { type: "string" as const }]),
+      ),
+    },
+  });
+  if (values.help) {
+    console.log(usage());
+    Deno.exit(0);
+  }
+  const config = {} as Config;
+  for (
+    const [flag, s] of Object.entries(SETTINGS) as [
+      Setting,
+      typeof SETTINGS[Setting],
+    ][]
+  ) {
+    const value = values[flag];
+    config[flag] = typeof value === "string"
+      ? value
+      : Deno.env.get(s.env) ?? s.default;
+  }
+  return config;
+}
+
+function port(config: Config, flag: "http-port" | "grpc-port"): number {
+  const n = Number(config[flag]);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    throw new ConfigError(
+      `--${flag} must be a port from 0 to 65535, got "${config[flag]}"`,
+    );
+  }
+  return n;
+}
+
+function duration(config: Config, flag: "operator-delay"): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(config[flag].trim());
+  if (!match) {
+    throw new ConfigError(
+      `--${flag} must be a duration such as 500ms or 2s, got "${config[flag]}"`,
+    );
+  }
+  const unit = { ms: 1, s: 1000, m: 60_000 }[match[2] ?? "ms"]!;
+  return Number(match[1]) * unit;
+}
+
+class ConfigError extends Error {}
+
+interface Closer {
+  close(): Promise<void>;
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = readConfig(Deno.args);
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${usage()}`);
+    Deno.exit(2);
+  }
+  const level = config["log-level"] as Level;
+  if (!LEVELS.includes(level)) {
+    console.error(`--log-level must be one of ${LEVELS.join(", ")}`);
+    Deno.exit(2);
+  }
+  const log = createLogger({ level });
+  try {
+    await run(config, log);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      log.error(`Cannot start: ${error.message}`);
+      Deno.exit(2);
+    }
+    log.error("Cannot start", { cause: String(error) });
+    Deno.exit(1);
+  }
+}
+
+async function run(config: Config, log: Logger): Promise<void> {
+  const httpPort = port(config, "http-port");
+  const grpcPort = port(config, "grpc-port");
+  const mode = config.orchestrator;
+  const closers: Closer[] = [];
+
+  let kubeConfig: k8s.KubeConfig;
+  if (mode === "embedded") {
+    const standin = await startStandin({ hostname: "127.0.0.1", port: 0 });
+    closers.push(standin);
+    const operator = startSimulatedOperator({
+      server: standin.url,
+      delayMs: duration(config, "operator-delay"),
+      log: log.with({ component: "simulated-operator" }),
+    });
+    closers.push({ close: () => operator.stop() });
+    const text = kubeconfigFor(standin.url);
+    kubeConfig = new k8s.KubeConfig();
+    kubeConfig.loadFromString(text);
+    if (config["write-kubeconfig"]) {
+      await Deno.writeTextFile(config["write-kubeconfig"], text);
+      log.info("Wrote kubeconfig for the stand-in", {
+        path: config["write-kubeconfig"],
+      });
+    }
+    log.info("Started Kubernetes API stand-in", { url: standin.url });
+  } else if (mode === "kubernetes") {
+    const path = config.kubeconfig;
+    kubeConfig = loadKubeConfig(path ? { path } : { inCluster: true });
+  } else {
+    throw new ConfigError(
+      `--orchestrator must be kubernetes or embedded, got "${mode}"`,
+    );
+  }
+
+  const orchestrator = createKubernetesOrchestrator({
+    kubeConfig,
+    group: config["cluster-group"],
+    version: config["cluster-version"],
+    plural: config["cluster-plural"],
+  });
+  const schema = await loadApiSchema();
+  const handlers = createHandlers({
+    orchestrator,
+    clusterApiVersion: `${config["cluster-group"]}/${
+      config["cluster-version"]
+    }`,
+  });
+  const gateway = createGateway({ schema, handlers, log });
+
+  const grpcServer = createGrpcServer({ schema, handlers, log });
+  const boundGrpcPort = await new Promise<number>((resolve, reject) =>
+    grpcServer.bindAsync(
+      `${config.host}:${grpcPort}`,
+      grpc.ServerCredentials.createInsecure(),
+      (error, bound) => error ? reject(error) : resolve(bound),
+    )
+  );
+  closers.push({
+    close: () =>
+      new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve())),
+  });
+
+  const httpServer = Deno.serve(
+    { hostname: config.host, port: httpPort, onListen: () => {} },
+    gateway,
+  );
+  closers.push({ close: () => httpServer.shutdown() });
+
+  log.info("Corral started", {
+    mode,
+    httpPort: httpServer.addr.port,
+    grpcPort: boundGrpcPort,
+    host: config.host,
+    server: kubeConfig.getCurrentCluster()?.server,
+  });
+
+  const stop = async (signal: string) => {
+    log.info("Stopping", { signal });
+    for (const closer of closers.reverse()) await closer.close();
+    log.info("Stopped");
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
+  Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+}
+
+if (import.meta.main) await main();

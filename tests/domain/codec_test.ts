@@ -1,0 +1,390 @@
+import assert from "node:assert/strict";
+import {
+  type Message,
+  messageFromJson,
+  messageFromProto,
+  messageToJson,
+  messageToProto,
+  suggestField,
+} from "../../domain/codec.ts";
+import type { FieldViolation } from "../../domain/errors.ts";
+import { loadApiSchema } from "../../api/schema.ts";
+
+const { root } = await loadApiSchema();
+const Cluster = root.lookupType("proto.Cluster");
+const WorkerGroupSpec = root.lookupType("proto.WorkerGroupSpec");
+const ComputeTemplate = root.lookupType("proto.ComputeTemplate");
+const CreateClusterRequest = root.lookupType("proto.CreateClusterRequest");
+
+function decode(type = Cluster, json: unknown) {
+  const violations: FieldViolation[] = [];
+  const message = messageFromJson(type, json, "cluster", violations);
+  return { message, violations };
+}
+
+Deno.test("messageFromJson() accepts lowerCamelCase and snake_case names", () => {
+  for (const key of ["clusterState", "cluster_state"]) {
+    const { message, violations } = decode(Cluster, { [key]: "ready" });
+    assert.deepEqual(violations, [], `key ${key}`);
+    assert.equal(message.clusterState, "ready", `key ${key}`);
+  }
+});
+
+Deno.test("messageFromJson() fills every absent field with its default", () => {
+  const { message, violations } = decode(Cluster, {});
+  assert.deepEqual(violations, []);
+  assert.deepEqual(message, {
+    name: "",
+    namespace: "",
+    user: "",
+    version: "",
+    environment: "DEV",
+    clusterSpec: undefined,
+    createdAt: undefined,
+    deletedAt: undefined,
+    clusterState: "",
+    events: [],
+    serviceEndpoint: {},
+    envs: {},
+  });
+});
+
+Deno.test("messageFromJson() reports bad input with field paths", async (t) => {
+  const cases: {
+    name: string;
+    type?: typeof Cluster;
+    json: unknown;
+    want: FieldViolation[];
+  }[] = [
+    {
+      name: "unknown field suggests the engine spelling",
+      json: { clusterSpec: { headGroupSpec: { rayStartParams: {} } } },
+      want: [{
+        field: "cluster.clusterSpec.headGroupSpec.rayStartParams",
+        description: 'unknown field; did you mean "engineStartParams"?',
+      }],
+    },
+    {
+      name: "unknown field with a near miss",
+      json: { nmae: "x" },
+      want: [{
+        field: "cluster.nmae",
+        description: 'unknown field; did you mean "name"?',
+      }],
+    },
+    {
+      name: "unknown field with nothing close",
+      json: { tolerations: [] },
+      want: [{ field: "cluster.tolerations", description: "unknown field" }],
+    },
+    {
+      name: "wrong scalar type",
+      json: { name: 5 },
+      want: [{
+        field: "cluster.name",
+        description: "must be a string, got the number 5",
+      }],
+    },
+    {
+      name: "bad enum name",
+      json: { environment: "PROD" },
+      want: [{
+        field: "cluster.environment",
+        description:
+          'must be one of "DEV", "TESTING", "STAGING", "PRODUCTION", got "PROD"',
+      }],
+    },
+    {
+      name: "bad enum number",
+      json: { environment: 9 },
+      want: [{
+        field: "cluster.environment",
+        description:
+          'must be one of "DEV", "TESTING", "STAGING", "PRODUCTION", got 9',
+      }],
+    },
+    {
+      name: "map of the wrong type",
+      json: { envs: ["A=1"] },
+      want: [{
+        field: "cluster.envs",
+        description: "must be an object, got an array",
+      }],
+    },
+    {
+      name: "map value of the wrong type",
+      json: { envs: { A: 1 } },
+      want: [{
+        field: 'cluster.envs["A"]',
+        description: "must be a string, got the number 1",
+      }],
+    },
+    {
+      name: "repeated field not an array",
+      json: { clusterSpec: { workerGroupSpec: {} } },
+      want: [{
+        field: "cluster.clusterSpec.workerGroupSpec",
+        description: "must be an array, got an object",
+      }],
+    },
+    {
+      name: "int32 out of range",
+      json: { clusterSpec: { workerGroupSpec: [{ replicas: 2 ** 31 }] } },
+      want: [{
+        field: "cluster.clusterSpec.workerGroupSpec[0].replicas",
+        description:
+          "must be an integer from -2147483648 to 2147483647, got 2147483648",
+      }],
+    },
+    {
+      name: "fractional integer",
+      json: { clusterSpec: { workerGroupSpec: [{ replicas: 1.5 }] } },
+      want: [{
+        field: "cluster.clusterSpec.workerGroupSpec[0].replicas",
+        description: "must be an integer, got 1.5",
+      }],
+    },
+    {
+      name: "negative uint32",
+      type: ComputeTemplate,
+      json: { cpu: -1 },
+      want: [{
+        field: "cluster.cpu",
+        description: "must be an integer from 0 to 4294967295, got -1",
+      }],
+    },
+    {
+      name: "nested message not an object",
+      json: { clusterSpec: "big" },
+      want: [{
+        field: "cluster.clusterSpec",
+        description: 'must be a JSON object, got the string "big"',
+      }],
+    },
+    {
+      name: "bad timestamp",
+      json: { createdAt: "yesterday" },
+      want: [{
+        field: "cluster.createdAt",
+        description: 'must be an RFC 3339 timestamp, got "yesterday"',
+      }],
+    },
+    {
+      name: "both spellings of one field",
+      json: { cluster_state: "a", clusterState: "b" },
+      want: [{
+        field: "cluster.clusterState",
+        description: 'given twice, as "cluster_state" and "clusterState"',
+      }],
+    },
+    {
+      name: "several problems at once",
+      json: { name: 1, user: true, bogus: 1 },
+      want: [
+        {
+          field: "cluster.name",
+          description: "must be a string, got the number 1",
+        },
+        { field: "cluster.user", description: "must be a string, got true" },
+        { field: "cluster.bogus", description: "unknown field" },
+      ],
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, () => {
+      const { violations } = decode(c.type ?? Cluster, c.json);
+      assert.deepEqual(violations, c.want, `got ${JSON.stringify(violations)}`);
+    });
+  }
+});
+
+Deno.test("messageFromJson() takes integers as strings and enums as numbers", () => {
+  const { message, violations } = decode(WorkerGroupSpec, {
+    replicas: "3",
+    min_replicas: 0,
+  });
+  assert.deepEqual(violations, []);
+  assert.equal(message.replicas, 3);
+  assert.equal(message.minReplicas, 0);
+  assert.equal(message.maxReplicas, undefined);
+  const env = decode(Cluster, { environment: 3 });
+  assert.equal(env.message.environment, "PRODUCTION");
+});
+
+Deno.test("messageFromJson() treats null as the default value", () => {
+  const { message, violations } = decode(Cluster, {
+    name: null,
+    clusterSpec: null,
+  });
+  assert.deepEqual(violations, []);
+  assert.equal(message.name, "");
+  assert.equal(message.clusterSpec, undefined);
+});
+
+const fullCluster: Message = {
+  name: "blue",
+  namespace: "team-a",
+  user: "ada",
+  version: "2.9.0",
+  environment: "STAGING",
+  clusterSpec: {
+    headGroupSpec: {
+      computeTemplate: "small",
+      image: "",
+      serviceType: "NodePort",
+      engineStartParams: { "dashboard-host": "0.0.0.0" },
+      volumes: [{
+        mountPath: "/data",
+        volumeType: "HOST_PATH",
+        name: "data",
+        source: "/mnt/data",
+        readOnly: true,
+        hostPathType: "FILE",
+        mountPropagationMode: "BIDIRECTIONAL",
+      }],
+    },
+    workerGroupSpec: [{
+      groupName: "workers",
+      computeTemplate: "small",
+      image: "rayproject/ray:2.9.0",
+      replicas: 2,
+      minReplicas: 0,
+      maxReplicas: 5,
+      engineStartParams: {},
+      volumes: [],
+    }],
+  },
+  createdAt: new Date("2026-11-22T01:02:03Z"),
+  deletedAt: new Date("2026-11-22T01:02:04.5Z"),
+  clusterState: "ready",
+  events: [{
+    id: "e1",
+    name: "blue.1",
+    createdAt: new Date("2026-11-22T01:02:05Z"),
+    firstTimestamp: undefined,
+    lastTimestamp: new Date("2026-11-22T01:02:06Z"),
+    reason: "CreatedService",
+    message: "Created service",
+    type: "Normal",
+    count: 2,
+  }],
+  serviceEndpoint: { dashboard: "30265" },
+  envs: { A: "1" },
+};
+
+Deno.test("messageToJson() writes camelCase, enum names and RFC 3339 times", () => {
+  const json = messageToJson(Cluster, fullCluster) as Record<string, unknown>;
+  assert.equal(json.createdAt, "2026-11-22T01:02:03Z");
+  assert.equal(json.deletedAt, "2026-11-22T01:02:04.500Z");
+  assert.equal(json.environment, "STAGING");
+  assert.equal(
+    (json.events as Record<string, unknown>[])[0].firstTimestamp,
+    null,
+  );
+  assert.deepEqual(json.serviceEndpoint, { dashboard: "30265" });
+});
+
+Deno.test("messageToJson() emits unpopulated fields", () => {
+  const json = messageToJson(Cluster, {});
+  assert.deepEqual(json, {
+    name: "",
+    namespace: "",
+    user: "",
+    version: "",
+    environment: "DEV",
+    clusterSpec: null,
+    createdAt: null,
+    deletedAt: null,
+    clusterState: "",
+    events: [],
+    serviceEndpoint: {},
+    envs: {},
+  });
+});
+
+Deno.test("JSON -> message -> JSON is the identity on a full cluster", () => {
+  const json = messageToJson(Cluster, fullCluster);
+  const { message, violations } = decode(Cluster, json);
+  assert.deepEqual(violations, []);
+  assert.deepEqual(message, fullCluster);
+  assert.deepEqual(messageToJson(Cluster, message), json);
+});
+
+Deno.test("message -> protobuf bytes -> message is the identity", () => {
+  for (
+    const [type, message] of [[Cluster, fullCluster], [CreateClusterRequest, {
+      cluster: fullCluster,
+      namespace: "team-a",
+    }]] as const
+  ) {
+    const bytes = type.encode(type.fromObject(messageToProto(type, message)))
+      .finish();
+    const violations: FieldViolation[] = [];
+    const back = messageFromProto(
+      type,
+      type.decode(bytes) as unknown as Record<string, unknown>,
+      "",
+      violations,
+    );
+    assert.deepEqual(violations, []);
+    const want = type === Cluster
+      ? fullCluster
+      : { cluster: fullCluster, namespace: "team-a" };
+    assert.deepEqual(back, want);
+  }
+});
+
+Deno.test("messageFromProto() keeps an explicit 0 apart from an absent optional", () => {
+  const bytes = WorkerGroupSpec.encode(
+    WorkerGroupSpec.fromObject({ groupName: "w", minReplicas: 0 }),
+  ).finish();
+  const violations: FieldViolation[] = [];
+  const message = messageFromProto(
+    WorkerGroupSpec,
+    WorkerGroupSpec.decode(bytes) as unknown as Record<string, unknown>,
+    "",
+    violations,
+  );
+  assert.equal(message.minReplicas, 0);
+  assert.equal(message.maxReplicas, undefined);
+});
+
+Deno.test("messageFromProto() reports an enum number the definition lacks", () => {
+  const bytes = Cluster.encode(Cluster.fromObject({ environment: 7 })).finish();
+  const violations: FieldViolation[] = [];
+  messageFromProto(
+    Cluster,
+    Cluster.decode(bytes) as unknown as Record<string, unknown>,
+    "cluster",
+    violations,
+  );
+  assert.deepEqual(violations, [{
+    field: "cluster.environment",
+    description:
+      'must be one of "DEV", "TESTING", "STAGING", "PRODUCTION", got 7',
+  }]);
+});
+
+Deno.test("suggestField() proposes only close names", () => {
+  const HeadGroupSpec = root.lookupType("proto.HeadGroupSpec");
+  assert.equal(
+    suggestField(HeadGroupSpec, "ray_start_params"),
+    "engineStartParams",
+  );
+  assert.equal(
+    suggestField(HeadGroupSpec, "computeTemplte"),
+    "computeTemplate",
+  );
+  assert.equal(suggestField(HeadGroupSpec, "replicas"), undefined);
+});
+
+Deno.test("messageFromJson() keeps a map key named __proto__ as an entry", () => {
+  const { message, violations } = decode(
+    Cluster,
+    JSON.parse('{"envs": {"__proto__": "x", "B": "2"}}'),
+  );
+  assert.deepEqual(violations, []);
+  const envs = message.envs as Record<string, string>;
+  assert.deepEqual(Object.keys(envs), ["__proto__", "B"]);
+  assert.equal(Object.getPrototypeOf(envs), Object.prototype);
+});
