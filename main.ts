@@ -128,7 +128,7 @@ function readConfig(args: string[]): Config {
       typeof SETTINGS[Setting],
     ][]
   ) {
-    const value = values[flag];
+    const value = (values as Record<string, unknown>)[flag];
     config[flag] = typeof value === "string"
       ? value
       : Deno.env.get(s.env) ?? s.default;
@@ -202,7 +202,7 @@ async function run(config: Config, log: Logger): Promise<void> {
     const operator = startSimulatedOperator({
       server: standin.url,
       delayMs: duration(config, "operator-delay"),
-      log: log.with({ component: "simulated-operator" }),
+      logger: log.with({ component: "simulated-operator" }),
     });
     closers.push({ close: () => operator.stop() });
     const text = kubeconfigFor(standin.url);

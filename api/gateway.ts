@@ -83,13 +83,18 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
 }
 
-/** RESOURCE_EXHAUSTED, answered on HTTP with 413 Content Too Large. */
-class BodyTooLargeError extends ServiceError {
-  constructor(limit: number) {
-    super(
-      Code.RESOURCE_EXHAUSTED,
-      `Request body too large: the limit is ${limit} bytes`,
-    );
+/**
+ * An error of the HTTP layer itself, whose HTTP status is not the one of its
+ * code: 405 for a known path with another method (code 12, otherwise 501)
+ * and 413 for an oversized body (code 8, otherwise 429).
+ */
+class HttpError extends ServiceError {
+  constructor(
+    readonly status: number,
+    code: Code,
+    message: string,
+  ) {
+    super(code, message);
   }
 }
 
@@ -120,7 +125,7 @@ function findRoute(routes: Route[], pathname: string, verb: string): Found {
     return { error: new ServiceError(Code.NOT_FOUND, "Not Found") };
   }
   return {
-    error: new ServiceError(Code.UNIMPLEMENTED, "Method Not Allowed"),
+    error: new HttpError(405, Code.UNIMPLEMENTED, "Method Not Allowed"),
     headers: { allow: [...new Set(allowed)].join(", ") },
   };
 }
@@ -135,17 +140,17 @@ async function decodeRequest(
   const violations: FieldViolation[] = [];
   let message: Message;
   if (route.body) {
+    // An empty body leaves the body field unset, as an empty gRPC message
+    // would: "cluster: is required" on both transports.
     const json = await readJsonBody(request, maxBodyBytes);
-    if (route.body === "*") {
-      message = messageFromJson(route.requestType, json, "", violations);
-    } else {
-      message = messageFromJson(
-        route.requestType,
-        { [route.body]: json },
-        "",
-        violations,
-      );
-    }
+    message = messageFromJson(
+      route.requestType,
+      route.body === "*" || json === undefined
+        ? json ?? {}
+        : { [route.body]: json },
+      "",
+      violations,
+    );
   } else {
     message = messageFromJson(route.requestType, {}, "", violations);
     if (request.body) await request.body.cancel();
@@ -166,16 +171,15 @@ async function readJsonBody(
   request: Request,
   maxBodyBytes: number,
 ): Promise<unknown> {
-  const type = request.headers.get("content-type");
-  if (type && !/^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(type)) {
-    throw new ServiceError(
-      Code.INVALID_ARGUMENT,
-      `Invalid request: Content-Type must be application/json, got "${
-        type.slice(0, 100)
-      }"`,
+  // Like the reference gateway (a JSON marshaler for every MIME type), the
+  // body is JSON whatever Content-Type says: `curl -d` sends
+  // application/x-www-form-urlencoded by default.
+  const tooLarge = () =>
+    new HttpError(
+      413,
+      Code.RESOURCE_EXHAUSTED,
+      `Request body too large: the limit is ${maxBodyBytes} bytes`,
     );
-  }
-  const tooLarge = () => new BodyTooLargeError(maxBodyBytes);
   const declared = Number(request.headers.get("content-length"));
   if (declared > maxBodyBytes) throw tooLarge();
   const chunks: Uint8Array[] = [];
@@ -208,7 +212,7 @@ async function readJsonBody(
       "Invalid request body: not UTF-8 text",
     );
   }
-  if (text.trim() === "") return {};
+  if (text.trim() === "") return undefined;
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -224,9 +228,8 @@ function errorResponse(
   requestId: string,
   headers?: HeadersInit,
 ): Response {
-  // Code 8 is 429 for everything else; an oversized body is 413.
-  const status = error instanceof BodyTooLargeError
-    ? 413
+  const status = error instanceof HttpError
+    ? error.status
     : httpStatus(error.code);
   return jsonResponse(status, errorBody(error), requestId, headers);
 }

@@ -5,7 +5,12 @@
  * an unset timestamp is `undefined`, enums are their value names.
  */
 
-export const ENVIRONMENTS = ["DEV", "TESTING", "STAGING", "PRODUCTION"] as const;
+export const ENVIRONMENTS = [
+  "DEV",
+  "TESTING",
+  "STAGING",
+  "PRODUCTION",
+] as const;
 export type Environment = typeof ENVIRONMENTS[number];
 export const VOLUME_TYPES = ["PERSISTENT_VOLUME_CLAIM", "HOST_PATH"] as const;
 export type VolumeType = typeof VOLUME_TYPES[number];

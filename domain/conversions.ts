@@ -1,0 +1,585 @@
+/**
+ * Conversions between the service's messages and the Kubernetes objects that
+ * hold them, in the format of the KubeRay API server (apiserver/pkg/util
+ * cluster.go and apiserver/pkg/model), so objects either side wrote read back
+ * through the other. Pure functions, in named pairs:
+ *
+ * - clusterToResource / clusterFromResource (RayCluster)
+ * - computeTemplateToConfigMap / computeTemplateFromConfigMap (ConfigMap)
+ * - clusterEventFromResource (core/v1 Event; read only) and eventsOfCluster
+ *
+ * Decisions the KubeRay format leaves open, made here once:
+ *
+ * - Worker min/max replicas: a given value is written as it is, 0 included
+ *   (KubeRay replaced 0 with replicas). A value the caller omitted becomes
+ *   `replicas`, which is what the operator then keeps the group at; the CRD
+ *   requires both. Read-back returns what is stored, min as min and max as
+ *   max, so an omitted bound reads back as the replicas it was given.
+ * - Image: the container runs the group's `image`, else
+ *   `rayproject/ray:<version>`. The pod annotation `ray.io/compute-image`
+ *   holds the image as the caller gave it (empty when defaulted), as KubeRay
+ *   writes it. Read-back takes the container's image, except that the
+ *   default image under an empty annotation reads back as "" (what the
+ *   caller sent), so a round-trip is the identity.
+ * - A group without a compute template gets no resource requests or limits
+ *   (the annotation `ray.io/compute-template` is then empty).
+ * - `envs` go on every container (head and workers) after `MY_POD_IP`, sorted
+ *   by name so the object is deterministic; they read back from the head
+ *   container's plain-value variables.
+ * - Mount propagation NONE and `readOnly: false` are left out of the object
+ *   (Kubernetes' defaults), as KubeRay writes them.
+ * - The annotation `ray.io/creation-timestamp` uses Go's `time.Time.String()`
+ *   layout in UTC (`2023-09-25 10:48:35.766 +0000 UTC`), as KubeRay writes it.
+ */
+import { clusterAction, missingTemplatesError } from "./validation.ts";
+import { invalidArgument } from "./errors.ts";
+import {
+  ANNOTATION,
+  APP_NAME,
+  COMPUTE_TEMPLATE_CONFIG_TYPE,
+  type ConfigMap,
+  type Container,
+  type EnvVar,
+  type HeadGroup,
+  type KubeEvent,
+  LABEL,
+  MANAGED_BY,
+  type PodTemplateSpec,
+  type PodVolume,
+  type RayCluster,
+  type VolumeMount,
+  type WorkerGroup,
+} from "./resources.ts";
+import {
+  type Cluster,
+  type ClusterEvent,
+  type ClusterSpec,
+  type ComputeTemplate,
+  type Environment,
+  ENVIRONMENTS,
+  type HeadGroupSpec,
+  type MountPropagationMode,
+  type Volume,
+  type WorkerGroupSpec,
+} from "./types.ts";
+
+/** The image repository a group runs when it names no image. */
+export const DEFAULT_IMAGE_REPOSITORY = "rayproject/ray";
+/** The extended resource GPUs are requested under when no accelerator is set. */
+export const DEFAULT_GPU_RESOURCE = "nvidia.com/gpu";
+/** Container names of the head and worker pods (the operator looks for them). */
+export const HEAD_CONTAINER = "ray-head";
+export const WORKER_CONTAINER = "ray-worker";
+/** The environment variable every container gets; not one of `envs`. */
+export const POD_IP_ENV = "MY_POD_IP";
+/** The head container's ports, by name (KubeRay API server's set). */
+export const HEAD_PORTS: readonly { name: string; containerPort: number }[] = [
+  { name: "redis", containerPort: 6379 },
+  { name: "head", containerPort: 10001 },
+  { name: "dashboard", containerPort: 8265 },
+  { name: "metrics", containerPort: 8080 },
+];
+
+const MOUNT_PROPAGATION: Record<
+  MountPropagationMode,
+  VolumeMount["mountPropagation"] | undefined
+> = {
+  NONE: undefined,
+  HOSTTOCONTAINER: "HostToContainer",
+  BIDIRECTIONAL: "Bidirectional",
+};
+
+// ---------------------------------------------------------------------------
+// Cluster -> RayCluster
+
+/**
+ * The RayCluster for a cluster. `templates` holds (at least) every compute
+ * template the cluster references, by name; a missing one is a
+ * FAILED_PRECONDITION error naming it. The caller has validated the cluster
+ * (validateCreateCluster); a cluster without a head group is still refused
+ * with INVALID_ARGUMENT rather than crashing.
+ */
+export function clusterToResource(
+  cluster: Cluster,
+  templates: ReadonlyMap<string, ComputeTemplate>,
+  options: { apiVersion: string; now: Date },
+): RayCluster {
+  const spec = cluster.clusterSpec;
+  const head = spec?.headGroupSpec;
+  if (spec === undefined || head === undefined) {
+    const action = clusterAction("create", cluster.namespace, cluster.name);
+    throw invalidArgument(action, [{
+      field: spec === undefined
+        ? "cluster.clusterSpec"
+        : "cluster.clusterSpec.headGroupSpec",
+      description: "is required",
+    }]);
+  }
+  const missing = referencedTemplates(cluster).filter((name) =>
+    !templates.has(name)
+  );
+  if (missing.length > 0) {
+    throw missingTemplatesError(cluster, cluster.namespace, missing);
+  }
+  const template = (name: string) =>
+    name === "" ? undefined : templates.get(name);
+
+  const headGroup: HeadGroup = {
+    ...(head.serviceType !== "" ? { serviceType: head.serviceType } : {}),
+    rayStartParams: { ...head.engineStartParams },
+    template: podTemplate({
+      containerName: HEAD_CONTAINER,
+      group: head,
+      version: cluster.version,
+      envs: cluster.envs,
+      template: template(head.computeTemplate),
+      ports: HEAD_PORTS.map((port) => ({ ...port })),
+    }),
+  };
+
+  const workers = spec.workerGroupSpec ?? [];
+  const workerGroups = workers.map((group): WorkerGroup => ({
+    groupName: group.groupName,
+    replicas: group.replicas,
+    minReplicas: group.minReplicas ?? group.replicas,
+    maxReplicas: group.maxReplicas ?? group.replicas,
+    rayStartParams: { ...group.engineStartParams },
+    template: podTemplate({
+      containerName: WORKER_CONTAINER,
+      group,
+      version: cluster.version,
+      envs: cluster.envs,
+      template: template(group.computeTemplate),
+    }),
+  }));
+
+  const resource: RayCluster = {
+    apiVersion: options.apiVersion,
+    kind: "RayCluster",
+    metadata: {
+      name: cluster.name,
+      namespace: cluster.namespace,
+      labels: {
+        [LABEL.clusterName]: cluster.name,
+        [LABEL.user]: cluster.user,
+        [LABEL.version]: cluster.version,
+        [LABEL.environment]: cluster.environment,
+        [LABEL.appName]: APP_NAME,
+        [LABEL.managedBy]: MANAGED_BY,
+      },
+      annotations: {
+        [ANNOTATION.creationTimestamp]: goTimeString(options.now),
+      },
+    },
+    spec: {
+      ...(cluster.version !== "" ? { rayVersion: cluster.version } : {}),
+      headGroupSpec: headGroup,
+      workerGroupSpecs: workerGroups,
+    },
+  };
+  return resource;
+}
+
+function podTemplate(input: {
+  containerName: string;
+  group: HeadGroupSpec | WorkerGroupSpec;
+  version: string;
+  envs: Record<string, string>;
+  template: ComputeTemplate | undefined;
+  ports?: { name: string; containerPort: number }[];
+}): PodTemplateSpec {
+  const { group, template } = input;
+  const container: Container = {
+    name: input.containerName,
+    image: group.image !== "" ? group.image : defaultImage(input.version),
+    env: [
+      {
+        name: POD_IP_ENV,
+        valueFrom: { fieldRef: { fieldPath: "status.podIP" } },
+      },
+      ...Object.keys(input.envs).sort().map((name) => ({
+        name,
+        value: input.envs[name],
+      })),
+    ],
+  };
+  if (input.ports !== undefined) container.ports = input.ports;
+  if (template !== undefined) {
+    const quantities = resourceQuantities(template);
+    container.resources = { limits: quantities, requests: { ...quantities } };
+  }
+  if (group.volumes.length > 0) {
+    container.volumeMounts = group.volumes.map(volumeMount);
+  }
+  const pod: PodTemplateSpec = {
+    metadata: {
+      annotations: {
+        [ANNOTATION.computeTemplate]: group.computeTemplate,
+        [ANNOTATION.computeImage]: group.image,
+      },
+    },
+    spec: { containers: [container] },
+  };
+  if (group.volumes.length > 0) pod.spec.volumes = group.volumes.map(podVolume);
+  return pod;
+}
+
+/** Requests (= limits) of a compute template: cpu, memory in Gi, gpu when > 0. */
+function resourceQuantities(template: ComputeTemplate): Record<string, string> {
+  const quantities: Record<string, string> = {
+    cpu: String(template.cpu),
+    memory: `${template.memory}Gi`,
+  };
+  if (template.gpu > 0) {
+    const name = template.gpuAccelerator !== ""
+      ? template.gpuAccelerator
+      : DEFAULT_GPU_RESOURCE;
+    quantities[name] = String(template.gpu);
+  }
+  return quantities;
+}
+
+function volumeMount(volume: Volume): VolumeMount {
+  const mount: VolumeMount = { name: volume.name, mountPath: volume.mountPath };
+  if (volume.readOnly) mount.readOnly = true;
+  const propagation = MOUNT_PROPAGATION[volume.mountPropagationMode];
+  if (propagation !== undefined) mount.mountPropagation = propagation;
+  return mount;
+}
+
+function podVolume(volume: Volume): PodVolume {
+  if (volume.volumeType === "HOST_PATH") {
+    return {
+      name: volume.name,
+      hostPath: {
+        path: volume.source,
+        type: volume.hostPathType === "FILE" ? "File" : "Directory",
+      },
+    };
+  }
+  const claim: { claimName: string; readOnly?: boolean } = {
+    claimName: volume.source,
+  };
+  if (volume.readOnly) claim.readOnly = true;
+  return { name: volume.name, persistentVolumeClaim: claim };
+}
+
+function defaultImage(version: string): string {
+  return `${DEFAULT_IMAGE_REPOSITORY}:${version}`;
+}
+
+/**
+ * Go's `time.Time.String()` of a UTC time, as the KubeRay API server writes
+ * `ray.io/creation-timestamp`: `2006-01-02 15:04:05.999999999 -0700 MST`
+ * (fraction without trailing zeros).
+ */
+function goTimeString(time: Date): string {
+  const iso = time.toISOString(); // 2023-09-25T10:48:35.766Z
+  const fraction = iso.slice(19, 23).replace(/\.?0+$/, "");
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${fraction} +0000 UTC`;
+}
+
+/** Distinct compute template names of the head and worker groups, in order. */
+export function referencedTemplates(cluster: Cluster): string[] {
+  const spec = cluster.clusterSpec;
+  const names = [
+    spec?.headGroupSpec?.computeTemplate ?? "",
+    ...(spec?.workerGroupSpec ?? []).map((group) => group.computeTemplate),
+  ];
+  return [...new Set(names.filter((name) => name !== ""))];
+}
+
+// ---------------------------------------------------------------------------
+// RayCluster -> Cluster
+
+/**
+ * The cluster a RayCluster holds, whoever wrote it (Corral, the KubeRay API
+ * server, or kubectl), with those of `events` that are about it
+ * (eventsOfCluster). Tolerates missing fields rather than failing.
+ */
+export function clusterFromResource(
+  resource: RayCluster,
+  events: readonly KubeEvent[],
+): Cluster {
+  const metadata = resource.metadata ?? { name: "" };
+  const labels = metadata.labels ?? {};
+  const spec = resource.spec ?? {};
+  const version = labels[LABEL.version] ?? spec.rayVersion ?? "";
+  const head = spec.headGroupSpec;
+  const headContainer = head === undefined
+    ? undefined
+    : mainContainer(head.template, HEAD_CONTAINER);
+
+  const clusterSpec: ClusterSpec = {
+    headGroupSpec: head === undefined ? undefined : {
+      computeTemplate: annotation(head.template, ANNOTATION.computeTemplate),
+      image: imageOf(head.template, headContainer, version),
+      serviceType: head.serviceType ?? "",
+      engineStartParams: stringMap(head.rayStartParams),
+      volumes: volumesOf(head.template, headContainer),
+    },
+    workerGroupSpec: (spec.workerGroupSpecs ?? []).map((group) => {
+      const container = mainContainer(group.template, WORKER_CONTAINER);
+      return {
+        groupName: group.groupName ?? "",
+        computeTemplate: annotation(group.template, ANNOTATION.computeTemplate),
+        image: imageOf(group.template, container, version),
+        // The CRD defaults replicas to 0.
+        replicas: group.replicas ?? 0,
+        minReplicas: group.minReplicas ?? undefined,
+        maxReplicas: group.maxReplicas ?? undefined,
+        engineStartParams: stringMap(group.rayStartParams),
+        volumes: volumesOf(group.template, container),
+      };
+    }),
+  };
+
+  return {
+    name: metadata.name ?? "",
+    namespace: metadata.namespace ?? "",
+    user: labels[LABEL.user] ?? "",
+    version,
+    environment: environmentOf(labels[LABEL.environment]),
+    clusterSpec,
+    createdAt: parseTime(metadata.creationTimestamp),
+    deletedAt: parseTime(metadata.deletionTimestamp),
+    clusterState: resource.status?.state ?? "",
+    events: eventsOfCluster(resource, events).map(clusterEventFromResource),
+    serviceEndpoint: stringMap(resource.status?.endpoints),
+    envs: plainEnv(headContainer?.env),
+  };
+}
+
+function environmentOf(label: string | undefined): Environment {
+  return ENVIRONMENTS.find((name) => name === label) ?? "DEV";
+}
+
+/** The container named `name`, else the first one. */
+function mainContainer(
+  template: PodTemplateSpec | undefined,
+  name: string,
+): Container | undefined {
+  const containers = template?.spec?.containers ?? [];
+  return containers.find((c) => c.name === name) ?? containers[0];
+}
+
+function annotation(
+  template: PodTemplateSpec | undefined,
+  key: string,
+): string {
+  return template?.metadata?.annotations?.[key] ?? "";
+}
+
+function imageOf(
+  template: PodTemplateSpec | undefined,
+  container: Container | undefined,
+  version: string,
+): string {
+  const image = container?.image ?? "";
+  const given = template?.metadata?.annotations?.[ANNOTATION.computeImage];
+  // The caller gave no image and the group runs the default one.
+  if (given === "" && image === defaultImage(version)) return "";
+  return image;
+}
+
+function plainEnv(env: readonly EnvVar[] | undefined): Record<string, string> {
+  const envs: Record<string, string> = {};
+  for (const variable of env ?? []) {
+    if (variable.name === POD_IP_ENV || variable.valueFrom !== undefined) {
+      continue;
+    }
+    envs[variable.name] = variable.value ?? "";
+  }
+  return envs;
+}
+
+/**
+ * Volumes re-joined from the pod's volumes and the main container's mounts
+ * (any container's when the main one does not mount it). Volume kinds the
+ * API cannot express (configMap, emptyDir, ...) and unmounted volumes are
+ * left out.
+ */
+function volumesOf(
+  template: PodTemplateSpec | undefined,
+  container: Container | undefined,
+): Volume[] {
+  const volumes: Volume[] = [];
+  for (const volume of template?.spec?.volumes ?? []) {
+    const mount = container?.volumeMounts?.find((m) =>
+      m.name === volume.name
+    ) ??
+      template?.spec?.containers?.flatMap((c) => c.volumeMounts ?? []).find((
+        m,
+      ) => m.name === volume.name);
+    if (mount === undefined) continue;
+    const common = {
+      mountPath: mount.mountPath,
+      name: volume.name,
+      mountPropagationMode: mountPropagationOf(mount.mountPropagation),
+    };
+    if (volume.hostPath !== undefined) {
+      volumes.push({
+        ...common,
+        volumeType: "HOST_PATH",
+        source: volume.hostPath.path ?? "",
+        readOnly: mount.readOnly === true,
+        hostPathType: volume.hostPath.type === "File" ? "FILE" : "DIRECTORY",
+      });
+    } else if (volume.persistentVolumeClaim !== undefined) {
+      volumes.push({
+        ...common,
+        volumeType: "PERSISTENT_VOLUME_CLAIM",
+        source: volume.persistentVolumeClaim.claimName ?? "",
+        readOnly: mount.readOnly === true ||
+          volume.persistentVolumeClaim.readOnly === true,
+        hostPathType: "DIRECTORY",
+      });
+    }
+  }
+  return volumes;
+}
+
+function mountPropagationOf(
+  value: string | undefined,
+): MountPropagationMode {
+  switch (value) {
+    case "HostToContainer":
+      return "HOSTTOCONTAINER";
+    case "Bidirectional":
+      return "BIDIRECTIONAL";
+    default:
+      return "NONE";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Events
+
+/**
+ * The events about this RayCluster: involvedObject of kind RayCluster with the
+ * same namespace and name, and the same uid when both carry one, so events
+ * of a deleted namesake or of another namespace's cluster never show.
+ * Ordered by last occurrence, oldest first (stable for ties).
+ */
+export function eventsOfCluster(
+  resource: RayCluster,
+  events: readonly KubeEvent[],
+): KubeEvent[] {
+  const { name, namespace, uid } = resource.metadata ?? { name: "" };
+  const matching = events.filter((event) => {
+    const object = event.involvedObject ?? {};
+    if (object.kind !== "RayCluster") return false;
+    if (object.name !== name) return false;
+    if ((object.namespace ?? "") !== (namespace ?? "")) return false;
+    if (object.uid && uid && object.uid !== uid) return false;
+    return true;
+  });
+  return matching
+    .map((event, index) => ({ event, index, at: lastSeen(event) }))
+    .sort((a, b) => a.at - b.at || a.index - b.index)
+    .map(({ event }) => event);
+}
+
+function lastSeen(event: KubeEvent): number {
+  const time = parseTime(event.lastTimestamp) ?? parseTime(event.eventTime) ??
+    parseTime(event.firstTimestamp) ??
+    parseTime(event.metadata?.creationTimestamp);
+  return time?.getTime() ?? 0;
+}
+
+/**
+ * A ClusterEvent from a core/v1 Event. id is the event's uid (its name when
+ * it has none), name its name. first/last timestamps fall back to eventTime
+ * (events.k8s.io/v1 writers leave them unset). count defaults to 1: an
+ * event that exists happened at least once, and writers of new-style events
+ * omit count for a single occurrence.
+ */
+export function clusterEventFromResource(event: KubeEvent): ClusterEvent {
+  const metadata = event.metadata ?? { name: "" };
+  const eventTime = parseTime(event.eventTime);
+  return {
+    id: metadata.uid || metadata.name || "",
+    name: metadata.name ?? "",
+    createdAt: parseTime(metadata.creationTimestamp),
+    firstTimestamp: parseTime(event.firstTimestamp) ?? eventTime,
+    lastTimestamp: parseTime(event.lastTimestamp) ?? eventTime,
+    reason: event.reason ?? "",
+    message: event.message ?? "",
+    type: event.type ?? "",
+    count: typeof event.count === "number" && event.count > 0 ? event.count : 1,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Compute templates
+
+/** The compute-template ConfigMap, as the KubeRay API server writes it. */
+export function computeTemplateToConfigMap(
+  template: ComputeTemplate,
+): ConfigMap {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: {
+      name: template.name,
+      namespace: template.namespace,
+      labels: {
+        [LABEL.configType]: COMPUTE_TEMPLATE_CONFIG_TYPE,
+        [LABEL.computeTemplate]: template.name,
+      },
+    },
+    data: {
+      name: template.name,
+      namespace: template.namespace,
+      cpu: String(template.cpu),
+      memory: String(template.memory),
+      gpu: String(template.gpu),
+      gpu_accelerator: template.gpuAccelerator,
+    },
+  };
+}
+
+/**
+ * The compute template a ConfigMap holds. Name and namespace come from the
+ * object's metadata (the data copies otherwise); a missing or non-decimal
+ * number reads as 0, as in the KubeRay API server.
+ */
+export function computeTemplateFromConfigMap(
+  configMap: ConfigMap,
+): ComputeTemplate {
+  const data = configMap.data ?? {};
+  return {
+    name: configMap.metadata?.name || data.name || "",
+    namespace: configMap.metadata?.namespace || data.namespace || "",
+    cpu: decimal(data.cpu),
+    memory: decimal(data.memory),
+    gpu: decimal(data.gpu),
+    gpuAccelerator: data.gpu_accelerator ?? "",
+  };
+}
+
+function decimal(value: string | undefined): number {
+  const text = value?.trim() ?? "";
+  if (!/^\d+$/.test(text)) return 0;
+  const number = Number(text);
+  return number <= 0xffffffff ? number : 0;
+}
+
+// ---------------------------------------------------------------------------
+
+function parseTime(value: string | null | undefined): Date | undefined {
+  // Go clients serialise unset times as null.
+  if (value === undefined || value === null || value === "") return undefined;
+  const time = new Date(value);
+  return Number.isNaN(time.getTime()) ? undefined : time;
+}
+
+function stringMap(
+  map: Record<string, unknown> | undefined,
+): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [key, value] of Object.entries(map ?? {})) {
+    result[key] = String(value);
+  }
+  return result;
+}

@@ -1,0 +1,513 @@
+/**
+ * Request validation. Each validator collects every violation, named by its
+ * request-relative JSON field path (lowerCamelCase, the same for HTTP and
+ * gRPC), and throws once: INVALID_ARGUMENT listing them all.
+ *
+ * The rules are those Kubernetes and the KubeRay operator would otherwise
+ * apply later, when the caller can no longer be told: names that become
+ * object names or label values, the operator's own limits on RayCluster
+ * names, replica bounds, volume and environment variable names.
+ */
+import {
+  Code,
+  type FieldViolation,
+  invalidArgument,
+  ServiceError,
+} from "./errors.ts";
+import type {
+  Cluster,
+  ComputeTemplate,
+  HeadGroupSpec,
+  Volume,
+  WorkerGroupSpec,
+} from "./types.ts";
+
+/**
+ * The longest RayCluster name the KubeRay operator reconciles: it appends
+ * `-serve-svc` (10 characters) to make Service names of at most 63.
+ */
+export const MAX_CLUSTER_NAME_LENGTH = 53;
+/** Kubernetes' limit on label values, DNS-1123 labels and namespaces. */
+export const MAX_LABEL_LENGTH = 63;
+/** Kubernetes' limit on object names (DNS-1123 subdomains). */
+export const MAX_OBJECT_NAME_LENGTH = 253;
+/** Service types of the head node the operator can create. */
+export const SERVICE_TYPES = ["ClusterIP", "NodePort", "LoadBalancer"] as const;
+/** Environment variables the service sets itself; not allowed in `envs`. */
+export const RESERVED_ENVS = ["MY_POD_IP"] as const;
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN =
+  /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const ENV_VAR_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+
+const DNS1123_LABEL_MESSAGE =
+  "must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const DNS1035_LABEL_MESSAGE =
+  "must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+const DNS1123_SUBDOMAIN_MESSAGE =
+  "must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const LABEL_VALUE_MESSAGE =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const ENV_VAR_NAME_MESSAGE =
+  "must consist of alphabetic characters, digits, '_', '-' or '.', and must not start with a digit";
+
+/** Violations of one request, in the order they were found. */
+class Violations {
+  readonly list: FieldViolation[] = [];
+
+  add(field: string, description: string): void {
+    this.list.push({ field, description });
+  }
+
+  /** Adds each description, all for one field. */
+  addAll(field: string, descriptions: string[]): void {
+    for (const description of descriptions) this.add(field, description);
+  }
+
+  throwIfAny(action: string): void {
+    if (this.list.length > 0) throw invalidArgument(action, this.list);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Actions: the first part of every message
+
+/** `Cannot <verb> cluster "team-a/blue"` (less when name or namespace is unknown). */
+export function clusterAction(
+  verb: string,
+  namespace: string,
+  name = "",
+): string {
+  return `Cannot ${verb} cluster${describe(namespace, name)}`;
+}
+
+/** `Cannot <verb> compute template "team-a/big"`. */
+export function computeTemplateAction(
+  verb: string,
+  namespace: string,
+  name = "",
+): string {
+  return `Cannot ${verb} compute template${describe(namespace, name)}`;
+}
+
+/** ` "team-a/blue"`, ` "blue"`, ` in namespace "team-a"` or nothing. */
+function describe(namespace: string, name: string): string {
+  if (name !== "" && namespace !== "") return ` "${namespace}/${name}"`;
+  if (name !== "") return ` "${name}"`;
+  if (namespace !== "") return ` in namespace "${namespace}"`;
+  return "";
+}
+
+// ---------------------------------------------------------------------------
+// Clusters
+
+/** Validates a CreateClusterRequest; throws INVALID_ARGUMENT listing all violations. */
+export function validateCreateCluster(
+  request: { cluster?: Cluster; namespace: string },
+): void {
+  const v = new Violations();
+  checkNamespace(v, "namespace", request.namespace);
+  const cluster = request.cluster;
+  if (cluster === undefined || cluster === null) {
+    v.add("cluster", "is required");
+    v.throwIfAny(clusterAction("create", request.namespace));
+    return;
+  }
+
+  v.addAll("cluster.name", clusterNameProblems(cluster.name));
+  if (
+    cluster.namespace !== "" && request.namespace !== "" &&
+    cluster.namespace !== request.namespace
+  ) {
+    v.add(
+      "cluster.namespace",
+      `must be empty or equal the request's namespace "${request.namespace}"`,
+    );
+  }
+  if (cluster.user === "") {
+    v.add("cluster.user", "is required");
+  } else {
+    v.addAll("cluster.user", labelValueProblems(cluster.user));
+  }
+  v.addAll("cluster.version", labelValueProblems(cluster.version));
+  checkEnvs(v, "cluster.envs", cluster.envs);
+
+  const spec = cluster.clusterSpec;
+  if (spec === undefined || spec === null) {
+    v.add("cluster.clusterSpec", "is required");
+  } else {
+    const path = "cluster.clusterSpec";
+    const hasVersion = cluster.version !== "";
+    if (spec.headGroupSpec === undefined || spec.headGroupSpec === null) {
+      v.add(`${path}.headGroupSpec`, "is required");
+    } else {
+      checkHeadGroup(
+        v,
+        `${path}.headGroupSpec`,
+        spec.headGroupSpec,
+        hasVersion,
+      );
+    }
+    const groupNames = new Map<string, number>();
+    (spec.workerGroupSpec ?? []).forEach((group, index) => {
+      const groupPath = `${path}.workerGroupSpec[${index}]`;
+      checkWorkerGroup(v, groupPath, group, hasVersion);
+      const first = groupNames.get(group.groupName);
+      if (group.groupName !== "" && first !== undefined) {
+        v.add(
+          `${groupPath}.groupName`,
+          `must be unique: "${group.groupName}" is also the name of workerGroupSpec[${first}]`,
+        );
+      } else if (group.groupName !== "") {
+        groupNames.set(group.groupName, index);
+      }
+    });
+  }
+  v.throwIfAny(clusterAction("create", request.namespace, cluster.name));
+}
+
+function checkHeadGroup(
+  v: Violations,
+  path: string,
+  group: HeadGroupSpec,
+  hasVersion: boolean,
+): void {
+  checkGroup(v, path, group, hasVersion);
+  if (
+    group.serviceType !== "" &&
+    !(SERVICE_TYPES as readonly string[]).includes(group.serviceType)
+  ) {
+    v.add(
+      `${path}.serviceType`,
+      `must be one of ${SERVICE_TYPES.map((t) => `"${t}"`).join(", ")}`,
+    );
+  }
+}
+
+function checkWorkerGroup(
+  v: Violations,
+  path: string,
+  group: WorkerGroupSpec,
+  hasVersion: boolean,
+): void {
+  if (group.groupName === "") {
+    v.add(`${path}.groupName`, "is required");
+  } else {
+    v.addAll(`${path}.groupName`, dns1123LabelProblems(group.groupName));
+  }
+  checkGroup(v, path, group, hasVersion);
+
+  const { replicas, minReplicas: min, maxReplicas: max } = group;
+  if (replicas < 0) v.add(`${path}.replicas`, "must not be negative");
+  if (min !== undefined && min < 0) {
+    v.add(`${path}.minReplicas`, "must not be negative");
+  }
+  if (max !== undefined && max < 0) {
+    v.add(`${path}.maxReplicas`, "must not be negative");
+  }
+  let boundsChecked = false;
+  if (replicas >= 0 && min !== undefined && min >= 0 && min > replicas) {
+    v.add(
+      `${path}.minReplicas`,
+      `must not be greater than replicas (${replicas})`,
+    );
+    boundsChecked = true;
+  }
+  if (replicas >= 0 && max !== undefined && max >= 0 && max < replicas) {
+    v.add(
+      `${path}.maxReplicas`,
+      `must not be less than replicas (${replicas})`,
+    );
+    boundsChecked = true;
+  }
+  if (
+    !boundsChecked && min !== undefined && max !== undefined && min >= 0 &&
+    max >= 0 && min > max
+  ) {
+    v.add(`${path}.maxReplicas`, `must not be less than minReplicas (${min})`);
+  }
+}
+
+/** Rules common to head and worker groups. */
+function checkGroup(
+  v: Violations,
+  path: string,
+  group: HeadGroupSpec | WorkerGroupSpec,
+  hasVersion: boolean,
+): void {
+  if (group.computeTemplate !== "") {
+    v.addAll(
+      `${path}.computeTemplate`,
+      computeTemplateNameProblems(group.computeTemplate),
+    );
+  }
+  if (group.image === "") {
+    if (!hasVersion) {
+      v.add(`${path}.image`, "is required when cluster.version is not set");
+    }
+  } else if (/\s/.test(group.image)) {
+    v.add(`${path}.image`, "must not contain whitespace");
+  }
+  for (const key of Object.keys(group.engineStartParams ?? {})) {
+    if (key.trim() === "") {
+      v.add(
+        `${path}.engineStartParams[${JSON.stringify(key)}]`,
+        "must have a name",
+      );
+    }
+  }
+  checkVolumes(v, `${path}.volumes`, group.volumes ?? []);
+}
+
+function checkVolumes(v: Violations, path: string, volumes: Volume[]): void {
+  const names = new Map<string, number>();
+  const mountPaths = new Map<string, number>();
+  volumes.forEach((volume, index) => {
+    const at = `${path}[${index}]`;
+    if (volume.name === "") {
+      v.add(`${at}.name`, "is required");
+    } else {
+      v.addAll(`${at}.name`, dns1123LabelProblems(volume.name));
+      const first = names.get(volume.name);
+      if (first !== undefined) {
+        v.add(
+          `${at}.name`,
+          `must be unique in the group: "${volume.name}" is also the name of volumes[${first}]`,
+        );
+      } else {
+        names.set(volume.name, index);
+      }
+    }
+
+    if (volume.mountPath === "") {
+      v.add(`${at}.mountPath`, "is required");
+    } else if (!volume.mountPath.startsWith("/")) {
+      v.add(`${at}.mountPath`, "must be an absolute path");
+    } else {
+      const normalized = volume.mountPath.replace(/\/+$/, "") || "/";
+      const first = mountPaths.get(normalized);
+      if (first !== undefined) {
+        v.add(
+          `${at}.mountPath`,
+          `must be unique in the group: "${volume.mountPath}" is also the mount path of volumes[${first}]`,
+        );
+      } else {
+        mountPaths.set(normalized, index);
+      }
+    }
+
+    if (volume.source === "") {
+      v.add(`${at}.source`, "is required");
+    } else if (volume.volumeType === "HOST_PATH") {
+      if (!volume.source.startsWith("/")) {
+        v.add(`${at}.source`, "must be an absolute path on the host");
+      } else if (volume.source.split("/").includes("..")) {
+        v.add(`${at}.source`, "must not contain '..'");
+      }
+    } else {
+      // The name of a PersistentVolumeClaim.
+      v.addAll(`${at}.source`, objectNameProblems(volume.source));
+    }
+  });
+}
+
+function checkEnvs(
+  v: Violations,
+  path: string,
+  envs: Record<string, string> | undefined,
+): void {
+  for (const name of Object.keys(envs ?? {})) {
+    const at = `${path}[${JSON.stringify(name)}]`;
+    if (!ENV_VAR_NAME.test(name)) {
+      v.add(
+        at,
+        `is not a valid environment variable name: ${ENV_VAR_NAME_MESSAGE}`,
+      );
+    } else if ((RESERVED_ENVS as readonly string[]).includes(name)) {
+      v.add(at, "is reserved: the service sets it on every container");
+    }
+  }
+}
+
+/** Validates the namespace and name of a cluster to get or delete. */
+export function validateClusterKey(
+  request: { namespace: string; name: string },
+  action: string,
+): void {
+  validateKey(request, action);
+}
+
+/** Validates the namespace of a list request. */
+export function validateNamespace(namespace: string, action: string): void {
+  const v = new Violations();
+  checkNamespace(v, "namespace", namespace);
+  v.throwIfAny(action);
+}
+
+/**
+ * Keys of existing objects: any name Kubernetes accepts for the object (a
+ * DNS-1123 subdomain), so objects other writers created stay reachable, and
+ * nothing that could change the meaning of a Kubernetes API path.
+ */
+function validateKey(
+  request: { namespace: string; name: string },
+  action: string,
+): void {
+  const v = new Violations();
+  checkNamespace(v, "namespace", request.namespace);
+  if (request.name === "") {
+    v.add("name", "is required");
+  } else {
+    v.addAll("name", objectNameProblems(request.name));
+  }
+  v.throwIfAny(action);
+}
+
+/**
+ * The FAILED_PRECONDITION error of a cluster whose compute templates do not
+ * exist, naming them: `Cannot create cluster "team-a/blue": compute template
+ * "big" not found in namespace "team-a"`.
+ */
+export function missingTemplatesError(
+  cluster: Cluster,
+  namespace: string,
+  missing: string[],
+): ServiceError {
+  const names = missing.map((name) => `"${name}"`).join(", ");
+  const noun = missing.length === 1 ? "compute template" : "compute templates";
+  return new ServiceError(
+    Code.FAILED_PRECONDITION,
+    `${
+      clusterAction("create", namespace, cluster.name)
+    }: ${noun} ${names} not found in namespace "${namespace}"`,
+  );
+}
+
+// ---------------------------------------------------------------------------
+// Compute templates
+
+/** Validates a CreateComputeTemplateRequest; throws listing all violations. */
+export function validateCreateComputeTemplate(
+  request: { computeTemplate?: ComputeTemplate; namespace: string },
+): void {
+  const v = new Violations();
+  checkNamespace(v, "namespace", request.namespace);
+  const template = request.computeTemplate;
+  if (template === undefined || template === null) {
+    v.add("computeTemplate", "is required");
+    v.throwIfAny(computeTemplateAction("create", request.namespace));
+    return;
+  }
+  const path = "computeTemplate";
+  if (template.name === "") {
+    v.add(`${path}.name`, "is required");
+  } else {
+    v.addAll(`${path}.name`, computeTemplateNameProblems(template.name));
+  }
+  if (
+    template.namespace !== "" && request.namespace !== "" &&
+    template.namespace !== request.namespace
+  ) {
+    v.add(
+      `${path}.namespace`,
+      `must be empty or equal the request's namespace "${request.namespace}"`,
+    );
+  }
+  if (!(template.cpu > 0)) v.add(`${path}.cpu`, "must be greater than 0");
+  if (!(template.memory > 0)) v.add(`${path}.memory`, "must be greater than 0");
+  if (!(template.gpu >= 0)) v.add(`${path}.gpu`, "must not be negative");
+  if (template.gpuAccelerator !== "") {
+    v.addAll(
+      `${path}.gpuAccelerator`,
+      extendedResourceNameProblems(template.gpuAccelerator),
+    );
+  }
+  v.throwIfAny(
+    computeTemplateAction("create", request.namespace, template.name),
+  );
+}
+
+/** Validates the namespace and name of a compute template to get or delete. */
+export function validateComputeTemplateKey(
+  request: { namespace: string; name: string },
+  action: string,
+): void {
+  validateKey(request, action);
+}
+
+// ---------------------------------------------------------------------------
+// Kubernetes naming rules, each returning what is wrong (nothing when valid)
+
+function checkNamespace(v: Violations, field: string, namespace: string): void {
+  if (namespace === "") {
+    v.add(field, "is required");
+  } else {
+    v.addAll(field, dns1123LabelProblems(namespace));
+  }
+}
+
+/**
+ * A RayCluster name the operator reconciles: a DNS-1035 label of at most 53
+ * characters (it rejects longer ones and names starting with a digit). It
+ * is also the value of the `ray.io/cluster-name` label.
+ */
+function clusterNameProblems(name: string): string[] {
+  if (name === "") return ["is required"];
+  const problems = maxLength(name, MAX_CLUSTER_NAME_LENGTH);
+  if (!DNS1035_LABEL.test(name)) problems.push(DNS1035_LABEL_MESSAGE);
+  return problems;
+}
+
+/** A ConfigMap name that is also a label value (`ray.io/compute-template`). */
+function computeTemplateNameProblems(name: string): string[] {
+  const problems = maxLength(name, MAX_LABEL_LENGTH);
+  if (!DNS1123_SUBDOMAIN.test(name)) problems.push(DNS1123_SUBDOMAIN_MESSAGE);
+  return problems;
+}
+
+function dns1123LabelProblems(value: string): string[] {
+  const problems = maxLength(value, MAX_LABEL_LENGTH);
+  if (!DNS1123_LABEL.test(value)) problems.push(DNS1123_LABEL_MESSAGE);
+  return problems;
+}
+
+function objectNameProblems(value: string): string[] {
+  const problems = maxLength(value, MAX_OBJECT_NAME_LENGTH);
+  if (!DNS1123_SUBDOMAIN.test(value)) problems.push(DNS1123_SUBDOMAIN_MESSAGE);
+  return problems;
+}
+
+/** A label value; the empty string is one. */
+function labelValueProblems(value: string): string[] {
+  const problems = maxLength(value, MAX_LABEL_LENGTH);
+  if (!LABEL_VALUE.test(value)) problems.push(LABEL_VALUE_MESSAGE);
+  return problems;
+}
+
+/**
+ * An extended resource name (`nvidia.com/gpu`, `amd.com/gpu`): a domain
+ * prefix outside kubernetes.io, a slash, and a name part, as Kubernetes'
+ * IsExtendedResourceName requires.
+ */
+function extendedResourceNameProblems(value: string): string[] {
+  const description =
+    'must be an extended resource name: a domain prefix outside kubernetes.io, "/" and a name, such as "nvidia.com/gpu"';
+  const slash = value.indexOf("/");
+  if (slash < 0) return [description];
+  const prefix = value.slice(0, slash);
+  const name = value.slice(slash + 1);
+  const valid = prefix.length <= MAX_OBJECT_NAME_LENGTH &&
+    DNS1123_SUBDOMAIN.test(prefix) &&
+    prefix !== "kubernetes.io" && !prefix.endsWith(".kubernetes.io") &&
+    !prefix.startsWith("requests.") &&
+    name.length <= MAX_LABEL_LENGTH && QUALIFIED_NAME_PART.test(name);
+  return valid ? [] : [description];
+}
+
+function maxLength(value: string, limit: number): string[] {
+  return value.length > limit ? [`must be at most ${limit} characters`] : [];
+}

@@ -1,0 +1,213 @@
+import assert from "node:assert/strict";
+import { createGateway } from "../../api/gateway.ts";
+import { silentLogger } from "../../api/log.ts";
+import { compileRoutes } from "../../api/http_rules.ts";
+import { type Corral, schema, startCorral } from "../harness.ts";
+import { NS, sampleCluster } from "./cases.ts";
+
+const BASE = "http://corral.test";
+
+async function withCorral(fn: (corral: Corral) => Promise<void>) {
+  const corral = await startCorral();
+  try {
+    await fn(corral);
+  } finally {
+    await corral.close();
+  }
+}
+
+Deno.test("the gateway answers an unknown path with 404 Not Found", async () => {
+  const gateway = createGateway({
+    schema: await schema(),
+    handlers: {},
+    log: silentLogger(),
+  });
+  for (
+    const path of ["/", "/apis", "/apis/v1alpha2/namespaces/a/clusters/b/c"]
+  ) {
+    const response = await gateway(new Request(BASE + path));
+    assert.equal(response.status, 404, path);
+    assert.deepEqual(await response.json(), { code: 5, message: "Not Found" });
+  }
+});
+
+Deno.test("the gateway answers a known path with the wrong method with 405 and Allow", async () => {
+  const gateway = createGateway({
+    schema: await schema(),
+    handlers: {},
+    log: silentLogger(),
+  });
+  const response = await gateway(
+    new Request(`${BASE}/apis/v1alpha2/namespaces/a/clusters`, {
+      method: "PUT",
+    }),
+  );
+  assert.equal(response.status, 405);
+  assert.equal(response.headers.get("allow"), "POST, GET");
+  assert.deepEqual(await response.json(), {
+    code: 12,
+    message: "Method Not Allowed",
+  });
+});
+
+Deno.test("the gateway routes every http rule of the API definition", async () => {
+  const routes = compileRoutes((await schema()).services);
+  assert.deepEqual(routes.map((r) => `${r.verb} ${r.template}`), [
+    "POST /apis/v1alpha2/namespaces/{namespace}/clusters",
+    "GET /apis/v1alpha2/namespaces/{namespace}/clusters/{name}",
+    "GET /apis/v1alpha2/namespaces/{namespace}/clusters",
+    "GET /apis/v1alpha2/clusters",
+    "DELETE /apis/v1alpha2/namespaces/{namespace}/clusters/{name}",
+    "POST /apis/v1/namespaces/{namespace}/compute_templates",
+    "GET /apis/v1/namespaces/{namespace}/compute_templates/{name}",
+    "GET /apis/v1/namespaces/{namespace}/compute_templates",
+    "GET /apis/v1/compute_templates",
+    "DELETE /apis/v1/namespaces/{namespace}/compute_templates/{name}",
+  ]);
+});
+
+Deno.test("the gateway refuses bad request bodies with 400 and the field named", async (t) => {
+  const cases: {
+    name: string;
+    body: BodyInit;
+    type?: string;
+    status?: number;
+    message: RegExp;
+    field?: string;
+  }[] = [
+    {
+      name: "invalid JSON",
+      body: "{",
+      message: /^Invalid request body: not JSON: /,
+    },
+    {
+      name: "a JSON array",
+      body: "[]",
+      message: /cluster: must be a JSON object, got an array/,
+      field: "cluster",
+    },
+    {
+      name: "an unknown field, with the right name suggested",
+      body: JSON.stringify(
+        sampleCluster({
+          clusterSpec: { headGroupSpec: { rayStartParams: {} } },
+        }),
+      ),
+      message: /did you mean "engineStartParams"\?/,
+      field: "cluster.clusterSpec.headGroupSpec.rayStartParams",
+    },
+    {
+      name: "a wrong type",
+      body: JSON.stringify(sampleCluster({ user: 7 })),
+      message: /cluster\.user: must be a string, got the number 7/,
+      field: "cluster.user",
+    },
+    {
+      name: "a form body",
+      body: "name=x",
+      type: "application/x-www-form-urlencoded",
+      message: /^Invalid request body: not JSON/,
+    },
+    {
+      name: "a body over the size limit",
+      body: JSON.stringify(
+        sampleCluster({ envs: { BIG: "x".repeat(3 * 1024 * 1024) } }),
+      ),
+      status: 413,
+      message: /^Request body too large/,
+    },
+  ];
+  await withCorral(async (corral) => {
+    for (const c of cases) {
+      await t.step(c.name, async () => {
+        const response = await corral.gateway(
+          new Request(`${BASE}/apis/v1alpha2/namespaces/${NS}/clusters`, {
+            method: "POST",
+            body: c.body,
+            headers: { "content-type": c.type ?? "application/json" },
+          }),
+        );
+        const body = await response.json();
+        assert.equal(response.status, c.status ?? 400, JSON.stringify(body));
+        assert.equal(body.code, c.status === 413 ? 8 : 3);
+        assert.match(body.message, c.message);
+        if (c.field) {
+          assert.equal(body.details[0].fieldViolations[0].field, c.field);
+        }
+      });
+    }
+  });
+});
+
+Deno.test("the gateway takes snake_case input and answers in lowerCamelCase", async () => {
+  await withCorral(async (corral) => {
+    const create = await corral.gateway(
+      new Request(`${BASE}/apis/v1/namespaces/${NS}/compute_templates`, {
+        method: "POST",
+        body: JSON.stringify({
+          name: "gpu",
+          cpu: 4,
+          memory: 16,
+          gpu: 1,
+          gpu_accelerator: "nvidia.com/gpu",
+        }),
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json",
+        },
+      }),
+    );
+    assert.equal(create.status, 200);
+    assert.deepEqual(await create.json(), {
+      name: "gpu",
+      namespace: NS,
+      cpu: 4,
+      memory: 16,
+      gpu: 1,
+      gpuAccelerator: "nvidia.com/gpu",
+    });
+    const list = await corral.gateway(
+      new Request(`${BASE}/apis/v1/namespaces/${NS}/compute_templates`),
+    );
+    assert.deepEqual(Object.keys(await list.json()), ["computeTemplates"]);
+  });
+});
+
+Deno.test("the gateway returns {} for a delete and echoes x-request-id", async () => {
+  await withCorral(async (corral) => {
+    await corral.gateway(
+      new Request(`${BASE}/apis/v1/namespaces/${NS}/compute_templates`, {
+        method: "POST",
+        body: JSON.stringify({ name: "small", cpu: 1, memory: 1 }),
+      }),
+    );
+    const response = await corral.gateway(
+      new Request(`${BASE}/apis/v1/namespaces/${NS}/compute_templates/small`, {
+        method: "DELETE",
+        headers: { "x-request-id": "req-42" },
+      }),
+    );
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("x-request-id"), "req-42");
+    assert.deepEqual(await response.json(), {});
+    const generated = await corral.gateway(
+      new Request(`${BASE}/apis/v1alpha2/clusters`),
+    );
+    assert.match(
+      generated.headers.get("x-request-id") ?? "",
+      /^[0-9a-f-]{36}$/,
+    );
+    await generated.body?.cancel();
+  });
+});
+
+Deno.test("the gateway refuses unknown query parameters", async () => {
+  await withCorral(async (corral) => {
+    const response = await corral.gateway(
+      new Request(`${BASE}/apis/v1alpha2/clusters?namespace=x`),
+    );
+    assert.equal(response.status, 400);
+    const body = await response.json();
+    assert.equal(body.details[0].fieldViolations[0].field, "namespace");
+  });
+});

@@ -1,0 +1,329 @@
+/**
+ * End to end: main.ts in embedded mode on free ports, driven over HTTP and
+ * gRPC through the spec's flows, the simulated operator included.
+ */
+import assert from "node:assert/strict";
+import { loadApiSchema } from "../api/schema.ts";
+import { grpcCaller } from "./api/grpc_client.ts";
+import { NS, sampleCluster } from "./api/cases.ts";
+
+interface Running {
+  http: string;
+  grpc: string;
+  kubeconfig: string;
+  logs: string[];
+  stop(): Promise<Deno.CommandStatus>;
+}
+
+async function startMain(extra: string[] = []): Promise<Running> {
+  const kubeconfig = await Deno.makeTempFile({ suffix: ".kubeconfig" });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net",
+      "--allow-env",
+      "--allow-read",
+      "--allow-write",
+      new URL("../main.ts", import.meta.url).pathname,
+      "--orchestrator",
+      "embedded",
+      "--host",
+      "127.0.0.1",
+      "--http-port",
+      "0",
+      "--grpc-port",
+      "0",
+      "--operator-delay",
+      "300ms",
+      "--write-kubeconfig",
+      kubeconfig,
+      ...extra,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const logs: string[] = [];
+  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  const stdoutDone = child.stdout.cancel();
+  let buffer = "";
+  let started: Record<string, unknown> | undefined;
+  while (!started) {
+    const { done, value } = await lines.read();
+    if (done) {
+      throw new Error(`main.ts exited before it started:\n${logs.join("\n")}`);
+    }
+    buffer += value;
+    const parts = buffer.split("\n");
+    buffer = parts.pop()!;
+    for (const line of parts) {
+      logs.push(line);
+      if (line.includes('"Corral started"')) started = JSON.parse(line);
+    }
+  }
+  // Keep draining the log so the child never blocks on a full pipe.
+  const drained = (async () => {
+    for (;;) {
+      const { done, value } = await lines.read();
+      if (done) break;
+      logs.push(...value.split("\n").filter(Boolean));
+    }
+  })();
+  return {
+    http: `http://127.0.0.1:${started.httpPort}`,
+    grpc: `127.0.0.1:${started.grpcPort}`,
+    kubeconfig,
+    logs,
+    async stop() {
+      child.kill("SIGTERM");
+      const status = await child.status;
+      await drained;
+      await stdoutDone;
+      await Deno.remove(kubeconfig);
+      return status;
+    },
+  };
+}
+
+async function json(response: Response) {
+  return { status: response.status, body: await response.json() };
+}
+
+function post(url: string, body: unknown) {
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify(body),
+  }).then(json);
+}
+
+async function eventually<T>(
+  what: string,
+  fn: () => Promise<T | undefined>,
+): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await fn();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+Deno.test("main.ts in embedded mode serves the spec's flows over HTTP and gRPC", async (t) => {
+  const corral = await startMain();
+  const schema = await loadApiSchema();
+  const grpc = grpcCaller(schema, corral.grpc);
+  try {
+    await t.step("the root answers 404 Not Found", async () => {
+      assert.deepEqual(await json(await fetch(`${corral.http}/`)), {
+        status: 404,
+        body: { code: 5, message: "Not Found" },
+      });
+    });
+
+    await t.step(
+      "a compute template and a cluster are created over HTTP",
+      async () => {
+        const template = await post(
+          `${corral.http}/apis/v1/namespaces/${NS}/compute_templates`,
+          {
+            name: "small",
+            namespace: NS,
+            cpu: 2,
+            memory: 4,
+          },
+        );
+        assert.equal(template.status, 200, JSON.stringify(template.body));
+        const cluster = await post(
+          `${corral.http}/apis/v1alpha2/namespaces/${NS}/clusters`,
+          sampleCluster(),
+        );
+        assert.equal(cluster.status, 200, JSON.stringify(cluster.body));
+        assert.equal(cluster.body.clusterState, "");
+      },
+    );
+
+    await t.step(
+      "the simulated operator's state, endpoints and events show on GetCluster",
+      async () => {
+        const ready = await eventually("the cluster to be ready", async () => {
+          const { body } = await json(
+            await fetch(
+              `${corral.http}/apis/v1alpha2/namespaces/${NS}/clusters/blue`,
+            ),
+          );
+          return body.clusterState === "ready" && body.events.length > 0
+            ? body
+            : undefined;
+        });
+        assert.deepEqual(Object.keys(ready.serviceEndpoint).sort(), [
+          "dashboard",
+          "head",
+          "metrics",
+          "redis",
+        ]);
+        for (const port of Object.values(ready.serviceEndpoint)) {
+          assert.match(port as string, /^3\d{4}$/, "a NodePort number");
+        }
+        for (const event of ready.events) {
+          assert.equal(event.type, "Normal");
+          assert.ok(
+            event.reason && event.message && event.id,
+            JSON.stringify(event),
+          );
+        }
+      },
+    );
+
+    await t.step("gRPC sees the same cluster as HTTP", async () => {
+      const http = await json(
+        await fetch(
+          `${corral.http}/apis/v1alpha2/namespaces/${NS}/clusters/blue`,
+        ),
+      );
+      const got = await grpc.call("proto.ClusterService/GetCluster", {
+        namespace: NS,
+        name: "blue",
+      });
+      assert.equal(got.code, 0, got.message);
+      const cluster = got.result!;
+      assert.equal(cluster.clusterState, http.body.clusterState);
+      assert.deepEqual(cluster.serviceEndpoint, http.body.serviceEndpoint);
+      assert.equal(
+        (cluster.events as unknown[]).length,
+        http.body.events.length,
+      );
+      assert.equal(
+        (cluster.createdAt as Date).toISOString().replace(".000", ""),
+        http.body.createdAt,
+      );
+    });
+
+    await t.step(
+      "the cluster is listed in its namespace and across namespaces",
+      async () => {
+        for (
+          const path of [
+            `/apis/v1alpha2/namespaces/${NS}/clusters`,
+            "/apis/v1alpha2/clusters",
+          ]
+        ) {
+          const { status, body } = await json(await fetch(corral.http + path));
+          assert.equal(status, 200);
+          assert.deepEqual(body.clusters.map((c: { name: string }) => c.name), [
+            "blue",
+          ], path);
+        }
+        const all = await grpc.call("proto.ClusterService/ListAllClusters", {});
+        assert.deepEqual(
+          (all.result!.clusters as { name: string }[]).map((c) => c.name),
+          ["blue"],
+        );
+      },
+    );
+
+    await t.step("the written kubeconfig reaches the stand-in", async () => {
+      const text = await Deno.readTextFile(corral.kubeconfig);
+      const server = /server: *"?([^"\s]+)/.exec(text)?.[1];
+      assert.ok(server, text);
+      const list = await (await fetch(
+        `${server}/apis/ray.io/v1/namespaces/${NS}/rayclusters`,
+      )).json();
+      assert.deepEqual(
+        list.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+        ["blue"],
+      );
+    });
+
+    await t.step(
+      "the cluster is deleted over gRPC, then not found over HTTP",
+      async () => {
+        const deleted = await grpc.call("proto.ClusterService/DeleteCluster", {
+          namespace: NS,
+          name: "blue",
+        });
+        assert.equal(deleted.code, 0, deleted.message);
+        const { status, body } = await json(
+          await fetch(
+            `${corral.http}/apis/v1alpha2/namespaces/${NS}/clusters/blue`,
+          ),
+        );
+        assert.equal(status, 404);
+        assert.equal(body.code, 5);
+      },
+    );
+  } finally {
+    grpc.close();
+    const status = await corral.stop();
+    assert.equal(status.code, 0, `exit code; logs:\n${corral.logs.join("\n")}`);
+  }
+});
+
+Deno.test("main.ts logs its mode and bound ports at start-up", async () => {
+  const corral = await startMain();
+  try {
+    const line = corral.logs.map((l) => JSON.parse(l)).find((l) =>
+      l.msg === "Corral started"
+    );
+    assert.equal(line.mode, "embedded");
+    assert.equal(`http://127.0.0.1:${line.httpPort}`, corral.http);
+    assert.equal(`127.0.0.1:${line.grpcPort}`, corral.grpc);
+  } finally {
+    await corral.stop();
+  }
+});
+
+Deno.test("main.ts refuses an unknown flag and a bad port with exit code 2", async () => {
+  for (
+    const args of [["--bogus"], ["--http-port", "99999"], [
+      "--orchestrator",
+      "cloud",
+    ]]
+  ) {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-net",
+        "--allow-env",
+        "--allow-read",
+        new URL("../main.ts", import.meta.url).pathname,
+        ...args,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(
+      output.code,
+      2,
+      `${args.join(" ")}: ${new TextDecoder().decode(output.stderr)}`,
+    );
+  }
+});
+
+Deno.test("main.ts --help names every flag and its environment variable", async () => {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-env",
+      "--allow-read",
+      new URL("../main.ts", import.meta.url).pathname,
+      "--help",
+    ],
+    stdout: "piped",
+  }).output();
+  const text = new TextDecoder().decode(output.stdout);
+  for (
+    const want of [
+      "--http-port",
+      "CORRAL_HTTP_PORT",
+      "--grpc-port",
+      "--orchestrator",
+      "--kubeconfig",
+      "KUBECONFIG",
+      "--write-kubeconfig",
+      "--operator-delay",
+    ]
+  ) {
+    assert.ok(text.includes(want), `help lacks ${want}:\n${text}`);
+  }
+});
