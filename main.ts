@@ -105,7 +105,9 @@ function usage(): string {
 /** Flags win over environment variables, which win over defaults. */
 function readConfig(args: string[]): Config {
   const { values } = parseArgs({
-    args,
+    // `deno task dev -- --flag` passes the "--" through: it separates
+    // nothing here.
+    args: args.filter((arg) => arg !== "--"),
     strict: true,
     allowPositionals: false,
     options: {

@@ -62,18 +62,42 @@ export function errorBody(error: ServiceError): ErrorBody {
   return body;
 }
 
-/** The cause chain of an error, for the log (never for the wire). */
+/**
+ * The cause chain of an error, for the log (never for the wire). A
+ * Kubernetes client error is cut to its status code and the Status message:
+ * its own message dumps the response headers.
+ */
 export function describeCause(error: unknown): string | undefined {
   const parts: string[] = [];
   let current = error instanceof ServiceError ? error.cause : error;
   for (let depth = 0; current !== undefined && depth < 5; depth++) {
+    const api = apiException(current);
+    if (api) {
+      parts.push(api);
+      break;
+    }
     if (current instanceof Error) {
-      parts.push(`${current.name}: ${current.message}`);
+      parts.push(`${current.name}: ${current.message.split("\n")[0]}`);
       current = current.cause;
     } else {
-      parts.push(String(current));
+      parts.push(String(current).slice(0, 200));
       break;
     }
   }
   return parts.length ? parts.join(" <- ") : undefined;
+}
+
+/** client-node's ApiException: `code` and a `body` holding a Status. */
+function apiException(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const { code, body } = error as { code?: unknown; body?: unknown };
+  if (typeof code !== "number" || body === undefined) return undefined;
+  let message: unknown = body;
+  try {
+    const status = typeof body === "string" ? JSON.parse(body) : body;
+    message = (status as { message?: unknown }).message ?? body;
+  } catch {
+    // not JSON: the body itself, shortened
+  }
+  return `Kubernetes API answered ${code}: ${String(message).slice(0, 200)}`;
 }
