@@ -1,0 +1,414 @@
+/**
+ * Kubernetes label and field selectors: parsing and matching, with the
+ * grammar and semantics of k8s.io/apimachinery (pkg/labels/selector.go and
+ * pkg/fields/selector.go). Pure functions; the stand-in uses them to answer
+ * `labelSelector` and `fieldSelector` list parameters.
+ */
+
+/** A selector that cannot be parsed; the stand-in answers it with 400. */
+export class SelectorError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SelectorError";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Label selectors
+
+export type LabelOperator =
+  | "exists"
+  | "!"
+  | "="
+  | "=="
+  | "!="
+  | "in"
+  | "notin"
+  | ">"
+  | "<";
+
+export interface LabelRequirement {
+  key: string;
+  operator: LabelOperator;
+  values: string[];
+}
+
+/** A parsed label selector: requirements that must all hold (AND). */
+export type LabelSelector = LabelRequirement[];
+
+type TokenKind =
+  | "identifier"
+  | "end"
+  | "("
+  | ")"
+  | ","
+  | "!"
+  | "="
+  | "=="
+  | "!="
+  | ">"
+  | "<"
+  | "in"
+  | "notin";
+
+interface Token {
+  kind: TokenKind;
+  text: string;
+}
+
+const SPECIAL = new Set(["=", "!", "(", ")", ",", ">", "<"]);
+const MULTI_CHAR_OPERATORS: TokenKind[] = ["==", "!="];
+
+function isWhitespace(c: string): boolean {
+  return c === " " || c === "\t" || c === "\r" || c === "\n";
+}
+
+/** Splits a label selector into tokens as the apimachinery lexer does. */
+function lexLabels(input: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < input.length) {
+    const c = input[i];
+    if (isWhitespace(c)) {
+      i++;
+      continue;
+    }
+    if (SPECIAL.has(c)) {
+      const two = input.slice(i, i + 2) as TokenKind;
+      if (MULTI_CHAR_OPERATORS.includes(two)) {
+        tokens.push({ kind: two, text: two });
+        i += 2;
+      } else {
+        tokens.push({ kind: c as TokenKind, text: c });
+        i++;
+      }
+      continue;
+    }
+    let j = i;
+    while (
+      j < input.length && !isWhitespace(input[j]) && !SPECIAL.has(input[j])
+    ) {
+      j++;
+    }
+    const text = input.slice(i, j);
+    const kind: TokenKind = text === "in" || text === "notin"
+      ? text
+      : "identifier";
+    tokens.push({ kind, text });
+    i = j;
+  }
+  tokens.push({ kind: "end", text: "" });
+  return tokens;
+}
+
+/**
+ * Parses a label selector such as `app=web,tier!=db,env in (a,b),!legacy`.
+ * Throws SelectorError with apimachinery-style messages.
+ */
+export function parseLabelSelector(input: string): LabelSelector {
+  const tokens = lexLabels(input);
+  let position = 0;
+  const peek = () => tokens[position];
+  const next = () => tokens[position++];
+  const requirements: LabelRequirement[] = [];
+
+  function fail(found: Token, expected: string): never {
+    throw new SelectorError(
+      `unable to parse requirement: found '${found.text}', expected: ${expected}`,
+    );
+  }
+
+  function parseValues(): string[] {
+    const open = next();
+    if (open.kind !== "(") fail(open, "'('");
+    const values: string[] = [];
+    // An empty value is allowed between separators: `in (,a)`.
+    for (;;) {
+      const token = peek();
+      if (token.kind === "identifier") {
+        values.push(next().text);
+        const after = next();
+        if (after.kind === ")") return values;
+        if (after.kind !== ",") fail(after, "',' or ')'");
+      } else if (token.kind === ",") {
+        next();
+        values.push("");
+      } else if (token.kind === ")") {
+        next();
+        if (values.length === 0 || tokens[position - 2].kind === ",") {
+          values.push("");
+        }
+        return values;
+      } else {
+        fail(token, "',', ')' or identifier");
+      }
+    }
+  }
+
+  function parseRequirement(): LabelRequirement {
+    let operator: LabelOperator = "exists";
+    if (peek().kind === "!") {
+      next();
+      operator = "!";
+    }
+    const keyToken = next();
+    if (keyToken.kind !== "identifier") {
+      fail(keyToken, operator === "!" ? "identifier after '!'" : "identifier");
+    }
+    const key = keyToken.text;
+    const keyError = qualifiedNameError(key);
+    if (keyError) {
+      throw new SelectorError(
+        `unable to parse requirement: key: Invalid value: "${key}": ${keyError}`,
+      );
+    }
+    const after = peek();
+    if (after.kind === "end" || after.kind === ",") {
+      return { key, operator, values: [] };
+    }
+    if (operator === "!") fail(after, "',' or 'end of string'");
+    const op = next();
+    let values: string[];
+    switch (op.kind) {
+      case "in":
+      case "notin":
+        values = parseValues();
+        break;
+      case "=":
+      case "==":
+      case "!=":
+      case ">":
+      case "<": {
+        const value = peek();
+        if (value.kind === "identifier") {
+          values = [next().text];
+        } else if (value.kind === "end" || value.kind === ",") {
+          values = [""];
+        } else {
+          fail(value, "identifier");
+        }
+        break;
+      }
+      default:
+        fail(op, "[!=, ==, =, in, notin, >, <]");
+    }
+    for (const value of values) {
+      if (op.kind === ">" || op.kind === "<") {
+        if (!/^-?\d+$/.test(value)) {
+          throw new SelectorError(
+            `unable to parse requirement: values[0]: Invalid value: "${value}": for 'Gt', 'Lt' operators, the value must be an integer`,
+          );
+        }
+        continue;
+      }
+      const valueError = labelValueError(value);
+      if (valueError) {
+        throw new SelectorError(
+          `unable to parse requirement: values[0][${key}]: Invalid value: "${value}": ${valueError}`,
+        );
+      }
+    }
+    return { key, operator: op.kind as LabelOperator, values };
+  }
+
+  for (;;) {
+    const token = peek();
+    if (token.kind === "end") break;
+    if (token.kind !== "identifier" && token.kind !== "!") {
+      fail(token, "!, identifier, or 'end of string'");
+    }
+    requirements.push(parseRequirement());
+    const separator = next();
+    if (separator.kind === "end") break;
+    if (separator.kind !== ",") fail(separator, "',' or 'end of string'");
+    if (peek().kind === "end") fail(peek(), "identifier after ','");
+  }
+  return requirements;
+}
+
+/** Whether labels satisfy every requirement of the selector. */
+export function matchesLabels(
+  selector: LabelSelector,
+  labels: Record<string, string> | undefined,
+): boolean {
+  const has = (key: string) =>
+    labels !== undefined && Object.hasOwn(labels, key);
+  return selector.every(({ key, operator, values }) => {
+    const value = has(key) ? labels![key] : undefined;
+    switch (operator) {
+      case "exists":
+        return value !== undefined;
+      case "!":
+        return value === undefined;
+      case "=":
+      case "==":
+      case "in":
+        return value !== undefined && values.includes(value);
+      case "!=":
+      case "notin":
+        return value === undefined || !values.includes(value);
+      case ">":
+      case "<": {
+        if (value === undefined || !/^-?\d+$/.test(value)) return false;
+        const got = Number(value);
+        const want = Number(values[0]);
+        return operator === ">" ? got > want : got < want;
+      }
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Field selectors
+
+export interface FieldRequirement {
+  field: string;
+  operator: "=" | "==" | "!=";
+  value: string;
+}
+
+export type FieldSelector = FieldRequirement[];
+
+/** Splits on separators not preceded by a backslash escape. */
+function splitUnescaped(input: string, separator: string): string[] {
+  const parts: string[] = [];
+  let current = "";
+  for (let i = 0; i < input.length; i++) {
+    const c = input[i];
+    if (c === "\\" && i + 1 < input.length) {
+      current += c + input[i + 1];
+      i++;
+    } else if (c === separator) {
+      parts.push(current);
+      current = "";
+    } else {
+      current += c;
+    }
+  }
+  parts.push(current);
+  return parts;
+}
+
+function unescapeFieldValue(value: string): string {
+  let out = "";
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (c !== "\\") {
+      out += c;
+      continue;
+    }
+    const escaped = value[i + 1];
+    if (escaped !== "\\" && escaped !== "," && escaped !== "=") {
+      throw new SelectorError(
+        `invalid field selector: invalid escape sequence: \\${escaped ?? ""}`,
+      );
+    }
+    out += escaped;
+    i++;
+  }
+  return out;
+}
+
+/**
+ * Parses a field selector such as `involvedObject.kind=RayCluster,type!=Normal`.
+ * Only `=`, `==` and `!=` exist for fields.
+ */
+export function parseFieldSelector(input: string): FieldSelector {
+  if (input.trim() === "") return [];
+  return splitUnescaped(input, ",").map((term) => {
+    for (let i = 0; i < term.length; i++) {
+      if (term[i] === "\\") {
+        i++;
+        continue;
+      }
+      for (const operator of ["!=", "==", "="] as const) {
+        if (term.startsWith(operator, i)) {
+          const field = term.slice(0, i).trim();
+          if (field === "") break;
+          return {
+            field,
+            operator,
+            value: unescapeFieldValue(term.slice(i + operator.length)),
+          };
+        }
+      }
+    }
+    throw new SelectorError(
+      `invalid selector: '${input}'; can't understand '${term}'`,
+    );
+  });
+}
+
+/** Whether the object's selectable field values satisfy the selector. */
+export function matchesFields(
+  selector: FieldSelector,
+  fields: Record<string, string>,
+): boolean {
+  return selector.every(({ field, operator, value }) => {
+    const got = fields[field] ?? "";
+    return operator === "!=" ? got !== value : got === value;
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Names (k8s.io/apimachinery/pkg/util/validation), shared with the stand-in.
+
+const DNS1123_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+const DNS1123_SUBDOMAIN = `${DNS1123_LABEL}(\\.${DNS1123_LABEL})*`;
+const QUALIFIED_NAME_PART = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+const LABEL_VALUE = `(${QUALIFIED_NAME_PART})?`;
+
+function fullMatch(pattern: string, value: string): boolean {
+  return new RegExp(`^(?:${pattern})$`).test(value);
+}
+
+/** Problems with a DNS-1123 subdomain (names of most objects). */
+export function dns1123SubdomainErrors(value: string): string[] {
+  const errors: string[] = [];
+  if (value.length > 253) errors.push("must be no more than 253 characters");
+  if (!fullMatch(DNS1123_SUBDOMAIN, value)) {
+    errors.push(
+      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    );
+  }
+  return errors;
+}
+
+/** Problems with a DNS-1123 label (namespace names). */
+export function dns1123LabelErrors(value: string): string[] {
+  const errors: string[] = [];
+  if (value.length > 63) errors.push("must be no more than 63 characters");
+  if (!fullMatch(DNS1123_LABEL, value)) {
+    errors.push(
+      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+    );
+  }
+  return errors;
+}
+
+/** The first problem with a qualified name (label and annotation keys). */
+export function qualifiedNameError(value: string): string | undefined {
+  const slash = value.indexOf("/");
+  const prefix = slash >= 0 ? value.slice(0, slash) : undefined;
+  const name = slash >= 0 ? value.slice(slash + 1) : value;
+  if (prefix !== undefined) {
+    if (prefix === "") return "prefix part must be non-empty";
+    const prefixErrors = dns1123SubdomainErrors(prefix);
+    if (prefixErrors.length > 0) return `prefix part ${prefixErrors[0]}`;
+  }
+  if (name === "") return "name part must be non-empty";
+  if (name.length > 63) return "name part must be no more than 63 characters";
+  if (!fullMatch(QUALIFIED_NAME_PART, name)) {
+    return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+  }
+  return undefined;
+}
+
+/** The first problem with a label value. */
+export function labelValueError(value: string): string | undefined {
+  if (value.length > 63) return "must be no more than 63 characters";
+  if (!fullMatch(LABEL_VALUE, value)) {
+    return "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+  }
+  return undefined;
+}

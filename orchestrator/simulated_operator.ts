@@ -1,0 +1,430 @@
+/**
+ * A simulated KubeRay operator for dev mode. It polls RayClusters through the
+ * Kubernetes REST API (plain fetch, nothing stand-in specific, so it behaves
+ * the same against any server speaking that API) and, `delayMs` after it
+ * first sees a cluster without a state, does what the real operator's first
+ * reconcile visibly does:
+ *
+ * - records Normal Events on the cluster, as the operator's event recorder
+ *   writes them (`CreatedService`, `CreatedHeadPod`, `CreatedWorkerPod`,
+ *   source `raycluster-controller`);
+ * - sets `status.state` to `ready` and fills `status.endpoints` from the head
+ *   service ports (ray-operator updateEndpoints): NodePort numbers when
+ *   `spec.headGroupSpec.serviceType` is NodePort, else the head container's
+ *   ports, keyed by port name.
+ *
+ * Events are written before the status, so a client that sees `ready` also
+ * sees the events. The status write is a JSON patch that first tests
+ * metadata.uid, so a namesake created in between is never touched.
+ *
+ * Polling rather than watching: the stand-in does not serve watch yet. The
+ * poll loop and every delay are timers owned here; stop() clears them and
+ * waits for requests in flight, so nothing outlives it.
+ */
+
+import type { Logger } from "./standin.ts";
+
+export interface SimulatedOperatorOptions {
+  /** Base URL of the Kubernetes API, e.g. the stand-in's. */
+  server: string;
+  /** Delay between first seeing a cluster and making it ready. */
+  delayMs: number;
+  /** How often to list RayClusters; default 200 ms. */
+  pollIntervalMs?: number;
+  /** RayCluster coordinates; default ray.io, v1, rayclusters. */
+  group?: string;
+  version?: string;
+  plural?: string;
+  logger?: Logger;
+}
+
+export interface SimulatedOperator {
+  /** Stops polling, cancels pending work and waits for requests in flight. */
+  stop(): Promise<void>;
+}
+
+/** What the simulated operator reads of a RayCluster. */
+interface ObservedCluster {
+  apiVersion?: string;
+  metadata: {
+    name: string;
+    namespace: string;
+    uid: string;
+    resourceVersion?: string;
+    generation?: number;
+  };
+  spec?: {
+    headGroupSpec?: {
+      serviceType?: string;
+      template?: {
+        spec?: {
+          containers?: {
+            ports?: { name?: string; containerPort?: number }[];
+          }[];
+        };
+      };
+    };
+    workerGroupSpecs?: {
+      groupName?: string;
+      replicas?: number;
+      minReplicas?: number;
+      maxReplicas?: number;
+    }[];
+  };
+  status?: { state?: string; endpoints?: Record<string, string> };
+}
+
+/** Head ports when the head container declares none (DESIGN.md names). */
+const DEFAULT_HEAD_PORTS: Record<string, number> = {
+  dashboard: 8265,
+  head: 10001,
+  metrics: 8080,
+  redis: 6379,
+};
+const NODE_PORT_MIN = 30000;
+const NODE_PORT_MAX = 32767;
+const COMPONENT = "raycluster-controller";
+/** Bounds the Events written per cluster, whatever its replica counts. */
+const MAX_WORKER_POD_EVENTS = 10;
+
+/**
+ * The head service's named ports, as the operator builds them from the head
+ * container: its named ports, plus the metrics port the operator always
+ * adds; the defaults when the container declares none.
+ */
+function headServicePorts(
+  cluster: ObservedCluster,
+): Map<string, number> {
+  const container = cluster.spec?.headGroupSpec?.template?.spec?.containers
+    ?.[0];
+  const declared = (container?.ports ?? []).filter((p) =>
+    p.name && typeof p.containerPort === "number"
+  );
+  if (declared.length === 0) return new Map(Object.entries(DEFAULT_HEAD_PORTS));
+  const ports = new Map(declared.map((p) => [p.name!, p.containerPort!]));
+  if (!ports.has("metrics")) ports.set("metrics", DEFAULT_HEAD_PORTS.metrics);
+  return ports;
+}
+
+function timestamp(date = new Date()): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+function randomSuffix(): string {
+  const alphabet = "bcdfghjklmnpqrstvwxz2456789";
+  const bytes = crypto.getRandomValues(new Uint8Array(5));
+  return [...bytes].map((b) => alphabet[b % alphabet.length]).join("");
+}
+
+/** Starts polling at once; the first list happens immediately. */
+export function startSimulatedOperator(
+  options: SimulatedOperatorOptions,
+): SimulatedOperator {
+  const server = options.server.replace(/\/+$/, "");
+  const group = options.group ?? "ray.io";
+  const version = options.version ?? "v1";
+  const plural = options.plural ?? "rayclusters";
+  const pollIntervalMs = options.pollIntervalMs ?? 200;
+  const log = options.logger;
+  const apiBase = `${server}/apis/${group}/${version}`;
+
+  let stopped = false;
+  let pollTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Clusters seen, by uid: their pending timer and allocated NodePorts. */
+  const seen = new Map<
+    string,
+    { timer?: ReturnType<typeof setTimeout>; nodePorts: number[] }
+  >();
+  const usedNodePorts = new Set<number>();
+  const inFlight = new Set<Promise<unknown>>();
+  let eventSequence = 0;
+
+  function track<T>(promise: Promise<T>): Promise<T> {
+    inFlight.add(promise);
+    promise.finally(() => inFlight.delete(promise)).catch(() => {});
+    return promise;
+  }
+
+  async function request(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = "application/json",
+  ): Promise<{ status: number; body: unknown }> {
+    const response = await fetch(`${server}${path}`, {
+      method,
+      headers: body === undefined ? {} : { "content-type": contentType },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = text;
+    }
+    return { status: response.status, body: parsed };
+  }
+
+  function allocateNodePort(): number {
+    for (let port = NODE_PORT_MIN; port <= NODE_PORT_MAX; port++) {
+      if (!usedNodePorts.has(port)) {
+        usedNodePorts.add(port);
+        return port;
+      }
+    }
+    throw new Error("Cannot allocate a NodePort: all 2768 are in use");
+  }
+
+  function release(uid: string): void {
+    const entry = seen.get(uid);
+    if (!entry) return;
+    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    for (const port of entry.nodePorts) usedNodePorts.delete(port);
+    seen.delete(uid);
+  }
+
+  function endpointsFor(
+    cluster: ObservedCluster,
+    nodePorts: number[],
+  ): Record<string, string> {
+    const nodePort =
+      cluster.spec?.headGroupSpec?.serviceType?.toLowerCase() === "nodeport";
+    const endpoints: Record<string, string> = {};
+    for (const [name, port] of [...headServicePorts(cluster)].sort()) {
+      if (nodePort) {
+        const allocated = allocateNodePort();
+        nodePorts.push(allocated);
+        endpoints[name] = String(allocated);
+      } else {
+        endpoints[name] = String(port);
+      }
+    }
+    return endpoints;
+  }
+
+  async function recordEvent(
+    cluster: ObservedCluster,
+    reason: string,
+    message: string,
+  ): Promise<void> {
+    const { namespace, name, uid, resourceVersion } = cluster.metadata;
+    const now = new Date();
+    // client-go's recorder names events <object>.<unix nanos in hex>.
+    const nanos = BigInt(now.getTime()) * 1_000_000n + BigInt(eventSequence++);
+    const event = {
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { name: `${name}.${nanos.toString(16)}`, namespace },
+      involvedObject: {
+        apiVersion: cluster.apiVersion ?? `${group}/${version}`,
+        kind: "RayCluster",
+        namespace,
+        name,
+        uid,
+        resourceVersion,
+      },
+      reason,
+      message,
+      type: "Normal",
+      count: 1,
+      firstTimestamp: timestamp(now),
+      lastTimestamp: timestamp(now),
+      source: { component: COMPONENT },
+      reportingComponent: COMPONENT,
+      reportingInstance: "",
+    };
+    const result = await request(
+      "POST",
+      `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
+      event,
+    );
+    if (result.status !== 201) {
+      log?.error("Failed to record event", {
+        namespace,
+        name,
+        reason,
+        status: result.status,
+      });
+    }
+  }
+
+  async function reconcile(cluster: ObservedCluster): Promise<void> {
+    const { namespace, name, uid } = cluster.metadata;
+    const entry = seen.get(uid);
+    if (!entry || stopped) return;
+    entry.timer = undefined;
+
+    const current = await request(
+      "GET",
+      `/apis/${group}/${version}/namespaces/${
+        encodeURIComponent(namespace)
+      }/${plural}/${encodeURIComponent(name)}`,
+    );
+    const latest = current.body as ObservedCluster | undefined;
+    if (current.status !== 200 || latest?.metadata?.uid !== uid) return;
+    if (latest.status?.state) return;
+
+    await recordEvent(
+      latest,
+      "CreatedService",
+      `Created service ${namespace}/${name}-head-svc`,
+    );
+    await recordEvent(
+      latest,
+      "CreatedHeadPod",
+      `Created head Pod ${namespace}/${name}-head-${randomSuffix()}`,
+    );
+    let workerEvents = 0;
+    for (const worker of latest.spec?.workerGroupSpecs ?? []) {
+      const replicas = Math.max(0, worker.replicas ?? 0);
+      for (let i = 0; i < replicas; i++) {
+        if (workerEvents++ >= MAX_WORKER_POD_EVENTS) break;
+        await recordEvent(
+          latest,
+          "CreatedWorkerPod",
+          `Created worker Pod ${namespace}/${name}-${
+            worker.groupName ?? "workergroup"
+          }-worker-${randomSuffix()}`,
+        );
+      }
+    }
+
+    const workers = latest.spec?.workerGroupSpecs ?? [];
+    const sum = (pick: (w: (typeof workers)[number]) => number | undefined) =>
+      workers.reduce((total, w) => total + Math.max(0, pick(w) ?? 0), 0);
+    const desired = sum((w) => w.replicas);
+    const now = timestamp();
+    const status = {
+      state: "ready",
+      endpoints: endpointsFor(latest, entry.nodePorts),
+      desiredWorkerReplicas: desired,
+      availableWorkerReplicas: desired,
+      readyWorkerReplicas: desired,
+      minWorkerReplicas: sum((w) => w.minReplicas),
+      maxWorkerReplicas: sum((w) => w.maxReplicas),
+      head: {
+        podName: `${name}-head`,
+        serviceName: `${name}-head-svc`,
+      },
+      lastUpdateTime: now,
+      stateTransitionTimes: { ready: now },
+      observedGeneration: latest.metadata.generation ?? 1,
+    };
+    const patched = await request(
+      "PATCH",
+      `/apis/${group}/${version}/namespaces/${
+        encodeURIComponent(namespace)
+      }/${plural}/${encodeURIComponent(name)}/status`,
+      [
+        { op: "test", path: "/metadata/uid", value: uid },
+        { op: "add", path: "/status", value: status },
+      ],
+      "application/json-patch+json",
+    );
+    if (patched.status === 200) {
+      log?.info("Marked cluster ready", {
+        namespace,
+        name,
+        endpoints: status.endpoints,
+      });
+    } else {
+      log?.error("Failed to update cluster status", {
+        namespace,
+        name,
+        status: patched.status,
+      });
+    }
+  }
+
+  function schedule(cluster: ObservedCluster): void {
+    const uid = cluster.metadata.uid;
+    const entry: {
+      timer?: ReturnType<typeof setTimeout>;
+      nodePorts: number[];
+    } = {
+      nodePorts: [],
+    };
+    seen.set(uid, entry);
+    entry.timer = setTimeout(() => {
+      track(reconcile(cluster)).catch((error) =>
+        log?.error("Failed to reconcile cluster", {
+          namespace: cluster.metadata.namespace,
+          name: cluster.metadata.name,
+          error: error instanceof Error ? error.message : String(error),
+        })
+      );
+    }, options.delayMs);
+  }
+
+  /** Keeps NodePorts of clusters made ready earlier (e.g. before a restart). */
+  function adopt(cluster: ObservedCluster): void {
+    const nodePorts: number[] = [];
+    if (
+      cluster.spec?.headGroupSpec?.serviceType?.toLowerCase() === "nodeport"
+    ) {
+      for (const value of Object.values(cluster.status?.endpoints ?? {})) {
+        const port = Number(value);
+        if (port >= NODE_PORT_MIN && port <= NODE_PORT_MAX) {
+          usedNodePorts.add(port);
+          nodePorts.push(port);
+        }
+      }
+    }
+    seen.set(cluster.metadata.uid, { nodePorts });
+  }
+
+  async function poll(): Promise<void> {
+    const listed = await request("GET", `/apis/${group}/${version}/${plural}`);
+    if (listed.status !== 200) {
+      log?.error("Failed to list clusters", { status: listed.status });
+      return;
+    }
+    const items = (listed.body as { items?: ObservedCluster[] }).items ?? [];
+    const present = new Set(items.map((c) => c.metadata.uid));
+    for (const uid of [...seen.keys()]) {
+      if (!present.has(uid)) release(uid);
+    }
+    for (const cluster of items) {
+      if (seen.has(cluster.metadata.uid)) continue;
+      if (cluster.status?.state) adopt(cluster);
+      else schedule(cluster);
+    }
+  }
+
+  function loop(): void {
+    if (stopped) return;
+    track(poll())
+      .catch((error) =>
+        log?.error("Failed to poll clusters", {
+          url: apiBase,
+          error: error instanceof Error ? error.message : String(error),
+        })
+      )
+      .finally(() => {
+        if (!stopped) pollTimer = setTimeout(loop, pollIntervalMs);
+      });
+  }
+
+  loop();
+  log?.info("Started simulated operator", {
+    server,
+    delayMs: options.delayMs,
+  });
+
+  return {
+    async stop() {
+      stopped = true;
+      if (pollTimer !== undefined) clearTimeout(pollTimer);
+      for (const uid of [...seen.keys()]) {
+        const entry = seen.get(uid);
+        if (entry?.timer !== undefined) clearTimeout(entry.timer);
+      }
+      while (inFlight.size > 0) {
+        await Promise.allSettled([...inFlight]);
+      }
+      // A poll that finished while stopping may have set a new timer.
+      if (pollTimer !== undefined) clearTimeout(pollTimer);
+    },
+  };
+}

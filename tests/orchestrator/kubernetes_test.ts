@@ -1,0 +1,989 @@
+import assert from "node:assert/strict";
+import { ApiException, KubeConfig } from "@kubernetes/client-node";
+import { Code, ServiceError } from "../../domain/errors.ts";
+import type { Orchestrator } from "../../domain/ports.ts";
+import {
+  APP_NAME,
+  COMPUTE_TEMPLATE_CONFIG_TYPE,
+  type ConfigMap,
+  LABEL,
+  MANAGED_BY,
+  type RayCluster,
+} from "../../domain/resources.ts";
+import {
+  createKubernetesOrchestrator,
+  type KubernetesCall,
+  KubernetesTimeoutError,
+  loadKubeConfig,
+  translateKubernetesError,
+} from "../../orchestrator/kubernetes.ts";
+import {
+  kubeconfigFor,
+  type Standin,
+  type StandinOptions,
+  startStandin,
+} from "../../orchestrator/standin.ts";
+
+// ---------------------------------------------------------------------------
+// Fixtures and helpers
+
+function kubeConfigFor(url: string): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(kubeconfigFor(url));
+  return kubeConfig;
+}
+
+async function withOrchestrator(
+  fn: (orchestrator: Orchestrator, standin: Standin) => Promise<void>,
+  options: {
+    standin?: StandinOptions;
+    group?: string;
+    version?: string;
+    plural?: string;
+  } = {},
+): Promise<void> {
+  const standin = startStandin(options.standin);
+  try {
+    const orchestrator = createKubernetesOrchestrator({
+      kubeConfig: kubeConfigFor(standin.url),
+      group: options.group,
+      version: options.version,
+      plural: options.plural,
+    });
+    await fn(orchestrator, standin);
+  } finally {
+    await standin.close();
+  }
+}
+
+/** Writes straight to the stand-in, as another client of the cluster would. */
+async function put(
+  standin: Standin,
+  path: string,
+  body: unknown,
+): Promise<{ metadata: { uid: string } }> {
+  const response = await fetch(`${standin.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const answer = await response.json();
+  assert.equal(response.status, 201, JSON.stringify(answer));
+  return answer;
+}
+
+async function exists(standin: Standin, path: string): Promise<boolean> {
+  const response = await fetch(`${standin.url}${path}`);
+  await response.body?.cancel();
+  return response.status === 200;
+}
+
+function managedCluster(namespace: string, name: string): RayCluster {
+  return {
+    apiVersion: "ray.io/v1",
+    kind: "RayCluster",
+    metadata: {
+      name,
+      namespace,
+      labels: {
+        [LABEL.clusterName]: name,
+        [LABEL.user]: "alice",
+        [LABEL.appName]: APP_NAME,
+        [LABEL.managedBy]: MANAGED_BY,
+      },
+    },
+    spec: {
+      rayVersion: "2.9.0",
+      headGroupSpec: {
+        rayStartParams: {},
+        template: {
+          spec: {
+            containers: [{ name: "ray-head", image: "rayproject/ray:2.9.0" }],
+          },
+        },
+      },
+    },
+  };
+}
+
+function unmanagedCluster(namespace: string, name: string): RayCluster {
+  const cluster = managedCluster(namespace, name);
+  cluster.metadata.labels = { [LABEL.clusterName]: name };
+  return cluster;
+}
+
+function template(namespace: string, name: string): ConfigMap {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: {
+      name,
+      namespace,
+      labels: {
+        [LABEL.configType]: COMPUTE_TEMPLATE_CONFIG_TYPE,
+        [LABEL.computeTemplate]: name,
+      },
+    },
+    data: {
+      name,
+      namespace,
+      cpu: "2",
+      memory: "4",
+      gpu: "0",
+      gpu_accelerator: "",
+    },
+  };
+}
+
+async function rejection(
+  promise: Promise<unknown>,
+): Promise<ServiceError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(
+      error instanceof ServiceError,
+      `got ${error}, want a ServiceError`,
+    );
+    return error;
+  }
+  assert.fail("got success, want a ServiceError");
+}
+
+async function assertRejects(
+  promise: Promise<unknown>,
+  want: { code: Code; message: string },
+): Promise<ServiceError> {
+  const error = await rejection(promise);
+  assert.deepEqual(
+    { code: error.code, message: error.message },
+    want,
+    `got ${error.code} "${error.message}", want ${want.code} "${want.message}"`,
+  );
+  return error;
+}
+
+const names = (items: { metadata: { namespace?: string; name: string } }[]) =>
+  items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`).sort();
+
+// ---------------------------------------------------------------------------
+// Clusters
+
+Deno.test("createCluster() stores the RayCluster and returns it with its server-set metadata", async () => {
+  await withOrchestrator(async (orchestrator) => {
+    const created = await orchestrator.createCluster(
+      managedCluster("team-a", "blue"),
+    );
+    assert.equal(created.kind, "RayCluster");
+    assert.equal(created.metadata.namespace, "team-a");
+    assert.match(created.metadata.uid ?? "", /^[0-9a-f-]{36}$/);
+    assert.match(created.metadata.creationTimestamp ?? "", /Z$/);
+    assert.equal(created.spec.rayVersion, "2.9.0");
+    const got = await orchestrator.getCluster("team-a", "blue");
+    assert.deepEqual(got, created);
+  });
+});
+
+Deno.test("createCluster() of a taken name fails ALREADY_EXISTS", async () => {
+  await withOrchestrator(async (orchestrator) => {
+    await orchestrator.createCluster(managedCluster("team-a", "blue"));
+    await assertRejects(
+      orchestrator.createCluster(managedCluster("team-a", "blue")),
+      {
+        code: Code.ALREADY_EXISTS,
+        message:
+          'Cannot create cluster "team-a/blue": a cluster with that name already exists',
+      },
+    );
+  });
+});
+
+Deno.test("createCluster() of an object Kubernetes finds invalid fails INVALID_ARGUMENT with its fields", async () => {
+  await withOrchestrator(async (orchestrator) => {
+    const error = await rejection(
+      orchestrator.createCluster(managedCluster("team-a", "Not_Valid")),
+    );
+    assert.equal(error.code, Code.INVALID_ARGUMENT);
+    assert.match(
+      error.message,
+      /^Cannot create cluster "team-a\/Not_Valid": metadata\.name: Invalid value: "Not_Valid": a lowercase RFC 1123 subdomain/,
+    );
+    assert.deepEqual(error.fieldViolations.map((v) => v.field), [
+      "metadata.name",
+    ]);
+  });
+});
+
+Deno.test("createCluster() in a namespace that does not exist fails NOT_FOUND naming it", async () => {
+  await withOrchestrator(async (orchestrator) => {
+    await assertRejects(
+      orchestrator.createCluster(managedCluster("nowhere", "blue")),
+      {
+        code: Code.NOT_FOUND,
+        message:
+          'Cannot create cluster "nowhere/blue": namespace "nowhere" not found',
+      },
+    );
+  }, { standin: { implicitNamespaces: false } });
+});
+
+Deno.test("getCluster() answers NOT_FOUND for a missing cluster and for one without the managed-by label", async () => {
+  await withOrchestrator(async (orchestrator, standin) => {
+    await put(
+      standin,
+      "/apis/ray.io/v1/namespaces/team-a/rayclusters",
+      unmanagedCluster("team-a", "theirs"),
+    );
+    await assertRejects(orchestrator.getCluster("team-a", "missing"), {
+      code: Code.NOT_FOUND,
+      message: 'Cannot get cluster "team-a/missing": not found',
+    });
+    await assertRejects(orchestrator.getCluster("team-a", "theirs"), {
+      code: Code.NOT_FOUND,
+      message: 'Cannot get cluster "team-a/theirs": not found',
+    });
+  });
+});
+
+Deno.test("listClusters() lists managed clusters of one namespace or of all, never unmanaged ones", async () => {
+  await withOrchestrator(async (orchestrator, standin) => {
+    await orchestrator.createCluster(managedCluster("team-a", "blue"));
+    await orchestrator.createCluster(managedCluster("team-a", "green"));
+    await orchestrator.createCluster(managedCluster("team-b", "blue"));
+    await put(
+      standin,
+      "/apis/ray.io/v1/namespaces/team-a/rayclusters",
+      unmanagedCluster("team-a", "theirs"),
+    );
+
+    assert.deepEqual(names(await orchestrator.listClusters("team-a")), [
+      "team-a/blue",
+      "team-a/green",
+    ]);
+    assert.deepEqual(names(await orchestrator.listClusters()), [
+      "team-a/blue",
+      "team-a/green",
+      "team-b/blue",
+    ]);
+    assert.deepEqual(await orchestrator.listClusters("team-c"), []);
+  });
+});
+
+Deno.test("deleteCluster() deletes a managed cluster and answers NOT_FOUND for missing or unmanaged ones, leaving them be", async () => {
+  await withOrchestrator(async (orchestrator, standin) => {
+    await orchestrator.createCluster(managedCluster("team-a", "blue"));
+    await put(
+      standin,
+      "/apis/ray.io/v1/namespaces/team-a/rayclusters",
+      unmanagedCluster("team-a", "theirs"),
+    );
+
+    await orchestrator.deleteCluster("team-a", "blue");
+    assert.equal(
+      await exists(
+        standin,
+        "/apis/ray.io/v1/namespaces/team-a/rayclusters/blue",
+      ),
+      false,
+    );
+    await assertRejects(orchestrator.deleteCluster("team-a", "blue"), {
+      code: Code.NOT_FOUND,
+      message: 'Cannot delete cluster "team-a/blue": not found',
+    });
+    await assertRejects(orchestrator.deleteCluster("team-a", "theirs"), {
+      code: Code.NOT_FOUND,
+      message: 'Cannot delete cluster "team-a/theirs": not found',
+    });
+    assert.equal(
+      await exists(
+        standin,
+        "/apis/ray.io/v1/namespaces/team-a/rayclusters/theirs",
+      ),
+      true,
+    );
+  });
+});
+
+Deno.test("the orchestrator uses the configured RayCluster group, version and plural", async () => {
+  const coordinates = {
+    group: "example.dev",
+    version: "v1beta1",
+    plural: "rayclusterz",
+  };
+  await withOrchestrator(async (orchestrator, standin) => {
+    const cluster = {
+      ...managedCluster("team-a", "blue"),
+      apiVersion: "example.dev/v1beta1",
+    };
+    await orchestrator.createCluster(cluster);
+    assert.equal(
+      await exists(
+        standin,
+        "/apis/example.dev/v1beta1/namespaces/team-a/rayclusterz/blue",
+      ),
+      true,
+    );
+    assert.deepEqual(names(await orchestrator.listClusters()), ["team-a/blue"]);
+    await orchestrator.deleteCluster("team-a", "blue");
+  }, { standin: { rayCluster: coordinates }, ...coordinates });
+});
+
+// ---------------------------------------------------------------------------
+// Events
+
+Deno.test("listClusterEvents() returns RayCluster events only, narrowed by namespace and name", async () => {
+  await withOrchestrator(async (orchestrator, standin) => {
+    const event = (
+      namespace: string,
+      name: string,
+      kind: string,
+      involved: string,
+    ) =>
+      put(standin, `/api/v1/namespaces/${namespace}/events`, {
+        metadata: { name },
+        involvedObject: {
+          apiVersion: "v1",
+          kind,
+          namespace,
+          name: involved,
+          uid: `${involved}-uid`,
+        },
+        reason: "Created",
+        message: "made",
+        type: "Normal",
+        count: 1,
+        firstTimestamp: "2024-05-01T10:00:00Z",
+        lastTimestamp: "2024-05-01T10:00:05Z",
+        source: { component: "raycluster-controller" },
+      });
+    await event("team-a", "blue.1", "RayCluster", "blue");
+    await event("team-a", "green.1", "RayCluster", "green");
+    await event("team-b", "blue.2", "RayCluster", "blue");
+    await event("team-a", "blue.3", "Pod", "blue");
+
+    assert.deepEqual(
+      names(await orchestrator.listClusterEvents("team-a", "blue")),
+      [
+        "team-a/blue.1",
+      ],
+    );
+    assert.deepEqual(names(await orchestrator.listClusterEvents("team-a")), [
+      "team-a/blue.1",
+      "team-a/green.1",
+    ]);
+    assert.deepEqual(names(await orchestrator.listClusterEvents()), [
+      "team-a/blue.1",
+      "team-a/green.1",
+      "team-b/blue.2",
+    ]);
+    assert.deepEqual(
+      names(await orchestrator.listClusterEvents(undefined, "blue")),
+      [
+        "team-a/blue.1",
+        "team-b/blue.2",
+      ],
+    );
+
+    const [one] = await orchestrator.listClusterEvents("team-a", "blue");
+    assert.equal(one.kind, "Event");
+    assert.deepEqual(one.involvedObject, {
+      apiVersion: "v1",
+      kind: "RayCluster",
+      namespace: "team-a",
+      name: "blue",
+      uid: "blue-uid",
+    });
+    assert.equal(
+      one.firstTimestamp,
+      "2024-05-01T10:00:00Z",
+      "JSON timestamps, not Dates",
+    );
+    assert.equal(one.lastTimestamp, "2024-05-01T10:00:05Z");
+    assert.equal(typeof one.metadata.creationTimestamp, "string");
+    assert.equal(one.count, 1);
+    assert.equal(one.source?.component, "raycluster-controller");
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Compute templates
+
+Deno.test("createComputeTemplate() stores the ConfigMap and getComputeTemplate() reads it back", async () => {
+  await withOrchestrator(async (orchestrator) => {
+    const created = await orchestrator.createComputeTemplate(
+      template("team-a", "big"),
+    );
+    assert.equal(created.kind, "ConfigMap");
+    assert.equal(created.apiVersion, "v1");
+    assert.deepEqual(created.data, template("team-a", "big").data);
+    assert.match(
+      created.metadata.creationTimestamp ?? "",
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
+    );
+    const got = await orchestrator.getComputeTemplate("team-a", "big");
+    assert.deepEqual(got, created);
+  });
+});
+
+Deno.test("createComputeTemplate() of a taken name fails ALREADY_EXISTS, saying when a plain ConfigMap holds it", async () => {
+  await withOrchestrator(async (orchestrator, standin) => {
+    await orchestrator.createComputeTemplate(template("team-a", "big"));
+    await assertRejects(
+      orchestrator.createComputeTemplate(template("team-a", "big")),
+      {
+        code: Code.ALREADY_EXISTS,
+        message:
+          'Cannot create compute template "team-a/big": a compute template with that name already exists',
+      },
+    );
+    await put(standin, "/api/v1/namespaces/team-a/configmaps", {
+      metadata: { name: "settings" },
+      data: { a: "b" },
+    });
+    await assertRejects(
+      orchestrator.createComputeTemplate(template("team-a", "settings")),
+      {
+        code: Code.ALREADY_EXISTS,
+        message:
+          'Cannot create compute template "team-a/settings": a ConfigMap that is not a compute template already has that name',
+      },
+    );
+  });
+});
+
+Deno.test("getComputeTemplate() and deleteComputeTemplate() never touch a ConfigMap without the template label", async () => {
+  await withOrchestrator(async (orchestrator, standin) => {
+    await put(standin, "/api/v1/namespaces/team-a/configmaps", {
+      metadata: { name: "settings" },
+      data: { a: "b" },
+    });
+    await assertRejects(orchestrator.getComputeTemplate("team-a", "settings"), {
+      code: Code.NOT_FOUND,
+      message: 'Cannot get compute template "team-a/settings": not found',
+    });
+    await assertRejects(
+      orchestrator.deleteComputeTemplate("team-a", "settings"),
+      {
+        code: Code.NOT_FOUND,
+        message: 'Cannot delete compute template "team-a/settings": not found',
+      },
+    );
+    assert.equal(
+      await exists(standin, "/api/v1/namespaces/team-a/configmaps/settings"),
+      true,
+    );
+  });
+});
+
+Deno.test("deleteComputeTemplate() deletes the template; NOT_FOUND when it is missing", async () => {
+  await withOrchestrator(async (orchestrator, standin) => {
+    await orchestrator.createComputeTemplate(template("team-a", "big"));
+    await orchestrator.deleteComputeTemplate("team-a", "big");
+    assert.equal(
+      await exists(standin, "/api/v1/namespaces/team-a/configmaps/big"),
+      false,
+    );
+    await assertRejects(orchestrator.deleteComputeTemplate("team-a", "big"), {
+      code: Code.NOT_FOUND,
+      message: 'Cannot delete compute template "team-a/big": not found',
+    });
+  });
+});
+
+Deno.test("listComputeTemplates() selects templates by namespace and names", async (t) => {
+  await withOrchestrator(async (orchestrator, standin) => {
+    await orchestrator.createComputeTemplate(template("team-a", "small"));
+    await orchestrator.createComputeTemplate(template("team-a", "big"));
+    await orchestrator.createComputeTemplate(template("team-b", "big"));
+    await put(standin, "/api/v1/namespaces/team-a/configmaps", {
+      metadata: { name: "settings" },
+      data: {},
+    });
+    const cases: [
+      name: string,
+      namespace: string | undefined,
+      filter: string[] | undefined,
+      want: string[],
+    ][] = [
+      ["one namespace", "team-a", undefined, ["team-a/big", "team-a/small"]],
+      ["all namespaces", undefined, undefined, [
+        "team-a/big",
+        "team-a/small",
+        "team-b/big",
+      ]],
+      ["named ones", "team-a", ["big"], ["team-a/big"]],
+      ["named ones everywhere", undefined, ["big", "small"], [
+        "team-a/big",
+        "team-a/small",
+        "team-b/big",
+      ]],
+      ["a name with no template", "team-a", ["huge"], []],
+      ["no names", "team-a", [], []],
+      ["a name that cannot be a label value", "team-a", ["no way", "big"], [
+        "team-a/big",
+      ]],
+      ["a namespace without templates", "team-c", undefined, []],
+    ];
+    for (const [name, namespace, filter, want] of cases) {
+      await t.step(name, async () => {
+        const got = names(
+          await orchestrator.listComputeTemplates(namespace, filter),
+        );
+        assert.deepEqual(got, want, `got ${got}, want ${want}`);
+      });
+    }
+    const [one] = await orchestrator.listComputeTemplates("team-a", ["big"]);
+    assert.equal(one.kind, "ConfigMap", "list items get their kind back");
+    assert.equal(one.apiVersion, "v1");
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Failures
+
+Deno.test("every method fails UNAVAILABLE when the Kubernetes API cannot be reached", async (t) => {
+  const standin = startStandin();
+  const url = standin.url;
+  await standin.close();
+  const orchestrator = createKubernetesOrchestrator({
+    kubeConfig: kubeConfigFor(url),
+  });
+  const calls: [string, () => Promise<unknown>][] = [
+    [
+      "createCluster",
+      () => orchestrator.createCluster(managedCluster("team-a", "blue")),
+    ],
+    ["getCluster", () => orchestrator.getCluster("team-a", "blue")],
+    ["listClusters", () => orchestrator.listClusters()],
+    ["deleteCluster", () => orchestrator.deleteCluster("team-a", "blue")],
+    [
+      "listClusterEvents",
+      () => orchestrator.listClusterEvents("team-a", "blue"),
+    ],
+    [
+      "createComputeTemplate",
+      () => orchestrator.createComputeTemplate(template("team-a", "big")),
+    ],
+    [
+      "getComputeTemplate",
+      () => orchestrator.getComputeTemplate("team-a", "big"),
+    ],
+    [
+      "listComputeTemplates",
+      () => orchestrator.listComputeTemplates("team-a", ["big"]),
+    ],
+    [
+      "deleteComputeTemplate",
+      () => orchestrator.deleteComputeTemplate("team-a", "big"),
+    ],
+  ];
+  for (const [name, run] of calls) {
+    await t.step(name, async () => {
+      const error = await rejection(run());
+      assert.equal(error.code, Code.UNAVAILABLE, `${name}: ${error.message}`);
+      assert.match(
+        error.message,
+        /: Kubernetes API unavailable: connection refused$/,
+      );
+      assert.ok(error.cause !== undefined, "the cause is kept for the logs");
+    });
+  }
+  await assertRejects(orchestrator.listClusters(), {
+    code: Code.UNAVAILABLE,
+    message:
+      "Cannot list clusters: Kubernetes API unavailable: connection refused",
+  });
+});
+
+Deno.test("a call the Kubernetes API does not answer in time fails DEADLINE_EXCEEDED", async () => {
+  const { promise: released, resolve: release } = Promise.withResolvers<void>();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async () => {
+      await released;
+      return new Response("{}", {
+        headers: { "content-type": "application/json" },
+      });
+    },
+  );
+  try {
+    const orchestrator = createKubernetesOrchestrator({
+      kubeConfig: kubeConfigFor(`http://127.0.0.1:${server.addr.port}`),
+      timeoutMs: 100,
+    });
+    await assertRejects(orchestrator.getCluster("team-a", "blue"), {
+      code: Code.DEADLINE_EXCEEDED,
+      message:
+        'Cannot get cluster "team-a/blue": Kubernetes API did not answer in time',
+    });
+  } finally {
+    release();
+    await server.shutdown();
+  }
+});
+
+Deno.test("translateKubernetesError() maps each Kubernetes failure to a service code and message", async (t) => {
+  const status = (
+    code: number,
+    reason: string,
+    message: string,
+    details = {},
+  ) =>
+    JSON.stringify({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message,
+      reason,
+      details,
+      code,
+    });
+  const api = (
+    code: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) =>
+    new ApiException(code, "Unknown API Status Code!", body, {
+      "content-type": "application/json",
+      "x-secret-header": "do-not-leak",
+      ...headers,
+    });
+  const get: KubernetesCall = {
+    action: 'Cannot get cluster "team-a/blue"',
+    verb: "get",
+    noun: "cluster",
+  };
+  const create: KubernetesCall = {
+    action: 'Cannot create cluster "team-a/blue"',
+    verb: "create",
+    noun: "cluster",
+  };
+  const remove: KubernetesCall = {
+    action: 'Cannot delete compute template "team-a/big"',
+    verb: "delete",
+    noun: "compute template",
+  };
+  const list: KubernetesCall = {
+    action: "Cannot list clusters",
+    verb: "list",
+    noun: "cluster",
+  };
+  const refused = new TypeError("fetch failed", {
+    cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), {
+      code: "ECONNREFUSED",
+    }),
+  });
+  const passthrough = new ServiceError(
+    Code.FAILED_PRECONDITION,
+    "Already translated",
+  );
+
+  const cases: {
+    name: string;
+    error: unknown;
+    call: KubernetesCall;
+    code: Code;
+    message: string;
+    fields?: string[];
+    retryDelay?: string;
+  }[] = [
+    {
+      name: "404 on get",
+      error: api(
+        404,
+        status(404, "NotFound", 'rayclusters.ray.io "blue" not found'),
+      ),
+      call: get,
+      code: Code.NOT_FOUND,
+      message: 'Cannot get cluster "team-a/blue": not found',
+    },
+    {
+      name: "404 on delete",
+      error: api(404, status(404, "NotFound", 'configmaps "big" not found')),
+      call: remove,
+      code: Code.NOT_FOUND,
+      message: 'Cannot delete compute template "team-a/big": not found',
+    },
+    {
+      name: "404 namespace on create",
+      error: api(
+        404,
+        status(404, "NotFound", 'namespaces "team-a" not found', {
+          name: "team-a",
+          kind: "namespaces",
+        }),
+      ),
+      call: create,
+      code: Code.NOT_FOUND,
+      message:
+        'Cannot create cluster "team-a/blue": namespace "team-a" not found',
+    },
+    {
+      name: "404 on list (resource not served)",
+      error: api(
+        404,
+        status(
+          404,
+          "NotFound",
+          "the server could not find the requested resource",
+        ),
+      ),
+      call: list,
+      code: Code.NOT_FOUND,
+      message:
+        "Cannot list clusters: the server could not find the requested resource",
+    },
+    {
+      name: "409 on create",
+      error: api(
+        409,
+        status(
+          409,
+          "AlreadyExists",
+          'rayclusters.ray.io "blue" already exists',
+        ),
+      ),
+      call: create,
+      code: Code.ALREADY_EXISTS,
+      message:
+        'Cannot create cluster "team-a/blue": a cluster with that name already exists',
+    },
+    {
+      name: "409 on delete",
+      error: api(409, status(409, "Conflict", "Operation cannot be fulfilled")),
+      call: remove,
+      code: Code.ABORTED,
+      message:
+        'Cannot delete compute template "team-a/big": the compute template was changed concurrently; try again',
+    },
+    {
+      name: "422 with causes",
+      error: api(
+        422,
+        status(422, "Invalid", 'RayCluster.ray.io "blue" is invalid: ...', {
+          causes: [
+            {
+              reason: "FieldValueInvalid",
+              message: 'Invalid value: "x": bad',
+              field: "spec.a",
+            },
+            {
+              reason: "FieldValueRequired",
+              message: "Required value",
+              field: "spec.b",
+            },
+          ],
+        }),
+      ),
+      call: create,
+      code: Code.INVALID_ARGUMENT,
+      message:
+        'Cannot create cluster "team-a/blue": spec.a: Invalid value: "x": bad; spec.b: Required value',
+      fields: ["spec.a", "spec.b"],
+    },
+    {
+      name: "422 without causes",
+      error: api(422, status(422, "Invalid", "the patch test failed")),
+      call: create,
+      code: Code.INVALID_ARGUMENT,
+      message: 'Cannot create cluster "team-a/blue": the patch test failed',
+      fields: [],
+    },
+    {
+      name: "400",
+      error: api(
+        400,
+        status(
+          400,
+          "BadRequest",
+          "the namespace of the provided object does not match",
+        ),
+      ),
+      call: create,
+      code: Code.INVALID_ARGUMENT,
+      message:
+        'Cannot create cluster "team-a/blue": the namespace of the provided object does not match',
+    },
+    {
+      name: "401 (client-node gives no body)",
+      error: api(401, undefined),
+      call: list,
+      code: Code.UNAUTHENTICATED,
+      message:
+        "Cannot list clusters: Kubernetes API rejected the service's credentials",
+    },
+    {
+      name: "403",
+      error: api(
+        403,
+        status(
+          403,
+          "Forbidden",
+          'rayclusters.ray.io is forbidden: User "system:serviceaccount:corral:corral" cannot list',
+        ),
+      ),
+      call: list,
+      code: Code.PERMISSION_DENIED,
+      message: "Cannot list clusters: Kubernetes API denied access",
+    },
+    {
+      name: "429 with Retry-After",
+      error: api(429, status(429, "TooManyRequests", "slow down"), {
+        "retry-after": "3",
+      }),
+      call: list,
+      code: Code.UNAVAILABLE,
+      message:
+        "Cannot list clusters: Kubernetes API unavailable: too many requests",
+      retryDelay: "3s",
+    },
+    {
+      name: "500",
+      error: api(
+        500,
+        status(500, "InternalError", "etcdserver: leader changed"),
+      ),
+      call: get,
+      code: Code.UNAVAILABLE,
+      message:
+        'Cannot get cluster "team-a/blue": Kubernetes API unavailable: HTTP 500',
+    },
+    {
+      name: "503 with a non-JSON body",
+      error: api(503, "<html>upstream down</html>"),
+      call: get,
+      code: Code.UNAVAILABLE,
+      message:
+        'Cannot get cluster "team-a/blue": Kubernetes API unavailable: HTTP 503',
+    },
+    {
+      name: "504",
+      error: api(504, status(504, "Timeout", "request did not complete")),
+      call: list,
+      code: Code.DEADLINE_EXCEEDED,
+      message: "Cannot list clusters: Kubernetes API timed out",
+    },
+    {
+      name: "415 (a bug of ours, not the caller's)",
+      error: api(415, status(415, "UnsupportedMediaType", "nope")),
+      call: get,
+      code: Code.INTERNAL,
+      message:
+        'Cannot get cluster "team-a/blue": unexpected answer from the Kubernetes API: HTTP 415',
+    },
+    {
+      name: "connection refused",
+      error: refused,
+      call: list,
+      code: Code.UNAVAILABLE,
+      message:
+        "Cannot list clusters: Kubernetes API unavailable: connection refused",
+    },
+    {
+      name: "a bare fetch failure",
+      error: new TypeError("fetch failed"),
+      call: list,
+      code: Code.UNAVAILABLE,
+      message:
+        "Cannot list clusters: Kubernetes API unavailable: network error",
+    },
+    {
+      name: "a client-side time-out",
+      error: new KubernetesTimeoutError(100),
+      call: get,
+      code: Code.DEADLINE_EXCEEDED,
+      message:
+        'Cannot get cluster "team-a/blue": Kubernetes API did not answer in time',
+    },
+    {
+      name: "an unexpected error",
+      error: new Error("undefined is not a function"),
+      call: get,
+      code: Code.INTERNAL,
+      message: 'Cannot get cluster "team-a/blue": internal error',
+    },
+    {
+      name: "a ServiceError passes through",
+      error: passthrough,
+      call: get,
+      code: Code.FAILED_PRECONDITION,
+      message: "Already translated",
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, () => {
+      const got = translateKubernetesError(c.error, c.call);
+      assert.ok(got instanceof ServiceError);
+      assert.equal(got.code, c.code, `code: got ${got.code}, want ${c.code}`);
+      assert.equal(
+        got.message,
+        c.message,
+        `message: got "${got.message}", want "${c.message}"`,
+      );
+      assert.doesNotMatch(got.message, /do-not-leak|HTTP-Code|Headers/);
+      if (c.error !== passthrough) {
+        assert.equal(got.cause, c.error, "the original error is the cause");
+      }
+      if (c.fields) {
+        assert.deepEqual(got.fieldViolations.map((v) => v.field), c.fields);
+      }
+      if (c.retryDelay) {
+        assert.deepEqual(got.details, [{
+          "@type": "type.googleapis.com/google.rpc.RetryInfo",
+          retryDelay: c.retryDelay,
+        }]);
+      }
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------
+// Configuration
+
+Deno.test("loadKubeConfig() reads a kubeconfig file and fails clearly for a missing one", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "corral-kubeconfig-" });
+  try {
+    const path = `${dir}/config`;
+    await Deno.writeTextFile(
+      path,
+      kubeconfigFor("http://127.0.0.1:1234", "team-a"),
+    );
+    const kubeConfig = loadKubeConfig({ path });
+    assert.equal(
+      kubeConfig.getCurrentCluster()?.server,
+      "http://127.0.0.1:1234",
+    );
+    assert.equal(
+      kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace,
+      "team-a",
+    );
+
+    assert.throws(
+      () => loadKubeConfig({ path: `${dir}/missing` }),
+      (error: Error) =>
+        error.message.startsWith(`Cannot load kubeconfig "${dir}/missing": `),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a kubeconfig from loadKubeConfig() drives the orchestrator against the stand-in", async () => {
+  const standin = startStandin();
+  const dir = await Deno.makeTempDir({ prefix: "corral-kubeconfig-" });
+  try {
+    const path = `${dir}/config`;
+    await Deno.writeTextFile(path, kubeconfigFor(standin.url));
+    const orchestrator = createKubernetesOrchestrator({
+      kubeConfig: loadKubeConfig({ path }),
+    });
+    await orchestrator.createComputeTemplate(template("team-a", "big"));
+    assert.deepEqual(names(await orchestrator.listComputeTemplates()), [
+      "team-a/big",
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await standin.close();
+  }
+});

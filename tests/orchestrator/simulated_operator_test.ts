@@ -1,0 +1,364 @@
+import assert from "node:assert/strict";
+import {
+  type SimulatedOperator,
+  type SimulatedOperatorOptions,
+  startSimulatedOperator,
+} from "../../orchestrator/simulated_operator.ts";
+import { type Standin, startStandin } from "../../orchestrator/standin.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+const RC = "/apis/ray.io/v1/namespaces/team-a/rayclusters";
+
+async function send(
+  standin: Standin,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Json }> {
+  const response = await fetch(`${standin.url}${path}`, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+async function withOperator(
+  options: Partial<SimulatedOperatorOptions>,
+  fn: (standin: Standin, operator: SimulatedOperator) => Promise<void>,
+): Promise<void> {
+  const standin = startStandin();
+  const operator = startSimulatedOperator({
+    server: standin.url,
+    delayMs: 0,
+    pollIntervalMs: 10,
+    ...options,
+  });
+  try {
+    await fn(standin, operator);
+  } finally {
+    await operator.stop();
+    await standin.close();
+  }
+}
+
+function cluster(
+  name: string,
+  options: {
+    serviceType?: string;
+    ports?: { name: string; containerPort: number }[];
+    workers?: { groupName: string; replicas: number }[];
+  } = {},
+) {
+  return {
+    apiVersion: "ray.io/v1",
+    kind: "RayCluster",
+    metadata: { name },
+    spec: {
+      rayVersion: "2.9.0",
+      headGroupSpec: {
+        ...(options.serviceType ? { serviceType: options.serviceType } : {}),
+        rayStartParams: {},
+        template: {
+          spec: {
+            containers: [{
+              name: "ray-head",
+              image: "rayproject/ray:2.9.0",
+              ...(options.ports ? { ports: options.ports } : {}),
+            }],
+          },
+        },
+      },
+      workerGroupSpecs: (options.workers ?? []).map((w) => ({
+        ...w,
+        rayStartParams: {},
+        template: { spec: { containers: [] } },
+      })),
+    },
+  };
+}
+
+const CORRAL_PORTS = [
+  { name: "redis", containerPort: 6379 },
+  { name: "head", containerPort: 10001 },
+  { name: "dashboard", containerPort: 8265 },
+  { name: "metrics", containerPort: 8080 },
+];
+
+async function create(standin: Standin, body: unknown): Promise<Json> {
+  const answer = await send(standin, "POST", RC, body);
+  assert.equal(answer.status, 201, JSON.stringify(answer.body));
+  return answer.body;
+}
+
+/** Polls until the cluster has a state; fails after `timeoutMs`. */
+async function waitForState(
+  standin: Standin,
+  name: string,
+  timeoutMs = 3000,
+): Promise<Json> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const answer = await send(standin, "GET", `${RC}/${name}`);
+    if (answer.body.status?.state) return answer.body;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`cluster "${name}" got no state within ${timeoutMs} ms`);
+}
+
+async function clusterEvents(standin: Standin, name: string): Promise<Json[]> {
+  const selector = encodeURIComponent(
+    `involvedObject.kind=RayCluster,involvedObject.name=${name}`,
+  );
+  const answer = await send(
+    standin,
+    "GET",
+    `/api/v1/namespaces/team-a/events?fieldSelector=${selector}`,
+  );
+  return answer.body.items;
+}
+
+Deno.test("simulated operator makes a ClusterIP cluster ready with the head container's ports as endpoints", async () => {
+  await withOperator({}, async (standin) => {
+    await create(
+      standin,
+      cluster("blue", {
+        serviceType: "ClusterIP",
+        ports: [...CORRAL_PORTS, { name: "serve", containerPort: 8000 }],
+      }),
+    );
+    const ready = await waitForState(standin, "blue");
+    assert.equal(ready.status.state, "ready");
+    assert.deepEqual(ready.status.endpoints, {
+      dashboard: "8265",
+      head: "10001",
+      metrics: "8080",
+      redis: "6379",
+      serve: "8000",
+    });
+    assert.equal(ready.metadata.generation, 1, "status writes keep generation");
+  });
+});
+
+Deno.test("simulated operator uses the default head ports when the container declares none", async () => {
+  await withOperator({}, async (standin) => {
+    await create(standin, cluster("plain"));
+    const ready = await waitForState(standin, "plain");
+    assert.deepEqual(ready.status.endpoints, {
+      dashboard: "8265",
+      head: "10001",
+      metrics: "8080",
+      redis: "6379",
+    });
+  });
+});
+
+Deno.test("simulated operator allocates distinct NodePorts in 30000-32767 for NodePort clusters", async () => {
+  await withOperator({}, async (standin) => {
+    await create(
+      standin,
+      cluster("a", { serviceType: "NodePort", ports: CORRAL_PORTS }),
+    );
+    await create(
+      standin,
+      cluster("b", { serviceType: "NodePort", ports: CORRAL_PORTS }),
+    );
+    const ports: number[] = [];
+    for (const name of ["a", "b"]) {
+      const ready = await waitForState(standin, name);
+      assert.deepEqual(
+        Object.keys(ready.status.endpoints).sort(),
+        ["dashboard", "head", "metrics", "redis"],
+      );
+      for (const value of Object.values(ready.status.endpoints)) {
+        assert.match(value as string, /^\d+$/);
+        ports.push(Number(value));
+      }
+    }
+    assert.equal(new Set(ports).size, 8, `got ${ports}, want 8 distinct ports`);
+    for (const port of ports) {
+      assert.ok(port >= 30000 && port <= 32767, `got ${port}, want a NodePort`);
+    }
+  });
+});
+
+Deno.test("simulated operator records Normal events whose involvedObject is the cluster", async () => {
+  await withOperator({}, async (standin) => {
+    const created = await create(
+      standin,
+      cluster("blue", {
+        ports: CORRAL_PORTS,
+        workers: [{ groupName: "small", replicas: 2 }],
+      }),
+    );
+    await waitForState(standin, "blue");
+    const events = await clusterEvents(standin, "blue");
+    assert.deepEqual(
+      events.map((e) => e.reason).sort(),
+      [
+        "CreatedHeadPod",
+        "CreatedService",
+        "CreatedWorkerPod",
+        "CreatedWorkerPod",
+      ],
+    );
+    for (const e of events) {
+      assert.deepEqual(
+        {
+          apiVersion: e.involvedObject.apiVersion,
+          kind: e.involvedObject.kind,
+          namespace: e.involvedObject.namespace,
+          name: e.involvedObject.name,
+          uid: e.involvedObject.uid,
+        },
+        {
+          apiVersion: "ray.io/v1",
+          kind: "RayCluster",
+          namespace: "team-a",
+          name: "blue",
+          uid: created.metadata.uid,
+        },
+      );
+      assert.equal(e.type, "Normal");
+      assert.equal(e.count, 1);
+      assert.equal(e.source.component, "raycluster-controller");
+      assert.equal(e.metadata.namespace, "team-a");
+      assert.match(e.metadata.name, /^blue\.[0-9a-f]+$/);
+      assert.match(e.firstTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      assert.equal(e.lastTimestamp, e.firstTimestamp);
+    }
+    const byReason = Object.fromEntries(
+      events.map((e) => [e.reason, e.message]),
+    );
+    assert.equal(
+      byReason.CreatedService,
+      "Created service team-a/blue-head-svc",
+    );
+    assert.match(
+      byReason.CreatedHeadPod,
+      /^Created head Pod team-a\/blue-head-[a-z0-9]{5}$/,
+    );
+    assert.match(
+      byReason.CreatedWorkerPod,
+      /^Created worker Pod team-a\/blue-small-worker-[a-z0-9]{5}$/,
+    );
+  });
+});
+
+Deno.test("simulated operator waits delayMs before acting", async () => {
+  await withOperator({ delayMs: 300 }, async (standin) => {
+    await create(standin, cluster("slow"));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const early = await send(standin, "GET", `${RC}/slow`);
+    assert.equal(early.body.status, undefined, "no state before the delay");
+    assert.equal((await clusterEvents(standin, "slow")).length, 0);
+    const ready = await waitForState(standin, "slow");
+    assert.equal(ready.status.state, "ready");
+  });
+});
+
+/**
+ * Creates the cluster, then starts the operator, so its first poll (which
+ * runs at once) sees the cluster; returns once that poll has happened.
+ */
+async function seenByOperator(
+  standin: Standin,
+  body: unknown,
+  options: Partial<SimulatedOperatorOptions>,
+): Promise<{ created: Json; operator: SimulatedOperator }> {
+  const created = await create(standin, body);
+  const operator = startSimulatedOperator({
+    server: standin.url,
+    delayMs: 100,
+    pollIntervalMs: 200,
+    ...options,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  return { created, operator };
+}
+
+Deno.test("simulated operator never touches a namesake created after the cluster it saw was deleted", async () => {
+  const standin = startStandin();
+  const { created: first, operator } = await seenByOperator(
+    standin,
+    cluster("blue"),
+    {},
+  );
+  try {
+    // Replaced before the delay runs out and before the next poll.
+    assert.equal((await send(standin, "DELETE", `${RC}/blue`)).status, 200);
+    const second = await create(standin, cluster("blue"));
+    await waitForState(standin, "blue");
+    const events = await clusterEvents(standin, "blue");
+    assert.deepEqual(
+      [...new Set(events.map((e) => e.involvedObject.uid))],
+      [second.metadata.uid],
+    );
+    assert.notEqual(first.metadata.uid, second.metadata.uid);
+    assert.equal(
+      events.filter((e) => e.reason === "CreatedService").length,
+      1,
+      "one reconcile of the namesake, none on behalf of the first cluster",
+    );
+  } finally {
+    await operator.stop();
+    await standin.close();
+  }
+});
+
+Deno.test("simulated operator leaves a cluster whose state was set meanwhile alone", async () => {
+  const standin = startStandin();
+  const { created, operator } = await seenByOperator(
+    standin,
+    cluster("done"),
+    {},
+  );
+  try {
+    const marked = await send(standin, "PUT", `${RC}/done/status`, {
+      ...created,
+      status: { state: "failed" },
+    });
+    assert.equal(marked.status, 200);
+    // Past the delay: the operator re-read the cluster and kept its state.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const done = await send(standin, "GET", `${RC}/done`);
+    assert.equal(done.body.status.state, "failed");
+    assert.equal((await clusterEvents(standin, "done")).length, 0);
+  } finally {
+    await operator.stop();
+    await standin.close();
+  }
+});
+
+Deno.test("simulated operator does nothing after stop()", async () => {
+  const standin = startStandin();
+  try {
+    const operator = startSimulatedOperator({
+      server: standin.url,
+      delayMs: 0,
+      pollIntervalMs: 10,
+    });
+    await operator.stop();
+    await create(standin, cluster("late"));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const late = await send(standin, "GET", `${RC}/late`);
+    assert.equal(late.body.status, undefined);
+  } finally {
+    await standin.close();
+  }
+});
+
+Deno.test("simulated operator keeps polling when the API server is unreachable, and stops cleanly", async () => {
+  const standin = startStandin();
+  const url = standin.url;
+  await standin.close();
+  const operator = startSimulatedOperator({
+    server: url,
+    delayMs: 0,
+    pollIntervalMs: 10,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await operator.stop();
+});
