@@ -3,6 +3,7 @@
  * reads the environment or opens ports.
  */
 import { parseArgs } from "node:util";
+import { createDispatcher } from "./api/calls.ts";
 import { createGateway } from "./api/gateway.ts";
 import { createGrpcServer } from "./api/grpc.ts";
 import { createLogger, type Level, LEVELS } from "./api/log.ts";
@@ -239,9 +240,10 @@ async function run(config: Config, log: Logger): Promise<void> {
       config["cluster-version"]
     }`,
   });
-  const gateway = createGateway({ schema, handlers, log });
+  const dispatcher = createDispatcher({ handlers, log });
+  const gateway = createGateway({ schema, dispatcher });
 
-  const grpcServer = createGrpcServer({ schema, handlers, log });
+  const grpcServer = createGrpcServer({ schema, dispatcher });
   const boundGrpcPort = await new Promise<number>((resolve, reject) =>
     grpcServer.bindAsync(
       `${config.host}:${grpcPort}`,

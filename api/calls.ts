@@ -1,12 +1,16 @@
 /**
- * What both transports do around a handler: give the call a request id and a
- * logger, turn anything thrown into a ServiceError, and log one line per call.
+ * What both transports do around a handler: give the call a request id, a
+ * logger and Kubernetes call options (cancellation, observation), turn
+ * anything thrown into a ServiceError, count it in the metrics, and log one
+ * line per call.
  */
+import type { Message } from "../domain/codec.ts";
 import { Code, ServiceError } from "../domain/errors.ts";
 import type { Logger } from "../domain/log.ts";
+import type { KubernetesCallRecord } from "../domain/ports.ts";
 import { asServiceError, describeCause } from "./errors.ts";
+import type { Metrics } from "./metrics.ts";
 import type { Handlers } from "./service.ts";
-import type { Message } from "../domain/codec.ts";
 
 export type Transport = "http" | "grpc";
 
@@ -15,45 +19,116 @@ export interface Call {
   requestId: string;
   /** "proto.ClusterService/CreateCluster" */
   key: string;
-  /** The HTTP route template, for HTTP calls. */
+  /** The HTTP route, "GET /apis/v1alpha2/clusters", for HTTP calls. */
   route?: string;
 }
 
-/** Runs the handler for `call.key`; resolves to its result or a ServiceError. */
-export async function invoke(
-  handlers: Handlers,
-  log: Logger,
-  call: Call,
-  request: Message,
-): Promise<{ result?: Message; error?: ServiceError }> {
-  const started = performance.now();
-  const callLog = log.with({ requestId: call.requestId });
-  let outcome: { result?: Message; error?: ServiceError };
-  const handler = handlers[call.key];
-  try {
-    if (!handler) {
-      throw new ServiceError(
-        Code.UNIMPLEMENTED,
-        `Method ${call.key} is not implemented`,
-      );
-    }
-    outcome = { result: await handler(request, { log: callLog }) };
-  } catch (thrown) {
-    outcome = { error: asServiceError(thrown) };
+export interface DispatcherOptions {
+  handlers: Handlers;
+  log: Logger;
+  metrics?: Metrics;
+  /** Told of every Kubernetes call any request makes (readiness). */
+  onKubernetesCall?: (record: KubernetesCallRecord) => void;
+}
+
+export interface Outcome {
+  result?: Message;
+  error?: ServiceError;
+}
+
+export interface Dispatcher {
+  /**
+   * Runs the handler for `call.key`. `signal` aborts when the caller goes
+   * away or its deadline passes; the Kubernetes calls are cancelled with it.
+   */
+  invoke(call: Call, request: Message, signal?: AbortSignal): Promise<Outcome>;
+  /** Logs and counts a call that failed before reaching a handler. */
+  reject(call: Call, error: ServiceError, started: number): void;
+  readonly log: Logger;
+}
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { handlers, log, metrics } = options;
+
+  function finish(
+    call: Call,
+    request: Message | undefined,
+    error: ServiceError | undefined,
+    started: number,
+    kubernetesCalls: number,
+  ): void {
+    const seconds = (performance.now() - started) / 1000;
+    const name = call.route ?? call.key;
+    metrics?.requests.inc({
+      transport: call.transport,
+      rpc: name,
+      code: String(error?.code ?? Code.OK),
+    });
+    metrics?.requestDuration.observe(
+      { transport: call.transport, rpc: name },
+      seconds,
+    );
+    logCall(log, call, request, error, seconds * 1000, kubernetesCalls);
   }
-  logCall(callLog, call, request, outcome.error, performance.now() - started);
-  return outcome;
+
+  return {
+    log,
+    async invoke(call, request, signal) {
+      const started = performance.now();
+      const callLog = log.with({ requestId: call.requestId });
+      let kubernetesCalls = 0;
+      const kube = {
+        signal,
+        observe(record: KubernetesCallRecord) {
+          kubernetesCalls++;
+          metrics?.kubernetesCalls.inc({
+            verb: record.verb,
+            resource: record.resource,
+            outcome: record.outcome,
+          });
+          metrics?.kubernetesDuration.observe(
+            { verb: record.verb, resource: record.resource },
+            record.seconds,
+          );
+          options.onKubernetesCall?.(record);
+        },
+      };
+      metrics?.inFlight.add({ transport: call.transport }, 1);
+      let outcome: Outcome;
+      try {
+        const handler = handlers[call.key];
+        if (!handler) {
+          throw new ServiceError(
+            Code.UNIMPLEMENTED,
+            `Method ${call.key} is not implemented`,
+          );
+        }
+        outcome = { result: await handler(request, { log: callLog, kube }) };
+      } catch (thrown) {
+        outcome = { error: asServiceError(thrown) };
+      } finally {
+        metrics?.inFlight.add({ transport: call.transport }, -1);
+      }
+      finish(call, request, outcome.error, started, kubernetesCalls);
+      return outcome;
+    },
+    reject(call, error, started) {
+      finish(call, undefined, error, started, 0);
+    },
+  };
 }
 
 /** One structured line per call. No bodies: they may hold secrets. */
-export function logCall(
+function logCall(
   log: Logger,
   call: Call,
   request: Message | undefined,
   error: ServiceError | undefined,
   durationMs: number,
+  kubernetesCalls: number,
 ): void {
   const fields = {
+    requestId: call.requestId,
     transport: call.transport,
     rpc: call.key,
     ...(call.route ? { route: call.route } : {}),
@@ -65,6 +140,7 @@ export function logCall(
       : {}),
     code: error?.code ?? Code.OK,
     durationMs: Math.round(durationMs * 10) / 10,
+    kubernetesCalls,
   };
   if (!error) {
     log.info("Handled request", fields);

@@ -13,19 +13,16 @@ import {
   invalidArgument,
   ServiceError,
 } from "../domain/errors.ts";
-import type { Logger } from "../domain/log.ts";
-import { invoke, logCall } from "./calls.ts";
+import type { Dispatcher } from "./calls.ts";
 import { errorBody, httpStatus } from "./errors.ts";
 import { compileRoutes, matchRoute, type Route } from "./http_rules.ts";
 import type { ApiSchema } from "./schema.ts";
-import type { Handlers } from "./service.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 export interface GatewayOptions {
   schema: ApiSchema;
-  handlers: Handlers;
-  log: Logger;
+  dispatcher: Dispatcher;
   /** Request bodies larger than this are refused with 413; 3 MiB by default. */
   maxBodyBytes?: number;
 }
@@ -35,7 +32,7 @@ export type Gateway = (request: Request) => Promise<Response>;
 export function createGateway(options: GatewayOptions): Gateway {
   const routes = compileRoutes(options.schema.services);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const { handlers, log } = options;
+  const { dispatcher } = options;
 
   return async function gateway(request: Request): Promise<Response> {
     const requestId = request.headers.get("x-request-id")?.slice(0, 128) ||
@@ -44,7 +41,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const found = findRoute(routes, url.pathname, request.method);
     if ("error" in found) {
       const response = errorResponse(found.error, requestId, found.headers);
-      log.info("Handled request", {
+      dispatcher.log.info("Handled request", {
         requestId,
         transport: "http",
         method: request.method,
@@ -70,10 +67,14 @@ export function createGateway(options: GatewayOptions): Gateway {
         : new ServiceError(Code.INVALID_ARGUMENT, "Invalid request", {
           cause: thrown,
         });
-      logCall(log, call, undefined, error, performance.now() - started);
+      dispatcher.reject(call, error, started);
       return errorResponse(error, requestId);
     }
-    const { result, error } = await invoke(handlers, log, call, message);
+    const { result, error } = await dispatcher.invoke(
+      call,
+      message,
+      request.signal,
+    );
     if (error) return errorResponse(error, requestId);
     return jsonResponse(
       200,

@@ -17,23 +17,21 @@ import {
   invalidArgument,
   ServiceError,
 } from "../domain/errors.ts";
-import type { Logger } from "../domain/log.ts";
-import { invoke, logCall } from "./calls.ts";
+import type { Dispatcher } from "./calls.ts";
 import { type ApiSchema, methodKey } from "./schema.ts";
-import type { Handlers } from "./service.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./gateway.ts";
 
 export interface GrpcOptions {
   schema: ApiSchema;
-  handlers: Handlers;
-  log: Logger;
+  dispatcher: Dispatcher;
   /** Larger messages are refused with RESOURCE_EXHAUSTED; 3 MiB by default. */
   maxReceiveBytes?: number;
 }
 
 /** A gRPC server with the API's services added, not yet bound. */
 export function createGrpcServer(options: GrpcOptions): grpc.Server {
-  const { schema, handlers, log } = options;
+  const { schema, dispatcher } = options;
+  const log = dispatcher.log;
   const server = new grpc.Server({
     "grpc.max_receive_message_length": options.maxReceiveBytes ??
       DEFAULT_MAX_BODY_BYTES,
@@ -77,11 +75,15 @@ export function createGrpcServer(options: GrpcOptions): grpc.Server {
           message = decode(requestType, call.request);
         } catch (thrown) {
           const error = thrown as ServiceError;
-          logCall(log, info, undefined, error, performance.now() - started);
+          dispatcher.reject(info, error, started);
           callback(encodeStatus(error));
           return;
         }
-        const { result, error } = await invoke(handlers, log, info, message);
+        const { result, error } = await dispatcher.invoke(
+          info,
+          message,
+          callSignal(call),
+        );
         if (error) {
           callback(encodeStatus(error));
           return;
@@ -104,6 +106,30 @@ export function createGrpcServer(options: GrpcOptions): grpc.Server {
     server.addService(definition, implementation);
   }
   return server;
+}
+
+/**
+ * Aborts when the client cancels the call or its deadline passes; the
+ * reason says which, so Kubernetes calls fail with CANCELLED or
+ * DEADLINE_EXCEEDED accordingly.
+ */
+function callSignal(
+  call: grpc.ServerUnaryCall<Buffer, Uint8Array>,
+): AbortSignal {
+  const controller = new AbortController();
+  call.on("cancelled", () => {
+    if (controller.signal.aborted) return;
+    const deadline = call.getDeadline();
+    const passed = deadline instanceof Date
+      ? deadline.getTime() <= Date.now()
+      : Number.isFinite(deadline) && deadline <= Date.now();
+    controller.abort(
+      passed
+        ? new ServiceError(Code.DEADLINE_EXCEEDED, "Deadline exceeded")
+        : new ServiceError(Code.CANCELLED, "Cancelled by the client"),
+    );
+  });
+  return controller.signal;
 }
 
 function decode(type: protobuf.Type, bytes: Uint8Array): Message {

@@ -12,7 +12,7 @@ import {
   referencedTemplates,
 } from "../domain/conversions.ts";
 import type { Logger } from "../domain/log.ts";
-import type { Orchestrator } from "../domain/ports.ts";
+import type { CallOptions, Orchestrator } from "../domain/ports.ts";
 import type { Cluster, ComputeTemplate } from "../domain/types.ts";
 import {
   clusterAction,
@@ -28,6 +28,8 @@ import {
 /** What a handler knows of the call besides its request. */
 export interface CallContext {
   log: Logger;
+  /** Handed to every Kubernetes call the request causes. */
+  kube: CallOptions;
 }
 
 export type Handler = (
@@ -56,7 +58,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
 
   async function createCluster(
     request: { cluster?: Cluster; namespace: string },
-    { log }: CallContext,
+    { log, kube }: CallContext,
   ): Promise<Cluster> {
     validateCreateCluster(request);
     const namespace = request.namespace;
@@ -64,7 +66,11 @@ export function createHandlers(options: ServiceOptions): Handlers {
     const wanted = referencedTemplates(cluster);
     const templates = new Map<string, ComputeTemplate>();
     if (wanted.length > 0) {
-      const found = await orchestrator.listComputeTemplates(namespace, wanted);
+      const found = await orchestrator.listComputeTemplates(
+        namespace,
+        wanted,
+        kube,
+      );
       for (const configMap of found) {
         const template = computeTemplateFromConfigMap(configMap);
         templates.set(template.name, template);
@@ -78,40 +84,46 @@ export function createHandlers(options: ServiceOptions): Handlers {
       apiVersion: clusterApiVersion,
       now: now(),
     });
-    const created = await orchestrator.createCluster(resource);
+    const created = await orchestrator.createCluster(resource, kube);
     log.info("Created cluster", { namespace, name: cluster.name });
     return clusterFromResource(created, []);
   }
 
-  async function getCluster(request: NamespacedName): Promise<Cluster> {
+  async function getCluster(
+    request: NamespacedName,
+    { kube }: CallContext,
+  ): Promise<Cluster> {
     validateClusterKey(
       request,
       clusterAction("get", request.namespace, request.name),
     );
     const [resource, events] = await Promise.all([
-      orchestrator.getCluster(request.namespace, request.name),
-      orchestrator.listClusterEvents(request.namespace, request.name),
+      orchestrator.getCluster(request.namespace, request.name, kube),
+      orchestrator.listClusterEvents(request.namespace, request.name, kube),
     ]);
     return clusterFromResource(resource, events);
   }
 
-  async function listClusters(namespace?: string): Promise<Cluster[]> {
+  async function listClusters(
+    namespace: string | undefined,
+    kube: CallOptions,
+  ): Promise<Cluster[]> {
     const [resources, events] = await Promise.all([
-      orchestrator.listClusters(namespace),
-      orchestrator.listClusterEvents(namespace),
+      orchestrator.listClusters(namespace, kube),
+      orchestrator.listClusterEvents(namespace, undefined, kube),
     ]);
     return resources.map((resource) => clusterFromResource(resource, events));
   }
 
   async function deleteCluster(
     request: NamespacedName,
-    { log }: CallContext,
+    { log, kube }: CallContext,
   ): Promise<Record<string, never>> {
     validateClusterKey(
       request,
       clusterAction("delete", request.namespace, request.name),
     );
-    await orchestrator.deleteCluster(request.namespace, request.name);
+    await orchestrator.deleteCluster(request.namespace, request.name, kube);
     log.info("Deleted cluster", { ...request });
     return {};
   }
@@ -137,32 +149,46 @@ export function createHandlers(options: ServiceOptions): Handlers {
 
   async function getComputeTemplate(
     request: NamespacedName,
+    { kube }: CallContext,
   ): Promise<ComputeTemplate> {
     validateComputeTemplateKey(
       request,
       computeTemplateAction("get", request.namespace, request.name),
     );
     return computeTemplateFromConfigMap(
-      await orchestrator.getComputeTemplate(request.namespace, request.name),
+      await orchestrator.getComputeTemplate(
+        request.namespace,
+        request.name,
+        kube,
+      ),
     );
   }
 
   async function listComputeTemplates(
-    namespace?: string,
+    namespace: string | undefined,
+    kube: CallOptions,
   ): Promise<ComputeTemplate[]> {
-    const configMaps = await orchestrator.listComputeTemplates(namespace);
+    const configMaps = await orchestrator.listComputeTemplates(
+      namespace,
+      undefined,
+      kube,
+    );
     return configMaps.map(computeTemplateFromConfigMap);
   }
 
   async function deleteComputeTemplate(
     request: NamespacedName,
-    { log }: CallContext,
+    { log, kube }: CallContext,
   ): Promise<Record<string, never>> {
     validateComputeTemplateKey(
       request,
       computeTemplateAction("delete", request.namespace, request.name),
     );
-    await orchestrator.deleteComputeTemplate(request.namespace, request.name);
+    await orchestrator.deleteComputeTemplate(
+      request.namespace,
+      request.name,
+      kube,
+    );
     log.info("Deleted compute template", { ...request });
     return {};
   }
@@ -176,36 +202,40 @@ export function createHandlers(options: ServiceOptions): Handlers {
     "proto.ClusterService/CreateCluster": as(createCluster),
     "proto.ClusterService/GetCluster": as(getCluster),
     "proto.ClusterService/ListCluster": as(
-      async (request: { namespace: string }) => {
+      async (request: { namespace: string }, { kube }: CallContext) => {
         validateNamespace(
           request.namespace,
           `Cannot list clusters in namespace "${request.namespace}"`,
         );
-        return { clusters: await listClusters(request.namespace) };
+        return { clusters: await listClusters(request.namespace, kube) };
       },
     ),
-    "proto.ClusterService/ListAllClusters": as(async () => ({
-      clusters: await listClusters(),
-    })),
+    "proto.ClusterService/ListAllClusters": as(
+      async (_: unknown, { kube }: CallContext) => ({
+        clusters: await listClusters(undefined, kube),
+      }),
+    ),
     "proto.ClusterService/DeleteCluster": as(deleteCluster),
     "proto.ComputeTemplateService/CreateComputeTemplate": as(
       createComputeTemplate,
     ),
     "proto.ComputeTemplateService/GetComputeTemplate": as(getComputeTemplate),
     "proto.ComputeTemplateService/ListComputeTemplates": as(
-      async (request: { namespace: string }) => {
+      async (request: { namespace: string }, { kube }: CallContext) => {
         validateNamespace(
           request.namespace,
           `Cannot list compute templates in namespace "${request.namespace}"`,
         );
         return {
-          computeTemplates: await listComputeTemplates(request.namespace),
+          computeTemplates: await listComputeTemplates(request.namespace, kube),
         };
       },
     ),
-    "proto.ComputeTemplateService/ListAllComputeTemplates": as(async () => ({
-      computeTemplates: await listComputeTemplates(),
-    })),
+    "proto.ComputeTemplateService/ListAllComputeTemplates": as(
+      async (_: unknown, { kube }: CallContext) => ({
+        computeTemplates: await listComputeTemplates(undefined, kube),
+      }),
+    ),
     "proto.ComputeTemplateService/DeleteComputeTemplate": as(
       deleteComputeTemplate,
     ),

@@ -9,29 +9,78 @@
  */
 import type { ConfigMap, KubeEvent, RayCluster } from "./resources.ts";
 
+/** One Kubernetes API call as it ended, for logs and metrics. */
+export interface KubernetesCallRecord {
+  verb: "create" | "get" | "list" | "delete" | "update";
+  /** The resource's plural name: "rayclusters", "configmaps", "events". */
+  resource: string;
+  /** "ok", or the name of the service code it failed with ("UNAVAILABLE"). */
+  outcome: string;
+  seconds: number;
+}
+
+/** What a request hands every Kubernetes call it causes. */
+export interface CallOptions {
+  /** Aborts the calls: the caller went away or its deadline passed. A
+   * ServiceError as the abort reason is what the call then fails with;
+   * any other reason fails it with CANCELLED. */
+  signal?: AbortSignal;
+  /** Told of every Kubernetes call, retries included. */
+  observe?: (record: KubernetesCallRecord) => void;
+}
+
+/**
+ * Every method takes CallOptions last. Reads are retried with a bounded
+ * backoff when the Kubernetes API is unavailable; writes never are.
+ */
 export interface Orchestrator {
   /** Creates the RayCluster in metadata.namespace; returns it as stored. */
-  createCluster(cluster: RayCluster): Promise<RayCluster>;
+  createCluster(
+    cluster: RayCluster,
+    options?: CallOptions,
+  ): Promise<RayCluster>;
   /**
    * The RayCluster, if it exists and carries the managed-by label;
    * NOT_FOUND otherwise.
    */
-  getCluster(namespace: string, name: string): Promise<RayCluster>;
+  getCluster(
+    namespace: string,
+    name: string,
+    options?: CallOptions,
+  ): Promise<RayCluster>;
   /** Managed RayClusters of one namespace, or of all when undefined. */
-  listClusters(namespace?: string): Promise<RayCluster[]>;
+  listClusters(
+    namespace?: string,
+    options?: CallOptions,
+  ): Promise<RayCluster[]>;
   /** Deletes a managed RayCluster; NOT_FOUND when missing or unmanaged. */
-  deleteCluster(namespace: string, name: string): Promise<void>;
+  deleteCluster(
+    namespace: string,
+    name: string,
+    options?: CallOptions,
+  ): Promise<void>;
   /**
    * Events whose involvedObject is a RayCluster, in one namespace (or all
    * when undefined), optionally narrowed to one cluster name. Callers still
    * match each event to its cluster by namespace, name and uid.
    */
-  listClusterEvents(namespace?: string, name?: string): Promise<KubeEvent[]>;
+  listClusterEvents(
+    namespace?: string,
+    name?: string,
+    options?: CallOptions,
+  ): Promise<KubeEvent[]>;
 
   /** Creates a compute-template ConfigMap; ALREADY_EXISTS on a name clash. */
-  createComputeTemplate(configMap: ConfigMap): Promise<ConfigMap>;
+  createComputeTemplate(
+    configMap: ConfigMap,
+    options?: CallOptions,
+  ): Promise<ConfigMap>;
   /** The compute-template ConfigMap; NOT_FOUND for any other ConfigMap. */
-  getComputeTemplate(namespace: string, name: string): Promise<ConfigMap>;
+  getComputeTemplate(
+    namespace: string,
+    name: string,
+    options?: CallOptions,
+  ): Promise<ConfigMap>;
   /**
    * Compute-template ConfigMaps of one namespace (or all when undefined),
    * optionally only those with the given template names, in one call.
@@ -39,7 +88,18 @@ export interface Orchestrator {
   listComputeTemplates(
     namespace?: string,
     names?: string[],
+    options?: CallOptions,
   ): Promise<ConfigMap[]>;
   /** Deletes a compute-template ConfigMap; NOT_FOUND for any other. */
-  deleteComputeTemplate(namespace: string, name: string): Promise<void>;
+  deleteComputeTemplate(
+    namespace: string,
+    name: string,
+    options?: CallOptions,
+  ): Promise<void>;
+
+  /**
+   * Asks the Kubernetes API for its version: resolves when it answered at
+   * all, for readiness.
+   */
+  ping(options?: CallOptions): Promise<void>;
 }

@@ -13,6 +13,7 @@ import {
   CustomObjectsApi,
   KubeConfig,
   Observable,
+  VersionApi,
 } from "@kubernetes/client-node";
 import type {
   ConfigurationOptions,
@@ -22,7 +23,11 @@ import type {
 } from "@kubernetes/client-node";
 import { Code, ServiceError } from "../domain/errors.ts";
 import type { ErrorDetail, FieldViolation } from "../domain/errors.ts";
-import type { Orchestrator } from "../domain/ports.ts";
+import type {
+  CallOptions,
+  KubernetesCallRecord,
+  Orchestrator,
+} from "../domain/ports.ts";
 import {
   COMPUTE_TEMPLATE_SELECTOR,
   isComputeTemplate,
@@ -57,9 +62,13 @@ export type CoreV1Port = Pick<
   | "listEventForAllNamespaces"
 >;
 
+/** The VersionApi method the readiness ping calls. */
+export type VersionPort = Pick<VersionApi, "getCode">;
+
 export interface KubernetesClients {
   customObjects: CustomObjectsPort;
   core: CoreV1Port;
+  version: VersionPort;
 }
 
 /** Where RayClusters live; DESIGN.md makes these configurable. */
@@ -76,6 +85,8 @@ export interface KubernetesOrchestratorOptions {
   plural?: string;
   /** Per-call time limit; DEADLINE_EXCEEDED past it. Default 10 s. */
   timeoutMs?: number;
+  /** Attempts of a read while the API is unavailable; default 3. */
+  readAttempts?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -88,13 +99,14 @@ export function createKubernetesOrchestrator(
     {
       customObjects: options.kubeConfig.makeApiClient(CustomObjectsApi),
       core: options.kubeConfig.makeApiClient(CoreV1Api),
+      version: options.kubeConfig.makeApiClient(VersionApi),
     },
     {
       group: options.group ?? "ray.io",
       version: options.version ?? "v1",
       plural: options.plural ?? "rayclusters",
     },
-    options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    { timeoutMs: options.timeoutMs, readAttempts: options.readAttempts },
   );
 }
 
@@ -327,6 +339,66 @@ export function translateKubernetesError(
 // ---------------------------------------------------------------------------
 // Implementation
 
+const CODE_NAMES = new Map<number, string>(
+  Object.entries(Code).map(([name, code]) => [code, name]),
+);
+
+function codeName(code: number | undefined): string {
+  return CODE_NAMES.get(code ?? Code.UNKNOWN) ?? "UNKNOWN";
+}
+
+/**
+ * How long to wait before retry `attempt` + 1: the Retry-After Kubernetes
+ * asked for (RetryInfo), else a growing delay with jitter; undefined when
+ * the wait would be too long to be worth it.
+ */
+function retryWait(
+  error: ServiceError,
+  attempt: number,
+  baseMs: number,
+): number | undefined {
+  for (const detail of error.details ?? []) {
+    if (detail["@type"] === "type.googleapis.com/google.rpc.RetryInfo") {
+      const ms = parseFloat(detail.retryDelay) * 1000;
+      return ms <= MAX_RETRY_WAIT_MS ? ms : undefined;
+    }
+  }
+  const delay = baseMs * 3 ** (attempt - 1);
+  return delay / 2 + Math.random() * delay / 2;
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason when aborted. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function observe(
+  options: CallOptions,
+  description: KubernetesCall,
+  resource: string,
+  outcome: string,
+  started: number,
+): void {
+  const record: KubernetesCallRecord = {
+    verb: description.verb,
+    resource,
+    outcome,
+    seconds: (performance.now() - started) / 1000,
+  };
+  options.observe?.(record);
+}
+
 /**
  * client-node's typed models hold timestamps as Date; the domain works on
  * the JSON shapes, so objects go back to JSON with RFC 3339 timestamps
@@ -394,34 +466,102 @@ function signalOptions(signal: AbortSignal): ConfigurationOptions {
   };
 }
 
+/** How the orchestrator calls: time limit per attempt, read attempts. */
+export interface CallPolicy {
+  timeoutMs?: number;
+  readAttempts?: number;
+  /** First retry delay; later ones grow threefold, with jitter. */
+  retryDelayMs?: number;
+}
+
+const DEFAULT_READ_ATTEMPTS = 3;
+const DEFAULT_RETRY_DELAY_MS = 100;
+/** A Retry-After longer than this is not waited for: the caller is told. */
+const MAX_RETRY_WAIT_MS = 2_000;
+
 /** The orchestrator on the given clients: the seam the tests exercise. */
 export function orchestratorOnClients(
   clients: KubernetesClients,
   rayCluster: RayClusterCoordinates,
-  timeoutMs = DEFAULT_TIMEOUT_MS,
+  policy: CallPolicy = {},
 ): Orchestrator {
   const { customObjects, core } = clients;
   const { group, version, plural } = rayCluster;
+  const timeoutMs = policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const readAttempts = Math.max(
+    1,
+    policy.readAttempts ?? DEFAULT_READ_ATTEMPTS,
+  );
+  const retryDelayMs = policy.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
 
-  /** One Kubernetes call, time-limited, its failure translated. */
+  /**
+   * One Kubernetes call: time-limited, cancelled with the caller, observed,
+   * its failure translated. Reads (get, list) are retried while the API is
+   * unavailable (network, 5xx, 429), a bounded number of times with a
+   * growing delay; creates, deletes and updates never are, since a lost
+   * answer does not say whether the write happened.
+   */
   async function call<T>(
     description: KubernetesCall,
+    resource: string,
     run: (options: ConfigurationOptions) => Promise<T>,
+    options: CallOptions = {},
   ): Promise<T> {
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
+    const retryable = description.verb === "get" || description.verb === "list";
+    for (let attempt = 1;; attempt++) {
+      const started = performance.now();
+      let outcome = "ok";
+      try {
+        return await attemptOnce(description, run, options.signal);
+      } catch (error) {
+        const failure = error as ServiceError;
+        outcome = codeName(failure.code);
+        const delay = retryWait(failure, attempt, retryDelayMs);
+        if (
+          !retryable || attempt >= readAttempts ||
+          failure.code !== Code.UNAVAILABLE || delay === undefined ||
+          options.signal?.aborted
+        ) throw failure;
+        observe(options, description, resource, outcome, started);
+        outcome = "";
+        await sleep(delay, options.signal).catch((reason) => {
+          throw reason instanceof ServiceError ? reason : new ServiceError(
+            Code.CANCELLED,
+            `${description.action}: the request was cancelled`,
+          );
+        });
+      } finally {
+        if (outcome) observe(options, description, resource, outcome, started);
+      }
+    }
+  }
+
+  async function attemptOnce<T>(
+    description: KubernetesCall,
+    run: (options: ConfigurationOptions) => Promise<T>,
+    callerSignal: AbortSignal | undefined,
+  ): Promise<T> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = callerSignal
+      ? AbortSignal.any([timeout, callerSignal])
+      : timeout;
     try {
-      return await run(signalOptions(controller.signal));
+      callerSignal?.throwIfAborted();
+      return await run(signalOptions(signal));
     } catch (error) {
-      const failure = timedOut ? new KubernetesTimeoutError(timeoutMs) : error;
-      if (timedOut) (failure as Error).cause = error;
+      if (callerSignal?.aborted) {
+        throw callerSignal.reason instanceof ServiceError
+          ? callerSignal.reason
+          : new ServiceError(
+            Code.CANCELLED,
+            `${description.action}: the request was cancelled`,
+            { cause: error },
+          );
+      }
+      const failure = timeout.aborted
+        ? Object.assign(new KubernetesTimeoutError(timeoutMs), { cause: error })
+        : error;
       throw translateKubernetesError(failure, description);
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -450,14 +590,17 @@ export function orchestratorOnClients(
     description: KubernetesCall,
     namespace: string,
     name: string,
+    options?: CallOptions,
   ): Promise<RayCluster> {
     const cluster: RayCluster = await call(
       description,
-      (options) =>
+      plural,
+      (config) =>
         customObjects.getNamespacedCustomObject(
           { group, version, namespace, plural, name },
-          options,
+          config,
         ),
+      options,
     );
     // A RayCluster Corral (or the KubeRay API server) does not manage is
     // someone else's: as far as callers can tell, it does not exist.
@@ -469,11 +612,14 @@ export function orchestratorOnClients(
     description: KubernetesCall,
     namespace: string,
     name: string,
+    options?: CallOptions,
   ): Promise<ConfigMap> {
     const configMap = asConfigMap(
       await call(
         description,
-        (options) => core.readNamespacedConfigMap({ namespace, name }, options),
+        "configmaps",
+        (config) => core.readNamespacedConfigMap({ namespace, name }, config),
+        options,
       ),
     );
     if (!isComputeTemplate(configMap)) throw notFound(description);
@@ -481,27 +627,30 @@ export function orchestratorOnClients(
   }
 
   return {
-    createCluster(cluster) {
+    createCluster(cluster, options) {
       const namespace = cluster.metadata.namespace ?? "";
       return call(
         clusterCall("create", namespace, cluster.metadata.name),
-        (options) =>
+        plural,
+        (config) =>
           customObjects.createNamespacedCustomObject(
             { group, version, namespace, plural, body: cluster },
-            options,
+            config,
           ),
+        options,
       );
     },
 
-    getCluster(namespace, name) {
+    getCluster(namespace, name, options) {
       return readManagedCluster(
         clusterCall("get", namespace, name),
         namespace,
         name,
+        options,
       );
     },
 
-    async listClusters(namespace) {
+    async listClusters(namespace, options) {
       const description: KubernetesCall = {
         action: namespace === undefined
           ? "Cannot list clusters"
@@ -509,41 +658,39 @@ export function orchestratorOnClients(
         verb: "list",
         noun: "cluster",
       };
+      const labelSelector = MANAGED_CLUSTER_SELECTOR;
       const list: { items?: RayCluster[] } = await call(
         description,
-        (options) =>
+        plural,
+        (config) =>
           namespace === undefined
             ? customObjects.listClusterCustomObject(
-              {
-                group,
-                version,
-                plural,
-                labelSelector: MANAGED_CLUSTER_SELECTOR,
-              },
-              options,
+              { group, version, plural, labelSelector },
+              config,
             )
             : customObjects.listNamespacedCustomObject(
-              {
-                group,
-                version,
-                namespace,
-                plural,
-                labelSelector: MANAGED_CLUSTER_SELECTOR,
-              },
-              options,
+              { group, version, namespace, plural, labelSelector },
+              config,
             ),
+        options,
       );
       return list.items ?? [];
     },
 
-    async deleteCluster(namespace, name) {
+    async deleteCluster(namespace, name, options) {
       const description = clusterCall("delete", namespace, name);
-      const cluster = await readManagedCluster(description, namespace, name);
+      const cluster = await readManagedCluster(
+        description,
+        namespace,
+        name,
+        options,
+      );
       // The uid precondition makes the delete miss a namesake created
       // between the read and the delete (answered 409 -> ABORTED).
       await call(
         description,
-        (options) =>
+        plural,
+        (config) =>
           customObjects.deleteNamespacedCustomObject(
             {
               group,
@@ -553,12 +700,13 @@ export function orchestratorOnClients(
               name,
               body: { preconditions: { uid: cluster.metadata.uid } },
             },
-            options,
+            config,
           ),
+        options,
       );
     },
 
-    async listClusterEvents(namespace, name) {
+    async listClusterEvents(namespace, name, options) {
       const fieldSelector = [
         "involvedObject.kind=RayCluster",
         ...(name === undefined ? [] : [`involvedObject.name=${name}`]),
@@ -574,15 +722,17 @@ export function orchestratorOnClients(
       };
       const list = await call(
         description,
-        (options) =>
+        "events",
+        (config) =>
           namespace === undefined
-            ? core.listEventForAllNamespaces({ fieldSelector }, options)
-            : core.listNamespacedEvent({ namespace, fieldSelector }, options),
+            ? core.listEventForAllNamespaces({ fieldSelector }, config)
+            : core.listNamespacedEvent({ namespace, fieldSelector }, config),
+        options,
       );
       return list.items.map(asEvent);
     },
 
-    async createComputeTemplate(configMap) {
+    async createComputeTemplate(configMap, options) {
       const namespace = configMap.metadata.namespace ?? "";
       const name = configMap.metadata.name;
       const description = templateCall("create", namespace, name);
@@ -590,11 +740,13 @@ export function orchestratorOnClients(
         return asConfigMap(
           await call(
             description,
-            (options) =>
+            "configmaps",
+            (config) =>
               core.createNamespacedConfigMap(
                 { namespace, body: configMapBody(configMap) },
-                options,
+                config,
               ),
+            options,
           ),
         );
       } catch (error) {
@@ -605,8 +757,9 @@ export function orchestratorOnClients(
         // ConfigMap; the extra read happens only on this failure path.
         const taken = await call(
           templateCall("get", namespace, name),
-          (options) =>
-            core.readNamespacedConfigMap({ namespace, name }, options),
+          "configmaps",
+          (config) => core.readNamespacedConfigMap({ namespace, name }, config),
+          options,
         ).catch(() => undefined);
         if (taken && !isComputeTemplate(asConfigMap(taken))) {
           throw new ServiceError(
@@ -619,15 +772,16 @@ export function orchestratorOnClients(
       }
     },
 
-    getComputeTemplate(namespace, name) {
+    getComputeTemplate(namespace, name, options) {
       return readTemplate(
         templateCall("get", namespace, name),
         namespace,
         name,
+        options,
       );
     },
 
-    async listComputeTemplates(namespace, names) {
+    async listComputeTemplates(namespace, names, options) {
       let labelSelector = COMPUTE_TEMPLATE_SELECTOR;
       if (names !== undefined) {
         // Template names are label values; a name that cannot be one cannot
@@ -645,31 +799,49 @@ export function orchestratorOnClients(
       };
       const list = await call(
         description,
-        (options) =>
+        "configmaps",
+        (config) =>
           namespace === undefined
-            ? core.listConfigMapForAllNamespaces({ labelSelector }, options)
+            ? core.listConfigMapForAllNamespaces({ labelSelector }, config)
             : core.listNamespacedConfigMap(
               { namespace, labelSelector },
-              options,
+              config,
             ),
+        options,
       );
       return list.items.map(asConfigMap);
     },
 
-    async deleteComputeTemplate(namespace, name) {
+    async deleteComputeTemplate(namespace, name, options) {
       const description = templateCall("delete", namespace, name);
-      const configMap = await readTemplate(description, namespace, name);
+      const configMap = await readTemplate(
+        description,
+        namespace,
+        name,
+        options,
+      );
       await call(
         description,
-        (options) =>
+        "configmaps",
+        (config) =>
           core.deleteNamespacedConfigMap(
             {
               namespace,
               name,
               body: { preconditions: { uid: configMap.metadata.uid } },
             },
-            options,
+            config,
           ),
+        options,
+      );
+    },
+
+    async ping(options) {
+      await call(
+        { action: "Cannot reach Kubernetes", verb: "get", noun: "version" },
+        "version",
+        (config) => clients.version.getCode(config),
+        options,
       );
     },
   };

@@ -5,6 +5,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import * as k8s from "@kubernetes/client-node";
+import { createDispatcher } from "../api/calls.ts";
 import { createGateway, type Gateway } from "../api/gateway.ts";
 import { createGrpcServer } from "../api/grpc.ts";
 import { silentLogger } from "../api/log.ts";
@@ -44,8 +45,9 @@ export async function startCorral(
     orchestrator,
     clusterApiVersion: "ray.io/v1",
   });
-  const gateway = createGateway({ schema: api, handlers, log });
-  const server = createGrpcServer({ schema: api, handlers, log });
+  const dispatcher = createDispatcher({ handlers, log });
+  const gateway = createGateway({ schema: api, dispatcher });
+  const server = createGrpcServer({ schema: api, dispatcher });
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(
       "127.0.0.1:0",

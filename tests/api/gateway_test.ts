@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createDispatcher } from "../../api/calls.ts";
 import { createGateway } from "../../api/gateway.ts";
 import { silentLogger } from "../../api/log.ts";
 import { compileRoutes } from "../../api/http_rules.ts";
@@ -19,8 +20,7 @@ async function withCorral(fn: (corral: Corral) => Promise<void>) {
 Deno.test("the gateway answers an unknown path with 404 Not Found", async () => {
   const gateway = createGateway({
     schema: await schema(),
-    handlers: {},
-    log: silentLogger(),
+    dispatcher: createDispatcher({ handlers: {}, log: silentLogger() }),
   });
   for (
     const path of ["/", "/apis", "/apis/v1alpha2/namespaces/a/clusters/b/c"]
@@ -34,8 +34,7 @@ Deno.test("the gateway answers an unknown path with 404 Not Found", async () => 
 Deno.test("the gateway answers a known path with the wrong method with 405 and Allow", async () => {
   const gateway = createGateway({
     schema: await schema(),
-    handlers: {},
-    log: silentLogger(),
+    dispatcher: createDispatcher({ handlers: {}, log: silentLogger() }),
   });
   const response = await gateway(
     new Request(`${BASE}/apis/v1alpha2/namespaces/a/clusters`, {
