@@ -5,8 +5,20 @@
 import { parseArgs } from "node:util";
 import { createDispatcher } from "./api/calls.ts";
 import { createGateway } from "./api/gateway.ts";
+import { docsPages, loadScalarBundle } from "./api/docs.ts";
 import { createGrpcServer } from "./api/grpc.ts";
+import {
+  addHealthService,
+  healthServiceDefinition,
+} from "./api/grpc_health.ts";
+import { addReflection } from "./api/grpc_reflection.ts";
+import { compileRoutes } from "./api/http_rules.ts";
+import { openApiDocument } from "./api/openapi.ts";
+import { Health, livenessPage, readinessPage } from "./api/health.ts";
+import { createHttpApp } from "./api/http.ts";
+import { serveHttp } from "./api/http_server.ts";
 import { createLogger, type Level, LEVELS } from "./api/log.ts";
+import { Metrics } from "./api/metrics.ts";
 import { loadApiSchema } from "./api/schema.ts";
 import { createHandlers } from "./api/service.ts";
 import type { Logger } from "./domain/log.ts";
@@ -74,6 +86,34 @@ const SETTINGS = {
     env: "CORRAL_CLUSTER_PLURAL",
     default: "rayclusters",
     help: "plural resource name of the cluster custom resource",
+  },
+  "max-body-bytes": {
+    env: "CORRAL_MAX_BODY_BYTES",
+    default: "3Mi",
+    help:
+      "largest request body (HTTP) or message (gRPC); larger ones are refused with code 8 (e.g. 3Mi, 512Ki)",
+  },
+  "kube-timeout": {
+    env: "CORRAL_KUBE_TIMEOUT",
+    default: "10s",
+    help:
+      "time limit of each Kubernetes API call; past it the request fails with code 4",
+  },
+  "header-timeout": {
+    env: "CORRAL_HEADER_TIMEOUT",
+    default: "10s",
+    help: "an HTTP client must send a request's headers within this",
+  },
+  "idle-timeout": {
+    env: "CORRAL_IDLE_TIMEOUT",
+    default: "60s",
+    help: "an HTTP connection without traffic for this long is closed",
+  },
+  "shutdown-grace": {
+    env: "CORRAL_SHUTDOWN_GRACE",
+    default: "20s",
+    help:
+      "on SIGTERM or SIGINT, how long requests in flight may take to finish",
   },
   "log-level": {
     env: "CORRAL_LOG_LEVEL",
@@ -149,7 +189,15 @@ function port(config: Config, flag: "http-port" | "grpc-port"): number {
   return n;
 }
 
-function duration(config: Config, flag: "operator-delay"): number {
+function duration(
+  config: Config,
+  flag:
+    | "operator-delay"
+    | "kube-timeout"
+    | "header-timeout"
+    | "idle-timeout"
+    | "shutdown-grace",
+): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(config[flag].trim());
   if (!match) {
     throw new ConfigError(
@@ -158,6 +206,23 @@ function duration(config: Config, flag: "operator-delay"): number {
   }
   const unit = { ms: 1, s: 1000, m: 60_000 }[match[2] ?? "ms"]!;
   return Number(match[1]) * unit;
+}
+
+function bytes(config: Config, flag: "max-body-bytes"): number {
+  const match = /^(\d+)(Ki|Mi|Gi)?$/.exec(config[flag].trim());
+  const n = match
+    ? Number(match[1]) * { "": 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 }[
+      match[2] ?? ""
+    ]!
+    : NaN;
+  if (!(n > 0)) {
+    throw new ConfigError(
+      `--${flag} must be a size such as 3Mi, 512Ki or 1048576, got "${
+        config[flag]
+      }"`,
+    );
+  }
+  return n;
 }
 
 class ConfigError extends Error {}
@@ -180,6 +245,15 @@ async function main(): Promise<void> {
     Deno.exit(2);
   }
   const log = createLogger({ level });
+  // A bug must not take the service down: log it and keep serving.
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    log.error("Unhandled promise rejection", { cause: String(event.reason) });
+  });
+  globalThis.addEventListener("error", (event) => {
+    event.preventDefault();
+    log.error("Uncaught exception", { cause: String(event.error) });
+  });
   try {
     await run(config, log);
   } catch (error) {
@@ -232,6 +306,7 @@ async function run(config: Config, log: Logger): Promise<void> {
     group: config["cluster-group"],
     version: config["cluster-version"],
     plural: config["cluster-plural"],
+    timeoutMs: duration(config, "kube-timeout"),
   });
   const schema = await loadApiSchema();
   const handlers = createHandlers({
@@ -240,10 +315,49 @@ async function run(config: Config, log: Logger): Promise<void> {
       config["cluster-version"]
     }`,
   });
-  const dispatcher = createDispatcher({ handlers, log });
-  const gateway = createGateway({ schema, dispatcher });
+  const metrics = new Metrics();
+  const health = new Health({ ping: (options) => orchestrator.ping(options) });
+  const dispatcher = createDispatcher({
+    handlers,
+    log,
+    metrics,
+    onKubernetesCall: health.observe,
+  });
+  const maxBodyBytes = bytes(config, "max-body-bytes");
+  const gateway = createGateway({ schema, dispatcher, maxBodyBytes });
+  const app = createHttpApp({
+    gateway,
+    pages: {
+      // The OpenAPI document, from the same http rules the gateway routes.
+      ...docsPages(
+        openApiDocument(compileRoutes(schema.services)),
+        await loadScalarBundle(),
+      ),
+      "/healthz": livenessPage,
+      "/readyz": () => readinessPage(health),
+      "/metrics": () =>
+        new Response(metrics.render(), {
+          headers: { "content-type": "text/plain; version=0.0.4" },
+        }),
+    },
+  });
 
-  const grpcServer = createGrpcServer({ schema, dispatcher });
+  const grpcServer = createGrpcServer({
+    schema,
+    dispatcher,
+    maxReceiveBytes: maxBodyBytes,
+  });
+  const grpcHealth = addHealthService(
+    grpcServer,
+    schema.services.map((s) => s.fullName.slice(1)),
+  );
+  health.onChange = (ready) =>
+    grpcHealth.setAll(ready ? "SERVING" : "NOT_SERVING");
+  addReflection(
+    grpcServer,
+    [...schema.services, healthServiceDefinition()],
+    schema.root,
+  );
   const boundGrpcPort = await new Promise<number>((resolve, reject) =>
     grpcServer.bindAsync(
       `${config.host}:${grpcPort}`,
@@ -251,33 +365,62 @@ async function run(config: Config, log: Logger): Promise<void> {
       (error, bound) => error ? reject(error) : resolve(bound),
     )
   );
-  closers.push({
-    close: () =>
-      new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve())),
-  });
+  health.listeners.grpc = true;
 
-  const httpServer = Deno.serve(
-    { hostname: config.host, port: httpPort, onListen: () => {} },
-    gateway,
-  );
-  closers.push({ close: () => httpServer.shutdown() });
+  const httpServer = await serveHttp({
+    hostname: config.host,
+    port: httpPort,
+    handler: app,
+    log,
+    headerTimeoutMs: duration(config, "header-timeout"),
+    idleTimeoutMs: duration(config, "idle-timeout"),
+  });
+  health.listeners.http = true;
 
   log.info("Corral started", {
     mode,
-    httpPort: httpServer.addr.port,
+    httpPort: httpServer.port,
     grpcPort: boundGrpcPort,
     host: config.host,
     server: kubeConfig.getCurrentCluster()?.server,
   });
 
+  const graceMs = duration(config, "shutdown-grace");
+  let stopping = false;
   const stop = async (signal: string) => {
-    log.info("Stopping", { signal });
+    // `deno task` forwards the terminal's signal to a child that got it
+    // already: a second signal changes nothing.
+    if (stopping) return;
+    stopping = true;
+    log.info("Stopping", { signal, graceMs, inFlight: httpServer.inFlight });
+    // Not ready from now on; both listeners stop accepting at once, and
+    // what they accepted finishes, within the grace period.
+    health.beginShutdown();
+    grpcHealth.shutdown(); // ends health Watch streams, which would hold it
+    await Promise.all([
+      httpServer.shutdown(graceMs),
+      shutdownGrpc(grpcServer, graceMs),
+    ]);
     for (const closer of closers.reverse()) await closer.close();
     log.info("Stopped");
     Deno.exit(0);
   };
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+}
+
+/** Lets accepted calls finish, at most `graceMs`, then cuts the rest. */
+function shutdownGrpc(server: grpc.Server, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, graceMs);
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 if (import.meta.main) await main();

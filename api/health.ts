@@ -1,0 +1,126 @@
+/**
+ * Liveness and readiness. Liveness: the process serves HTTP. Readiness: both
+ * listeners are up, no shutdown has begun, and the Kubernetes API answered
+ * within the last few seconds (any answer counts: a 404 shows it is there;
+ * only unavailability, time-outs and cancellations do not). When no request
+ * has reached Kubernetes lately, a readiness check asks it for its version.
+ */
+import { Code, ServiceError } from "../domain/errors.ts";
+import type { KubernetesCallRecord } from "../domain/ports.ts";
+
+export interface HealthOptions {
+  /** Asks Kubernetes for its version; resolves when it answered. */
+  ping: (options: {
+    signal: AbortSignal;
+    observe: (record: KubernetesCallRecord) => void;
+  }) => Promise<void>;
+  /** How long an answer from Kubernetes keeps Corral ready; 5 s. */
+  freshMs?: number;
+  /** Time limit of the readiness ping; 2 s. */
+  pingTimeoutMs?: number;
+  now?: () => number;
+}
+
+export interface Readiness {
+  ready: boolean;
+  /** Why not, one reason per failed check. */
+  reasons: string[];
+}
+
+const NO_ANSWER = new Set(["UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED"]);
+
+export class Health {
+  readonly listeners = { http: false, grpc: false };
+  #shuttingDown = false;
+  #lastAnswer = -Infinity;
+  #lastFailure = "no call yet";
+  #probe?: Promise<void>;
+  readonly #options: HealthOptions;
+  readonly #now: () => number;
+  /** Told when readiness may have changed (the gRPC health service). */
+  onChange?: (ready: boolean) => void;
+
+  constructor(options: HealthOptions) {
+    this.#options = options;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** Feeds every Kubernetes call's outcome into readiness. */
+  readonly observe = (record: KubernetesCallRecord): void => {
+    if (NO_ANSWER.has(record.outcome)) {
+      this.#lastFailure = `Kubernetes API ${
+        record.outcome === "UNAVAILABLE" ? "unavailable" : "did not answer"
+      } (${record.outcome})`;
+      this.#lastAnswer = -Infinity;
+    } else {
+      this.#lastAnswer = this.#now();
+    }
+  };
+
+  get shuttingDown(): boolean {
+    return this.#shuttingDown;
+  }
+
+  beginShutdown(): void {
+    this.#shuttingDown = true;
+    this.onChange?.(false);
+  }
+
+  async readiness(): Promise<Readiness> {
+    const reasons: string[] = [];
+    if (this.#shuttingDown) reasons.push("shutting down");
+    for (const [name, up] of Object.entries(this.listeners)) {
+      if (!up) reasons.push(`${name} listener is not up`);
+    }
+    const freshMs = this.#options.freshMs ?? 5_000;
+    if (this.#now() - this.#lastAnswer > freshMs) {
+      await this.#ping();
+      if (this.#now() - this.#lastAnswer > freshMs) {
+        reasons.push(this.#lastFailure);
+      }
+    }
+    return { ready: reasons.length === 0, reasons };
+  }
+
+  /** One ping at a time, however many checks wait for it. */
+  #ping(): Promise<void> {
+    if (this.#probe) return this.#probe;
+    const timeoutMs = this.#options.pingTimeoutMs ?? 2_000;
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () =>
+        controller.abort(
+          new ServiceError(
+            Code.DEADLINE_EXCEEDED,
+            `Kubernetes API did not answer within ${timeoutMs} ms`,
+          ),
+        ),
+      timeoutMs,
+    );
+    this.#probe = this.#options.ping({
+      signal: controller.signal,
+      observe: this.observe,
+    }).catch((error) => {
+      this.#lastFailure = error instanceof Error
+        ? error.message
+        : String(error);
+    }).finally(() => {
+      clearTimeout(timer);
+      this.#probe = undefined;
+    });
+    return this.#probe;
+  }
+}
+
+/** GET /healthz: the process serves. */
+export function livenessPage(): Response {
+  return Response.json({ status: "ok" });
+}
+
+/** GET /readyz: 200 when ready, else 503 with the reasons. */
+export async function readinessPage(health: Health): Promise<Response> {
+  const { ready, reasons } = await health.readiness();
+  return ready
+    ? Response.json({ status: "ready" })
+    : Response.json({ status: "not ready", reasons }, { status: 503 });
+}
