@@ -448,22 +448,36 @@ function isLabelValue(value: string): boolean {
     /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/.test(value);
 }
 
+type Dispatcher = NonNullable<ReturnType<RequestContext["getDispatcher"]>>;
+
 /**
- * Per-call options for client-node carrying an AbortSignal. client-node's
- * generated clients take middleware returning its Observable stub.
+ * Per-call options for client-node: the call's AbortSignal, and one
+ * connection pool for all calls. client-node 2.0 builds a new undici Agent
+ * for every request whose cluster has TLS options (a CA, client
+ * certificates, or insecure-skip-tls-verify: every real cluster), so each
+ * call would open a new connection and TLS session. Its middleware runs
+ * after authentication has set that Agent, so it can swap in the first one,
+ * shared. (The TLS options come from the kubeconfig loaded at start-up and
+ * do not change between calls.)
  */
-function signalOptions(signal: AbortSignal): ConfigurationOptions {
-  return {
+function callOptionsFactory(): (signal: AbortSignal) => ConfigurationOptions {
+  let shared: Dispatcher | undefined;
+  return (signal) => ({
     middleware: [{
       pre: (context: RequestContext) => {
         context.setSignal(signal);
+        const dispatcher = context.getDispatcher();
+        if (dispatcher) {
+          shared ??= dispatcher;
+          if (dispatcher !== shared) context.setDispatcher(shared);
+        }
         return new Observable(Promise.resolve(context));
       },
       post: (context: ResponseContext) =>
         new Observable(Promise.resolve(context)),
     }],
     middlewareMergeStrategy: "append",
-  };
+  });
 }
 
 /** How the orchestrator calls: time limit per attempt, read attempts. */
@@ -493,6 +507,7 @@ export function orchestratorOnClients(
     policy.readAttempts ?? DEFAULT_READ_ATTEMPTS,
   );
   const retryDelayMs = policy.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
+  const callOptions = callOptionsFactory();
 
   /**
    * One Kubernetes call: time-limited, cancelled with the caller, observed,
@@ -547,7 +562,7 @@ export function orchestratorOnClients(
       : timeout;
     try {
       callerSignal?.throwIfAborted();
-      return await run(signalOptions(signal));
+      return await run(callOptions(signal));
     } catch (error) {
       if (callerSignal?.aborted) {
         throw callerSignal.reason instanceof ServiceError
