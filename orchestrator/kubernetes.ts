@@ -855,7 +855,7 @@ export function orchestratorOnClients(
       await call(
         { action: "Cannot reach Kubernetes", verb: "get", noun: "version" },
         "version",
-        (config) => clients.version.getCode(config),
+        (config) => clients.version.getCode({}, config),
         options,
       );
     },
