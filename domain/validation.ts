@@ -457,7 +457,9 @@ function checkNamespace(v: Violations, field: string, namespace: string): void {
  */
 function clusterNameProblems(name: string): string[] {
   if (name === "") return ["is required"];
-  const problems = maxLength(name, MAX_CLUSTER_NAME_LENGTH);
+  const problems = maxLength(name, MAX_CLUSTER_NAME_LENGTH).map((problem) =>
+    `${problem} (the operator derives longer Kubernetes names from it)`
+  );
   if (!DNS1035_LABEL.test(name)) problems.push(DNS1035_LABEL_MESSAGE);
   return problems;
 }

@@ -228,7 +228,8 @@ const INVALID_CLUSTER_CASES: ClusterCase[] = [
     request: request(cluster({ name: "a".repeat(54) })),
     want: [{
       field: "cluster.name",
-      description: "must be at most 53 characters",
+      description:
+        "must be at most 53 characters (the operator derives longer Kubernetes names from it)",
     }],
   },
   {
