@@ -4,6 +4,7 @@
  * what it returns; errors are ServiceErrors.
  */
 import type { Message } from "../domain/codec.ts";
+import { Code, ServiceError } from "../domain/errors.ts";
 import {
   clusterFromResource,
   clusterToResource,
@@ -45,6 +46,13 @@ export interface ServiceOptions {
   /** apiVersion of the RayClusters written, e.g. "ray.io/v1". */
   clusterApiVersion: string;
   now?: () => Date;
+  /**
+   * The namespaces this Corral serves (a namespaced install); empty or
+   * undefined serves every namespace. A request naming another namespace is
+   * PERMISSION_DENIED before any Kubernetes call, and list-all lists each
+   * served namespace (a namespaced Role forbids cluster-wide lists).
+   */
+  namespaces?: readonly string[];
 }
 
 interface NamespacedName {
@@ -55,11 +63,32 @@ interface NamespacedName {
 export function createHandlers(options: ServiceOptions): Handlers {
   const { orchestrator, clusterApiVersion } = options;
   const now = options.now ?? (() => new Date());
+  // Sorted, so a merged list-all comes in the order Kubernetes lists in.
+  const served = [...new Set(options.namespaces ?? [])].sort();
+
+  /**
+   * PERMISSION_DENIED when `namespace` is not served. An empty namespace is
+   * left to validation, which says it is required.
+   */
+  function checkServed(namespace: string, action: string): void {
+    if (served.length === 0 || namespace === "") return;
+    if (served.includes(namespace)) return;
+    throw new ServiceError(
+      Code.PERMISSION_DENIED,
+      `${action}: namespace "${namespace}" is not served by this Corral (it serves ${
+        served.map((n) => `"${n}"`).join(", ")
+      })`,
+    );
+  }
 
   async function createCluster(
     request: { cluster?: Cluster; namespace: string },
     { log, kube }: CallContext,
   ): Promise<Cluster> {
+    checkServed(
+      request.namespace,
+      clusterAction("create", request.namespace, request.cluster?.name ?? ""),
+    );
     validateCreateCluster(request);
     const namespace = request.namespace;
     const cluster = { ...request.cluster!, namespace };
@@ -93,6 +122,10 @@ export function createHandlers(options: ServiceOptions): Handlers {
     request: NamespacedName,
     { kube }: CallContext,
   ): Promise<Cluster> {
+    checkServed(
+      request.namespace,
+      clusterAction("get", request.namespace, request.name),
+    );
     validateClusterKey(
       request,
       clusterAction("get", request.namespace, request.name),
@@ -108,6 +141,12 @@ export function createHandlers(options: ServiceOptions): Handlers {
     namespace: string | undefined,
     kube: CallOptions,
   ): Promise<Cluster[]> {
+    if (namespace === undefined && served.length > 0) {
+      const lists = await Promise.all(
+        served.map((ns) => listClusters(ns, kube)),
+      );
+      return lists.flat();
+    }
     const [resources, events] = await Promise.all([
       orchestrator.listClusters(namespace, kube),
       orchestrator.listClusterEvents(namespace, undefined, kube),
@@ -119,6 +158,10 @@ export function createHandlers(options: ServiceOptions): Handlers {
     request: NamespacedName,
     { log, kube }: CallContext,
   ): Promise<Record<string, never>> {
+    checkServed(
+      request.namespace,
+      clusterAction("delete", request.namespace, request.name),
+    );
     validateClusterKey(
       request,
       clusterAction("delete", request.namespace, request.name),
@@ -130,8 +173,16 @@ export function createHandlers(options: ServiceOptions): Handlers {
 
   async function createComputeTemplate(
     request: { computeTemplate?: ComputeTemplate; namespace: string },
-    { log }: CallContext,
+    { log, kube }: CallContext,
   ): Promise<ComputeTemplate> {
+    checkServed(
+      request.namespace,
+      computeTemplateAction(
+        "create",
+        request.namespace,
+        request.computeTemplate?.name ?? "",
+      ),
+    );
     validateCreateComputeTemplate(request);
     const template = {
       ...request.computeTemplate!,
@@ -139,6 +190,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
     };
     const created = await orchestrator.createComputeTemplate(
       computeTemplateToConfigMap(template),
+      kube,
     );
     log.info("Created compute template", {
       namespace: template.namespace,
@@ -151,6 +203,10 @@ export function createHandlers(options: ServiceOptions): Handlers {
     request: NamespacedName,
     { kube }: CallContext,
   ): Promise<ComputeTemplate> {
+    checkServed(
+      request.namespace,
+      computeTemplateAction("get", request.namespace, request.name),
+    );
     validateComputeTemplateKey(
       request,
       computeTemplateAction("get", request.namespace, request.name),
@@ -168,6 +224,12 @@ export function createHandlers(options: ServiceOptions): Handlers {
     namespace: string | undefined,
     kube: CallOptions,
   ): Promise<ComputeTemplate[]> {
+    if (namespace === undefined && served.length > 0) {
+      const lists = await Promise.all(
+        served.map((ns) => listComputeTemplates(ns, kube)),
+      );
+      return lists.flat();
+    }
     const configMaps = await orchestrator.listComputeTemplates(
       namespace,
       undefined,
@@ -180,6 +242,10 @@ export function createHandlers(options: ServiceOptions): Handlers {
     request: NamespacedName,
     { log, kube }: CallContext,
   ): Promise<Record<string, never>> {
+    checkServed(
+      request.namespace,
+      computeTemplateAction("delete", request.namespace, request.name),
+    );
     validateComputeTemplateKey(
       request,
       computeTemplateAction("delete", request.namespace, request.name),
@@ -203,6 +269,10 @@ export function createHandlers(options: ServiceOptions): Handlers {
     "proto.ClusterService/GetCluster": as(getCluster),
     "proto.ClusterService/ListCluster": as(
       async (request: { namespace: string }, { kube }: CallContext) => {
+        checkServed(
+          request.namespace,
+          `Cannot list clusters in namespace "${request.namespace}"`,
+        );
         validateNamespace(
           request.namespace,
           `Cannot list clusters in namespace "${request.namespace}"`,
@@ -222,6 +292,10 @@ export function createHandlers(options: ServiceOptions): Handlers {
     "proto.ComputeTemplateService/GetComputeTemplate": as(getComputeTemplate),
     "proto.ComputeTemplateService/ListComputeTemplates": as(
       async (request: { namespace: string }, { kube }: CallContext) => {
+        checkServed(
+          request.namespace,
+          `Cannot list compute templates in namespace "${request.namespace}"`,
+        );
         validateNamespace(
           request.namespace,
           `Cannot list compute templates in namespace "${request.namespace}"`,

@@ -607,8 +607,9 @@ export function orchestratorOnClients(
     name: string,
     options?: CallOptions,
   ): Promise<RayCluster> {
+    // A read, whatever the caller's action: observed and retried as a get.
     const cluster: RayCluster = await call(
-      description,
+      { ...description, verb: "get" },
       plural,
       (config) =>
         customObjects.getNamespacedCustomObject(
@@ -631,7 +632,7 @@ export function orchestratorOnClients(
   ): Promise<ConfigMap> {
     const configMap = asConfigMap(
       await call(
-        description,
+        { ...description, verb: "get" },
         "configmaps",
         (config) => core.readNamespacedConfigMap({ namespace, name }, config),
         options,

@@ -12,6 +12,7 @@ import { silentLogger } from "../api/log.ts";
 import { type ApiSchema, loadApiSchema } from "../api/schema.ts";
 import { createHandlers } from "../api/service.ts";
 import type { Logger } from "../domain/log.ts";
+import type { KubernetesCallRecord } from "../domain/ports.ts";
 import { createKubernetesOrchestrator } from "../orchestrator/kubernetes.ts";
 import { kubeconfigFor, startStandin } from "../orchestrator/standin.ts";
 import { type GrpcCaller, grpcCaller } from "./api/grpc_client.ts";
@@ -33,7 +34,13 @@ export function schema(): Promise<ApiSchema> {
 }
 
 export async function startCorral(
-  options: { log?: Logger } = {},
+  options: {
+    log?: Logger;
+    /** Served namespaces (createHandlers' `namespaces`); all by default. */
+    namespaces?: readonly string[];
+    /** Told of every Kubernetes call a request makes. */
+    onKubernetesCall?: (record: KubernetesCallRecord) => void;
+  } = {},
 ): Promise<Corral> {
   const log = options.log ?? silentLogger();
   const standin = await startStandin({ hostname: "127.0.0.1", port: 0 });
@@ -44,8 +51,13 @@ export async function startCorral(
   const handlers = createHandlers({
     orchestrator,
     clusterApiVersion: "ray.io/v1",
+    namespaces: options.namespaces,
   });
-  const dispatcher = createDispatcher({ handlers, log });
+  const dispatcher = createDispatcher({
+    handlers,
+    log,
+    onKubernetesCall: options.onKubernetesCall,
+  });
   const gateway = createGateway({ schema: api, dispatcher });
   const server = createGrpcServer({ schema: api, dispatcher });
   const port = await new Promise<number>((resolve, reject) =>
