@@ -22,6 +22,8 @@ export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 export interface GatewayOptions {
   schema: ApiSchema;
+  /** The compiled http rules of `schema`, when the caller has them. */
+  routes?: Route[];
   dispatcher: Dispatcher;
   /** Request bodies larger than this are refused with 413; 3 MiB by default. */
   maxBodyBytes?: number;
@@ -30,7 +32,7 @@ export interface GatewayOptions {
 export type Gateway = (request: Request) => Promise<Response>;
 
 export function createGateway(options: GatewayOptions): Gateway {
-  const routes = compileRoutes(options.schema.services);
+  const routes = options.routes ?? compileRoutes(options.schema.services);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { dispatcher } = options;
 
@@ -232,7 +234,15 @@ function errorResponse(
   const status = error instanceof HttpError
     ? error.status
     : httpStatus(error.code);
-  return jsonResponse(status, errorBody(error), requestId, headers);
+  const response = jsonResponse(status, errorBody(error), requestId, headers);
+  // The RetryInfo Kubernetes gave (its Retry-After), as HTTP clients read it.
+  for (const detail of error.details) {
+    if (detail["@type"] === "type.googleapis.com/google.rpc.RetryInfo") {
+      const seconds = Math.ceil(parseFloat(detail.retryDelay));
+      if (seconds > 0) response.headers.set("retry-after", String(seconds));
+    }
+  }
+  return response;
 }
 
 function jsonResponse(

@@ -42,6 +42,10 @@ export async function loadApiSchema(
   collectServices(root, (s) => {
     if (s.filename && apiFiles.has(s.filename)) services.push(s);
   });
+  // The files load concurrently, so the root holds them in whichever order
+  // they finished: order services by file as given, then by definition.
+  const fileOrder = files.indexOf.bind(files);
+  services.sort((a, b) => fileOrder(a.filename!) - fileOrder(b.filename!));
   return { root, services };
 }
 

@@ -205,7 +205,10 @@ function singleFromJson(
   if (messageType) return messageFromJson(messageType, value, path, violations);
   const e = enumOf(field);
   if (e) {
-    if (typeof value === "string" && value in e.values) return value;
+    // Own names only: `e.values` inherits the numbers ("2") from valuesById.
+    if (typeof value === "string" && Object.hasOwn(e.values, value)) {
+      return value;
+    }
     if (
       typeof value === "number" && Number.isInteger(value) &&
       e.valuesById[value] !== undefined

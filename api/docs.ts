@@ -1,0 +1,180 @@
+/**
+ * Corral's own pages: the OpenAPI document (JSON and YAML) and the
+ * interactive API reference, a Scalar page served entirely from Corral's
+ * origin: the standalone bundle ships in the npm package and is read once
+ * at start-up, the page loads no font, script or style from anywhere else
+ * (a Content-Security-Policy of 'self' holds it to that), and "try it"
+ * sends its requests to the same origin. It works in an air-gapped cluster.
+ */
+import YAML from "yaml";
+import type { OpenApiDocument } from "./openapi.ts";
+import type { PageHandler } from "./http.ts";
+
+/** The paths of the pages. */
+export const DOCS_PATHS = {
+  json: "/openapi.json",
+  yaml: "/openapi.yaml",
+  page: "/docs",
+  init: "/docs/init.js",
+} as const;
+
+export interface ScalarBundle {
+  /** The package's version, part of the bundle's path so it can be cached. */
+  version: string;
+  /** dist/browser/standalone.js of @scalar/api-reference. */
+  script: Uint8Array;
+}
+
+/**
+ * Reads Scalar's standalone browser bundle from the npm package, where Deno
+ * resolves it (its global cache, or node_modules). Needs --allow-read only.
+ */
+export async function loadScalarBundle(): Promise<ScalarBundle> {
+  // The package's main module: <package>/dist/index.js. The bundle is not
+  // one of the package's exports, so it is found beside it.
+  const main = import.meta.resolve("@scalar/api-reference");
+  const packageJson = new URL("../package.json", main);
+  const script = new URL("./browser/standalone.js", main);
+  try {
+    const { version } = JSON.parse(await Deno.readTextFile(packageJson));
+    return { version, script: await Deno.readFile(script) };
+  } catch (error) {
+    throw new Error(
+      `Cannot load the API reference page: cannot read ${script.href}: ${
+        (error as Error).message
+      }`,
+      { cause: error },
+    );
+  }
+}
+
+/** The document as /openapi.json serves it (and the golden copy holds it). */
+export function openApiJson(document: OpenApiDocument): string {
+  return JSON.stringify(document, null, 2) + "\n";
+}
+
+/** The document as /openapi.yaml serves it. */
+export function openApiYaml(document: OpenApiDocument): string {
+  return YAML.stringify(document, { aliasDuplicateObjects: false });
+}
+
+/** The handlers of the documentation pages, by exact path. */
+export function docsPages(
+  document: OpenApiDocument,
+  bundle: ScalarBundle,
+): Record<string, PageHandler> {
+  const json = openApiJson(document);
+  const yaml = openApiYaml(document);
+  const scriptPath = `/docs/scalar-api-reference-${bundle.version}.js`;
+  const title = String((document.info as { title?: string })?.title ?? "API");
+  const html = page(title, scriptPath);
+  const init = initScript();
+  const docHeaders = {
+    "cache-control": "no-cache",
+    "access-control-allow-origin": "*",
+  };
+  const pageHeaders = {
+    "cache-control": "no-cache",
+    "content-security-policy": CONTENT_SECURITY_POLICY,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+  };
+  const text =
+    (body: string | Uint8Array, headers: Record<string, string>) =>
+    (request: Request) =>
+      new Response(request.method === "HEAD" ? null : body as BodyInit, {
+        headers,
+      });
+  const htmlPage = text(html, {
+    "content-type": "text/html; charset=utf-8",
+    ...pageHeaders,
+  });
+  return {
+    [DOCS_PATHS.json]: text(json, {
+      "content-type": "application/json",
+      ...docHeaders,
+    }),
+    [DOCS_PATHS.yaml]: text(yaml, {
+      "content-type": "application/yaml",
+      ...docHeaders,
+    }),
+    [DOCS_PATHS.page]: htmlPage,
+    [`${DOCS_PATHS.page}/`]: htmlPage,
+    [DOCS_PATHS.init]: text(init, {
+      "content-type": "text/javascript; charset=utf-8",
+      ...pageHeaders,
+    }),
+    [scriptPath]: text(bundle.script, {
+      "content-type": "text/javascript; charset=utf-8",
+      // The version is in the path: a new bundle has a new path.
+      "cache-control": "public, max-age=31536000, immutable",
+      "x-content-type-options": "nosniff",
+    }),
+  };
+}
+
+/**
+ * Only Corral's origin. Scalar's bundle injects its styles and evaluates
+ * nothing; images may be data: URIs (icons) or blobs (downloads).
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "frame-ancestors 'self'",
+  "base-uri 'self'",
+  "form-action 'self'",
+].join("; ");
+
+function page(title: string, scriptPath: string): string {
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>${escapeHtml(title)} API reference</title>
+    <link rel="icon" href="data:,">
+  </head>
+  <body>
+    <div id="app"></div>
+    <script src="${scriptPath}"></script>
+    <script src="${DOCS_PATHS.init}"></script>
+  </body>
+</html>
+`;
+}
+
+/**
+ * Scalar's configuration. Everything that would reach outside Corral is
+ * off: the default fonts (fonts.scalar.com), telemetry, the AI agent and
+ * MCP features, the "Open API Client" link (client.scalar.com, with this
+ * document's URL), the developer toolbar, and the request proxy (requests go straight to this origin,
+ * which serves the document without a servers list, so "try it" calls the
+ * origin the page came from).
+ */
+function initScript(): string {
+  const configuration = {
+    url: DOCS_PATHS.json,
+    withDefaultFonts: false,
+    telemetry: false,
+    hideClientButton: true,
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    showDeveloperTools: "never",
+    documentDownloadType: "both",
+    defaultOpenAllTags: true,
+    operationTitleSource: "summary",
+    showOperationId: true,
+  };
+  return `// Corral's API reference: ${DOCS_PATHS.json} rendered by Scalar.
+Scalar.createApiReference("#app", ${JSON.stringify(configuration, null, 2)});
+`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

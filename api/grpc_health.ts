@@ -1,0 +1,189 @@
+/**
+ * The standard gRPC health service, grpc.health.v1.Health
+ * (https://github.com/grpc/grpc/blob/master/doc/health-checking.md): Check,
+ * List and Watch over a table of statuses by service name, "" being the
+ * whole server. Kubernetes' gRPC probes, grpc_health_probe and load
+ * balancers ask it. Whoever knows whether Corral can serve (the readiness
+ * check) reports that through `HealthReporter.setStatus`.
+ */
+import * as grpc from "@grpc/grpc-js";
+import protobuf from "protobufjs";
+
+/** grpc/health/v1/health.proto, as published by the gRPC project. */
+const HEALTH_PROTO = `
+syntax = "proto3";
+
+package grpc.health.v1;
+
+message HealthCheckRequest {
+  string service = 1;
+}
+
+message HealthCheckResponse {
+  enum ServingStatus {
+    UNKNOWN = 0;
+    SERVING = 1;
+    NOT_SERVING = 2;
+    SERVICE_UNKNOWN = 3;  // Used only by the Watch method.
+  }
+  ServingStatus status = 1;
+}
+
+message HealthListRequest {}
+
+message HealthListResponse {
+  map<string, HealthCheckResponse> statuses = 1;
+}
+
+service Health {
+  rpc Check(HealthCheckRequest) returns (HealthCheckResponse);
+  rpc List(HealthListRequest) returns (HealthListResponse);
+  rpc Watch(HealthCheckRequest) returns (stream HealthCheckResponse);
+}
+`;
+
+export const HEALTH_FILE = "grpc/health/v1/health.proto";
+
+export type ServingStatus = "SERVING" | "NOT_SERVING";
+
+export interface HealthReporter {
+  /** Sets the status of a service ("" is the whole server). */
+  setStatus(service: string, status: ServingStatus): void;
+  /** Sets the status of the server and of every service. */
+  setAll(status: ServingStatus): void;
+  /** The status of a service, or undefined for an unknown one. */
+  status(service: string): ServingStatus | undefined;
+  /**
+   * Marks every service NOT_SERVING and ends the Watch streams, which would
+   * otherwise keep a graceful server shutdown waiting for ever.
+   */
+  shutdown(): void;
+}
+
+let healthService: protobuf.Service | undefined;
+
+/** The grpc.health.v1.Health service definition, for reflection. */
+export function healthServiceDefinition(): protobuf.Service {
+  if (!healthService) {
+    const { root } = protobuf.parse(HEALTH_PROTO, { keepCase: false });
+    root.resolveAll();
+    // Parsed from text, it comes from no file: name the one it is.
+    const pkg = root.lookup("grpc.health.v1") as protobuf.Namespace;
+    for (const nested of pkg.nestedArray) nested.filename = HEALTH_FILE;
+    healthService = root.lookupService("grpc.health.v1.Health");
+  }
+  return healthService;
+}
+
+/**
+ * Adds grpc.health.v1.Health to the server, every service in `services`
+ * and the server as a whole ("") SERVING.
+ */
+export function addHealthService(
+  server: grpc.Server,
+  services: string[],
+): HealthReporter {
+  const health = healthServiceDefinition();
+  const root = health.root;
+  const Request = root.lookupType("grpc.health.v1.HealthCheckRequest");
+  const Response = root.lookupType("grpc.health.v1.HealthCheckResponse");
+  const ListRequest = root.lookupType("grpc.health.v1.HealthListRequest");
+  const ListResponse = root.lookupType("grpc.health.v1.HealthListResponse");
+
+  const statuses = new Map<string, ServingStatus>(
+    ["", ...services].map((s) => [s, "SERVING"]),
+  );
+  const watchers = new Map<
+    string,
+    Set<grpc.ServerWritableStream<{ service: string }, { status: string }>>
+  >();
+  let stopped = false;
+
+  const decode = (type: protobuf.Type) => (bytes: Buffer) =>
+    type.toObject(type.decode(bytes), { enums: String, defaults: true });
+  const encode = (type: protobuf.Type) => (message: object) =>
+    Buffer.from(type.encode(type.fromObject(message)).finish());
+  const method = (
+    name: string,
+    request: protobuf.Type,
+    response: protobuf.Type,
+    responseStream = false,
+  ) => ({
+    path: `/grpc.health.v1.Health/${name}`,
+    requestStream: false,
+    responseStream,
+    requestSerialize: encode(request),
+    requestDeserialize: decode(request),
+    responseSerialize: encode(response),
+    responseDeserialize: decode(response),
+  });
+
+  server.addService({
+    Check: method("Check", Request, Response),
+    List: method("List", ListRequest, ListResponse),
+    Watch: method("Watch", Request, Response, true),
+  }, {
+    Check: (
+      call: grpc.ServerUnaryCall<{ service: string }, unknown>,
+      callback: grpc.sendUnaryData<unknown>,
+    ) => {
+      const status = statuses.get(call.request.service);
+      if (status === undefined) {
+        callback({
+          code: grpc.status.NOT_FOUND,
+          details: `Unknown service "${call.request.service}"`,
+        });
+      } else {
+        callback(null, { status });
+      }
+    },
+    List: (
+      _call: grpc.ServerUnaryCall<unknown, unknown>,
+      callback: grpc.sendUnaryData<unknown>,
+    ) => {
+      callback(null, {
+        statuses: Object.fromEntries(
+          [...statuses].map(([service, status]) => [service, { status }]),
+        ),
+      });
+    },
+    Watch: (
+      call: grpc.ServerWritableStream<{ service: string }, { status: string }>,
+    ) => {
+      const service = call.request.service;
+      call.write({ status: statuses.get(service) ?? "SERVICE_UNKNOWN" });
+      if (stopped) {
+        call.end();
+        return;
+      }
+      const set = watchers.get(service) ?? new Set();
+      watchers.set(service, set);
+      set.add(call);
+      const forget = () => set.delete(call);
+      call.on("cancelled", forget);
+      call.on("close", forget);
+    },
+  });
+
+  return {
+    setStatus(service, status) {
+      if (statuses.get(service) === status) return;
+      statuses.set(service, status);
+      for (const call of watchers.get(service) ?? []) call.write({ status });
+    },
+    setAll(status) {
+      for (const service of statuses.keys()) this.setStatus(service, status);
+    },
+    status(service) {
+      return statuses.get(service);
+    },
+    shutdown() {
+      stopped = true;
+      this.setAll("NOT_SERVING");
+      for (const set of watchers.values()) {
+        for (const call of set) call.end();
+        set.clear();
+      }
+    },
+  };
+}

@@ -1,0 +1,516 @@
+/**
+ * The OpenAPI document: valid OpenAPI 3.1, exactly the gateway's routes,
+ * schemas that the gateway's real answers satisfy, examples the gateway
+ * accepts, and a golden copy it must not drift from.
+ */
+import assert from "node:assert/strict";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import protobuf from "protobufjs";
+import YAML from "yaml";
+import { docsPages, openApiJson } from "../../api/docs.ts";
+import { compileRoutes } from "../../api/http_rules.ts";
+import {
+  generateExample,
+  type OpenApiDocument,
+  openApiDocument,
+  type Operation,
+} from "../../api/openapi.ts";
+import { loadApiSchema } from "../../api/schema.ts";
+import { messageFromJson } from "../../domain/codec.ts";
+import type { FieldViolation } from "../../domain/errors.ts";
+import { schema, startCorral } from "../harness.ts";
+import { currentDocument, GOLDEN } from "./openapi_golden.ts";
+
+const VERBS = ["get", "put", "post", "delete", "patch"];
+
+/** The page handlers as main.ts mounts them (with a stand-in bundle). */
+async function pages() {
+  return docsPages(await currentDocument(), {
+    version: "0.0.0",
+    script: new TextEncoder().encode("/* bundle */"),
+  });
+}
+
+async function get(path: string): Promise<Response> {
+  const handler = (await pages())[path];
+  assert.ok(handler, `no page at ${path}`);
+  return await handler(new Request(`http://corral.test${path}`));
+}
+
+function operations(doc: OpenApiDocument): [string, string, Operation][] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).filter(([verb]) => VERBS.includes(verb)).map((
+      [verb, operation],
+    ) => [verb, path, operation] as [string, string, Operation])
+  );
+}
+
+/** A path with its parameters filled with their examples. */
+function concretePath(path: string, operation: Operation): string {
+  const parameters = (operation.parameters ?? []) as {
+    name: string;
+    example?: string;
+  }[];
+  return path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const example = parameters.find((p) => p.name === name)?.example;
+    assert.ok(example, `${operation.operationId}: {${name}} has no example`);
+    return encodeURIComponent(example);
+  });
+}
+
+Deno.test("the served /openapi.json is the golden copy tests/testdata/openapi.json", async () => {
+  const served = await (await get("/openapi.json")).text();
+  const golden = await Deno.readTextFile(GOLDEN);
+  assert.ok(
+    served === golden,
+    "The OpenAPI document drifted from tests/testdata/openapi.json. If the " +
+      "change is intended, run `deno task openapi:golden` and commit the " +
+      "new golden copy.",
+  );
+});
+
+Deno.test("/openapi.yaml is the same document as /openapi.json", async () => {
+  const json = await (await get("/openapi.json")).json();
+  const response = await get("/openapi.yaml");
+  assert.equal(response.headers.get("content-type"), "application/yaml");
+  assert.deepEqual(YAML.parse(await response.text()), json);
+});
+
+Deno.test("the document is valid OpenAPI 3.1 for an OpenAPI validator", async () => {
+  const validator = new Validator();
+  const result = await validator.validate(await currentDocument());
+  assert.equal(validator.version, "3.1");
+  assert.ok(result.valid, JSON.stringify(result.errors, null, 2));
+});
+
+Deno.test("the document's operations are exactly the gateway's routes", async (t) => {
+  const doc = await currentDocument();
+  const routes = compileRoutes((await schema()).services);
+  const documented = operations(doc).map(([verb, path]) =>
+    `${verb.toUpperCase()} ${path}`
+  ).sort();
+  const routed = routes.map((r) => `${r.verb} ${r.template}`).sort();
+  assert.deepEqual(documented, routed);
+
+  const corral = await startCorral();
+  try {
+    await t.step("the gateway routes every documented operation", async () => {
+      for (const [verb, path, operation] of operations(doc)) {
+        const response = await corral.gateway(
+          new Request(`http://corral.test${concretePath(path, operation)}`, {
+            method: verb.toUpperCase(),
+            body: verb === "post" ? "{}" : undefined,
+          }),
+        );
+        const body = await response.json();
+        assert.ok(
+          ![404, 405].includes(response.status) ||
+            body.message !== "Not Found" &&
+              body.message !== "Method Not Allowed",
+          `${verb} ${path}: ${response.status} ${JSON.stringify(body)}`,
+        );
+      }
+    });
+    await t.step(
+      "every other method of a documented path is 405 with Allow listing the documented ones",
+      async () => {
+        for (const [path, item] of Object.entries(doc.paths)) {
+          const documentedVerbs = VERBS.filter((v) => v in item);
+          const operation = item[documentedVerbs[0]];
+          for (const verb of VERBS.filter((v) => !(v in item))) {
+            const response = await corral.gateway(
+              new Request(
+                `http://corral.test${concretePath(path, operation)}`,
+                { method: verb.toUpperCase() },
+              ),
+            );
+            await response.body?.cancel();
+            assert.equal(response.status, 405, `${verb} ${path}`);
+            assert.deepEqual(
+              response.headers.get("allow")!.split(", ").sort(),
+              documentedVerbs.map((v) => v.toUpperCase()).sort(),
+              `${verb} ${path}`,
+            );
+          }
+        }
+      },
+    );
+  } finally {
+    await corral.close();
+  }
+});
+
+Deno.test("every operation has an operationId Service_Method, its service's tag and the error response", async () => {
+  const doc = await currentDocument();
+  const tags = doc.tags as { name: string; description?: string }[];
+  assert.deepEqual(tags.map((t) => t.name), [
+    "ClusterService",
+    "ComputeTemplateService",
+  ]);
+  assert.ok(tags.every((t) => t.description), "tags describe their service");
+  const ids = new Set<string>();
+  for (const [verb, path, operation] of operations(doc)) {
+    const where = `${verb} ${path}`;
+    assert.match(operation.operationId, /^[A-Za-z]+Service_[A-Za-z]+$/, where);
+    assert.ok(!ids.has(operation.operationId), `${where}: duplicate id`);
+    ids.add(operation.operationId);
+    assert.deepEqual(operation.tags, [operation.operationId.split("_")[0]]);
+    assert.ok(operation.summary && operation.description, where);
+    const responses = operation.responses as Record<string, unknown>;
+    assert.deepEqual(responses.default, {
+      $ref: "#/components/responses/Error",
+    }, where);
+    for (const name of path.match(/\{\w+\}/g) ?? []) {
+      const parameters = operation.parameters as { name: string; in: string }[];
+      assert.ok(
+        parameters.some((p) => `{${p.name}}` === name && p.in === "path"),
+        `${where}: ${name} is not a path parameter`,
+      );
+    }
+  }
+  assert.ok(ids.has("ClusterService_CreateCluster"));
+  assert.ok(ids.has("ComputeTemplateService_ListAllComputeTemplates"));
+  const error = (doc.components.responses.Error as {
+    content: Record<string, { schema: unknown }>;
+  }).content["application/json"].schema;
+  assert.deepEqual(error, { $ref: "#/components/schemas/google.rpc.Status" });
+  const status = doc.components.schemas["google.rpc.Status"] as {
+    properties: Record<string, unknown>;
+  };
+  assert.deepEqual(Object.keys(status.properties), [
+    "code",
+    "message",
+    "details",
+  ]);
+});
+
+Deno.test("schemas carry the proto comments, required (REQUIRED) and readOnly (OUTPUT_ONLY) fields", async () => {
+  const doc = await currentDocument();
+  const schemas = doc.components.schemas as Record<
+    string,
+    {
+      description?: string;
+      required?: string[];
+      properties: Record<string, Record<string, unknown>>;
+    }
+  >;
+  const cluster = schemas.Cluster;
+  assert.equal(
+    cluster.description,
+    "A compute cluster: one head group and any number of worker groups.",
+  );
+  assert.deepEqual(cluster.required, ["name", "user", "clusterSpec"]);
+  for (
+    const field of [
+      "createdAt",
+      "deletedAt",
+      "clusterState",
+      "events",
+      "serviceEndpoint",
+    ]
+  ) {
+    assert.equal(cluster.properties[field].readOnly, true, field);
+  }
+  assert.equal(cluster.properties.name.readOnly, undefined);
+  assert.equal(
+    cluster.properties.user.description,
+    "The user who owns the cluster.",
+  );
+  assert.deepEqual(schemas.WorkerGroupSpec.required, [
+    "groupName",
+    "replicas",
+  ]);
+  assert.deepEqual(schemas.ComputeTemplate.required, [
+    "name",
+    "cpu",
+    "memory",
+  ]);
+  // The JSON form: camelCase names, enums by name, timestamps as strings,
+  // maps as objects, unset optional values as null.
+  assert.deepEqual(cluster.properties.environment, {
+    $ref: "#/components/schemas/Cluster.Environment",
+    description: "The deployment stage of the cluster.",
+  });
+  assert.deepEqual(schemas["Cluster.Environment"], {
+    type: "string",
+    description: "The deployment stage a cluster serves.",
+    enum: ["DEV", "TESTING", "STAGING", "PRODUCTION"],
+  });
+  assert.deepEqual(cluster.properties.createdAt.type, ["string", "null"]);
+  assert.equal(cluster.properties.createdAt.format, "date-time");
+  assert.deepEqual(cluster.properties.envs.additionalProperties, {
+    type: "string",
+  });
+  assert.deepEqual(schemas.WorkerGroupSpec.properties.minReplicas.type, [
+    "integer",
+    "null",
+  ]);
+  const create = doc.paths["/apis/v1alpha2/namespaces/{namespace}/clusters"]
+    .post;
+  assert.equal(
+    create.summary,
+    "Creates a cluster in a namespace",
+  );
+  assert.match(
+    String(create.description),
+    /^Creates a cluster in a namespace\. The namespace comes from the path; a namespace in the body must match it\./,
+  );
+});
+
+Deno.test("the gateway's answers satisfy the documented response schemas", async () => {
+  const doc = await currentDocument();
+  const ajv = new Ajv2020({ strict: false, validateFormats: false });
+  ajv.addSchema({ $id: "openapi", components: doc.components });
+  const check = (operation: Operation, status: number, body: unknown) => {
+    const responses = operation.responses as Record<
+      string,
+      { content?: Record<string, { schema: { $ref: string } }> }
+    >;
+    const ref = status === 200
+      ? responses["200"].content!["application/json"].schema.$ref
+      : "#/components/schemas/google.rpc.Status";
+    const validate = ajv.getSchema(`openapi${ref}`)!;
+    assert.ok(
+      validate(body),
+      `${operation.operationId} ${status}: ${JSON.stringify(body)}: ${
+        JSON.stringify(validate.errors)
+      }`,
+    );
+  };
+  const corral = await startCorral();
+  try {
+    // The examples, in the order a person would try them: create the
+    // template and the cluster that uses it, read, list, delete.
+    const verbs = ["post", "get", "delete"];
+    const services = ["ComputeTemplateService", "ClusterService"];
+    const service = (operation: Operation) =>
+      services.indexOf((operation.tags as string[])[0]);
+    const all = operations(doc).sort(([a, , x], [b, , y]) =>
+      verbs.indexOf(a) - verbs.indexOf(b) || service(x) - service(y)
+    );
+    for (const [verb, path, operation] of all) {
+      const content = (operation.requestBody as {
+        content: Record<string, { example: unknown }>;
+      } | undefined)?.content["application/json"];
+      const response = await corral.gateway(
+        new Request(`http://corral.test${concretePath(path, operation)}`, {
+          method: verb.toUpperCase(),
+          headers: { "content-type": "application/json" },
+          body: content ? JSON.stringify(content.example) : undefined,
+        }),
+      );
+      const body = await response.json();
+      assert.equal(
+        response.status,
+        200,
+        `${operation.operationId} with the documented examples: ${
+          JSON.stringify(body)
+        }`,
+      );
+      check(operation, 200, body);
+      if (verb === "get" && path.includes("{name}")) {
+        // And an error: the same operation on a name that does not exist.
+        const missing = await corral.gateway(
+          new Request(
+            `http://corral.test${
+              concretePath(path, operation).replace(/[^/]+$/, "absent")
+            }`,
+          ),
+        );
+        assert.equal(missing.status, 404);
+        check(operation, 404, await missing.json());
+      }
+    }
+    const invalid = await corral.gateway(
+      new Request(
+        "http://corral.test/apis/v1alpha2/namespaces/team-a/clusters",
+        { method: "POST", body: JSON.stringify({ name: "x" }) },
+      ),
+    );
+    assert.equal(invalid.status, 400);
+    check(all[0][2], 400, await invalid.json());
+  } finally {
+    await corral.close();
+  }
+});
+
+Deno.test("the error examples are what the gateway answers", async () => {
+  const doc = await currentDocument();
+  const examples = (doc.components.responses.Error as {
+    content: Record<
+      string,
+      { examples: Record<string, { value: Record<string, unknown> }> }
+    >;
+  }).content["application/json"].examples;
+  const corral = await startCorral();
+  const send = async (method: string, path: string, body?: unknown) =>
+    await (await corral.gateway(
+      new Request(`http://corral.test${path}`, {
+        method,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    )).json();
+  try {
+    const template = { name: "small", cpu: 2, memory: 4 };
+    await send(
+      "POST",
+      "/apis/v1/namespaces/team-a/compute_templates",
+      template,
+    );
+    assert.deepEqual(
+      await send(
+        "POST",
+        "/apis/v1/namespaces/team-a/compute_templates",
+        template,
+      ),
+      examples.alreadyExists.value,
+    );
+    assert.deepEqual(
+      await send("GET", "/apis/v1alpha2/namespaces/team-a/clusters/blue"),
+      examples.notFound.value,
+    );
+    const cluster = structuredClone(
+      (doc.paths["/apis/v1alpha2/namespaces/{namespace}/clusters"].post
+        .requestBody as {
+          content: Record<string, { example: Record<string, unknown> }>;
+        }).content["application/json"].example,
+    ) as {
+      user: string;
+      clusterSpec: { workerGroupSpec: { groupName: string }[] };
+    };
+    cluster.user = "";
+    cluster.clusterSpec.workerGroupSpec[0].groupName = "";
+    assert.deepEqual(
+      await send("POST", "/apis/v1alpha2/namespaces/team-a/clusters", cluster),
+      examples.invalidArgument.value,
+    );
+  } finally {
+    await corral.close();
+  }
+});
+
+Deno.test("generateExample() gives every message an example the codec accepts", async () => {
+  const api = await schema();
+  const types: protobuf.Type[] = [];
+  const visit = (ns: protobuf.NamespaceBase) => {
+    for (const nested of ns.nestedArray) {
+      if (nested instanceof protobuf.Type) types.push(nested);
+      if (nested instanceof protobuf.Namespace) visit(nested);
+    }
+  };
+  visit(api.root.lookup("proto") as protobuf.Namespace);
+  assert.ok(types.length > 10);
+  for (const type of types) {
+    const violations: FieldViolation[] = [];
+    const example = generateExample(type);
+    messageFromJson(type, example, "", violations);
+    assert.deepEqual(
+      violations,
+      [],
+      `${type.name}: ${JSON.stringify(example)}`,
+    );
+  }
+  const template = generateExample(
+    api.root.lookupType("proto.ComputeTemplate"),
+  );
+  assert.deepEqual(template, {
+    name: "name",
+    namespace: "namespace",
+    cpu: 1,
+    memory: 1,
+    gpu: 1,
+    gpuAccelerator: "gpu-accelerator",
+  });
+  // Output-only fields are left out.
+  const cluster = generateExample(api.root.lookupType("proto.Cluster"));
+  assert.equal("createdAt" in cluster || "events" in cluster, false);
+});
+
+Deno.test("a new RPC with an http rule gets its path, operation and a generated example with no other edit", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/widgets.proto`;
+    await Deno.writeTextFile(
+      file,
+      `syntax = "proto3";
+package proto;
+import "google/api/annotations.proto";
+import "google/api/field_behavior.proto";
+
+// Manages widgets.
+service WidgetService {
+  // Creates a widget. Widgets are small.
+  rpc CreateWidget(CreateWidgetRequest) returns (Widget) {
+    option (google.api.http) = {
+      post: "/apis/v1/namespaces/{namespace}/widgets"
+      body: "*"
+    };
+  }
+}
+
+message CreateWidgetRequest {
+  // Where the widget goes.
+  string namespace = 1 [(google.api.field_behavior) = REQUIRED];
+  // The widget's size.
+  uint32 size = 2;
+  map<string, string> labels = 3;
+}
+
+// A widget.
+message Widget {
+  string name = 1 [(google.api.field_behavior) = OUTPUT_ONLY];
+}
+`,
+    );
+    const api = await loadApiSchema([file]);
+    const doc = openApiDocument(compileRoutes(api.services));
+    const operation = doc.paths["/apis/v1/namespaces/{namespace}/widgets"]
+      .post;
+    assert.equal(operation.operationId, "WidgetService_CreateWidget");
+    assert.equal(operation.summary, "Creates a widget");
+    assert.deepEqual(operation.tags, ["WidgetService"]);
+    const body = (operation.requestBody as {
+      content: Record<string, { schema: unknown; example: unknown }>;
+    }).content["application/json"];
+    // The whole request is the body, less the field the path binds.
+    assert.deepEqual(body.example, { size: 1, labels: { key: "labels" } });
+    assert.deepEqual(body.schema, {
+      $ref: "#/components/schemas/WidgetService_CreateWidgetBody",
+    });
+    assert.deepEqual(
+      Object.keys(
+        (doc.components.schemas.WidgetService_CreateWidgetBody as {
+          properties: object;
+        }).properties,
+      ),
+      ["size", "labels"],
+    );
+    assert.equal(
+      (doc.components.schemas.Widget as {
+        properties: Record<string, { readOnly?: boolean }>;
+      }).properties.name.readOnly,
+      true,
+    );
+    const result = await new Validator().validate(doc);
+    assert.ok(result.valid, JSON.stringify(result.errors));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("openApiJson() is what the golden task writes", async () => {
+  // The task and the page must write the same bytes, or the golden test
+  // would compare different renderings.
+  const doc = await currentDocument();
+  assert.equal(openApiJson(doc), await (await get("/openapi.json")).text());
+});
+
+Deno.test("the document does not depend on the order the .proto files load in", async () => {
+  const routes = compileRoutes((await schema()).services);
+  const reversed = [...(await schema()).services].reverse();
+  assert.equal(
+    openApiJson(openApiDocument(compileRoutes(reversed))),
+    openApiJson(openApiDocument(routes)),
+  );
+});
