@@ -22,6 +22,7 @@ import { Metrics } from "./api/metrics.ts";
 import { loadApiSchema } from "./api/schema.ts";
 import { createHandlers } from "./api/service.ts";
 import type { Logger } from "./domain/log.ts";
+import { validateNamespace } from "./domain/validation.ts";
 import {
   createKubernetesOrchestrator,
   loadKubeConfig,
@@ -72,6 +73,13 @@ const SETTINGS = {
     help:
       "embedded mode: how long the simulated operator waits before a new cluster turns ready (e.g. 500ms, 2s)",
   },
+  crd: {
+    env: "CORRAL_CRDS",
+    default: "",
+    multiple: true,
+    help:
+      "embedded mode: a CustomResourceDefinition file (YAML or JSON) to install into the stand-in, which then validates and prunes custom objects as a real API server; repeatable (env: comma-separated)",
+  },
   "cluster-group": {
     env: "CORRAL_CLUSTER_GROUP",
     default: "ray.io",
@@ -86,6 +94,12 @@ const SETTINGS = {
     env: "CORRAL_CLUSTER_PLURAL",
     default: "rayclusters",
     help: "plural resource name of the cluster custom resource",
+  },
+  namespaces: {
+    env: "CORRAL_NAMESPACES",
+    default: "",
+    help:
+      "comma-separated namespaces to serve, for a namespaced install (others get code 7); empty serves all",
   },
   "max-body-bytes": {
     env: "CORRAL_MAX_BODY_BYTES",
@@ -154,9 +168,9 @@ function readConfig(args: string[]): Config {
     options: {
       help: { type: "boolean" },
       ...Object.fromEntries(
-        Object.keys(SETTINGS).map((
-          flag,
-        ) => [flag, { type: "string" as const }]),
+        Object.entries(SETTINGS).map((
+          [flag, s],
+        ) => [flag, { type: "string" as const, multiple: "multiple" in s }]),
       ),
     },
   });
@@ -172,8 +186,10 @@ function readConfig(args: string[]): Config {
     ][]
   ) {
     const value = (values as Record<string, unknown>)[flag];
-    config[flag] = typeof value === "string"
-      ? value
+    // A repeatable flag keeps its environment variable's form: a,b.
+    const given = Array.isArray(value) ? value.join(",") : value;
+    config[flag] = typeof given === "string"
+      ? given
       : Deno.env.get(s.env) ?? s.default;
   }
   return config;
@@ -225,6 +241,29 @@ function bytes(config: Config, flag: "max-body-bytes"): number {
   return n;
 }
 
+/** `--namespaces a,b` as a list; empty means every namespace. */
+function namespaceList(config: Config): string[] {
+  const names = config.namespaces.split(",").map((n) => n.trim()).filter(
+    Boolean,
+  );
+  for (const name of names) {
+    try {
+      validateNamespace(
+        name,
+        `--namespaces has an invalid namespace "${name}"`,
+      );
+    } catch (error) {
+      throw new ConfigError((error as Error).message);
+    }
+  }
+  return names;
+}
+
+/** `--crd a --crd b` (or CORRAL_CRDS=a,b) as a list of files. */
+function crdFiles(config: Config): string[] {
+  return config.crd.split(",").map((path) => path.trim()).filter(Boolean);
+}
+
 class ConfigError extends Error {}
 
 interface Closer {
@@ -269,13 +308,23 @@ async function main(): Promise<void> {
 async function run(config: Config, log: Logger): Promise<void> {
   const httpPort = port(config, "http-port");
   const grpcPort = port(config, "grpc-port");
+  const namespaces = namespaceList(config);
   const mode = config.orchestrator;
   const closers: Closer[] = [];
 
   let kubeConfig: k8s.KubeConfig;
   if (mode === "embedded") {
-    const standin = await startStandin({ hostname: "127.0.0.1", port: 0 });
+    const crds = crdFiles(config);
+    let standin;
+    try {
+      standin = startStandin({ hostname: "127.0.0.1", port: 0, crds });
+    } catch (error) {
+      throw new ConfigError((error as Error).message);
+    }
     closers.push(standin);
+    if (crds.length > 0) {
+      log.info("Installed CRDs into the stand-in", { files: crds });
+    }
     const operator = startSimulatedOperator({
       server: standin.url,
       delayMs: duration(config, "operator-delay"),
@@ -293,6 +342,9 @@ async function run(config: Config, log: Logger): Promise<void> {
     }
     log.info("Started Kubernetes API stand-in", { url: standin.url });
   } else if (mode === "kubernetes") {
+    if (crdFiles(config).length > 0) {
+      log.warn("Ignored --crd: it applies to embedded mode only");
+    }
     const path = config.kubeconfig;
     kubeConfig = loadKubeConfig(path ? { path } : { inCluster: true });
   } else {
@@ -311,6 +363,7 @@ async function run(config: Config, log: Logger): Promise<void> {
   const schema = await loadApiSchema();
   const handlers = createHandlers({
     orchestrator,
+    namespaces,
     clusterApiVersion: `${config["cluster-group"]}/${
       config["cluster-version"]
     }`,
@@ -324,13 +377,14 @@ async function run(config: Config, log: Logger): Promise<void> {
     onKubernetesCall: health.observe,
   });
   const maxBodyBytes = bytes(config, "max-body-bytes");
-  const gateway = createGateway({ schema, dispatcher, maxBodyBytes });
+  // Compiled once: the gateway routes with them, the document describes them.
+  const routes = compileRoutes(schema.services);
+  const gateway = createGateway({ schema, routes, dispatcher, maxBodyBytes });
   const app = createHttpApp({
     gateway,
     pages: {
-      // The OpenAPI document, from the same http rules the gateway routes.
       ...docsPages(
-        openApiDocument(compileRoutes(schema.services)),
+        openApiDocument(routes),
         await loadScalarBundle(),
       ),
       "/healthz": livenessPage,
@@ -377,14 +431,6 @@ async function run(config: Config, log: Logger): Promise<void> {
   });
   health.listeners.http = true;
 
-  log.info("Corral started", {
-    mode,
-    httpPort: httpServer.port,
-    grpcPort: boundGrpcPort,
-    host: config.host,
-    server: kubeConfig.getCurrentCluster()?.server,
-  });
-
   const graceMs = duration(config, "shutdown-grace");
   let stopping = false;
   const stop = async (signal: string) => {
@@ -407,6 +453,17 @@ async function run(config: Config, log: Logger): Promise<void> {
   };
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+
+  // Last, once a signal would stop it cleanly: whoever waits for this line
+  // may signal at once.
+  log.info("Corral started", {
+    mode,
+    httpPort: httpServer.port,
+    grpcPort: boundGrpcPort,
+    host: config.host,
+    server: kubeConfig.getCurrentCluster()?.server,
+    namespaces: namespaces.length > 0 ? namespaces : "all",
+  });
 }
 
 /** Lets accepted calls finish, at most `graceMs`, then cuts the rest. */

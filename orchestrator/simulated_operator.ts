@@ -17,9 +17,12 @@
  * sees the events. The status write is a JSON patch that first tests
  * metadata.uid, so a namesake created in between is never touched.
  *
- * Polling rather than watching: the stand-in does not serve watch yet. The
- * poll loop and every delay are timers owned here; stop() clears them and
- * waits for requests in flight, so nothing outlives it.
+ * It follows RayClusters as an informer does: a list, then a watch from the
+ * list's resourceVersion (resumed from the last one seen when the server
+ * ends it, a new list after 410 Gone), so a new cluster is seen at once.
+ * After a failure it waits `retryIntervalMs` and lists again. The watch
+ * request, the retry timer and every delay are owned here; stop() aborts
+ * and clears them and waits for requests in flight, so nothing outlives it.
  */
 
 import type { Logger } from "./standin.ts";
@@ -29,8 +32,8 @@ export interface SimulatedOperatorOptions {
   server: string;
   /** Delay between first seeing a cluster and making it ready. */
   delayMs: number;
-  /** How often to list RayClusters; default 200 ms. */
-  pollIntervalMs?: number;
+  /** How long to wait before listing again after a failure; 1 s. */
+  retryIntervalMs?: number;
   /** RayCluster coordinates; default ray.io, v1, rayclusters. */
   group?: string;
   version?: string;
@@ -39,7 +42,7 @@ export interface SimulatedOperatorOptions {
 }
 
 export interface SimulatedOperator {
-  /** Stops polling, cancels pending work and waits for requests in flight. */
+  /** Stops watching, cancels pending work and waits for requests in flight. */
   stop(): Promise<void>;
 }
 
@@ -116,7 +119,32 @@ function randomSuffix(): string {
   return [...bytes].map((b) => alphabet[b % alphabet.length]).join("");
 }
 
-/** Starts polling at once; the first list happens immediately. */
+/** A failure answered by the API server, with its HTTP status. */
+class HttpStatusError extends Error {
+  constructor(readonly status: number, what: string) {
+    super(`${what} answered HTTP ${status}`);
+    this.name = "HttpStatusError";
+  }
+}
+
+/** Splits a byte stream into lines of text. */
+async function* lines(
+  body: ReadableStream<Uint8Array>,
+): AsyncGenerator<string> {
+  let buffer = "";
+  for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
+    buffer += chunk;
+    let newline: number;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, newline).trim();
+      buffer = buffer.slice(newline + 1);
+      if (line !== "") yield line;
+    }
+  }
+  if (buffer.trim() !== "") yield buffer.trim();
+}
+
+/** Starts at once: the first list happens immediately. */
 export function startSimulatedOperator(
   options: SimulatedOperatorOptions,
 ): SimulatedOperator {
@@ -124,12 +152,12 @@ export function startSimulatedOperator(
   const group = options.group ?? "ray.io";
   const version = options.version ?? "v1";
   const plural = options.plural ?? "rayclusters";
-  const pollIntervalMs = options.pollIntervalMs ?? 200;
+  const retryIntervalMs = options.retryIntervalMs ?? 1000;
   const log = options.logger;
-  const apiBase = `${server}/apis/${group}/${version}`;
+  const collection = `/apis/${group}/${version}/${plural}`;
 
   let stopped = false;
-  let pollTimer: ReturnType<typeof setTimeout> | undefined;
+  const aborter = new AbortController();
   /** Clusters seen, by uid: their pending timer and allocated NodePorts. */
   const seen = new Map<
     string,
@@ -374,39 +402,104 @@ export function startSimulatedOperator(
     seen.set(cluster.metadata.uid, { nodePorts });
   }
 
-  async function poll(): Promise<void> {
-    const listed = await request("GET", `/apis/${group}/${version}/${plural}`);
+  /** A cluster seen in a list or a watch event. */
+  function observe(cluster: ObservedCluster): void {
+    if (seen.has(cluster.metadata.uid)) return;
+    if (cluster.status?.state) adopt(cluster);
+    else schedule(cluster);
+  }
+
+  /** Lists clusters; forgets those gone; returns the list's revision. */
+  async function relist(): Promise<string> {
+    const listed = await request("GET", collection);
     if (listed.status !== 200) {
-      log?.error("Failed to list clusters", { status: listed.status });
-      return;
+      throw new HttpStatusError(listed.status, "Listing clusters");
     }
-    const items = (listed.body as { items?: ObservedCluster[] }).items ?? [];
+    const list = listed.body as {
+      items?: ObservedCluster[];
+      metadata?: { resourceVersion?: string };
+    };
+    const items = list.items ?? [];
     const present = new Set(items.map((c) => c.metadata.uid));
     for (const uid of [...seen.keys()]) {
       if (!present.has(uid)) release(uid);
     }
-    for (const cluster of items) {
-      if (seen.has(cluster.metadata.uid)) continue;
-      if (cluster.status?.state) adopt(cluster);
-      else schedule(cluster);
+    for (const cluster of items) observe(cluster);
+    return list.metadata?.resourceVersion ?? "";
+  }
+
+  /**
+   * Follows changes from `resourceVersion` until the server ends the
+   * watch; returns the revision to resume from, or "" to list again.
+   */
+  async function follow(resourceVersion: string): Promise<string> {
+    const query = new URLSearchParams({
+      watch: "true",
+      resourceVersion,
+      allowWatchBookmarks: "true",
+    });
+    const response = await fetch(`${server}${collection}?${query}`, {
+      signal: aborter.signal,
+    });
+    if (response.status !== 200 || !response.body) {
+      await response.body?.cancel();
+      throw new HttpStatusError(response.status, "Watching clusters");
+    }
+    let latest = resourceVersion;
+    for await (const line of lines(response.body)) {
+      const event = JSON.parse(line) as {
+        type: string;
+        object: ObservedCluster & { code?: number };
+      };
+      if (event.type === "ERROR") {
+        if (event.object.code === 410) return "";
+        throw new HttpStatusError(
+          event.object.code ?? 500,
+          "Watching clusters",
+        );
+      }
+      latest = event.object.metadata?.resourceVersion ?? latest;
+      if (event.type === "ADDED" || event.type === "MODIFIED") {
+        observe(event.object);
+      } else if (event.type === "DELETED") {
+        release(event.object.metadata.uid);
+      }
+    }
+    return latest;
+  }
+
+  function pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        aborter.signal.removeEventListener("abort", done);
+        resolve();
+      }
+      aborter.signal.addEventListener("abort", done);
+    });
+  }
+
+  async function run(): Promise<void> {
+    let resourceVersion = "";
+    while (!stopped) {
+      try {
+        if (resourceVersion === "") resourceVersion = await relist();
+        if (stopped) break;
+        resourceVersion = await follow(resourceVersion);
+      } catch (error) {
+        if (stopped) break;
+        log?.error("Failed to watch clusters", {
+          url: `${server}${collection}`,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        resourceVersion = "";
+        await pause(retryIntervalMs);
+      }
     }
   }
 
-  function loop(): void {
-    if (stopped) return;
-    track(poll())
-      .catch((error) =>
-        log?.error("Failed to poll clusters", {
-          url: apiBase,
-          error: error instanceof Error ? error.message : String(error),
-        })
-      )
-      .finally(() => {
-        if (!stopped) pollTimer = setTimeout(loop, pollIntervalMs);
-      });
-  }
-
-  loop();
+  const running = run();
   log?.info("Started simulated operator", {
     server,
     delayMs: options.delayMs,
@@ -415,16 +508,14 @@ export function startSimulatedOperator(
   return {
     async stop() {
       stopped = true;
-      if (pollTimer !== undefined) clearTimeout(pollTimer);
-      for (const uid of [...seen.keys()]) {
-        const entry = seen.get(uid);
-        if (entry?.timer !== undefined) clearTimeout(entry.timer);
+      aborter.abort();
+      await running;
+      for (const entry of seen.values()) {
+        if (entry.timer !== undefined) clearTimeout(entry.timer);
       }
       while (inFlight.size > 0) {
         await Promise.allSettled([...inFlight]);
       }
-      // A poll that finished while stopping may have set a new timer.
-      if (pollTimer !== undefined) clearTimeout(pollTimer);
     },
   };
 }

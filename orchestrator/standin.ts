@@ -20,13 +20,34 @@
  * exist before Corral is used), and requiring them in dev mode would only add
  * a manual step.
  *
- * Not modelled (yet): watch, server-side apply, dryRun (rejected with 400
- * rather than silently writing), managedFields, strategic merge patch for
- * lists with merge keys (it is treated as a JSON merge patch), Table output
- * (kubectl falls back to its client-side columns), CRD schemas, and protobuf:
- * bodies are JSON only, so kubectl can read everything and write custom
- * resources, but its writes of built-in kinds (`kubectl create configmap`,
- * which sends protobuf) are answered 415.
+ * Watch: `?watch=true` on a list path streams newline-delimited JSON events
+ * from a resourceVersion, replaying the retained history of that resource
+ * type (bounded, like the watch cache) and honouring selectors,
+ * `timeoutSeconds`, `allowWatchBookmarks` and `sendInitialEvents`; a
+ * resourceVersion older than the retained history gets the real server's
+ * single ERROR event (410 Expired). Lists page with `limit` and continue
+ * tokens that carry their snapshot revision (a consistent list; 410 Expired
+ * once that revision has left the history).
+ *
+ * CustomResourceDefinitions: POSTed to apiextensions.k8s.io/v1 (or given as
+ * files in the `crds` option) they add or replace served resource types and
+ * discovery entries; custom objects of a version with a schema are pruned,
+ * defaulted and validated as a real server does (see crd_schema.ts), with
+ * `unknown field` warnings, or a 400 under `fieldValidation=Strict`.
+ * Deleting a CRD deletes its objects at once. A minimal OpenAPI v3 document
+ * per group version tells kubectl that the server validates fields, so
+ * `kubectl create -f` and `kubectl apply -f` of custom resources work with
+ * kubectl's default strict validation, and carries the CRD schemas for
+ * `kubectl explain`.
+ *
+ * Not modelled (yet): server-side apply, dryRun (rejected with 400 rather
+ * than silently writing), managedFields, strategic merge patch for lists
+ * with merge keys (it is treated as a JSON merge patch), Table output
+ * (kubectl falls back to its client-side columns), most CEL validation
+ * rules, CRD conversion webhooks (versions share one stored form), and
+ * protobuf: bodies are JSON only, so kubectl can read everything and write
+ * custom resources, but its writes of built-in kinds (`kubectl create
+ * configmap`, which sends protobuf) are answered 415.
  */
 
 import {
@@ -40,6 +61,17 @@ import {
   qualifiedNameError,
   SelectorError,
 } from "./selectors.ts";
+import {
+  applyDefaults,
+  errorBody,
+  type FieldError,
+  type JsonSchema,
+  pruneNonNullableNulls,
+  pruneUnknownFields,
+  structuralSchemaErrors,
+  validateObject,
+} from "./crd_schema.ts";
+import { parseAllDocuments } from "yaml";
 
 // ---------------------------------------------------------------------------
 // Public types
@@ -110,6 +142,15 @@ export interface ResourceType {
   validate?(object: KubeObject): StatusCause[];
   /** Kind-specific defaults applied on create. */
   prepareForCreate?(object: KubeObject): void;
+  /**
+   * The structural schema of this version (from its CRD): objects are
+   * pruned, defaulted and validated against it.
+   */
+  schema?: JsonSchema;
+  /** A deprecated version's warning, sent with every answer about it. */
+  deprecationWarning?: string;
+  /** The name of the CustomResourceDefinition that serves this type. */
+  definedBy?: string;
 }
 
 export interface RayClusterResourceOptions {
@@ -131,6 +172,19 @@ export interface StandinOptions {
   implicitNamespaces?: boolean;
   /** Largest accepted request body; the real server's limit is 3 MiB. */
   maxBodyBytes?: number;
+  /**
+   * CustomResourceDefinition files (YAML or JSON, any number of documents)
+   * installed at start, as if POSTed; startStandin throws when one cannot
+   * be read or is refused.
+   */
+  crds?: string[];
+  /**
+   * Changes retained per resource type for watches and continue tokens
+   * (default 1000); older resourceVersions are answered 410 Expired.
+   */
+  watchHistory?: number;
+  /** How often a watch with allowWatchBookmarks gets a BOOKMARK (60 s). */
+  bookmarkIntervalMs?: number;
   logger?: Logger;
 }
 
@@ -138,9 +192,9 @@ export interface Standin {
   /** Base URL, e.g. `http://127.0.0.1:43123`. */
   readonly url: string;
   readonly port: number;
-  /** The served resource types. */
+  /** The served resource types (CRDs add and remove some). */
   readonly resources: readonly ResourceType[];
-  /** Stops listening and waits for open requests to finish. */
+  /** Ends open watches, stops listening and waits for open requests. */
   close(): Promise<void>;
 }
 
@@ -264,6 +318,184 @@ const NAMESPACE: ResourceType = {
   prepareForCreate: prepareNamespace,
 };
 
+/**
+ * A CustomResourceDefinition's own rules (a subset of apiextensions
+ * validation): names, scope, exactly one storage version, a structural
+ * schema for every version.
+ */
+function validateCrd(object: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const spec = isRecord(object.spec) ? object.spec : {};
+  const names = isRecord(spec.names) ? spec.names : {};
+  const group = typeof spec.group === "string" ? spec.group : "";
+  const plural = typeof names.plural === "string" ? names.plural : "";
+  if (group === "") causes.push(requiredCause("spec.group", ""));
+  if (plural === "") causes.push(requiredCause("spec.names.plural", ""));
+  if (typeof names.kind !== "string" || names.kind === "") {
+    causes.push(requiredCause("spec.names.kind", ""));
+  }
+  const name = object.metadata.name ?? "";
+  if (group !== "" && plural !== "" && name !== `${plural}.${group}`) {
+    causes.push(
+      invalidCause(
+        "metadata.name",
+        name,
+        'must be spec.names.plural+"."+spec.group',
+      ),
+    );
+  }
+  if (spec.scope !== "Namespaced" && spec.scope !== "Cluster") {
+    causes.push(
+      toCause({
+        type: "FieldValueNotSupported",
+        field: "spec.scope",
+        value: spec.scope ?? "",
+        detail: 'supported values: "Cluster", "Namespaced"',
+      }),
+    );
+  }
+  const versions = Array.isArray(spec.versions) ? spec.versions : [];
+  if (versions.length === 0) {
+    causes.push(
+      requiredCause(
+        "spec.versions",
+        "must have exactly one version marked as storage version",
+      ),
+    );
+    return causes;
+  }
+  const storage = versions.filter((v) => isRecord(v) && v.storage === true);
+  if (storage.length !== 1) {
+    causes.push({
+      reason: "FieldValueInvalid",
+      message:
+        'Invalid value: "": must have exactly one version marked as storage version',
+      field: "spec.versions",
+    });
+  }
+  versions.forEach((version, i) => {
+    const path = `spec.versions[${i}]`;
+    if (
+      !isRecord(version) || typeof version.name !== "string" ||
+      version.name === ""
+    ) {
+      causes.push(requiredCause(`${path}.name`, ""));
+      return;
+    }
+    const schema = isRecord(version.schema)
+      ? version.schema.openAPIV3Schema
+      : undefined;
+    if (schema === undefined) {
+      causes.push(
+        requiredCause(`${path}.schema.openAPIV3Schema`, "schemas are required"),
+      );
+      return;
+    }
+    causes.push(
+      ...structuralSchemaErrors(schema, `${path}.schema.openAPIV3Schema`).map(
+        toCause,
+      ),
+    );
+  });
+  return causes;
+}
+
+/** Server-set parts of a new CRD: defaulted names, conversion, status. */
+function prepareCrd(object: KubeObject): void {
+  const spec = object.spec as Record<string, unknown>;
+  const names = spec.names as Record<string, unknown>;
+  const kind = String(names.kind);
+  names.singular ??= kind.toLowerCase();
+  names.listKind ??= `${kind}List`;
+  spec.conversion ??= { strategy: "None" };
+  const now = timestamp();
+  const versions = spec.versions as Record<string, unknown>[];
+  object.status = {
+    acceptedNames: structuredClone(names),
+    conditions: [
+      {
+        type: "NamesAccepted",
+        status: "True",
+        lastTransitionTime: now,
+        reason: "NoConflicts",
+        message: "no conflicts found",
+      },
+      {
+        type: "Established",
+        status: "True",
+        lastTransitionTime: now,
+        reason: "InitialNamesAccepted",
+        message: "the initial names have been accepted",
+      },
+    ],
+    storedVersions: versions.filter((v) => v.storage === true).map((v) =>
+      v.name
+    ),
+  };
+}
+
+const CUSTOM_RESOURCE_DEFINITION: ResourceType = {
+  group: "apiextensions.k8s.io",
+  version: "v1",
+  kind: "CustomResourceDefinition",
+  plural: "customresourcedefinitions",
+  singular: "customresourcedefinition",
+  namespaced: false,
+  shortNames: ["crd", "crds"],
+  categories: ["api-extensions"],
+  subresources: ["status"],
+  validate: validateCrd,
+  prepareForCreate: prepareCrd,
+};
+
+function isCrdResource(resource: ResourceType): boolean {
+  return resource.group === CUSTOM_RESOURCE_DEFINITION.group &&
+    resource.plural === CUSTOM_RESOURCE_DEFINITION.plural;
+}
+
+/** The resource types one CRD serves: one per served version. */
+function resourcesOfCrd(crd: KubeObject): ResourceType[] {
+  const spec = crd.spec as Record<string, unknown>;
+  const names = spec.names as Record<string, unknown>;
+  const group = String(spec.group);
+  const kind = String(names.kind);
+  const strings = (value: unknown) =>
+    Array.isArray(value) ? value.filter((v) => typeof v === "string") : [];
+  return (spec.versions as Record<string, unknown>[])
+    .filter((version) => version.served !== false)
+    .map((version) => {
+      const schema = isRecord(version.schema)
+        ? version.schema.openAPIV3Schema as JsonSchema
+        : undefined;
+      const subresources = isRecord(version.subresources)
+        ? version.subresources
+        : {};
+      const shortNames = strings(names.shortNames);
+      const categories = strings(names.categories);
+      return {
+        group,
+        version: String(version.name),
+        kind,
+        plural: String(names.plural),
+        singular: String(names.singular ?? kind.toLowerCase()),
+        namespaced: spec.scope === "Namespaced",
+        ...(shortNames.length > 0 ? { shortNames } : {}),
+        ...(categories.length > 0 ? { categories } : {}),
+        custom: true,
+        subresources: isRecord(subresources.status) ? ["status" as const] : [],
+        ...(schema ? { schema: structuredClone(schema) } : {}),
+        ...(version.deprecated === true
+          ? {
+            deprecationWarning: typeof version.deprecationWarning === "string"
+              ? version.deprecationWarning
+              : `${group}/${version.name} ${kind} is deprecated`,
+          }
+          : {}),
+        definedBy: crd.metadata.name,
+      };
+    });
+}
+
 /** RayCluster, as the KubeRay CRD defines it, with configurable coordinates. */
 export function rayClusterResource(
   options: RayClusterResourceOptions = {},
@@ -281,11 +513,20 @@ export function rayClusterResource(
   };
 }
 
-/** The resource types Corral uses: ConfigMap, Event, Namespace, RayCluster. */
+/**
+ * The resource types Corral uses (ConfigMap, Event, Namespace, RayCluster),
+ * and CustomResourceDefinition to add more.
+ */
 export function defaultResources(
   rayCluster: RayClusterResourceOptions = {},
 ): ResourceType[] {
-  return [CONFIG_MAP, EVENT, NAMESPACE, rayClusterResource(rayCluster)];
+  return [
+    CONFIG_MAP,
+    EVENT,
+    NAMESPACE,
+    CUSTOM_RESOURCE_DEFINITION,
+    rayClusterResource(rayCluster),
+  ];
 }
 
 function groupVersion(resource: { group: string; version: string }): string {
@@ -323,7 +564,7 @@ interface StatusDetails {
 interface StatusBody {
   kind: "Status";
   apiVersion: "v1";
-  metadata: Record<string, never>;
+  metadata: { continue?: string };
   status: "Failure" | "Success";
   message?: string;
   reason?: string;
@@ -336,25 +577,29 @@ class StatusError extends Error {
   readonly code: number;
   readonly reason: string;
   readonly details?: StatusDetails;
+  /** A continue token the client may resume with (expired lists). */
+  readonly continueToken?: string;
 
   constructor(
     code: number,
     reason: string,
     message: string,
     details?: StatusDetails,
+    continueToken?: string,
   ) {
     super(message);
     this.name = "StatusError";
     this.code = code;
     this.reason = reason;
     this.details = details;
+    this.continueToken = continueToken;
   }
 
   toStatus(): StatusBody {
     return {
       kind: "Status",
       apiVersion: "v1",
-      metadata: {},
+      metadata: this.continueToken ? { continue: this.continueToken } : {},
       status: "Failure",
       message: this.message,
       reason: this.reason,
@@ -432,12 +677,18 @@ function requiredCause(fieldPath: string, detail: string): StatusCause {
   };
 }
 
+/** A field error of crd_schema.ts as a Status cause. */
+function toCause(error: FieldError): StatusCause {
+  return { reason: error.type, message: errorBody(error), field: error.field };
+}
+
 function invalid(
   resource: ResourceType,
   name: string,
   causes: StatusCause[],
 ): StatusError {
-  const listed = causes.map((c) => `${c.field}: ${c.message}`);
+  // The message lists each distinct error once (field.ErrorList.ToAggregate).
+  const listed = [...new Set(causes.map((c) => `${c.field}: ${c.message}`))];
   const summary = listed.length === 1 ? listed[0] : `[${listed.join(", ")}]`;
   return new StatusError(
     422,
@@ -454,6 +705,44 @@ function invalid(
 
 function badRequest(message: string): StatusError {
   return new StatusError(400, "BadRequest", message);
+}
+
+/** 410 Gone, as a too old resourceVersion or continue token is answered. */
+function expired(message: string, continueToken?: string): StatusError {
+  return new StatusError(410, "Expired", message, undefined, continueToken);
+}
+
+const LIST_EXPIRED = "The resourceVersion for the provided list is too old.";
+const CONTINUE_EXPIRED =
+  "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
+
+/** A resourceVersion the server has not reached (after waiting for it). */
+function tooLargeResourceVersion(wanted: number, current: number): StatusError {
+  return new StatusError(
+    504,
+    "Timeout",
+    `Too large resource version: ${wanted}, current: ${current}`,
+    {
+      causes: [{
+        reason: "ResourceVersionTooLarge",
+        message: "Too large resource version",
+      }],
+      retryAfterSeconds: 1,
+    },
+  );
+}
+
+/** An invalid list or watch option (ListOptions validation). */
+function invalidOptions(causes: StatusCause[]): StatusError {
+  const listed = causes.map((c) => `${c.field}: ${c.message}`);
+  return new StatusError(
+    422,
+    "Invalid",
+    `ListOptions.meta.k8s.io "" is invalid: ${
+      listed.length === 1 ? listed[0] : `[${listed.join(", ")}]`
+    }`,
+    { group: "meta.k8s.io", kind: "ListOptions", causes },
+  );
 }
 
 function unknownPath(): StatusError {
@@ -487,11 +776,16 @@ function unsupportedMediaType(accepted: string[]): StatusError {
 // ---------------------------------------------------------------------------
 // Store
 
-/** A change to a stored object; what a future watch will stream. */
+/** A change to a stored object, as watches stream it. */
 export interface StoreEvent {
   type: "ADDED" | "MODIFIED" | "DELETED";
   resource: ResourceType;
+  /** The object after the change (for DELETED, its last state). */
   object: KubeObject;
+  /** The object before the change (MODIFIED and DELETED). */
+  previous?: KubeObject;
+  /** The revision of the change: the object's new resourceVersion. */
+  revision: number;
 }
 
 function storeKey(resource: ResourceType): string {
@@ -502,18 +796,47 @@ function objectKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;
 }
 
+function keyOf(object: KubeObject): string {
+  return objectKey(object.metadata.namespace ?? "", object.metadata.name ?? "");
+}
+
+function byKey(a: KubeObject, b: KubeObject): number {
+  const [x, y] = [keyOf(a), keyOf(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** The retained changes of one resource type. */
+interface History {
+  events: StoreEvent[];
+  /** Every change of the type after this revision is in `events`. */
+  start: number;
+}
+
 /**
  * All objects of all types, keyed by resource and namespace/name, with one
- * global resourceVersion counter (as etcd's revision). Objects go in and out
- * as deep copies, so callers can never mutate what is stored.
+ * global resourceVersion counter (as etcd's revision) and, per resource
+ * type, a bounded history of changes (as the watch cache keeps) from which
+ * watches replay and consistent list snapshots are rebuilt. Objects go in
+ * and out as deep copies, so callers can never mutate what is stored;
+ * events handed to listeners are shared and must not be mutated.
  */
 class ObjectStore {
   #revision = 0;
   #objects = new Map<string, Map<string, KubeObject>>();
+  #history = new Map<string, History>();
+  #historyLimit: number;
   #listeners = new Set<(event: StoreEvent) => void>();
+
+  constructor(historyLimit: number) {
+    this.#historyLimit = historyLimit;
+  }
 
   get revision(): string {
     return String(this.#revision);
+  }
+
+  get revisionNumber(): number {
+    return this.#revision;
   }
 
   nextRevision(): string {
@@ -531,6 +854,16 @@ class ObjectStore {
     return table;
   }
 
+  #historyOf(resource: ResourceType): History {
+    const key = storeKey(resource);
+    let history = this.#history.get(key);
+    if (!history) {
+      history = { events: [], start: 0 };
+      this.#history.set(key, history);
+    }
+    return history;
+  }
+
   get(
     resource: ResourceType,
     namespace: string,
@@ -542,32 +875,91 @@ class ObjectStore {
 
   /** Objects of one namespace (or all), sorted as etcd keys sort. */
   list(resource: ResourceType, namespace?: string): KubeObject[] {
-    return [...this.#table(resource).entries()]
-      .filter(([, o]) =>
+    return [...this.#table(resource).values()]
+      .filter((o) =>
         namespace === undefined || (o.metadata.namespace ?? "") === namespace
       )
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([, o]) => structuredClone(o));
+      .sort(byKey)
+      .map((o) => structuredClone(o));
+  }
+
+  /**
+   * The oldest revision a watch or snapshot of this type can start from:
+   * undefined when the whole history is retained.
+   */
+  oldestRevision(resource: ResourceType): number | undefined {
+    const history = this.#historyOf(resource);
+    if (history.start === 0) return undefined;
+    return history.events.length > 0
+      ? history.events[0].revision - 1
+      : history.start;
+  }
+
+  /** Changes of one type after `revision`; undefined when no longer kept. */
+  changesSince(
+    resource: ResourceType,
+    revision: number,
+  ): StoreEvent[] | undefined {
+    const oldest = this.oldestRevision(resource);
+    if (oldest !== undefined && revision < oldest) return undefined;
+    return this.#historyOf(resource).events.filter((e) =>
+      e.revision > revision
+    );
+  }
+
+  /**
+   * Objects of one namespace (or all) as they were at `revision`, sorted;
+   * undefined when that revision has left the history.
+   */
+  listAt(
+    resource: ResourceType,
+    revision: number,
+    namespace?: string,
+  ): KubeObject[] | undefined {
+    const changes = this.changesSince(resource, revision);
+    if (changes === undefined) return undefined;
+    const table = new Map(this.#table(resource));
+    for (const change of changes.toReversed()) {
+      if (change.type === "ADDED") table.delete(keyOf(change.object));
+      else if (change.previous) {
+        table.set(keyOf(change.object), change.previous);
+      }
+    }
+    return [...table.values()]
+      .filter((o) =>
+        namespace === undefined || (o.metadata.namespace ?? "") === namespace
+      )
+      .sort(byKey)
+      .map((o) => structuredClone(o));
   }
 
   put(resource: ResourceType, object: KubeObject): void {
-    const key = objectKey(
-      object.metadata.namespace ?? "",
-      object.metadata.name ?? "",
-    );
     const table = this.#table(resource);
-    const type = table.has(key) ? "MODIFIED" : "ADDED";
-    table.set(key, structuredClone(object));
-    this.#emit({ type, resource, object });
+    const key = keyOf(object);
+    const previous = table.get(key);
+    const stored = structuredClone(object);
+    table.set(key, stored);
+    this.#record({
+      type: previous ? "MODIFIED" : "ADDED",
+      resource,
+      object: stored,
+      previous,
+      revision: Number(object.metadata.resourceVersion),
+    });
   }
 
   remove(resource: ResourceType, object: KubeObject): void {
-    const key = objectKey(
-      object.metadata.namespace ?? "",
-      object.metadata.name ?? "",
-    );
-    if (this.#table(resource).delete(key)) {
-      this.#emit({ type: "DELETED", resource, object });
+    const table = this.#table(resource);
+    const key = keyOf(object);
+    const previous = table.get(key);
+    if (table.delete(key)) {
+      this.#record({
+        type: "DELETED",
+        resource,
+        object: structuredClone(object),
+        previous,
+        revision: Number(object.metadata.resourceVersion),
+      });
     }
   }
 
@@ -576,10 +968,15 @@ class ObjectStore {
     return () => this.#listeners.delete(listener);
   }
 
-  #emit(event: StoreEvent): void {
-    for (const listener of this.#listeners) {
-      listener({ ...event, object: structuredClone(event.object) });
+  #record(event: StoreEvent): void {
+    const history = this.#historyOf(event.resource);
+    history.events.push(event);
+    while (history.events.length > this.#historyLimit) {
+      history.start = history.events.shift()!.revision;
     }
+    // A listener may subscribe another (a watch starting): a snapshot
+    // keeps it from seeing this event twice.
+    for (const listener of [...this.#listeners]) listener(event);
   }
 }
 
@@ -832,15 +1229,34 @@ function resolveResourcePath(
 // Server
 
 interface State {
-  resources: readonly ResourceType[];
+  /** The served resource types; CRDs add and remove entries. */
+  resources: ResourceType[];
+  /** Entries a CRD replaced, by group/version/plural, restored on its delete. */
+  shadowed: Map<string, ResourceType>;
   store: ObjectStore;
   implicitNamespaces: boolean;
   maxBodyBytes: number;
+  bookmarkIntervalMs: number;
+  /** Open watches, ended by close() (and by deleting their CRD). */
+  watches: Set<{ resource: ResourceType; end(): void }>;
   logger?: Logger;
   namespaceResource?: ResourceType;
 }
 
+/** What one request carries beside its route: warnings and options. */
+interface RequestContext {
+  /** Texts of the `Warning` headers of the answer. */
+  warnings: string[];
+  fieldValidation: "Ignore" | "Warn" | "Strict";
+}
+
 const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
+const DEFAULT_WATCH_HISTORY = 1000;
+const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
+/** The real server's default watch length is 30 to 60 minutes. */
+const DEFAULT_WATCH_TIMEOUT_SECONDS = 1800;
+/** How long a too large resourceVersion is waited for (the watch cache's 3 s). */
+const TOO_LARGE_RESOURCE_VERSION_WAIT_MS = 3000;
 const PROTECTED_NAMESPACES = ["default", "kube-system", "kube-public"];
 const INITIAL_NAMESPACES = [
   "default",
@@ -864,20 +1280,30 @@ const SERVER_VERSION = {
 
 /** Starts the stand-in; it is listening when this returns. */
 export function startStandin(options: StandinOptions = {}): Standin {
-  const resources = options.resources ?? defaultResources(options.rayCluster);
+  const resources = [
+    ...(options.resources ?? defaultResources(options.rayCluster)),
+  ];
   const state: State = {
     resources,
-    store: new ObjectStore(),
+    shadowed: new Map(),
+    store: new ObjectStore(options.watchHistory ?? DEFAULT_WATCH_HISTORY),
     implicitNamespaces: options.implicitNamespaces ?? true,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ??
+      DEFAULT_BOOKMARK_INTERVAL_MS,
+    watches: new Set(),
     logger: options.logger,
     namespaceResource: findResource(resources, "", "v1", "namespaces"),
   };
+  state.store.subscribe((event) => {
+    if (isCrdResource(event.resource)) syncCrd(state, event);
+  });
   if (state.namespaceResource) {
     for (const name of INITIAL_NAMESPACES) {
       createNamespace(state, state.namespaceResource, name);
     }
   }
+  if (options.crds?.length) installCrdFiles(state, options.crds);
   const hostname = options.hostname ?? "127.0.0.1";
   const server = Deno.serve(
     { hostname, port: options.port ?? 0, onListen() {} },
@@ -889,19 +1315,16 @@ export function startStandin(options: StandinOptions = {}): Standin {
   return {
     url,
     port,
-    resources,
+    get resources() {
+      return state.resources;
+    },
     async close() {
+      for (const watch of [...state.watches]) watch.end();
       await server.shutdown();
     },
   };
 }
 
-/**
- * A kubeconfig (YAML) whose current context points at the stand-in, for
- * kubectl and client-node. The stand-in has no TLS and no authentication;
- * `insecure-skip-tls-verify` is what client-node requires to accept an
- * http:// server.
- */
 export function kubeconfigFor(url: string, namespace = "default"): string {
   const quoted = (s: string) => JSON.stringify(s);
   return [
@@ -934,28 +1357,40 @@ function json(body: unknown, status = 200): Response {
   });
 }
 
+/** `299 - "text"`: a Warning header value (RFC 7234). */
+function warningHeader(text: string): string {
+  return `299 - "${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
 async function handle(state: State, request: Request): Promise<Response> {
   const url = new URL(request.url);
+  const context: RequestContext = { warnings: [], fieldValidation: "Warn" };
+  let response: Response;
   try {
-    return await route(state, request, url);
+    response = await route(state, request, url, context);
   } catch (error) {
     if (error instanceof StatusError) {
-      return json(error.toStatus(), error.code);
-    }
-    state.logger?.error("Failed to serve request", {
-      method: request.method,
-      path: url.pathname,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    return json(
-      new StatusError(
+      response = json(error.toStatus(), error.code);
+    } else {
+      state.logger?.error("Failed to serve request", {
+        method: request.method,
+        path: url.pathname,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      response = json(
+        new StatusError(
+          500,
+          "InternalError",
+          "Internal error occurred: the stand-in failed to serve the request",
+        ).toStatus(),
         500,
-        "InternalError",
-        "Internal error occurred: the stand-in failed to serve the request",
-      ).toStatus(),
-      500,
-    );
+      );
+    }
   }
+  for (const text of new Set(context.warnings)) {
+    response.headers.append("warning", warningHeader(text));
+  }
+  return response;
 }
 
 function pathSegments(pathname: string): string[] {
@@ -974,6 +1409,7 @@ function route(
   state: State,
   request: Request,
   url: URL,
+  context: RequestContext,
 ): Response | Promise<Response> {
   const segments = pathSegments(url.pathname);
   const [root] = segments;
@@ -986,12 +1422,26 @@ function route(
   ) {
     return onlyGet(request, () => new Response("ok"));
   }
+  if (root === "openapi" && segments[1] === "v3") {
+    return onlyGet(
+      request,
+      () => openApiV3(state.resources, segments.slice(2)),
+    );
+  }
   if (root === "api") {
     if (segments.length === 1) {
       return onlyGet(request, () => json(apiVersions(url)));
     }
     if (segments[1] !== "v1") throw unknownPath();
-    return resourceRequest(state, request, url, "", "v1", segments.slice(2));
+    return resourceRequest(
+      state,
+      request,
+      url,
+      "",
+      "v1",
+      segments.slice(2),
+      context,
+    );
   }
   if (root === "apis") {
     if (segments.length === 1) {
@@ -1015,6 +1465,7 @@ function route(
       group,
       version,
       segments.slice(3),
+      context,
     );
   }
   // Outside the API paths the real server answers in plain text.
@@ -1031,6 +1482,27 @@ function onlyGet(request: Request, answer: () => Response): Response {
   return answer();
 }
 
+const FIELD_VALIDATIONS = ["Ignore", "Strict", "Warn"] as const;
+
+function readFieldValidation(
+  params: URLSearchParams,
+): RequestContext["fieldValidation"] {
+  const value = params.get("fieldValidation") ?? "";
+  if (value === "") return "Warn";
+  const known = FIELD_VALIDATIONS.find((v) => v === value);
+  if (!known) {
+    throw badRequest(
+      `fieldValidation: Unsupported value: "${value}": supported values: "Ignore", "Strict", "Warn"`,
+    );
+  }
+  return known;
+}
+
+function isWatch(params: URLSearchParams): boolean {
+  const watch = params.get("watch");
+  return watch === "true" || watch === "1";
+}
+
 async function resourceRequest(
   state: State,
   request: Request,
@@ -1038,6 +1510,7 @@ async function resourceRequest(
   group: string,
   version: string,
   rest: string[],
+  context: RequestContext,
 ): Promise<Response> {
   if (rest.length === 0) {
     return onlyGet(
@@ -1046,34 +1519,43 @@ async function resourceRequest(
     );
   }
   const target = resolveResourcePath(state.resources, group, version, rest);
+  if (target.resource.deprecationWarning) {
+    context.warnings.push(target.resource.deprecationWarning);
+  }
   if (url.searchParams.has("dryRun")) {
     throw badRequest("the Kubernetes API stand-in does not support dryRun");
   }
+  context.fieldValidation = readFieldValidation(url.searchParams);
   const method = request.method;
+  const { resource } = target;
   if (target.kind === "collection") {
     if (method === "GET") {
-      return list(state, target.resource, target.namespace, url.searchParams);
+      if (isWatch(url.searchParams)) {
+        return watch(state, resource, target.namespace, url.searchParams);
+      }
+      return await list(state, resource, target.namespace, url.searchParams);
     }
-    const canCreate = target.namespace !== undefined ||
-      !target.resource.namespaced;
+    const canCreate = target.namespace !== undefined || !resource.namespaced;
     if (method === "POST" && canCreate) {
-      const body = await readObject(state, request, target.resource);
-      return create(state, target.resource, target.namespace ?? "", body);
+      const body = await readObject(state, request, resource);
+      decodeCustomObject(resource, body, context);
+      return create(state, resource, target.namespace ?? "", body);
     }
     throw methodNotAllowed();
   }
   switch (method) {
     case "GET":
       return json(withTypeMeta(
-        target.resource,
-        getOrNotFound(state, target.resource, target.namespace, target.name),
+        resource,
+        getOrNotFound(state, resource, target.namespace, target.name),
       ));
     case "PUT": {
-      const body = await readObject(state, request, target.resource);
+      const body = await readObject(state, request, resource);
+      decodeCustomObject(resource, body, context);
       return update(state, target, body);
     }
     case "PATCH":
-      return patch(state, target, request);
+      return patch(state, target, request, context);
     case "DELETE":
       if (target.status) throw methodNotAllowed();
       return remove(state, target, await readDeleteOptions(state, request));
@@ -1096,12 +1578,31 @@ function apiVersions(url: URL) {
   };
 }
 
+/**
+ * Kubernetes version priority (apimachinery version.CompareKubeAwareVersionStrings):
+ * GA before beta before alpha, higher numbers first, then other names
+ * alphabetically.
+ */
+function compareVersions(a: string, b: string): number {
+  const rank = (v: string): [number, number, number, string] => {
+    const match = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!match) return [3, 0, 0, v];
+    const stage = match[2] === undefined ? 0 : match[2] === "beta" ? 1 : 2;
+    return [stage, -Number(match[1]), -Number(match[3] ?? 0), ""];
+  };
+  const [x, y] = [rank(a), rank(b)];
+  for (let i = 0; i < 3; i++) {
+    if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
+  }
+  return x[3] < y[3] ? -1 : x[3] > y[3] ? 1 : 0;
+}
+
 function groupVersions(resources: readonly ResourceType[], group: string) {
   const versions = [
     ...new Set(
       resources.filter((r) => r.group === group).map((r) => r.version),
     ),
-  ];
+  ].sort(compareVersions);
   const entries = versions.map((version) => ({
     groupVersion: `${group}/${version}`,
     version,
@@ -1128,7 +1629,120 @@ function apiGroup(resources: readonly ResourceType[], group: string) {
   };
 }
 
-const VERBS = ["create", "delete", "get", "list", "patch", "update"];
+// ---------------------------------------------------------------------------
+// OpenAPI v3
+
+/** `api/v1`, `apis/ray.io/v1`: how OpenAPI v3 names a group version. */
+function openApiPath(group: string, version: string): string {
+  return group === "" ? `api/${version}` : `apis/${group}/${version}`;
+}
+
+/** `io.ray.v1.RayCluster`: the schema name Kubernetes gives a kind. */
+function definitionName(resource: ResourceType): string {
+  const group = resource.group === ""
+    ? "io.k8s.api.core"
+    : resource.group.split(".").reverse().join(".");
+  return `${group}.${resource.version}.${resource.kind}`;
+}
+
+/**
+ * A minimal OpenAPI v3 document of one group version: a path per served
+ * resource whose create and patch operations declare the fieldValidation
+ * query parameter (how kubectl learns the server validates fields, so that
+ * `kubectl create -f` and `apply` use server-side strict validation), and
+ * each kind's schema (the CRD's, for custom kinds) for `kubectl explain`.
+ */
+function openApiGroupVersion(
+  resources: readonly ResourceType[],
+  group: string,
+  version: string,
+): unknown {
+  const served = resources.filter((r) =>
+    r.group === group && r.version === version
+  );
+  const fieldValidation = {
+    name: "fieldValidation",
+    in: "query",
+    description:
+      "Ignore, Warn (the default) or Strict: what to do with unknown or duplicate fields",
+    schema: { type: "string", uniqueItems: true },
+  };
+  const paths: Record<string, unknown> = {};
+  const schemas: Record<string, unknown> = {};
+  for (const resource of served) {
+    const gvk = [{ group, version, kind: resource.kind }];
+    const ref = { $ref: `#/components/schemas/${definitionName(resource)}` };
+    const operation = (action: string, withFieldValidation: boolean) => ({
+      operationId: `${action}${resource.kind}`,
+      parameters: withFieldValidation ? [fieldValidation] : [],
+      responses: {
+        "200": { content: { "application/json": { schema: ref } } },
+      },
+      "x-kubernetes-action": action,
+      "x-kubernetes-group-version-kind": gvk[0],
+    });
+    const base = `/${openApiPath(group, version)}${
+      resource.namespaced ? "/namespaces/{namespace}" : ""
+    }/${resource.plural}`;
+    paths[base] = {
+      get: operation("list", false),
+      post: operation("post", true),
+    };
+    paths[`${base}/{name}`] = {
+      get: operation("get", false),
+      put: operation("put", true),
+      patch: operation("patch", true),
+      delete: operation("delete", false),
+    };
+    schemas[definitionName(resource)] = {
+      ...(resource.schema ?? { type: "object" }),
+      "x-kubernetes-group-version-kind": gvk,
+    };
+  }
+  return {
+    openapi: "3.0.0",
+    info: { title: "Kubernetes", version: SERVER_VERSION.gitVersion },
+    paths,
+    components: { schemas },
+  };
+}
+
+function openApiV3(
+  resources: readonly ResourceType[],
+  rest: string[],
+): Response {
+  const groupVersions = new Map<string, [string, string]>();
+  for (const r of resources) {
+    groupVersions.set(openApiPath(r.group, r.version), [r.group, r.version]);
+  }
+  if (rest.length === 0) {
+    const paths: Record<string, unknown> = {};
+    for (const [path, [group, version]] of groupVersions) {
+      const document = JSON.stringify(
+        openApiGroupVersion(resources, group, version),
+      );
+      paths[path] = {
+        serverRelativeURL: `/openapi/v3/${path}?hash=${contentHash(document)}`,
+      };
+    }
+    return json({ paths });
+  }
+  const found = groupVersions.get(rest.join("/"));
+  if (!found) throw unknownPath();
+  return json(openApiGroupVersion(resources, found[0], found[1]));
+}
+
+/** A short FNV-1a hash: what the OpenAPI v3 index uses to bust caches. */
+function contentHash(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).toUpperCase().padStart(8, "0");
+}
+
+const VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"];
 
 function apiResourceList(
   resources: readonly ResourceType[],
@@ -1540,7 +2154,10 @@ function create(
   delete meta.selfLink;
   if (resource.subresources?.includes("status")) delete object.status;
 
-  const causes = validateMetadata(resource, object, true);
+  const causes = [
+    ...validateMetadata(resource, object, true),
+    ...schemaCauses(resource, object),
+  ];
   if (causes.length > 0) throw invalid(resource, name, causes);
   if (resource.namespaced) ensureNamespace(state, namespace);
   if (state.store.get(resource, namespace, name)) {
@@ -1611,6 +2228,8 @@ function replaceObject(
     next = structuredClone(existing);
     if (incoming.status === undefined) delete next.status;
     else next.status = incoming.status;
+    const causes = schemaCauses(resource, next, existing);
+    if (causes.length > 0) throw invalid(resource, name, causes);
   } else {
     next = incoming;
     if (resource.subresources?.includes("status")) {
@@ -1632,7 +2251,10 @@ function replaceObject(
     if (resource.custom && !deepEqual(specOf(existing), specOf(next))) {
       next.metadata.generation = (current.generation ?? 0) + 1;
     }
-    const causes = validateMetadata(resource, next, false);
+    const causes = [
+      ...validateMetadata(resource, next, false),
+      ...schemaCauses(resource, next, existing),
+    ];
     if (causes.length > 0) throw invalid(resource, name, causes);
   }
   next.metadata.resourceVersion = current.resourceVersion;
@@ -1674,6 +2296,7 @@ async function patch(
   state: State,
   target: Extract<Route, { kind: "item" }>,
   request: Request,
+  context: RequestContext,
 ): Promise<Response> {
   const { resource } = target;
   const media = (request.headers.get("content-type") ?? "").split(";")[0]
@@ -1716,6 +2339,7 @@ async function patch(
     patched = mergePatch(existing, body);
   }
   const incoming = decodeObject(patched, resource);
+  decodeCustomObject(resource, incoming, context);
   return replaceObject(state, target, incoming, {
     requireResourceVersion: false,
   });
@@ -1758,6 +2382,7 @@ function remove(
   if (resource.kind === "Namespace" && resource.group === "") {
     return removeNamespace(state, resource, existing);
   }
+  if (isCrdResource(resource)) return removeCrd(state, resource, existing);
   if (existing.metadata.finalizers?.length) {
     // Finalizers hold the object: it is marked for deletion and returned.
     if (!existing.metadata.deletionTimestamp) {
@@ -1805,10 +2430,12 @@ function removeNamespace(
       resourceDetails(resource, name),
     );
   }
+  const emptied = new Set<string>();
   for (const other of state.resources) {
-    if (!other.namespaced) continue;
+    if (!other.namespaced || emptied.has(storeKey(other))) continue;
+    emptied.add(storeKey(other));
     for (const object of state.store.list(other, name)) {
-      state.store.nextRevision();
+      object.metadata.resourceVersion = state.store.nextRevision();
       state.store.remove(other, object);
     }
   }
@@ -1819,27 +2446,70 @@ function removeNamespace(
   return json(withTypeMeta(resource, existing));
 }
 
+// ---------------------------------------------------------------------------
+// Lists and watches
+
+/** A continue token as the etcd3 store encodes it (storage/continue.go). */
 interface ContinueToken {
-  /** The last key returned. */
-  after: string;
+  /** The snapshot revision; -1 continues at the latest. */
+  rv: number;
+  /** The key to start from, relative to the list's key prefix. */
+  start: string;
+}
+
+function base64UrlEncode(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(
+    /=+$/,
+    "",
+  );
+}
+
+function base64UrlDecode(text: string): string {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) {
+    throw new Error("illegal base64 data");
+  }
+  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+  return new TextDecoder("utf-8", { fatal: true }).decode(
+    Uint8Array.from(binary, (c) => c.charCodeAt(0)),
+  );
 }
 
 function encodeContinue(token: ContinueToken): string {
-  return btoa(JSON.stringify(token));
+  return base64UrlEncode(
+    JSON.stringify({ v: "meta.k8s.io/v1", rv: token.rv, start: token.start }),
+  );
 }
 
 function decodeContinue(value: string): ContinueToken {
+  const fail = (detail: string) =>
+    badRequest(`invalid continue token: continue key is not valid: ${detail}`);
+  let token: unknown;
   try {
-    const token = JSON.parse(atob(value));
-    if (isRecord(token) && typeof token.after === "string") {
-      return { after: token.after };
-    }
-  } catch {
-    // fall through
+    token = JSON.parse(base64UrlDecode(value));
+  } catch (error) {
+    throw fail(error instanceof Error ? error.message : String(error));
   }
-  throw badRequest(
-    `the provided continue parameter is invalid: ${JSON.stringify(value)}`,
-  );
+  if (!isRecord(token) || token.v !== "meta.k8s.io/v1") {
+    throw fail("server does not recognize this encoded version");
+  }
+  if (typeof token.rv !== "number" || token.rv === 0) {
+    throw fail(
+      "incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
+    );
+  }
+  if (typeof token.start !== "string" || token.start === "") {
+    throw fail("encoded start key empty (version meta.k8s.io/v1)");
+  }
+  return { rv: token.rv, start: token.start };
+}
+
+/** Where the keys of a list start: continue tokens are relative to it. */
+function keyPrefix(resource: ResourceType, namespace?: string): string {
+  if (namespace !== undefined) return `${namespace}/`;
+  return resource.namespaced ? "" : "/";
 }
 
 function selectableFields(
@@ -1859,24 +2529,29 @@ function selectableFields(
   );
 }
 
-function list(
-  state: State,
+interface Selection {
+  labels: ReturnType<typeof parseLabelSelector>;
+  fields: ReturnType<typeof parseFieldSelector>;
+  /** True when no selector narrows the list (the key range does). */
+  everything: boolean;
+  matches(object: KubeObject): boolean;
+}
+
+/** The label and field selectors of a list or watch, checked. */
+function readSelection(
   resource: ResourceType,
   namespace: string | undefined,
   params: URLSearchParams,
-): Response {
-  if (params.get("watch") === "true" || params.get("watch") === "1") {
-    throw badRequest("the Kubernetes API stand-in does not support watch yet");
-  }
-  let labelSelector, fieldSelector;
+): Selection {
+  let labels, fields;
   try {
-    labelSelector = parseLabelSelector(params.get("labelSelector") ?? "");
-    fieldSelector = parseFieldSelector(params.get("fieldSelector") ?? "");
+    labels = parseLabelSelector(params.get("labelSelector") ?? "");
+    fields = parseFieldSelector(params.get("fieldSelector") ?? "");
   } catch (error) {
     if (error instanceof SelectorError) throw badRequest(error.message);
     throw error;
   }
-  for (const { field: label } of fieldSelector) {
+  for (const { field: label } of fields) {
     if (resource.fields) {
       if (!Object.hasOwn(resource.fields, label)) {
         throw badRequest(`field label not supported: ${label}`);
@@ -1887,6 +2562,156 @@ function list(
       );
     }
   }
+  return {
+    labels,
+    fields,
+    everything: labels.length === 0 && fields.length === 0,
+    matches: (object) =>
+      (namespace === undefined ||
+        (object.metadata.namespace ?? "") === namespace) &&
+      matchesLabels(labels, object.metadata.labels) &&
+      matchesFields(fields, selectableFields(resource, object)),
+  };
+}
+
+/** A resourceVersion parameter as a number (0 for "" and "0"). */
+function parseResourceVersion(value: string): number {
+  if (value === "" || value === "0") return 0;
+  if (!/^\d+$/.test(value)) {
+    throw badRequest(
+      `invalid resource version: resourceVersion: Invalid value: "${value}": strconv.ParseUint: parsing "${value}": invalid syntax`,
+    );
+  }
+  return Number(value);
+}
+
+/** Resolves once the store reaches `revision`, or false after `ms`. */
+function waitForRevision(
+  state: State,
+  revision: number,
+  ms: number,
+): Promise<boolean> {
+  if (state.store.revisionNumber >= revision) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      unsubscribe();
+      resolve(false);
+    }, ms);
+    const unsubscribe = state.store.subscribe(() => {
+      if (state.store.revisionNumber >= revision) {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(true);
+      }
+    });
+  });
+}
+
+function forbiddenOption(field: string, detail: string): StatusCause {
+  return {
+    reason: "FieldValueForbidden",
+    message: `Forbidden: ${detail}`,
+    field,
+  };
+}
+
+function unsupportedOption(
+  field: string,
+  value: string,
+  supported: string[],
+): StatusCause {
+  return {
+    reason: "FieldValueNotSupported",
+    message: `Unsupported value: "${value}": supported values: ${
+      supported.map((v) => `"${v}"`).join(", ")
+    }`,
+    field,
+  };
+}
+
+/** ListOptions validation (apimachinery internalversion/validation). */
+function checkListOptions(params: URLSearchParams, watching: boolean): string {
+  const match = params.get("resourceVersionMatch") ?? "";
+  const resourceVersion = params.get("resourceVersion") ?? "";
+  const sendInitialEvents = params.get("sendInitialEvents");
+  const continued = (params.get("continue") ?? "") !== "";
+  const causes: StatusCause[] = [];
+  if (watching) {
+    if (sendInitialEvents !== null && match !== "NotOlderThan") {
+      causes.push(forbiddenOption(
+        "resourceVersionMatch",
+        "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+      ));
+    }
+    if (match !== "") {
+      if (sendInitialEvents === null) {
+        causes.push(forbiddenOption(
+          "resourceVersionMatch",
+          "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+        ));
+      }
+      if (match !== "NotOlderThan") {
+        causes.push(
+          unsupportedOption("resourceVersionMatch", match, ["NotOlderThan"]),
+        );
+      }
+      if (continued) {
+        causes.push(forbiddenOption(
+          "resourceVersionMatch",
+          "resourceVersionMatch is forbidden when continue is provided",
+        ));
+      }
+    }
+  } else {
+    if (match !== "") {
+      if (resourceVersion === "") {
+        causes.push(forbiddenOption(
+          "resourceVersionMatch",
+          "resourceVersionMatch is forbidden unless resourceVersion is provided",
+        ));
+      }
+      if (continued) {
+        causes.push(forbiddenOption(
+          "resourceVersionMatch",
+          "resourceVersionMatch is forbidden when continue is provided",
+        ));
+      }
+      if (match !== "Exact" && match !== "NotOlderThan") {
+        causes.push(
+          unsupportedOption("resourceVersionMatch", match, [
+            "Exact",
+            "NotOlderThan",
+            "",
+          ]),
+        );
+      }
+      if (match === "Exact" && resourceVersion === "0") {
+        causes.push(forbiddenOption(
+          "resourceVersionMatch",
+          'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+        ));
+      }
+    }
+    if (sendInitialEvents !== null) {
+      causes.push(
+        forbiddenOption(
+          "sendInitialEvents",
+          "sendInitialEvents is forbidden for list",
+        ),
+      );
+    }
+  }
+  if (causes.length > 0) throw invalidOptions(causes);
+  return match;
+}
+
+async function list(
+  state: State,
+  resource: ResourceType,
+  namespace: string | undefined,
+  params: URLSearchParams,
+): Promise<Response> {
+  const selection = readSelection(resource, namespace, params);
   const limitParam = params.get("limit");
   const limit = limitParam === null || limitParam === ""
     ? 0
@@ -1894,24 +2719,65 @@ function list(
   if (!Number.isInteger(limit) || limit < 0) {
     throw badRequest(`invalid limit: ${JSON.stringify(limitParam)}`);
   }
-  const continueParam = params.get("continue");
-  const after = continueParam ? decodeContinue(continueParam).after : undefined;
+  const match = checkListOptions(params, false);
+  const resourceVersion = params.get("resourceVersion") ?? "";
+  const continueParam = params.get("continue") ?? "";
+  const prefix = keyPrefix(resource, namespace);
 
-  const keyOf = (o: KubeObject) =>
-    objectKey(o.metadata.namespace ?? "", o.metadata.name ?? "");
-  const matching = state.store.list(resource, namespace).filter((o) =>
-    (after === undefined || keyOf(o) > after) &&
-    matchesLabels(labelSelector, o.metadata.labels) &&
-    matchesFields(fieldSelector, selectableFields(resource, o))
+  let snapshot: number | undefined;
+  let start = "";
+  if (continueParam !== "") {
+    const token = decodeContinue(continueParam);
+    if (resourceVersion !== "" && resourceVersion !== "0") {
+      throw badRequest(
+        "specifying resource version is not allowed when using continue",
+      );
+    }
+    start = prefix + token.start;
+    if (token.rv > 0) snapshot = token.rv;
+  } else {
+    const wanted = parseResourceVersion(resourceVersion);
+    if (wanted > 0) {
+      const reached = await waitForRevision(
+        state,
+        wanted,
+        TOO_LARGE_RESOURCE_VERSION_WAIT_MS,
+      );
+      if (!reached) {
+        throw tooLargeResourceVersion(wanted, state.store.revisionNumber);
+      }
+      if (match === "Exact") snapshot = wanted;
+    }
+  }
+
+  const revision = snapshot ?? state.store.revisionNumber;
+  const objects = snapshot === undefined
+    ? state.store.list(resource, namespace)
+    : state.store.listAt(resource, snapshot, namespace);
+  if (objects === undefined) {
+    if (continueParam === "") throw expired(LIST_EXPIRED);
+    // The etcd3 store offers a token that continues at the latest revision.
+    throw expired(
+      CONTINUE_EXPIRED,
+      encodeContinue({ rv: -1, start: start.slice(prefix.length) }),
+    );
+  }
+  const matching = objects.filter((o) =>
+    keyOf(o) >= start && selection.matches(o)
   );
   const page = limit > 0 ? matching.slice(0, limit) : matching;
   const remaining = matching.length - page.length;
   const metadata: Record<string, unknown> = {
-    resourceVersion: state.store.revision,
+    resourceVersion: String(revision),
   };
   if (remaining > 0) {
-    metadata.continue = encodeContinue({ after: keyOf(page[page.length - 1]) });
-    metadata.remainingItemCount = remaining;
+    const last = keyOf(page[page.length - 1]);
+    metadata.continue = encodeContinue({
+      rv: revision,
+      start: `${last.slice(prefix.length)}\u0000`,
+    });
+    // The etcd3 store counts what is left only when no selector filters.
+    if (selection.everything) metadata.remainingItemCount = remaining;
   }
   return json({
     kind: `${resource.kind}List`,
@@ -1924,4 +2790,428 @@ function list(
       return rest;
     }),
   });
+}
+
+/** A watch event's object for a BOOKMARK: only the resourceVersion. */
+function bookmarkObject(
+  resource: ResourceType,
+  revision: number,
+  annotations?: Record<string, string>,
+): Record<string, unknown> {
+  return {
+    kind: resource.kind,
+    apiVersion: groupVersion(resource),
+    metadata: {
+      resourceVersion: String(revision),
+      ...(resource.custom ? {} : { creationTimestamp: null }),
+      ...(annotations ? { annotations } : {}),
+    },
+  };
+}
+
+function readTimeoutSeconds(params: URLSearchParams): number {
+  const value = params.get("timeoutSeconds") ?? "";
+  if (value === "") return DEFAULT_WATCH_TIMEOUT_SECONDS;
+  if (!/^\d+$/.test(value)) {
+    throw badRequest(
+      `timeoutSeconds: Invalid value: "${value}": must be a non-negative integer`,
+    );
+  }
+  const seconds = Number(value);
+  return seconds === 0 ? DEFAULT_WATCH_TIMEOUT_SECONDS : seconds;
+}
+
+/**
+ * A watch: newline-delimited JSON events on a streamed 200 answer, as the
+ * watch cache serves them. Without a resourceVersion (or with "0") the
+ * current objects come first as ADDED; with one, the retained changes after
+ * it; then live changes until `timeoutSeconds`, the client leaving or
+ * close(). Objects moving into or out of the selection arrive as ADDED and
+ * DELETED. A too old resourceVersion gets one ERROR event (410 Expired).
+ */
+function watch(
+  state: State,
+  resource: ResourceType,
+  namespace: string | undefined,
+  params: URLSearchParams,
+): Response {
+  const selection = readSelection(resource, namespace, params);
+  checkListOptions(params, true);
+  const timeoutMs = readTimeoutSeconds(params) * 1000;
+  const bookmarks = params.get("allowWatchBookmarks") === "true";
+  const sendInitialEvents = params.get("sendInitialEvents");
+  const resourceVersion = params.get("resourceVersion") ?? "";
+  const from = parseResourceVersion(resourceVersion);
+  const initial = sendInitialEvents === "true" ||
+    (sendInitialEvents !== "false" && from === 0);
+  const key = storeKey(resource);
+  const encoder = new TextEncoder();
+
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let ended = false;
+  const cleanups: (() => void)[] = [];
+  const send = (type: string, object: unknown) => {
+    if (!ended) {
+      controller.enqueue(
+        encoder.encode(`${JSON.stringify({ type, object })}\n`),
+      );
+    }
+  };
+  const registration = { resource, end };
+  function end(): void {
+    if (ended) return;
+    ended = true;
+    for (const cleanup of cleanups) cleanup();
+    state.watches.delete(registration);
+    try {
+      controller.close();
+    } catch {
+      // already closed or cancelled by the client
+    }
+  }
+  const fail = (error: StatusError) => {
+    send("ERROR", error.toStatus());
+    end();
+  };
+  const deliver = (event: StoreEvent) => {
+    if (storeKey(event.resource) !== key) return;
+    const now = event.type !== "DELETED" && selection.matches(event.object);
+    const before = event.previous !== undefined &&
+      selection.matches(event.previous);
+    if (now) {
+      send(before ? "MODIFIED" : "ADDED", withTypeMeta(resource, event.object));
+    } else if (before) {
+      const gone = structuredClone(event.previous!);
+      gone.metadata.resourceVersion = String(event.revision);
+      send("DELETED", withTypeMeta(resource, gone));
+    }
+  };
+  const begin = () => {
+    if (ended) return;
+    if (initial) {
+      for (const object of state.store.list(resource, namespace)) {
+        if (selection.matches(object)) {
+          send("ADDED", withTypeMeta(resource, object));
+        }
+      }
+      if (sendInitialEvents === "true" && bookmarks) {
+        send(
+          "BOOKMARK",
+          bookmarkObject(resource, state.store.revisionNumber, {
+            "k8s.io/initial-events-end": "true",
+          }),
+        );
+      }
+    } else {
+      const changes = state.store.changesSince(resource, from);
+      if (changes === undefined) {
+        const oldest = state.store.oldestRevision(resource) ?? 0;
+        return fail(
+          expired(`too old resource version: ${from} (${oldest})`),
+        );
+      }
+      for (const change of changes) deliver(change);
+    }
+    cleanups.push(state.store.subscribe(deliver));
+    if (bookmarks) {
+      const interval = setInterval(
+        () =>
+          send(
+            "BOOKMARK",
+            bookmarkObject(resource, state.store.revisionNumber),
+          ),
+        state.bookmarkIntervalMs,
+      );
+      cleanups.push(() => clearInterval(interval));
+    }
+  };
+
+  const body = new ReadableStream<Uint8Array>({
+    start(streamController) {
+      controller = streamController;
+      state.watches.add(registration);
+      const timeout = setTimeout(end, timeoutMs);
+      cleanups.push(() => clearTimeout(timeout));
+      if (initial || from <= state.store.revisionNumber) {
+        begin();
+        return;
+      }
+      // A resourceVersion the store has not reached yet: wait for it.
+      const waited = setTimeout(() => {
+        stopWaiting();
+        fail(tooLargeResourceVersion(from, state.store.revisionNumber));
+      }, TOO_LARGE_RESOURCE_VERSION_WAIT_MS);
+      const stopWaiting = state.store.subscribe(() => {
+        if (state.store.revisionNumber >= from) {
+          stopWaiting();
+          clearTimeout(waited);
+          begin();
+        }
+      });
+      cleanups.push(() => {
+        stopWaiting();
+        clearTimeout(waited);
+      });
+    },
+    cancel() {
+      end();
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: { "content-type": "application/json" },
+  });
+}
+
+// ---------------------------------------------------------------------------
+// CustomResourceDefinitions
+
+/**
+ * What the server's decoder does to a custom object of a version with a
+ * schema: prunes unknown fields (warning about them, or refusing them under
+ * fieldValidation=Strict), drops nulls the schema does not allow, applies
+ * defaults.
+ */
+function decodeCustomObject(
+  resource: ResourceType,
+  object: KubeObject,
+  context: RequestContext,
+): void {
+  const schema = resource.schema;
+  if (!schema) return;
+  const pruned = pruneUnknownFields(object, schema);
+  if (pruned.length > 0 && context.fieldValidation === "Strict") {
+    throw badRequest(
+      `${resource.kind} in version "${resource.version}" cannot be handled as a ${resource.kind}: strict decoding error: ${
+        pruned.map((path) => `unknown field "${path}"`).join(", ")
+      }`,
+    );
+  }
+  if (context.fieldValidation === "Warn") {
+    context.warnings.push(...pruned.map((path) => `unknown field "${path}"`));
+  }
+  pruneNonNullableNulls(object, schema);
+  applyDefaults(object, schema);
+}
+
+/** The value at a field path such as `spec.groups[0].name`. */
+function valueAt(object: unknown, path: string): unknown {
+  let current = object;
+  for (const part of path.match(/[^.[\]]+|\[\d+\]/g) ?? []) {
+    if (part.startsWith("[")) {
+      current = Array.isArray(current)
+        ? current[Number(part.slice(1, -1))]
+        : undefined;
+    } else {
+      current = isRecord(current) ? current[part] : undefined;
+    }
+  }
+  return current;
+}
+
+/**
+ * Schema causes of a custom object. On update, errors on values the update
+ * did not change are dropped (CRD validation ratcheting, on by default since
+ * Kubernetes 1.30), so objects written before a stricter CRD stay writable.
+ */
+function schemaCauses(
+  resource: ResourceType,
+  object: KubeObject,
+  old?: KubeObject,
+): StatusCause[] {
+  if (!resource.schema) return [];
+  let errors = validateObject(object, resource.schema, old);
+  if (old) {
+    errors = errors.filter((error) =>
+      error.field === "<nil>" ||
+      !deepEqual(valueAt(object, error.field), valueAt(old, error.field))
+    );
+  }
+  return errors.map(toCause);
+}
+
+function crdKey(resource: ResourceType): string {
+  return `${resource.group}/${resource.version}/${resource.plural}`;
+}
+
+/** Adds, replaces or removes the resource types a CRD serves. */
+function syncCrd(state: State, event: StoreEvent): void {
+  const name = event.object.metadata.name;
+  // Entries of this CRD go; what they shadowed comes back.
+  state.resources = state.resources.filter((r) => r.definedBy !== name);
+  for (const [key, shadowed] of [...state.shadowed]) {
+    if (
+      shadowed.definedBy === undefined &&
+      !state.resources.some((r) => crdKey(r) === key)
+    ) {
+      state.resources.push(shadowed);
+      state.shadowed.delete(key);
+    }
+  }
+  if (event.type === "DELETED" || event.object.metadata.deletionTimestamp) {
+    return;
+  }
+  const served = resourcesOfCrd(event.object);
+  for (const added of served) {
+    const index = state.resources.findIndex((r) => crdKey(r) === crdKey(added));
+    if (index >= 0) {
+      state.shadowed.set(crdKey(added), state.resources[index]);
+      state.resources[index] = added;
+    } else {
+      state.resources.push(added);
+    }
+  }
+  if (event.type === "ADDED") {
+    state.logger?.info("Installed custom resource definition", {
+      name,
+      versions: served.map((r) => r.version),
+    });
+  }
+}
+
+/**
+ * Deleting a CRD deletes its objects. The real server marks it Terminating
+ * and a finalizer empties it later; here both happen at once, and the answer
+ * is the CRD as the real server returns it.
+ */
+function removeCrd(
+  state: State,
+  resource: ResourceType,
+  existing: KubeObject,
+): Response {
+  const served = state.resources.filter((r) =>
+    r.definedBy === existing.metadata.name
+  );
+  if (served.length > 0) {
+    for (const object of state.store.list(served[0])) {
+      object.metadata.resourceVersion = state.store.nextRevision();
+      state.store.remove(served[0], object);
+    }
+  }
+  existing.metadata.deletionTimestamp = timestamp();
+  existing.metadata.deletionGracePeriodSeconds = 0;
+  existing.metadata.finalizers = ["customresourcecleanup.apiextensions.k8s.io"];
+  const status = isRecord(existing.status) ? existing.status : {};
+  const conditions = Array.isArray(status.conditions) ? status.conditions : [];
+  existing.status = {
+    ...status,
+    conditions: [...conditions, {
+      type: "Terminating",
+      status: "True",
+      lastTransitionTime: timestamp(),
+      reason: "InstanceDeletionPending",
+      message: "CustomResourceDefinition marked for deletion; cleanup pending",
+    }],
+  };
+  existing.metadata.resourceVersion = state.store.nextRevision();
+  state.store.remove(resource, existing);
+  // The kind is no longer served: its watches end, as the real server's do.
+  for (const watch of [...state.watches]) {
+    if (watch.resource.definedBy === existing.metadata.name) watch.end();
+  }
+  state.logger?.info("Deleted custom resource definition", {
+    name: existing.metadata.name,
+  });
+  return json(withTypeMeta(resource, existing));
+}
+
+const crdFileCache = new Map<
+  string,
+  { mtime: number; size: number; documents: unknown[] }
+>();
+
+/**
+ * The documents of a YAML or JSON file (a `List` expands to its items);
+ * parsed once per file version, since the KubeRay CRD takes a second.
+ */
+function readManifestFile(path: string): unknown[] {
+  let info: Deno.FileInfo;
+  let text: string;
+  try {
+    info = Deno.statSync(path);
+    const cached = crdFileCache.get(path);
+    if (
+      cached && cached.mtime === (info.mtime?.getTime() ?? 0) &&
+      cached.size === info.size
+    ) {
+      return structuredClone(cached.documents);
+    }
+    text = Deno.readTextFileSync(path);
+  } catch (error) {
+    const reason = error instanceof Deno.errors.NotFound
+      ? "no such file"
+      : error instanceof Error
+      ? error.message
+      : String(error);
+    throw new Error(`Cannot read CRD file "${path}": ${reason}`);
+  }
+  const documents: unknown[] = [];
+  for (const document of parseAllDocuments(text, { version: "1.1" })) {
+    const problem = document.errors[0];
+    if (problem) {
+      throw new Error(
+        `Cannot parse CRD file "${path}": ${
+          problem.message.split("\n")[0].replace(/:$/, "")
+        }`,
+      );
+    }
+    const value = document.toJS({ maxAliasCount: -1 });
+    if (value === null || value === undefined) continue;
+    if (
+      isRecord(value) && value.kind === "List" && Array.isArray(value.items)
+    ) {
+      documents.push(...value.items);
+    } else {
+      documents.push(value);
+    }
+  }
+  crdFileCache.set(path, {
+    mtime: info.mtime?.getTime() ?? 0,
+    size: info.size,
+    documents: structuredClone(documents),
+  });
+  return documents;
+}
+
+/** Installs the CRDs of files as POSTs would; throws a clear Error if not. */
+function installCrdFiles(state: State, paths: string[]): void {
+  for (const path of paths) {
+    const documents = readManifestFile(path);
+    if (documents.length === 0) {
+      throw new Error(
+        `Cannot install CRDs from "${path}": the file holds no documents`,
+      );
+    }
+    documents.forEach((document, i) => {
+      const kind = isRecord(document) ? document.kind : undefined;
+      const apiVersion = isRecord(document) ? document.apiVersion : undefined;
+      if (
+        kind !== "CustomResourceDefinition" ||
+        apiVersion !== "apiextensions.k8s.io/v1"
+      ) {
+        throw new Error(
+          `Cannot install CRDs from "${path}": document ${i + 1} is ${
+            typeof kind === "string" ? `a ${kind}` : "not an object"
+          }${
+            typeof apiVersion === "string" ? ` (${apiVersion})` : ""
+          }, not an apiextensions.k8s.io/v1 CustomResourceDefinition`,
+        );
+      }
+      try {
+        create(
+          state,
+          CUSTOM_RESOURCE_DEFINITION,
+          "",
+          decodeObject(document, CUSTOM_RESOURCE_DEFINITION),
+        );
+      } catch (error) {
+        if (!(error instanceof StatusError)) throw error;
+        throw new Error(
+          `Cannot install CRDs from "${path}": document ${
+            i + 1
+          }: ${error.message}`,
+        );
+      }
+    });
+  }
 }

@@ -33,7 +33,7 @@ async function withOperator(
   const operator = startSimulatedOperator({
     server: standin.url,
     delayMs: 0,
-    pollIntervalMs: 10,
+    retryIntervalMs: 10,
     ...options,
   });
   try {
@@ -272,7 +272,7 @@ async function seenByOperator(
   const operator = startSimulatedOperator({
     server: standin.url,
     delayMs: 100,
-    pollIntervalMs: 200,
+    retryIntervalMs: 200,
     ...options,
   });
   await new Promise((resolve) => setTimeout(resolve, 40));
@@ -338,7 +338,7 @@ Deno.test("simulated operator does nothing after stop()", async () => {
     const operator = startSimulatedOperator({
       server: standin.url,
       delayMs: 0,
-      pollIntervalMs: 10,
+      retryIntervalMs: 10,
     });
     await operator.stop();
     await create(standin, cluster("late"));
@@ -357,7 +357,7 @@ Deno.test("simulated operator keeps polling when the API server is unreachable, 
   const operator = startSimulatedOperator({
     server: url,
     delayMs: 0,
-    pollIntervalMs: 10,
+    retryIntervalMs: 10,
   });
   await new Promise((resolve) => setTimeout(resolve, 50));
   await operator.stop();

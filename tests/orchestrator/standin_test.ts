@@ -1175,6 +1175,16 @@ Deno.test("stand-in discovery documents describe the served groups and resources
     assert.deepEqual(api.body.versions, ["v1"]);
     const apis = await send(standin, "GET", "/apis");
     assert.deepEqual(apis.body.groups, [{
+      name: "apiextensions.k8s.io",
+      versions: [{
+        groupVersion: "apiextensions.k8s.io/v1",
+        version: "v1",
+      }],
+      preferredVersion: {
+        groupVersion: "apiextensions.k8s.io/v1",
+        version: "v1",
+      },
+    }, {
       name: "ray.io",
       versions: [{ groupVersion: "ray.io/v1", version: "v1" }],
       preferredVersion: { groupVersion: "ray.io/v1", version: "v1" },

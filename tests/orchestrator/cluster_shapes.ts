@@ -1,0 +1,229 @@
+/**
+ * The cluster shapes of the spec, as a user sends them over HTTP/JSON (and,
+ * with `asCluster`, as the domain holds them), and the compute templates
+ * they use. Shared by the tests that check what Corral writes against the
+ * operator's real CRD.
+ */
+import type { Cluster, ComputeTemplate, Volume } from "../../domain/types.ts";
+
+export const NAMESPACE = "team-a";
+
+export const TEMPLATES: ComputeTemplate[] = [
+  {
+    name: "small",
+    namespace: NAMESPACE,
+    cpu: 2,
+    memory: 4,
+    gpu: 0,
+    gpuAccelerator: "",
+  },
+  {
+    name: "gpu",
+    namespace: NAMESPACE,
+    cpu: 8,
+    memory: 32,
+    gpu: 1,
+    gpuAccelerator: "",
+  },
+  {
+    name: "amd",
+    namespace: NAMESPACE,
+    cpu: 4,
+    memory: 16,
+    gpu: 2,
+    gpuAccelerator: "amd.com/gpu",
+  },
+];
+
+/** The input fields of a Cluster: what a create request carries. */
+export type ClusterInput =
+  & Pick<
+    Cluster,
+    "name" | "namespace" | "user" | "version" | "environment" | "envs"
+  >
+  & { clusterSpec: NonNullable<Cluster["clusterSpec"]> };
+
+function volume(overrides: Partial<Volume>): Volume {
+  return {
+    mountPath: "/data",
+    volumeType: "PERSISTENT_VOLUME_CLAIM",
+    name: "data",
+    source: "data-pvc",
+    readOnly: false,
+    hostPathType: "DIRECTORY",
+    mountPropagationMode: "NONE",
+    ...overrides,
+  };
+}
+
+function head(
+  overrides: Partial<
+    NonNullable<ClusterInput["clusterSpec"]["headGroupSpec"]>
+  > = {},
+) {
+  return {
+    computeTemplate: "small",
+    image: "",
+    serviceType: "",
+    engineStartParams: {},
+    volumes: [],
+    ...overrides,
+  };
+}
+
+function cluster(
+  name: string,
+  spec: ClusterInput["clusterSpec"],
+  envs: Record<string, string> = {},
+): ClusterInput {
+  return {
+    name,
+    namespace: NAMESPACE,
+    user: "ada",
+    version: "2.9.0",
+    environment: "DEV",
+    envs,
+    clusterSpec: spec,
+  };
+}
+
+/** Every shape of the spec, keyed by what it shows. */
+export const SHAPES: Record<string, ClusterInput> = {
+  "head only": cluster("head-only", {
+    headGroupSpec: head(),
+    workerGroupSpec: [],
+  }),
+  "several worker groups": cluster("several-groups", {
+    headGroupSpec: head({
+      serviceType: "NodePort",
+      engineStartParams: { "dashboard-host": "0.0.0.0", "num-cpus": "0" },
+    }),
+    workerGroupSpec: [
+      {
+        groupName: "small-workers",
+        computeTemplate: "small",
+        image: "",
+        replicas: 2,
+        minReplicas: 0,
+        maxReplicas: 4,
+        engineStartParams: {},
+        volumes: [],
+      },
+      {
+        groupName: "fixed",
+        computeTemplate: "small",
+        image: "rayproject/ray:2.9.0-py310",
+        replicas: 1,
+        engineStartParams: { "num-cpus": "2" },
+        volumes: [],
+      },
+      {
+        groupName: "elastic",
+        computeTemplate: "small",
+        image: "",
+        replicas: 0,
+        minReplicas: 0,
+        maxReplicas: 10,
+        engineStartParams: {},
+        volumes: [],
+      },
+    ],
+  }),
+  "PVC and host-path volumes": cluster("volumes", {
+    headGroupSpec: head({
+      serviceType: "ClusterIP",
+      volumes: [
+        volume({ readOnly: true }),
+        volume({
+          name: "logs",
+          mountPath: "/var/log/ray",
+          volumeType: "HOST_PATH",
+          source: "/var/log/ray",
+          hostPathType: "DIRECTORY",
+          mountPropagationMode: "HOSTTOCONTAINER",
+        }),
+      ],
+    }),
+    workerGroupSpec: [{
+      groupName: "workers",
+      computeTemplate: "small",
+      image: "",
+      replicas: 1,
+      minReplicas: 1,
+      maxReplicas: 2,
+      engineStartParams: {},
+      volumes: [
+        volume({
+          name: "config",
+          mountPath: "/etc/app.conf",
+          volumeType: "HOST_PATH",
+          source: "/etc/app.conf",
+          hostPathType: "FILE",
+          mountPropagationMode: "BIDIRECTIONAL",
+        }),
+        volume({ name: "scratch", mountPath: "/scratch", source: "scratch" }),
+      ],
+    }],
+  }),
+  "envs": cluster("envs", {
+    headGroupSpec: head(),
+    workerGroupSpec: [{
+      groupName: "workers",
+      computeTemplate: "small",
+      image: "",
+      replicas: 1,
+      engineStartParams: {},
+      volumes: [],
+    }],
+  }, { A_VAR: "1", RAY_LOG_LEVEL: "debug", "QUOTED": 'say "hi"' }),
+  "GPU templates": cluster("gpu", {
+    headGroupSpec: head({
+      computeTemplate: "gpu",
+      image: "rayproject/ray:2.9.0-gpu",
+    }),
+    workerGroupSpec: [
+      {
+        groupName: "nvidia",
+        computeTemplate: "gpu",
+        image: "rayproject/ray:2.9.0-gpu",
+        replicas: 2,
+        minReplicas: 0,
+        maxReplicas: 4,
+        engineStartParams: { "num-gpus": "1" },
+        volumes: [],
+      },
+      {
+        groupName: "rocm",
+        computeTemplate: "amd",
+        image: "my.registry/ray:2.9.0-rocm",
+        replicas: 1,
+        engineStartParams: { "num-gpus": "2" },
+        volumes: [],
+      },
+    ],
+  }),
+};
+
+/** The domain Cluster a create request of `input` becomes. */
+export function asCluster(input: ClusterInput): Cluster {
+  return { ...input, clusterState: "", events: [], serviceEndpoint: {} };
+}
+
+/** Every leaf of a JSON value with its path: `spec.a[0].b`. */
+export function leaves(
+  value: unknown,
+  path = "",
+): [string, unknown][] {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return [[path, []]];
+    return value.flatMap((item, i) => leaves(item, `${path}[${i}]`));
+  }
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value);
+    if (entries.length === 0) return [[path, {}]];
+    return entries.flatMap(([key, item]) =>
+      leaves(item, path === "" ? key : `${path}.${key}`)
+    );
+  }
+  return [[path, value]];
+}
