@@ -672,7 +672,7 @@ function invalidCause(
 function requiredCause(fieldPath: string, detail: string): StatusCause {
   return {
     reason: "FieldValueRequired",
-    message: `Required value: ${detail}`,
+    message: detail ? `Required value: ${detail}` : "Required value",
     field: fieldPath,
   };
 }
@@ -2046,7 +2046,7 @@ function validateMetadata(
   if (annotationBytes > 256 * 1024) {
     causes.push({
       reason: "FieldValueTooLong",
-      message: "Too long: must have at most 262144 bytes",
+      message: "Too long: may not be more than 262144 bytes",
       field: "metadata.annotations",
     });
   }
@@ -2881,9 +2881,19 @@ function watch(
     if (now) {
       send(before ? "MODIFIED" : "ADDED", withTypeMeta(resource, event.object));
     } else if (before) {
-      const gone = structuredClone(event.previous!);
-      gone.metadata.resourceVersion = String(event.revision);
-      send("DELETED", withTypeMeta(resource, gone));
+      // A deletion shows the object's last state; an object leaving the
+      // selection shows its last state that matched, at the new revision.
+      const last = event.type === "DELETED" ? event.object : event.previous!;
+      send(
+        "DELETED",
+        withTypeMeta(resource, {
+          ...last,
+          metadata: {
+            ...last.metadata,
+            resourceVersion: String(event.revision),
+          },
+        }),
+      );
     }
   };
   const begin = () => {
@@ -2903,7 +2913,9 @@ function watch(
         );
       }
     } else {
-      const changes = state.store.changesSince(resource, from);
+      // Without a resourceVersion and without initial events: from now on.
+      const after = from === 0 ? state.store.revisionNumber : from;
+      const changes = state.store.changesSince(resource, after);
       if (changes === undefined) {
         const oldest = state.store.oldestRevision(resource) ?? 0;
         return fail(

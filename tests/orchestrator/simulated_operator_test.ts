@@ -362,3 +362,43 @@ Deno.test("simulated operator keeps polling when the API server is unreachable, 
   await new Promise((resolve) => setTimeout(resolve, 50));
   await operator.stop();
 });
+
+Deno.test("simulated operator's status writes pass the KubeRay CRD's schema unpruned", async () => {
+  const crd = new URL("../testdata/ray.io_rayclusters.yaml", import.meta.url)
+    .pathname;
+  const standin = startStandin({ crds: [crd] });
+  const operator = startSimulatedOperator({
+    server: standin.url,
+    delayMs: 0,
+    retryIntervalMs: 10,
+  });
+  try {
+    await create(
+      standin,
+      cluster("blue", {
+        serviceType: "NodePort",
+        ports: CORRAL_PORTS,
+        workers: [{ groupName: "small", replicas: 2 }],
+      }),
+    );
+    const ready = await waitForState(standin, "blue");
+    assert.deepEqual(Object.keys(ready.status).sort(), [
+      "availableWorkerReplicas",
+      "desiredWorkerReplicas",
+      "endpoints",
+      "head",
+      "lastUpdateTime",
+      "maxWorkerReplicas",
+      "minWorkerReplicas",
+      "observedGeneration",
+      "readyWorkerReplicas",
+      "state",
+      "stateTransitionTimes",
+    ]);
+    assert.equal(ready.status.state, "ready");
+    assert.equal(ready.status.desiredWorkerReplicas, 2);
+  } finally {
+    await operator.stop();
+    await standin.close();
+  }
+});

@@ -209,10 +209,19 @@ Deno.test("deleting a CRD deletes its objects and its discovery entries", async 
   await withStandin(async (standin) => {
     await installWidgets(standin);
     await send(standin, "POST", WIDGETS, widget("w", { size: 1 }));
+    const watching = await fetch(`${standin.url}${WIDGETS}?watch=true`);
     const deleted = await send(
       standin,
       "DELETE",
       `${CRDS}/widgets.example.dev`,
+    );
+    const events = (await watching.text()).trim().split("\n").map((line) =>
+      JSON.parse(line).type
+    );
+    assert.deepEqual(
+      events,
+      ["ADDED", "DELETED"],
+      "the watch ends with the kind",
     );
     assert.equal(deleted.status, 200);
     assert.equal(deleted.body.kind, "CustomResourceDefinition");

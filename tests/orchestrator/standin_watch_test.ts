@@ -357,6 +357,25 @@ Deno.test("watch with sendInitialEvents ends the initial objects with an annotat
   });
 });
 
+Deno.test("watch with sendInitialEvents=false and no resourceVersion starts from now", async () => {
+  await withStandin(async (standin) => {
+    await createConfigMap(standin, "old");
+    const watch = await openWatch(
+      standin,
+      `${CM}?watch=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan`,
+    );
+    try {
+      const made = await createConfigMap(standin, "new");
+      assert.equal(
+        summary(await watch.next()),
+        `ADDED new@${made.metadata.resourceVersion}`,
+      );
+    } finally {
+      await watch.close();
+    }
+  });
+});
+
 Deno.test("watch from a resourceVersion not reached yet waits for it, and fails 504 after 3 s", async () => {
   await withStandin(async (standin) => {
     const a = await createConfigMap(standin, "a");
