@@ -291,7 +291,8 @@ export function translateKubernetesError(
     case 422: {
       const violations: FieldViolation[] = (status.details?.causes ?? []).map(
         (cause) => ({
-          field: cause.field ?? "",
+          // The API server writes "<nil>" where a cause has no field.
+          field: cause.field === "<nil>" ? "" : cause.field ?? "",
           description: cause.message ?? cause.reason ?? "invalid",
         }),
       );

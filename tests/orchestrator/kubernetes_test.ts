@@ -783,6 +783,24 @@ Deno.test("translateKubernetesError() maps each Kubernetes failure to a service 
       fields: ["spec.a", "spec.b"],
     },
     {
+      name: "422 with a cause the server gives no field",
+      error: api(
+        422,
+        status(422, "Invalid", 'RayCluster.ray.io "blue" is invalid: ...', {
+          causes: [{
+            reason: "FieldValueInvalid",
+            message: "must validate one and only one schema (oneOf)",
+            field: "<nil>",
+          }],
+        }),
+      ),
+      call: create,
+      code: Code.INVALID_ARGUMENT,
+      message:
+        'Cannot create cluster "team-a/blue": must validate one and only one schema (oneOf)',
+      fields: [""],
+    },
+    {
       name: "422 without causes",
       error: api(422, status(422, "Invalid", "the patch test failed")),
       call: create,
