@@ -404,6 +404,7 @@ async function run(config: Config, log: Logger): Promise<void> {
   const grpcHealth = addHealthService(
     grpcServer,
     schema.services.map((s) => s.fullName.slice(1)),
+    { refresh: () => health.readiness() },
   );
   health.onChange = (ready) =>
     grpcHealth.setAll(ready ? "SERVING" : "NOT_SERVING");

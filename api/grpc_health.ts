@@ -82,7 +82,16 @@ export function healthServiceDefinition(): protobuf.Service {
 export function addHealthService(
   server: grpc.Server,
   services: string[],
+  options: {
+    /**
+     * Re-evaluates readiness (and so the statuses, through the reporter)
+     * before Check and List answer, so a gRPC probe sees what /readyz does.
+     */
+    refresh?: () => Promise<unknown>;
+  } = {},
 ): HealthReporter {
+  const refresh = () =>
+    Promise.resolve(options.refresh?.()).catch(() => undefined);
   const health = healthServiceDefinition();
   const root = health.root;
   const Request = root.lookupType("grpc.health.v1.HealthCheckRequest");
@@ -127,25 +136,29 @@ export function addHealthService(
       call: grpc.ServerUnaryCall<{ service: string }, unknown>,
       callback: grpc.sendUnaryData<unknown>,
     ) => {
-      const status = statuses.get(call.request.service);
-      if (status === undefined) {
-        callback({
-          code: grpc.status.NOT_FOUND,
-          details: `Unknown service "${call.request.service}"`,
-        });
-      } else {
-        callback(null, { status });
-      }
+      refresh().then(() => {
+        const status = statuses.get(call.request.service);
+        if (status === undefined) {
+          callback({
+            code: grpc.status.NOT_FOUND,
+            details: `Unknown service "${call.request.service}"`,
+          });
+        } else {
+          callback(null, { status });
+        }
+      });
     },
     List: (
       _call: grpc.ServerUnaryCall<unknown, unknown>,
       callback: grpc.sendUnaryData<unknown>,
     ) => {
-      callback(null, {
-        statuses: Object.fromEntries(
-          [...statuses].map(([service, status]) => [service, { status }]),
-        ),
-      });
+      refresh().then(() =>
+        callback(null, {
+          statuses: Object.fromEntries(
+            [...statuses].map(([service, status]) => [service, { status }]),
+          ),
+        })
+      );
     },
     Watch: (
       call: grpc.ServerWritableStream<{ service: string }, { status: string }>,
