@@ -37,8 +37,10 @@ export class Health {
   #probe?: Promise<void>;
   readonly #options: HealthOptions;
   readonly #now: () => number;
-  /** Told when readiness may have changed (the gRPC health service). */
+  /** Told when readiness changed (the gRPC health service). */
   onChange?: (ready: boolean) => void;
+  /** What onChange was last told; the gRPC health service starts SERVING. */
+  #reported = true;
 
   constructor(options: HealthOptions) {
     this.#options = options;
@@ -63,6 +65,7 @@ export class Health {
 
   beginShutdown(): void {
     this.#shuttingDown = true;
+    this.#reported = false;
     this.onChange?.(false);
   }
 
@@ -79,7 +82,14 @@ export class Health {
         reasons.push(this.#lastFailure);
       }
     }
-    return { ready: reasons.length === 0, reasons };
+    const ready = reasons.length === 0;
+    // The gRPC health service follows each readiness check (the probes of
+    // /readyz), Kubernetes' availability included.
+    if (ready !== this.#reported) {
+      this.#reported = ready;
+      this.onChange?.(ready);
+    }
+    return { ready, reasons };
   }
 
   /** One ping at a time, however many checks wait for it. */
