@@ -77,8 +77,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const started = performance.now();
       const callLog = log.with({ requestId: call.requestId });
       let kubernetesCalls = 0;
+      // Kubernetes calls end with the request: when one of two parallel
+      // calls fails, the other must not go on retrying for nobody.
+      const done = new AbortController();
       const kube = {
-        signal,
+        signal: signal ? AbortSignal.any([signal, done.signal]) : done.signal,
         observe(record: KubernetesCallRecord) {
           kubernetesCalls++;
           metrics?.kubernetesCalls.inc({
@@ -107,6 +110,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       } catch (thrown) {
         outcome = { error: asServiceError(thrown) };
       } finally {
+        done.abort();
         metrics?.inFlight.add({ transport: call.transport }, -1);
       }
       finish(call, request, outcome.error, started, kubernetesCalls);

@@ -42,15 +42,19 @@ export function createGateway(options: GatewayOptions): Gateway {
     const url = new URL(request.url);
     const found = findRoute(routes, url.pathname, request.method);
     if ("error" in found) {
-      const response = errorResponse(found.error, requestId, found.headers);
-      dispatcher.log.info("Handled request", {
-        requestId,
-        transport: "http",
-        method: request.method,
-        path: url.pathname.slice(0, 256),
-        code: found.error.code,
-      });
-      return response;
+      // Counted and logged like any call, under no route; the path is the
+      // caller's, cut short.
+      dispatcher.reject(
+        {
+          transport: "http",
+          requestId,
+          key: `${request.method.slice(0, 16)} ${url.pathname.slice(0, 256)}`,
+          route: "unmatched",
+        },
+        found.error,
+        performance.now(),
+      );
+      return errorResponse(found.error, requestId, found.headers);
     }
     const { route, params } = found;
     const call = {

@@ -27,7 +27,8 @@ export interface Readiness {
   reasons: string[];
 }
 
-const NO_ANSWER = new Set(["UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED"]);
+/** Outcomes that show the Kubernetes API did not answer. */
+const NO_ANSWER = new Set(["UNAVAILABLE", "DEADLINE_EXCEEDED"]);
 
 export class Health {
   readonly listeners = { http: false, grpc: false };
@@ -49,6 +50,8 @@ export class Health {
 
   /** Feeds every Kubernetes call's outcome into readiness. */
   readonly observe = (record: KubernetesCallRecord): void => {
+    // A call its caller cancelled says nothing about Kubernetes.
+    if (record.outcome === "CANCELLED") return;
     if (NO_ANSWER.has(record.outcome)) {
       this.#lastFailure = `Kubernetes API ${
         record.outcome === "UNAVAILABLE" ? "unavailable" : "did not answer"

@@ -197,3 +197,12 @@ Deno.test("readinessPage() answers 200 when ready and 503 with the reasons when 
   assert.equal(live.status, 200);
   assert.deepEqual(await live.json(), { status: "ok" });
 });
+
+Deno.test("Health takes a call its caller cancelled as no news about Kubernetes", async () => {
+  const kube = new FakeKubernetes();
+  const { health } = upHealth(kube);
+  health.observe(record("ok"));
+  health.observe(record("CANCELLED"));
+  assert.deepEqual(await health.readiness(), { ready: true, reasons: [] });
+  assert.equal(kube.pings, 0, "the earlier answer still counts");
+});
