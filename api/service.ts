@@ -10,6 +10,8 @@ import {
   clusterToResource,
   computeTemplateFromConfigMap,
   computeTemplateToConfigMap,
+  eventsByCluster,
+  namespacedName,
   referencedTemplates,
 } from "../domain/conversions.ts";
 import type { Logger } from "../domain/log.ts";
@@ -151,7 +153,18 @@ export function createHandlers(options: ServiceOptions): Handlers {
       orchestrator.listClusters(namespace, kube),
       orchestrator.listClusterEvents(namespace, undefined, kube),
     ]);
-    return resources.map((resource) => clusterFromResource(resource, events));
+    const byCluster = eventsByCluster(events);
+    return resources.map((resource) =>
+      clusterFromResource(
+        resource,
+        byCluster.get(
+          namespacedName(
+            resource.metadata.namespace ?? "",
+            resource.metadata.name,
+          ),
+        ) ?? [],
+      )
+    );
   }
 
   async function deleteCluster(
