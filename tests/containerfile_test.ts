@@ -13,6 +13,7 @@ import {
   startStandin,
 } from "../orchestrator/standin.ts";
 import { sampleCluster } from "./api/cases.ts";
+import { type MainProcess, runMain, startMain } from "./main_process.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
@@ -163,12 +164,10 @@ Deno.test("the image's permission flags are narrow: no -A, listed env and read, 
   }
 
   // Every setting main.ts reads from the environment is allowed.
-  const help = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...flags, "main.ts", "--help"],
+  const help = await runMain({
+    denoArgs: ["run", ...flags, "main.ts", "--help"],
     cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  });
   assert.equal(help.code, 0, new TextDecoder().decode(help.stderr));
   const settings = [
     ...new TextDecoder().decode(help.stdout).matchAll(/\benv (\w+)/g),
@@ -234,13 +233,6 @@ Deno.test("the Containerfile copies every local module of main.ts and the API de
   }
 });
 
-interface Running {
-  http: string;
-  started: Record<string, unknown>;
-  logs: string[];
-  stop(): Promise<Deno.CommandStatus>;
-}
-
 /**
  * The image's command line, run here: the same words after `deno`, with
  * `extra` flags appended as Deployment args would be, in the repository (the
@@ -249,7 +241,7 @@ interface Running {
 async function runImageCommand(
   extra: string[],
   env: Record<string, string>,
-): Promise<Running> {
+): Promise<MainProcess> {
   const command = await imageCommand();
   const passed: Record<string, string> = { NO_COLOR: "1" };
   // Where this machine's Deno keeps its cache (the image's DENO_DIR).
@@ -257,56 +249,13 @@ async function runImageCommand(
     const value = Deno.env.get(name);
     if (value !== undefined) passed[name] = value;
   }
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [...command.slice(1), ...extra],
+  return startMain({
+    denoArgs: [...command.slice(1), ...extra],
     cwd: ROOT,
     clearEnv: true,
     env: { ...passed, ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const logs: string[] = [];
-  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  const stdoutDone = child.stdout.pipeTo(new WritableStream());
-  let buffer = "";
-  let started: Record<string, unknown> | undefined;
-  while (!started) {
-    const { done, value } = await lines.read();
-    if (done) {
-      await stdoutDone;
-      await child.status;
-      throw new Error(
-        `The image's command exited before it started:\n${logs.join("\n")}`,
-      );
-    }
-    buffer += value;
-    const parts = buffer.split("\n");
-    buffer = parts.pop()!;
-    for (const line of parts) {
-      logs.push(line);
-      if (line.includes('"Corral started"')) started = JSON.parse(line);
-    }
-  }
-  const drained = (async () => {
-    for (;;) {
-      const { done, value } = await lines.read();
-      if (done) break;
-      logs.push(...value.split("\n").filter(Boolean));
-    }
-  })();
-  return {
-    http: `http://127.0.0.1:${started.httpPort}`,
-    started,
-    logs,
-    async stop() {
-      child.kill("SIGTERM");
-      const status = await child.status;
-      await drained;
-      await stdoutDone;
-      return status;
-    },
-  };
+    name: "The image's command",
+  });
 }
 
 async function send(
@@ -338,7 +287,7 @@ Deno.test("the image's exact command line serves a round trip against the stand-
     prefix: ".containerfile-test-",
     suffix: ".kubeconfig",
   });
-  let corral: Running | undefined;
+  let corral: MainProcess | undefined;
   try {
     await Deno.writeTextFile(kubeconfig, kubeconfigFor(standin.url));
     corral = await runImageCommand(

@@ -16,106 +16,22 @@ import {
 } from "../orchestrator/standin.ts";
 import { type GrpcCaller, grpcCaller } from "./api/grpc_client.ts";
 import { NS, sampleCluster } from "./api/cases.ts";
+import { eventually } from "./eventually.ts";
 import { type FaultProxy, startFaultProxy } from "./fault_proxy.ts";
+import {
+  FREE_PORTS,
+  type LogRecord,
+  type MainProcess,
+  startMain,
+} from "./main_process.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo";
-
-interface LogLine {
-  msg: string;
-  requestId?: string;
-  code?: number;
-  [field: string]: unknown;
-}
-
-interface Main {
-  http: string;
-  grpc: string;
-  /** Every log line so far, parsed. */
-  logs: LogLine[];
-  /** Resolves when the process has exited and its log is read. */
-  exited: Promise<Deno.CommandStatus>;
-  signal(signal: Deno.Signal): void;
-}
-
-/** main.ts in kubernetes mode on free ports, started once it logs so. */
-async function startMain(kubeconfig: string, extra: string[]): Promise<Main> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      "--allow-env",
-      "--allow-read",
-      MAIN,
-      "--orchestrator",
-      "kubernetes",
-      "--kubeconfig",
-      kubeconfig,
-      "--host",
-      "127.0.0.1",
-      "--http-port",
-      "0",
-      "--grpc-port",
-      "0",
-      ...extra,
-    ],
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const logs: LogLine[] = [];
-  const { promise: started, resolve, reject } = Promise.withResolvers<
-    LogLine
-  >();
-  const reading = (async () => {
-    let buffer = "";
-    for await (
-      const text of child.stderr.pipeThrough(new TextDecoderStream())
-    ) {
-      buffer += text;
-      const lines = buffer.split("\n");
-      buffer = lines.pop()!;
-      for (const line of lines.filter(Boolean)) {
-        let parsed: LogLine;
-        try {
-          parsed = JSON.parse(line);
-        } catch {
-          parsed = { msg: line };
-        }
-        logs.push(parsed);
-        if (parsed.msg === "Corral started") resolve(parsed);
-      }
-    }
-    reject(
-      new Error(
-        `main.ts exited before it started:\n${
-          logs.map((l) => JSON.stringify(l)).join("\n")
-        }`,
-      ),
-    );
-  })();
-  const exited = reading.then(() => child.status);
-  const line = await started;
-  return {
-    http: `http://127.0.0.1:${line.httpPort}`,
-    grpc: `127.0.0.1:${line.grpcPort}`,
-    logs,
-    exited,
-    signal(signal) {
-      try {
-        child.kill(signal);
-      } catch {
-        // exited already
-      }
-    },
-  };
-}
 
 /** Stand-in, proxy, kubeconfig, main.ts and a gRPC client, closed together. */
 interface Rig {
   standin: Standin;
   proxy: FaultProxy;
-  main: Main;
+  main: MainProcess;
   grpc: GrpcCaller;
   /** Stops main.ts (SIGTERM) and everything else; returns its exit status. */
   close(): Promise<Deno.CommandStatus>;
@@ -126,9 +42,19 @@ async function startRig(extra: string[] = []): Promise<Rig> {
   const proxy = await startFaultProxy(standin.url);
   const kubeconfig = await Deno.makeTempFile({ suffix: ".kubeconfig" });
   await Deno.writeTextFile(kubeconfig, kubeconfigFor(proxy.url));
-  let main: Main;
+  let main: MainProcess;
   try {
-    main = await startMain(kubeconfig, extra);
+    // Kubernetes mode on free ports, through the proxy.
+    main = await startMain({
+      args: [
+        "--orchestrator",
+        "kubernetes",
+        "--kubeconfig",
+        kubeconfig,
+        ...FREE_PORTS,
+        ...extra,
+      ],
+    });
   } catch (error) {
     await proxy.close();
     await standin.close();
@@ -143,8 +69,7 @@ async function startRig(extra: string[] = []): Promise<Rig> {
     grpc: client,
     async close() {
       client.close();
-      main.signal("SIGTERM");
-      const status = await main.exited;
+      const status = await main.stop();
       await proxy.close();
       await rig.standin.close();
       await Deno.remove(kubeconfig);
@@ -181,20 +106,6 @@ async function send(
     body: text ? JSON.parse(text) : undefined,
     ms: performance.now() - started,
   };
-}
-
-async function eventually<T>(
-  what: string,
-  fn: () => Promise<T | undefined>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -577,6 +488,25 @@ function callWithDeadline(
   }).finally(() => client.close());
 }
 
+/**
+ * The cluster create reaches the proxy, which delays it, and is abandoned
+ * there (long before the delay is over), never forwarded to Kubernetes.
+ */
+async function assertCreateAbandoned(proxy: FaultProxy): Promise<void> {
+  const post = await eventually(
+    "the create to reach the proxy",
+    () =>
+      Promise.resolve(
+        proxy.requests.find((r) =>
+          r.method === "POST" && r.path === KUBE_CLUSTERS
+        ),
+      ),
+  );
+  await post.done;
+  assert.ok(post.aborted, "the proxy saw the call abandoned");
+  assert.equal(post.forwarded, false);
+}
+
 Deno.test("a client's deadline or disconnect cancels the Kubernetes call it caused", async (t) => {
   const rig = await startRig();
   const { main, proxy } = rig;
@@ -613,24 +543,12 @@ Deno.test("a client's deadline or disconnect cancels the Kubernetes call it caus
           500,
         );
         assert.equal(code, grpc.status.DEADLINE_EXCEEDED);
-        const post = await eventually(
-          "the create to reach the proxy",
-          () =>
-            Promise.resolve(
-              proxy.requests.find((r) =>
-                r.method === "POST" && r.path === KUBE_CLUSTERS
-              ),
-            ),
-        );
-        // Long before the proxy's 10 s delay is over.
-        await post.done;
-        assert.ok(post.aborted, "the proxy saw the call abandoned");
-        assert.equal(post.forwarded, false);
+        await assertCreateAbandoned(proxy);
         const line = await eventually(
           "the request's log line",
           () =>
             Promise.resolve(
-              main.logs.find((l) =>
+              main.records.find((l) =>
                 l.rpc === "proto.ClusterService/CreateCluster" &&
                 l.transport === "grpc"
               ),
@@ -655,18 +573,7 @@ Deno.test("a client's deadline or disconnect cancels the Kubernetes call it caus
             signal: AbortSignal.timeout(500),
           }),
         );
-        const post = await eventually(
-          "the create to reach the proxy",
-          () =>
-            Promise.resolve(
-              proxy.requests.find((r) =>
-                r.method === "POST" && r.path === KUBE_CLUSTERS
-              ),
-            ),
-        );
-        await post.done;
-        assert.ok(post.aborted, "the proxy saw the call abandoned");
-        assert.equal(post.forwarded, false);
+        await assertCreateAbandoned(proxy);
       },
     );
 
@@ -813,14 +720,13 @@ Deno.test("SIGTERM under load: every request the server accepted is answered in 
     );
     const before = results.length;
     stopping = true;
-    main.signal("SIGTERM");
-    const status = await main.exited;
+    const status = await main.stop();
     stopped = true;
     await Promise.all([...workers, ...slowOnes]);
 
     assert.equal(status.code, 0, "exit code");
-    const handled = new Map<string, LogLine>();
-    for (const line of main.logs) {
+    const handled = new Map<string, LogRecord>();
+    for (const line of main.records) {
       if (line.requestId && /request/.test(line.msg)) {
         handled.set(line.requestId, line);
       }
@@ -855,7 +761,7 @@ Deno.test("SIGTERM under load: every request the server accepted is answered in 
     );
     assert.ok(ok.length > before, "requests were answered after SIGTERM");
     assert.ok(failed.length > 0, "new requests were refused after SIGTERM");
-    assert.ok(main.logs.some((l) => l.msg === "Stopped"));
+    assert.ok(main.records.some((l) => l.msg === "Stopped"));
   } finally {
     stopped = true;
     for (const client of grpcClients) client.close();

@@ -1,16 +1,27 @@
 /**
  * Corral assembled in-process for tests, as main.ts assembles it: the
  * Kubernetes API stand-in, the client-node orchestrator, the handlers, the
- * HTTP gateway function and a gRPC server on 127.0.0.1:0.
+ * HTTP gateway function and a gRPC server on 127.0.0.1:0. And one request
+ * through either transport, answered alike.
  */
+import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import * as k8s from "@kubernetes/client-node";
 import { createDispatcher } from "../api/calls.ts";
+import { httpStatus } from "../api/errors.ts";
 import { createGateway, type Gateway } from "../api/gateway.ts";
 import { createGrpcServer } from "../api/grpc.ts";
+import { compileRoutes, type Route } from "../api/http_rules.ts";
 import { silentLogger } from "../api/log.ts";
+import type { Metrics } from "../api/metrics.ts";
 import { type ApiSchema, loadApiSchema } from "../api/schema.ts";
 import { createHandlers } from "../api/service.ts";
+import {
+  type Message,
+  messageFromJson,
+  messageToJson,
+} from "../domain/codec.ts";
+import type { FieldViolation } from "../domain/errors.ts";
 import type { Logger } from "../domain/log.ts";
 import type { KubernetesCallRecord } from "../domain/ports.ts";
 import { createKubernetesOrchestrator } from "../orchestrator/kubernetes.ts";
@@ -33,6 +44,17 @@ export function schema(): Promise<ApiSchema> {
   return schemaPromise ??= loadApiSchema();
 }
 
+/** Binds a gRPC server to a free port of 127.0.0.1; the port. */
+export function bindFreePort(server: grpc.Server): Promise<number> {
+  return new Promise((resolve, reject) =>
+    server.bindAsync(
+      "127.0.0.1:0",
+      grpc.ServerCredentials.createInsecure(),
+      (error, bound) => error ? reject(error) : resolve(bound),
+    )
+  );
+}
+
 export async function startCorral(
   options: {
     log?: Logger;
@@ -40,6 +62,8 @@ export async function startCorral(
     namespaces?: readonly string[];
     /** Told of every Kubernetes call a request makes. */
     onKubernetesCall?: (record: KubernetesCallRecord) => void;
+    /** Counts every request and Kubernetes call. */
+    metrics?: Metrics;
   } = {},
 ): Promise<Corral> {
   const log = options.log ?? silentLogger();
@@ -57,16 +81,11 @@ export async function startCorral(
     handlers,
     log,
     onKubernetesCall: options.onKubernetesCall,
+    metrics: options.metrics,
   });
   const gateway = createGateway({ schema: api, dispatcher });
   const server = createGrpcServer({ schema: api, dispatcher });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(
-      "127.0.0.1:0",
-      grpc.ServerCredentials.createInsecure(),
-      (error, bound) => error ? reject(error) : resolve(bound),
-    )
-  );
+  const port = await bindFreePort(server);
   const client = grpcCaller(api, `127.0.0.1:${port}`);
   return {
     schema: api,
@@ -80,3 +99,94 @@ export async function startCorral(
     },
   };
 }
+
+/** What one RPC answered, whichever transport carried it. */
+export interface Outcome {
+  code: number;
+  message: string;
+  details: unknown[];
+  /** The result of a success, in JSON form. */
+  result?: Record<string, unknown>;
+}
+
+function routeOf(corral: Corral, rpc: string): Route {
+  return compileRoutes(corral.schema.services).find((r) => r.key === rpc)!;
+}
+
+/** The HTTP request a user would send for the JSON request. */
+export function httpRequest(
+  route: Route,
+  request: Record<string, unknown>,
+): Request {
+  const path = route.segments.map((s) =>
+    "literal" in s
+      ? s.literal
+      : encodeURIComponent(String(request[s.variable] ?? ""))
+  ).join("/");
+  const init: RequestInit = { method: route.verb };
+  const body = route.body === "*" ? request : request[route.body];
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    init.headers = { "content-type": "application/json" };
+  }
+  return new Request(`http://corral.test/${path}`, init);
+}
+
+/**
+ * `rpc` with `request` (proto3 JSON) through the gateway function, as its
+ * HTTP rule maps it; asserts that the HTTP status fits the code.
+ */
+export async function viaHttp(
+  corral: Corral,
+  rpc: string,
+  request: Record<string, unknown>,
+): Promise<Outcome> {
+  const response = await corral.gateway(
+    httpRequest(routeOf(corral, rpc), request),
+  );
+  const body = await response.json();
+  if (response.status === 200) {
+    return { code: 0, message: "", details: [], result: body };
+  }
+  assert.equal(
+    response.status,
+    httpStatus(body.code),
+    "HTTP status of the code",
+  );
+  return {
+    code: body.code,
+    message: body.message,
+    details: body.details ?? [],
+  };
+}
+
+/** `rpc` with `request` (proto3 JSON) through the real gRPC client. */
+export async function viaGrpc(
+  corral: Corral,
+  rpc: string,
+  request: Record<string, unknown>,
+): Promise<Outcome> {
+  const route = routeOf(corral, rpc);
+  const violations: FieldViolation[] = [];
+  const message = messageFromJson(route.requestType, request, "", violations);
+  assert.deepEqual(
+    violations,
+    [],
+    "the case's request is valid JSON for the message",
+  );
+  const outcome = await corral.grpc.call(rpc, message);
+  return {
+    code: outcome.code,
+    message: outcome.message,
+    details: outcome.details,
+    result: outcome.result
+      ? messageToJson(route.responseType, outcome.result as Message) as Record<
+        string,
+        unknown
+      >
+      : undefined,
+  };
+}
+
+/** Both transports, by name. */
+export const TRANSPORTS = [["http", viaHttp], ["grpc", viaGrpc]] as const;

@@ -6,78 +6,31 @@ import assert from "node:assert/strict";
 import { loadApiSchema } from "../api/schema.ts";
 import { grpcCaller } from "./api/grpc_client.ts";
 import { NS, sampleCluster } from "./api/cases.ts";
+import { eventually } from "./eventually.ts";
+import {
+  DEV_PERMISSIONS,
+  EMBEDDED,
+  type MainProcess,
+  runMain,
+  startMain,
+} from "./main_process.ts";
 
-interface Running {
-  http: string;
-  grpc: string;
+interface Running extends MainProcess {
   kubeconfig: string;
-  logs: string[];
-  stop(): Promise<Deno.CommandStatus>;
 }
 
-async function startMain(extra: string[] = []): Promise<Running> {
+/** main.ts in embedded mode, writing a kubeconfig for its stand-in. */
+async function startEmbedded(): Promise<Running> {
   const kubeconfig = await Deno.makeTempFile({ suffix: ".kubeconfig" });
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      "--allow-env",
-      "--allow-read",
-      "--allow-write",
-      new URL("../main.ts", import.meta.url).pathname,
-      "--orchestrator",
-      "embedded",
-      "--host",
-      "127.0.0.1",
-      "--http-port",
-      "0",
-      "--grpc-port",
-      "0",
-      "--operator-delay",
-      "300ms",
-      "--write-kubeconfig",
-      kubeconfig,
-      ...extra,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const logs: string[] = [];
-  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  const stdoutDone = child.stdout.cancel();
-  let buffer = "";
-  let started: Record<string, unknown> | undefined;
-  while (!started) {
-    const { done, value } = await lines.read();
-    if (done) {
-      throw new Error(`main.ts exited before it started:\n${logs.join("\n")}`);
-    }
-    buffer += value;
-    const parts = buffer.split("\n");
-    buffer = parts.pop()!;
-    for (const line of parts) {
-      logs.push(line);
-      if (line.includes('"Corral started"')) started = JSON.parse(line);
-    }
-  }
-  // Keep draining the log so the child never blocks on a full pipe.
-  const drained = (async () => {
-    for (;;) {
-      const { done, value } = await lines.read();
-      if (done) break;
-      logs.push(...value.split("\n").filter(Boolean));
-    }
-  })();
+  const main = await startMain({
+    permissions: DEV_PERMISSIONS,
+    args: [...EMBEDDED, "--write-kubeconfig", kubeconfig],
+  });
   return {
-    http: `http://127.0.0.1:${started.httpPort}`,
-    grpc: `127.0.0.1:${started.grpcPort}`,
+    ...main,
     kubeconfig,
-    logs,
     async stop() {
-      child.kill("SIGTERM");
-      const status = await child.status;
-      await drained;
-      await stdoutDone;
+      const status = await main.stop();
       await Deno.remove(kubeconfig);
       return status;
     },
@@ -96,21 +49,8 @@ function post(url: string, body: unknown) {
   }).then(json);
 }
 
-async function eventually<T>(
-  what: string,
-  fn: () => Promise<T | undefined>,
-): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 Deno.test("main.ts in embedded mode serves the spec's flows over HTTP and gRPC", async (t) => {
-  const corral = await startMain();
+  const corral = await startEmbedded();
   const schema = await loadApiSchema();
   const grpc = grpcCaller(schema, corral.grpc);
   try {
@@ -155,7 +95,7 @@ Deno.test("main.ts in embedded mode serves the spec's flows over HTTP and gRPC",
           return body.clusterState === "ready" && body.events.length > 0
             ? body
             : undefined;
-        });
+        }, 15_000);
         assert.deepEqual(Object.keys(ready.serviceEndpoint).sort(), [
           "dashboard",
           "head",
@@ -260,7 +200,7 @@ Deno.test("main.ts in embedded mode serves the spec's flows over HTTP and gRPC",
 });
 
 Deno.test("main.ts logs its mode and bound ports at start-up", async () => {
-  const corral = await startMain();
+  const corral = await startEmbedded();
   try {
     const line = corral.logs.map((l) => JSON.parse(l)).find((l) =>
       l.msg === "Corral started"
@@ -280,18 +220,7 @@ Deno.test("main.ts refuses an unknown flag and a bad port with exit code 2", asy
       "cloud",
     ]]
   ) {
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-net",
-        "--allow-env",
-        "--allow-read",
-        new URL("../main.ts", import.meta.url).pathname,
-        ...args,
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    const output = await runMain({ args });
     assert.equal(
       output.code,
       2,
@@ -301,16 +230,10 @@ Deno.test("main.ts refuses an unknown flag and a bad port with exit code 2", asy
 });
 
 Deno.test("main.ts --help names every flag and its environment variable", async () => {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-env",
-      "--allow-read",
-      new URL("../main.ts", import.meta.url).pathname,
-      "--help",
-    ],
-    stdout: "piped",
-  }).output();
+  const output = await runMain({
+    permissions: ["--allow-env", "--allow-read"],
+    args: ["--help"],
+  });
   const text = new TextDecoder().decode(output.stdout);
   for (
     const want of [

@@ -19,11 +19,16 @@
  */
 import assert from "node:assert/strict";
 import { getProtoPath } from "google-proto-files";
+import {
+  DEV_PERMISSIONS,
+  EMBEDDED,
+  type MainProcess,
+  startMain,
+} from "./main_process.ts";
 
 const PYTHON = "/usr/bin/python3";
 const CLIENT = new URL("../examples/python_client.py", import.meta.url)
   .pathname;
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const NS = "team-a";
 
 /** One answer, whichever transport gave it. */
@@ -54,83 +59,6 @@ async function pythonHasGrpc(): Promise<boolean> {
   } catch {
     return false; // no /usr/bin/python3 at all
   }
-}
-
-interface Running {
-  http: string;
-  grpc: string;
-  logs: string[];
-  stop(): Promise<Deno.CommandStatus>;
-}
-
-/** Starts main.ts and reads its log until "Corral started". */
-async function startMain(): Promise<Running> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      "--allow-env",
-      "--allow-read",
-      "--allow-write",
-      MAIN,
-      "--orchestrator",
-      "embedded",
-      "--host",
-      "127.0.0.1",
-      "--http-port",
-      "0",
-      "--grpc-port",
-      "0",
-      "--operator-delay",
-      "300ms",
-    ],
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const logs: string[] = [];
-  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  // A main.ts that hangs before it starts is killed, and so reported below.
-  const startTimeout = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  let buffer = "";
-  let started: { httpPort: number; grpcPort: number } | undefined;
-  while (!started) {
-    const { done, value } = await lines.read();
-    if (done) {
-      clearTimeout(startTimeout);
-      await child.status;
-      throw new Error(
-        `main.ts exited before it started:\n${[...logs, buffer].join("\n")}`,
-      );
-    }
-    buffer += value;
-    const parts = buffer.split("\n");
-    buffer = parts.pop()!;
-    for (const line of parts) {
-      logs.push(line);
-      if (line.includes('"msg":"Corral started"')) started = JSON.parse(line);
-    }
-  }
-  clearTimeout(startTimeout);
-  // Keep draining the log, so the child never blocks on a full pipe.
-  const drained = (async () => {
-    for (;;) {
-      const { done, value } = await lines.read();
-      if (done) break;
-      logs.push(...value.split("\n").filter(Boolean));
-    }
-  })();
-  return {
-    http: `http://127.0.0.1:${started.httpPort}`,
-    grpc: `127.0.0.1:${started.grpcPort}`,
-    logs,
-    async stop() {
-      child.kill("SIGTERM");
-      const status = await child.status;
-      await drained;
-      return status;
-    },
-  };
 }
 
 /** Runs the example client; its stdout is the answer. */
@@ -462,7 +390,7 @@ const AFTER_READY: Operation[] = [
 ];
 
 /** Runs one operation through both transports and compares the answers. */
-async function compare(corral: Running, op: Operation): Promise<void> {
+async function compare(corral: MainProcess, op: Operation): Promise<void> {
   const grpc = await viaPython(corral.grpc, op.python);
   const http = await viaHttp(corral.http, op.httpTwin ?? op.http);
   const answers = `gRPC: ${JSON.stringify(grpc)}; HTTP: ${
@@ -485,7 +413,7 @@ async function compare(corral: Running, op: Operation): Promise<void> {
 }
 
 /** Polls GetCluster over HTTP until the simulated operator made it ready. */
-async function waitReady(corral: Running, names: string[]): Promise<void> {
+async function waitReady(corral: MainProcess, names: string[]): Promise<void> {
   const deadline = Date.now() + 15_000;
   for (const name of names) {
     for (;;) {
@@ -508,7 +436,12 @@ Deno.test({
     : `examples/python_client.py over gRPC gets the same answers as fetch over HTTP (ignored: ${PYTHON} cannot import grpc and grpc_tools; apt-get install python3-grpcio python3-grpc-tools)`,
   ignore: !ready,
   async fn(t) {
-    const corral = await startMain();
+    const corral = await startMain({
+      permissions: DEV_PERMISSIONS,
+      args: EMBEDDED,
+      // A main.ts that hangs before it starts is killed, and so reported.
+      startTimeoutMs: 30_000,
+    });
     try {
       for (const op of BEFORE_READY) {
         await t.step(op.name, () => compare(corral, op));

@@ -14,7 +14,7 @@ import {
 } from "../../api/docs.ts";
 import { createHttpApp } from "../../api/http.ts";
 import { schema } from "../harness.ts";
-import { startDevServer } from "../browser/dev_server.ts";
+import { EMBEDDED, startMain } from "../main_process.ts";
 import { discoveryClient } from "./grpc_discovery_client.ts";
 import { currentDocument, GOLDEN } from "./openapi_golden.ts";
 
@@ -120,9 +120,9 @@ Deno.test("the pages answer HEAD without a body and refuse other methods with 40
 });
 
 Deno.test("main.ts serves the document, the page, reflection and health with the Containerfile's permissions", async (t) => {
-  // startDevServer runs main.ts with --allow-net --allow-env --allow-read
-  // only, as the container does.
-  const dev = await startDevServer();
+  // startMain runs main.ts with --allow-net --allow-env --allow-read only
+  // by default, as the container does.
+  const dev = await startMain({ args: EMBEDDED });
   const api = await schema();
   const client = await discoveryClient(dev.grpc, api.root);
   try {

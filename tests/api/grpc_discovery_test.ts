@@ -9,7 +9,7 @@ import {
   healthServiceDefinition,
 } from "../../api/grpc_health.ts";
 import { addReflection, fileDescriptors } from "../../api/grpc_reflection.ts";
-import { schema } from "../harness.ts";
+import { bindFreePort, schema } from "../harness.ts";
 import {
   type DiscoveryClient,
   discoveryClient,
@@ -27,13 +27,7 @@ async function withServer(
   const server = new grpc.Server();
   const health = addHealthService(server, SERVICES);
   addReflection(server, [...api.services, healthServiceDefinition()], api.root);
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(
-      "127.0.0.1:0",
-      grpc.ServerCredentials.createInsecure(),
-      (error, bound) => error ? reject(error) : resolve(bound),
-    )
-  );
+  const port = await bindFreePort(server);
   const client = await discoveryClient(`127.0.0.1:${port}`, api.root);
   try {
     await fn(client, health);

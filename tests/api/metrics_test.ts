@@ -3,18 +3,8 @@
  * and what a request through the dispatcher adds to Corral's metrics.
  */
 import assert from "node:assert/strict";
-import * as grpc from "@grpc/grpc-js";
-import * as k8s from "@kubernetes/client-node";
-import { createDispatcher } from "../../api/calls.ts";
-import { createGateway } from "../../api/gateway.ts";
-import { createGrpcServer } from "../../api/grpc.ts";
-import { silentLogger } from "../../api/log.ts";
 import { Counter, Gauge, Histogram, Metrics } from "../../api/metrics.ts";
-import { createHandlers } from "../../api/service.ts";
-import { createKubernetesOrchestrator } from "../../orchestrator/kubernetes.ts";
-import { kubeconfigFor, startStandin } from "../../orchestrator/standin.ts";
-import { schema } from "../harness.ts";
-import { grpcCaller } from "./grpc_client.ts";
+import { startCorral } from "../harness.ts";
 
 /** A sample line of the text format: name, optional labels, a number. */
 const SAMPLE =
@@ -111,31 +101,10 @@ Deno.test("Metrics renders every family of Corral in the text format, process me
 });
 
 Deno.test("a request through the dispatcher counts in corral_requests_total and its Kubernetes calls in corral_kubernetes_requests_total", async () => {
-  const standin = startStandin({ hostname: "127.0.0.1", port: 0 });
-  const kubeConfig = new k8s.KubeConfig();
-  kubeConfig.loadFromString(kubeconfigFor(standin.url));
   const metrics = new Metrics();
-  const api = await schema();
-  const dispatcher = createDispatcher({
-    handlers: createHandlers({
-      orchestrator: createKubernetesOrchestrator({ kubeConfig }),
-      clusterApiVersion: "ray.io/v1",
-    }),
-    log: silentLogger(),
-    metrics,
-  });
-  const gateway = createGateway({ schema: api, dispatcher });
-  const server = createGrpcServer({ schema: api, dispatcher });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(
-      "127.0.0.1:0",
-      grpc.ServerCredentials.createInsecure(),
-      (error, bound) => error ? reject(error) : resolve(bound),
-    )
-  );
-  const client = grpcCaller(api, `127.0.0.1:${port}`);
+  const corral = await startCorral({ metrics });
   try {
-    const created = await gateway(
+    const created = await corral.gateway(
       new Request(
         "http://corral.test/apis/v1/namespaces/team-a/compute_templates",
         {
@@ -145,7 +114,7 @@ Deno.test("a request through the dispatcher counts in corral_requests_total and 
       ),
     );
     assert.equal(created.status, 200, await created.text());
-    const missing = await client.call(
+    const missing = await corral.grpc.call(
       "proto.ComputeTemplateService/GetComputeTemplate",
       { namespace: "team-a", name: "nope" },
     );
@@ -198,8 +167,6 @@ Deno.test("a request through the dispatcher counts in corral_requests_total and 
       /^corral_kubernetes_request_duration_seconds_count\{verb="create",resource="configmaps"\} 1$/m,
     );
   } finally {
-    client.close();
-    await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
-    await standin.close();
+    await corral.close();
   }
 });

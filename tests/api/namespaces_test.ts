@@ -7,25 +7,15 @@
  * namespace and nothing else.
  */
 import assert from "node:assert/strict";
-import { messageFromJson, messageToJson } from "../../domain/codec.ts";
-import type { Message } from "../../domain/codec.ts";
-import type { FieldViolation } from "../../domain/errors.ts";
 import type { KubernetesCallRecord } from "../../domain/ports.ts";
-import { httpStatus } from "../../api/errors.ts";
-import { compileRoutes, type Route } from "../../api/http_rules.ts";
-import { type Corral, startCorral } from "../harness.ts";
+import { startCorral, TRANSPORTS } from "../harness.ts";
+import { runMain } from "../main_process.ts";
 import { sampleCluster } from "./cases.ts";
 
 const SERVED = ["team-b", "team-a"]; // given unsorted; messages sort them
 const OTHER = "team-c";
 const NOT_SERVED =
   `namespace "${OTHER}" is not served by this Corral (it serves "team-a", "team-b")`;
-
-interface Outcome {
-  code: number;
-  message: string;
-  result?: Record<string, unknown>;
-}
 
 interface ScopeCase {
   name: string;
@@ -245,56 +235,6 @@ async function seedOtherNamespace(kubeUrl: string): Promise<void> {
   }
 }
 
-/** The HTTP request a user would send for the JSON request. */
-function httpRequest(route: Route, request: Record<string, unknown>): Request {
-  const path = route.segments.map((s) =>
-    "literal" in s
-      ? s.literal
-      : encodeURIComponent(String(request[s.variable] ?? ""))
-  ).join("/");
-  const init: RequestInit = { method: route.verb };
-  const body = route.body === "*" ? request : request[route.body];
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    init.headers = { "content-type": "application/json" };
-  }
-  return new Request(`http://corral.test/${path}`, init);
-}
-
-function routeOf(corral: Corral, rpc: string): Route {
-  return compileRoutes(corral.schema.services).find((r) => r.key === rpc)!;
-}
-
-async function viaHttp(corral: Corral, c: ScopeCase): Promise<Outcome> {
-  const response = await corral.gateway(
-    httpRequest(routeOf(corral, c.rpc), c.request),
-  );
-  const body = await response.json();
-  if (response.status === 200) return { code: 0, message: "", result: body };
-  assert.equal(response.status, httpStatus(body.code), "HTTP status of code");
-  return { code: body.code, message: body.message };
-}
-
-async function viaGrpc(corral: Corral, c: ScopeCase): Promise<Outcome> {
-  const route = routeOf(corral, c.rpc);
-  const violations: FieldViolation[] = [];
-  const request = messageFromJson(route.requestType, c.request, "", violations);
-  assert.deepEqual(violations, [], "the case's request is valid JSON");
-  const outcome = await corral.grpc.call(c.rpc, request);
-  return {
-    code: outcome.code,
-    message: outcome.message,
-    result: outcome.result
-      ? messageToJson(
-        route.responseType,
-        outcome.result as Message,
-      ) as Record<string, unknown>
-      : undefined,
-  };
-}
-
-const TRANSPORTS = [["http", viaHttp], ["grpc", viaGrpc]] as const;
-
 for (const [transport, call] of TRANSPORTS) {
   Deno.test(`namespace scope over ${transport}: other namespaces get code 7 before any Kubernetes call`, async (t) => {
     const calls: KubernetesCallRecord[] = [];
@@ -307,7 +247,7 @@ for (const [transport, call] of TRANSPORTS) {
       for (const c of CASES) {
         await t.step(c.name, async () => {
           calls.length = 0;
-          const got = await call(corral, c);
+          const got = await call(corral, c.rpc, c.request);
           assert.equal(
             got.code,
             c.want.code,
@@ -366,24 +306,22 @@ Deno.test("without namespaces, list-all is one cluster-wide list and every names
     await seedOtherNamespace(corral.kubeUrl);
     for (const [transport, call] of TRANSPORTS) {
       calls.length = 0;
-      const all = await call(corral, {
-        name: "list all",
-        rpc: "proto.ClusterService/ListAllClusters",
-        request: {},
-        want: { code: 0 },
-      });
+      const all = await call(
+        corral,
+        "proto.ClusterService/ListAllClusters",
+        {},
+      );
       assert.deepEqual(names(all.result!.clusters), [`${OTHER}/red`]);
       assert.deepEqual(
         calls.map((r) => `${r.verb} ${r.resource}`).sort(),
         ["list events", "list rayclusters"],
         transport,
       );
-      const got = await call(corral, {
-        name: "get",
-        rpc: "proto.ComputeTemplateService/GetComputeTemplate",
-        request: { namespace: OTHER, name: "default-template" },
-        want: { code: 0 },
-      });
+      const got = await call(
+        corral,
+        "proto.ComputeTemplateService/GetComputeTemplate",
+        { namespace: OTHER, name: "default-template" },
+      );
       assert.equal(got.code, 0, `${transport}: ${got.message}`);
     }
   } finally {
@@ -392,21 +330,9 @@ Deno.test("without namespaces, list-all is one cluster-wide list and every names
 });
 
 Deno.test("main.ts refuses an invalid --namespaces with exit code 2, naming it", async () => {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      "--allow-env",
-      "--allow-read",
-      new URL("../../main.ts", import.meta.url).pathname,
-      "--orchestrator",
-      "embedded",
-      "--namespaces",
-      "team-a,Team_B",
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const output = await runMain({
+    args: ["--orchestrator", "embedded", "--namespaces", "team-a,Team_B"],
+  });
   const stderr = new TextDecoder().decode(output.stderr);
   assert.equal(output.code, 2, stderr);
   assert.match(stderr, /--namespaces has an invalid namespace \\"Team_B\\"/);

@@ -15,7 +15,7 @@
 import assert from "node:assert/strict";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import type { OpenApiDocument } from "../../api/openapi.ts";
-import { startDevServer } from "./dev_server.ts";
+import { EMBEDDED, startMain } from "../main_process.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOTS = Deno.env.get("CORRAL_SCREENSHOTS");
@@ -69,7 +69,7 @@ Deno.test("the API reference page works offline in headless chromium", async (t)
     isFile(CHROMIUM),
     `${CHROMIUM} is missing: apt-get install -y chromium`,
   );
-  const dev = await startDevServer();
+  const dev = await startMain({ args: EMBEDDED });
   const userDataDir = await Deno.makeTempDir({ prefix: "corral-chromium-" });
   let context: BrowserContext | undefined;
   try {

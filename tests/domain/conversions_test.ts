@@ -19,10 +19,9 @@ import type {
   ClusterEvent,
   ClusterSpec,
   ComputeTemplate,
-  HeadGroupSpec,
-  Volume,
   WorkerGroupSpec,
 } from "../../domain/types.ts";
+import { cluster, headGroup, volume, workerGroup } from "./builders.ts";
 
 // ---------------------------------------------------------------------------
 // Builders
@@ -46,64 +45,6 @@ const TEMPLATES: ReadonlyMap<string, ComputeTemplate> = new Map(
     computeTemplate("amd", 4, 16, 2, "amd.com/gpu"),
   ].map((t) => [t.name, t]),
 );
-
-function headGroup(overrides: Partial<HeadGroupSpec> = {}): HeadGroupSpec {
-  return {
-    computeTemplate: "small",
-    image: "",
-    serviceType: "",
-    engineStartParams: {},
-    volumes: [],
-    ...overrides,
-  };
-}
-
-function workerGroup(
-  overrides: Partial<WorkerGroupSpec> = {},
-): WorkerGroupSpec {
-  return {
-    groupName: "workers",
-    computeTemplate: "small",
-    image: "",
-    replicas: 2,
-    minReplicas: 1,
-    maxReplicas: 4,
-    engineStartParams: {},
-    volumes: [],
-    ...overrides,
-  };
-}
-
-function cluster(overrides: Partial<Cluster> = {}): Cluster {
-  return {
-    name: "blue",
-    namespace: "team-a",
-    user: "alice",
-    version: "2.9.0",
-    environment: "DEV",
-    clusterSpec: { headGroupSpec: headGroup(), workerGroupSpec: [] },
-    createdAt: undefined,
-    deletedAt: undefined,
-    clusterState: "",
-    events: [],
-    serviceEndpoint: {},
-    envs: {},
-    ...overrides,
-  };
-}
-
-function volume(overrides: Partial<Volume> = {}): Volume {
-  return {
-    mountPath: "/data",
-    volumeType: "PERSISTENT_VOLUME_CLAIM",
-    name: "data",
-    source: "data-pvc",
-    readOnly: false,
-    hostPathType: "DIRECTORY",
-    mountPropagationMode: "NONE",
-    ...overrides,
-  };
-}
 
 const OPTIONS = {
   apiVersion: "ray.io/v1",

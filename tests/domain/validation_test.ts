@@ -18,72 +18,31 @@ import type {
   Cluster,
   ComputeTemplate,
   HeadGroupSpec,
-  Volume,
   WorkerGroupSpec,
 } from "../../domain/types.ts";
+import {
+  cluster as baseCluster,
+  headGroup,
+  volume,
+  workerGroup,
+} from "./builders.ts";
 
 // ---------------------------------------------------------------------------
 // Builders: a valid request, changed by one rule per case
 
-function headGroup(overrides: Partial<HeadGroupSpec> = {}): HeadGroupSpec {
-  return {
-    computeTemplate: "small",
-    image: "",
-    serviceType: "",
-    engineStartParams: {},
-    volumes: [],
-    ...overrides,
-  };
-}
-
-function workerGroup(
-  overrides: Partial<WorkerGroupSpec> = {},
-): WorkerGroupSpec {
-  return {
-    groupName: "workers",
-    computeTemplate: "small",
-    image: "",
-    replicas: 2,
-    minReplicas: 1,
-    maxReplicas: 4,
-    engineStartParams: {},
-    volumes: [],
-    ...overrides,
-  };
-}
-
-function volume(overrides: Partial<Volume> = {}): Volume {
-  return {
-    mountPath: "/data",
-    volumeType: "PERSISTENT_VOLUME_CLAIM",
-    name: "data",
-    source: "data-pvc",
-    readOnly: false,
-    hostPathType: "DIRECTORY",
-    mountPropagationMode: "NONE",
-    ...overrides,
-  };
-}
-
+/**
+ * A valid create request's cluster: no namespace (the path names it), one
+ * worker group.
+ */
 function cluster(overrides: Partial<Cluster> = {}): Cluster {
-  return {
-    name: "blue",
+  return baseCluster({
     namespace: "",
-    user: "alice",
-    version: "2.9.0",
-    environment: "DEV",
     clusterSpec: {
       headGroupSpec: headGroup(),
       workerGroupSpec: [workerGroup()],
     },
-    createdAt: undefined,
-    deletedAt: undefined,
-    clusterState: "",
-    events: [],
-    serviceEndpoint: {},
-    envs: {},
     ...overrides,
-  };
+  });
 }
 
 /** A cluster whose only worker group is changed. */

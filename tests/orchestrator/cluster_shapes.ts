@@ -4,7 +4,14 @@
  * they use. Shared by the tests that check what Corral writes against the
  * operator's real CRD.
  */
-import type { Cluster, ComputeTemplate, Volume } from "../../domain/types.ts";
+import type { Cluster, ComputeTemplate } from "../../domain/types.ts";
+import { headGroup, volume } from "../domain/builders.ts";
+
+/** The operator's RayCluster CRD (a vendored copy). */
+export const RAY_CRD = new URL(
+  "../testdata/ray.io_rayclusters.yaml",
+  import.meta.url,
+).pathname;
 
 export const NAMESPACE = "team-a";
 
@@ -43,34 +50,6 @@ export type ClusterInput =
   >
   & { clusterSpec: NonNullable<Cluster["clusterSpec"]> };
 
-function volume(overrides: Partial<Volume>): Volume {
-  return {
-    mountPath: "/data",
-    volumeType: "PERSISTENT_VOLUME_CLAIM",
-    name: "data",
-    source: "data-pvc",
-    readOnly: false,
-    hostPathType: "DIRECTORY",
-    mountPropagationMode: "NONE",
-    ...overrides,
-  };
-}
-
-function head(
-  overrides: Partial<
-    NonNullable<ClusterInput["clusterSpec"]["headGroupSpec"]>
-  > = {},
-) {
-  return {
-    computeTemplate: "small",
-    image: "",
-    serviceType: "",
-    engineStartParams: {},
-    volumes: [],
-    ...overrides,
-  };
-}
-
 function cluster(
   name: string,
   spec: ClusterInput["clusterSpec"],
@@ -90,11 +69,11 @@ function cluster(
 /** Every shape of the spec, keyed by what it shows. */
 export const SHAPES: Record<string, ClusterInput> = {
   "head only": cluster("head-only", {
-    headGroupSpec: head(),
+    headGroupSpec: headGroup(),
     workerGroupSpec: [],
   }),
   "several worker groups": cluster("several-groups", {
-    headGroupSpec: head({
+    headGroupSpec: headGroup({
       serviceType: "NodePort",
       engineStartParams: { "dashboard-host": "0.0.0.0", "num-cpus": "0" },
     }),
@@ -130,7 +109,7 @@ export const SHAPES: Record<string, ClusterInput> = {
     ],
   }),
   "PVC and host-path volumes": cluster("volumes", {
-    headGroupSpec: head({
+    headGroupSpec: headGroup({
       serviceType: "ClusterIP",
       volumes: [
         volume({ readOnly: true }),
@@ -166,7 +145,7 @@ export const SHAPES: Record<string, ClusterInput> = {
     }],
   }),
   "envs": cluster("envs", {
-    headGroupSpec: head(),
+    headGroupSpec: headGroup(),
     workerGroupSpec: [{
       groupName: "workers",
       computeTemplate: "small",
@@ -177,7 +156,7 @@ export const SHAPES: Record<string, ClusterInput> = {
     }],
   }, { A_VAR: "1", RAY_LOG_LEVEL: "debug", "QUOTED": 'say "hi"' }),
   "GPU templates": cluster("gpu", {
-    headGroupSpec: head({
+    headGroupSpec: headGroup({
       computeTemplate: "gpu",
       image: "rayproject/ray:2.9.0-gpu",
     }),

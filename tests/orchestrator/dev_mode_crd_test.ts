@@ -10,99 +10,15 @@ import assert from "node:assert/strict";
 import {
   type ClusterInput,
   NAMESPACE,
+  RAY_CRD,
   SHAPES,
   TEMPLATES,
 } from "./cluster_shapes.ts";
+import { DEV_PERMISSIONS, startMain } from "../main_process.ts";
+import { hasKubectl, kubectlCommand, kubectlIn } from "./kubectl.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
-
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-const RAY_CRD = new URL("../testdata/ray.io_rayclusters.yaml", import.meta.url)
-  .pathname;
-
-function hasKubectl(): boolean {
-  try {
-    return new Deno.Command("kubectl", { args: ["version", "--client"] })
-      .outputSync().success;
-  } catch {
-    return false;
-  }
-}
-
-interface Running {
-  http: string;
-  kubeconfig: string;
-  logs: string[];
-  stop(): Promise<Deno.CommandStatus>;
-}
-
-/** main.ts as `deno task dev -- ...` runs it (the "--" included). */
-async function startDev(dir: string, extra: string[]): Promise<Running> {
-  const kubeconfig = `${dir}/kubeconfig`;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      "--allow-env",
-      "--allow-read",
-      "--allow-write",
-      MAIN,
-      "--orchestrator",
-      "embedded",
-      "--host",
-      "127.0.0.1",
-      "--",
-      "--http-port",
-      "0",
-      "--grpc-port",
-      "0",
-      "--operator-delay",
-      "200ms",
-      "--write-kubeconfig",
-      kubeconfig,
-      ...extra,
-    ],
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  const logs: string[] = [];
-  let buffer = "";
-  let started: Json;
-  while (!started) {
-    const { done, value } = await reader.read();
-    if (done) {
-      await child.status;
-      throw new Error(`main.ts exited before it started:\n${logs.join("\n")}`);
-    }
-    buffer += value;
-    const lines = buffer.split("\n");
-    buffer = lines.pop()!;
-    for (const line of lines) {
-      logs.push(line);
-      if (line.includes('"Corral started"')) started = JSON.parse(line);
-    }
-  }
-  const drained = (async () => {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      logs.push(...value.split("\n").filter(Boolean));
-    }
-  })();
-  return {
-    http: `http://127.0.0.1:${started.httpPort}`,
-    kubeconfig,
-    logs,
-    async stop() {
-      child.kill("SIGTERM");
-      const status = await child.status;
-      await drained;
-      return status;
-    },
-  };
-}
 
 async function call(
   method: string,
@@ -119,25 +35,31 @@ async function call(
 
 Deno.test("dev mode with the KubeRay CRD: every cluster shape is accepted; kubectl lists, shows, watches and deletes it", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "corral-dev-crd-" });
-  const corral = await startDev(dir, ["--crd", RAY_CRD]);
+  const kubeconfig = `${dir}/kubeconfig`;
+  // As `deno task dev -- ...` runs it, the "--" included.
+  const corral = await startMain({
+    permissions: DEV_PERMISSIONS,
+    args: [
+      "--orchestrator",
+      "embedded",
+      "--host",
+      "127.0.0.1",
+      "--",
+      "--http-port",
+      "0",
+      "--grpc-port",
+      "0",
+      "--operator-delay",
+      "200ms",
+      "--write-kubeconfig",
+      kubeconfig,
+      "--crd",
+      RAY_CRD,
+    ],
+  });
   const clusters =
     `${corral.http}/apis/v1alpha2/namespaces/${NAMESPACE}/clusters`;
-  const kubectl = async (...args: string[]) => {
-    const output = await new Deno.Command("kubectl", {
-      args: [
-        "--kubeconfig",
-        corral.kubeconfig,
-        "--cache-dir",
-        `${dir}/cache`,
-        ...args,
-      ],
-      env: { HOME: dir },
-    }).output();
-    const stdout = new TextDecoder().decode(output.stdout);
-    const stderr = new TextDecoder().decode(output.stderr);
-    assert.ok(output.success, `kubectl ${args.join(" ")}: ${stderr}`);
-    return stdout;
-  };
+  const kubectl = kubectlIn(kubeconfig, dir);
   const withKubectl = { ignore: !hasKubectl() };
   try {
     assert.ok(
@@ -234,24 +156,15 @@ Deno.test("dev mode with the KubeRay CRD: every cluster shape is accepted; kubec
       name: "kubectl get rayclusters -w sees a deletion through Corral",
       ...withKubectl,
       fn: async () => {
-        const watching = new Deno.Command("kubectl", {
-          args: [
-            "--kubeconfig",
-            corral.kubeconfig,
-            "--cache-dir",
-            `${dir}/cache`,
-            "get",
-            "rayclusters",
-            "-n",
-            NAMESPACE,
-            "-w",
-            "--output-watch-events",
-            "--request-timeout=3s",
-          ],
-          env: { HOME: dir },
-          stdout: "piped",
-          stderr: "piped",
-        }).spawn();
+        const watching = kubectlCommand(kubeconfig, dir, [
+          "get",
+          "rayclusters",
+          "-n",
+          NAMESPACE,
+          "-w",
+          "--output-watch-events",
+          "--request-timeout=3s",
+        ], { stdout: "piped", stderr: "piped" }).spawn();
         await new Promise((resolve) => setTimeout(resolve, 1000));
         const deleted = await call("DELETE", `${clusters}/head-only`);
         assert.equal(deleted.status, 200, JSON.stringify(deleted.body));

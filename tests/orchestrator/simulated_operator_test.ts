@@ -5,6 +5,7 @@ import {
   startSimulatedOperator,
 } from "../../orchestrator/simulated_operator.ts";
 import { type Standin, startStandin } from "../../orchestrator/standin.ts";
+import { RAY_CRD } from "./cluster_shapes.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -364,9 +365,7 @@ Deno.test("simulated operator keeps polling when the API server is unreachable, 
 });
 
 Deno.test("simulated operator's status writes pass the KubeRay CRD's schema unpruned", async () => {
-  const crd = new URL("../testdata/ray.io_rayclusters.yaml", import.meta.url)
-    .pathname;
-  const standin = startStandin({ crds: [crd] });
+  const standin = startStandin({ crds: [RAY_CRD] });
   const operator = startSimulatedOperator({
     server: standin.url,
     delayMs: 0,

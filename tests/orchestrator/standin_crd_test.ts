@@ -12,22 +12,22 @@ import { createKubernetesOrchestrator } from "../../orchestrator/kubernetes.ts";
 import {
   kubeconfigFor,
   type Standin,
-  type StandinOptions,
   startStandin,
 } from "../../orchestrator/standin.ts";
 import {
   asCluster,
   leaves,
   NAMESPACE,
+  RAY_CRD,
   SHAPES,
   TEMPLATES,
 } from "./cluster_shapes.ts";
+import { hasKubectl, kubectlCommand, withKubeconfig } from "./kubectl.ts";
+import { withStandin } from "./with_standin.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
-const RAY_CRD = new URL("../testdata/ray.io_rayclusters.yaml", import.meta.url)
-  .pathname;
 const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 const WIDGETS = "/apis/example.dev/v1/namespaces/team-a/widgets";
 const RC = `/apis/ray.io/v1/namespaces/${NAMESPACE}/rayclusters`;
@@ -61,18 +61,6 @@ async function send(
     body: text ? JSON.parse(text) : {},
     warnings,
   };
-}
-
-async function withStandin(
-  fn: (standin: Standin) => Promise<void>,
-  options: StandinOptions = {},
-): Promise<void> {
-  const standin = startStandin(options);
-  try {
-    await fn(standin);
-  } finally {
-    await standin.close();
-  }
 }
 
 /** A small CRD using the schema features the stand-in validates. */
@@ -722,123 +710,114 @@ Deno.test("an invalid RayCluster gets 422 with causes, which the orchestrator ma
 // ---------------------------------------------------------------------------
 // kubectl
 
-function hasKubectl(): boolean {
-  try {
-    return new Deno.Command("kubectl", { args: ["version", "--client"] })
-      .outputSync().success;
-  } catch {
-    return false;
-  }
-}
-
 Deno.test({
   name:
     "kubectl create, apply and explain use the CRD: strict field validation, the real error messages",
   ignore: !hasKubectl(),
   async fn() {
-    await withStandin(async (standin) => {
-      const dir = await Deno.makeTempDir({ prefix: "corral-kubectl-crd-" });
-      try {
-        const kubeconfig = `${dir}/kubeconfig`;
-        await Deno.writeTextFile(
-          kubeconfig,
-          kubeconfigFor(standin.url, "team-a"),
-        );
-        const kubectl = async (stdin: string, ...args: string[]) => {
-          const child = new Deno.Command("kubectl", {
-            args: [
-              "--kubeconfig",
-              kubeconfig,
-              "--cache-dir",
-              `${dir}/cache`,
-              ...args,
-            ],
-            env: { HOME: dir },
-            stdin: "piped",
-            stdout: "piped",
-            stderr: "piped",
-          }).spawn();
-          const writer = child.stdin.getWriter();
-          await writer.write(new TextEncoder().encode(stdin));
-          await writer.close();
-          const output = await child.output();
-          const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-          return {
-            success: output.success,
-            stdout: decode(output.stdout),
-            stderr: decode(output.stderr),
-          };
-        };
-        const cluster = (name: string, spec: Record<string, unknown>) =>
-          JSON.stringify({
-            apiVersion: "ray.io/v1",
-            kind: "RayCluster",
-            metadata: { name },
-            spec: {
-              rayVersion: "2.9.0",
-              headGroupSpec: {
-                rayStartParams: {},
-                template: {
-                  spec: { containers: [{ name: "ray-head", image: "ray" }] },
+    await withStandin(
+      (standin) =>
+        withKubeconfig(
+          standin.url,
+          "corral-kubectl-crd-",
+          async (kubeconfig, dir) => {
+            const kubectl = async (stdin: string, ...args: string[]) => {
+              const child = kubectlCommand(kubeconfig, dir, args, {
+                stdin: "piped",
+                stdout: "piped",
+                stderr: "piped",
+              }).spawn();
+              const writer = child.stdin.getWriter();
+              await writer.write(new TextEncoder().encode(stdin));
+              await writer.close();
+              const output = await child.output();
+              const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+              return {
+                success: output.success,
+                stdout: decode(output.stdout),
+                stderr: decode(output.stderr),
+              };
+            };
+            const cluster = (name: string, spec: Record<string, unknown>) =>
+              JSON.stringify({
+                apiVersion: "ray.io/v1",
+                kind: "RayCluster",
+                metadata: { name },
+                spec: {
+                  rayVersion: "2.9.0",
+                  headGroupSpec: {
+                    rayStartParams: {},
+                    template: {
+                      spec: {
+                        containers: [{ name: "ray-head", image: "ray" }],
+                      },
+                    },
+                  },
+                  ...spec,
                 },
-              },
-              ...spec,
-            },
-          });
+              });
 
-        const created = await kubectl(cluster("blue", {}), "create", "-f", "-");
-        assert.ok(created.success, created.stderr);
-        assert.match(created.stdout, /raycluster\.ray\.io\/blue created/);
+            const created = await kubectl(
+              cluster("blue", {}),
+              "create",
+              "-f",
+              "-",
+            );
+            assert.ok(created.success, created.stderr);
+            assert.match(created.stdout, /raycluster\.ray\.io\/blue created/);
 
-        const unknown = await kubectl(
-          cluster("red", { bogus: 1 }),
-          "create",
-          "-f",
-          "-",
-        );
-        assert.ok(!unknown.success);
-        assert.match(
-          unknown.stderr,
-          /Error from server \(BadRequest\): error when creating "STDIN": RayCluster in version "v1" cannot be handled as a RayCluster: strict decoding error: unknown field "spec\.bogus"/,
-        );
+            const unknown = await kubectl(
+              cluster("red", { bogus: 1 }),
+              "create",
+              "-f",
+              "-",
+            );
+            assert.ok(!unknown.success);
+            assert.match(
+              unknown.stderr,
+              /Error from server \(BadRequest\): error when creating "STDIN": RayCluster in version "v1" cannot be handled as a RayCluster: strict decoding error: unknown field "spec\.bogus"/,
+            );
 
-        const invalid = await kubectl(
-          cluster("green", { rayVersion: 5 }),
-          "create",
-          "-f",
-          "-",
-        );
-        assert.ok(!invalid.success);
-        assert.match(
-          invalid.stderr,
-          /The RayCluster "green" is invalid: spec\.rayVersion: Invalid value: "integer": spec\.rayVersion in body must be of type string: "integer"/,
-        );
+            const invalid = await kubectl(
+              cluster("green", { rayVersion: 5 }),
+              "create",
+              "-f",
+              "-",
+            );
+            assert.ok(!invalid.success);
+            assert.match(
+              invalid.stderr,
+              /The RayCluster "green" is invalid: spec\.rayVersion: Invalid value: "integer": spec\.rayVersion in body must be of type string: "integer"/,
+            );
 
-        const applied = await kubectl(
-          cluster("blue", { enableInTreeAutoscaling: true }),
-          "apply",
-          "-f",
-          "-",
-        );
-        assert.ok(applied.success, applied.stderr);
-        assert.match(applied.stdout, /raycluster\.ray\.io\/blue configured/);
+            const applied = await kubectl(
+              cluster("blue", { enableInTreeAutoscaling: true }),
+              "apply",
+              "-f",
+              "-",
+            );
+            assert.ok(applied.success, applied.stderr);
+            assert.match(
+              applied.stdout,
+              /raycluster\.ray\.io\/blue configured/,
+            );
 
-        const explained = await kubectl(
-          "",
-          "explain",
-          "rayclusters.spec.workerGroupSpecs.replicas",
-        );
-        assert.ok(explained.success, explained.stderr);
-        assert.match(explained.stdout, /FIELD: replicas <integer>/);
+            const explained = await kubectl(
+              "",
+              "explain",
+              "rayclusters.spec.workerGroupSpecs.replicas",
+            );
+            assert.ok(explained.success, explained.stderr);
+            assert.match(explained.stdout, /FIELD: replicas <integer>/);
 
-        const crds = await kubectl("", "get", "crd", "-o", "name");
-        assert.equal(
-          crds.stdout.trim(),
-          "customresourcedefinition.apiextensions.k8s.io/rayclusters.ray.io",
-        );
-      } finally {
-        await Deno.remove(dir, { recursive: true });
-      }
-    }, { crds: [RAY_CRD] });
+            const crds = await kubectl("", "get", "crd", "-o", "name");
+            assert.equal(
+              crds.stdout.trim(),
+              "customresourcedefinition.apiextensions.k8s.io/rayclusters.ray.io",
+            );
+          },
+        ),
+      { crds: [RAY_CRD] },
+    );
   },
 });

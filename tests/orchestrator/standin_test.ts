@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  kubeconfigFor,
-  type Standin,
-  type StandinOptions,
-  startStandin,
-} from "../../orchestrator/standin.ts";
+import type { Standin } from "../../orchestrator/standin.ts";
+import { hasKubectl, kubectlIn, withKubeconfig } from "./kubectl.ts";
+import { withStandin } from "./with_standin.ts";
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -40,18 +37,6 @@ async function send(
     parsed = undefined;
   }
   return { status: response.status, body: parsed, text };
-}
-
-async function withStandin(
-  fn: (standin: Standin) => Promise<void>,
-  options: StandinOptions = {},
-): Promise<void> {
-  const standin = startStandin(options);
-  try {
-    await fn(standin);
-  } finally {
-    await standin.close();
-  }
 }
 
 const CM = "/api/v1/namespaces/team-a/configmaps";
@@ -1210,86 +1195,58 @@ Deno.test("stand-in discovery documents describe the served groups and resources
 // ---------------------------------------------------------------------------
 // kubectl
 
-function hasKubectl(): boolean {
-  try {
-    return new Deno.Command("kubectl", { args: ["version", "--client"] })
-      .outputSync().success;
-  } catch {
-    return false;
-  }
-}
-
 Deno.test({
   name:
     "kubectl lists, shows and deletes through the kubeconfig of kubeconfigFor()",
   ignore: !hasKubectl(),
   async fn() {
-    await withStandin(async (standin) => {
-      const dir = await Deno.makeTempDir({ prefix: "corral-kubectl-" });
-      try {
-        const kubeconfig = `${dir}/kubeconfig`;
-        await Deno.writeTextFile(
-          kubeconfig,
-          kubeconfigFor(standin.url, "team-a"),
-        );
-        const kubectl = async (...args: string[]) => {
-          const output = await new Deno.Command("kubectl", {
-            args: [
-              "--kubeconfig",
-              kubeconfig,
-              "--cache-dir",
-              `${dir}/cache`,
-              ...args,
-            ],
-            env: { HOME: dir },
-          }).output();
-          const stdout = new TextDecoder().decode(output.stdout);
-          const stderr = new TextDecoder().decode(output.stderr);
-          assert.ok(output.success, `kubectl ${args.join(" ")}: ${stderr}`);
-          return stdout;
-        };
-        await create(
-          standin,
-          CM,
-          configMap("big", { "ray.io/config-type": "compute-template" }),
-        );
-        await create(standin, CM, configMap("other"));
-        await create(standin, RC, rayCluster("blue"));
+    await withStandin((standin) =>
+      withKubeconfig(
+        standin.url,
+        "corral-kubectl-",
+        async (kubeconfig, dir) => {
+          const kubectl = kubectlIn(kubeconfig, dir);
+          await create(
+            standin,
+            CM,
+            configMap("big", { "ray.io/config-type": "compute-template" }),
+          );
+          await create(standin, CM, configMap("other"));
+          await create(standin, RC, rayCluster("blue"));
 
-        const all = await kubectl("get", "configmaps", "-A");
-        assert.match(all, /^NAMESPACE\s+NAME\s+AGE/m);
-        assert.match(all, /^team-a\s+big\s/m);
-        assert.match(all, /^team-a\s+other\s/m);
+          const all = await kubectl("get", "configmaps", "-A");
+          assert.match(all, /^NAMESPACE\s+NAME\s+AGE/m);
+          assert.match(all, /^team-a\s+big\s/m);
+          assert.match(all, /^team-a\s+other\s/m);
 
-        const templates = await kubectl(
-          "get",
-          "configmaps",
-          "-l",
-          "ray.io/config-type=compute-template",
-          "-o",
-          "name",
-        );
-        assert.equal(templates.trim(), "configmap/big");
+          const templates = await kubectl(
+            "get",
+            "configmaps",
+            "-l",
+            "ray.io/config-type=compute-template",
+            "-o",
+            "name",
+          );
+          assert.equal(templates.trim(), "configmap/big");
 
-        const clusters = JSON.parse(
-          await kubectl("get", "rayclusters", "-A", "-o", "json"),
-        );
-        assert.deepEqual(
-          clusters.items.map((i: { metadata: { name: string } }) =>
-            i.metadata.name
-          ),
-          ["blue"],
-        );
-        const yaml = await kubectl("get", "raycluster", "blue", "-o", "yaml");
-        assert.match(yaml, /^kind: RayCluster$/m);
-        assert.match(yaml, /^ {2}rayVersion: 2\.9\.0$/m);
+          const clusters = JSON.parse(
+            await kubectl("get", "rayclusters", "-A", "-o", "json"),
+          );
+          assert.deepEqual(
+            clusters.items.map((i: { metadata: { name: string } }) =>
+              i.metadata.name
+            ),
+            ["blue"],
+          );
+          const yaml = await kubectl("get", "raycluster", "blue", "-o", "yaml");
+          assert.match(yaml, /^kind: RayCluster$/m);
+          assert.match(yaml, /^ {2}rayVersion: 2\.9\.0$/m);
 
-        const deleted = await kubectl("delete", "raycluster", "blue");
-        assert.match(deleted, /raycluster\.ray\.io "blue" deleted/);
-        assert.equal((await send(standin, "GET", `${RC}/blue`)).status, 404);
-      } finally {
-        await Deno.remove(dir, { recursive: true });
-      }
-    });
+          const deleted = await kubectl("delete", "raycluster", "blue");
+          assert.match(deleted, /raycluster\.ray\.io "blue" deleted/);
+          assert.equal((await send(standin, "GET", `${RC}/blue`)).status, 404);
+        },
+      )
+    );
   },
 });

@@ -7,9 +7,9 @@ import * as k8s from "@kubernetes/client-node";
 import {
   kubeconfigFor,
   type Standin,
-  type StandinOptions,
   startStandin,
 } from "../../orchestrator/standin.ts";
+import { withStandin } from "./with_standin.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -30,18 +30,6 @@ async function send(
   });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : {} };
-}
-
-async function withStandin(
-  fn: (standin: Standin) => Promise<void>,
-  options: StandinOptions = {},
-): Promise<void> {
-  const standin = startStandin(options);
-  try {
-    await fn(standin);
-  } finally {
-    await standin.close();
-  }
 }
 
 function configMap(name: string, labels: Record<string, string> = {}) {
