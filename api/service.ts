@@ -124,14 +124,9 @@ export function createHandlers(options: ServiceOptions): Handlers {
     request: NamespacedName,
     { kube }: CallContext,
   ): Promise<Cluster> {
-    checkServed(
-      request.namespace,
-      clusterAction("get", request.namespace, request.name),
-    );
-    validateClusterKey(
-      request,
-      clusterAction("get", request.namespace, request.name),
-    );
+    const action = clusterAction("get", request.namespace, request.name);
+    checkServed(request.namespace, action);
+    validateClusterKey(request, action);
     const [resource, events] = await Promise.all([
       orchestrator.getCluster(request.namespace, request.name, kube),
       orchestrator.listClusterEvents(request.namespace, request.name, kube),
@@ -171,14 +166,9 @@ export function createHandlers(options: ServiceOptions): Handlers {
     request: NamespacedName,
     { log, kube }: CallContext,
   ): Promise<Record<string, never>> {
-    checkServed(
-      request.namespace,
-      clusterAction("delete", request.namespace, request.name),
-    );
-    validateClusterKey(
-      request,
-      clusterAction("delete", request.namespace, request.name),
-    );
+    const action = clusterAction("delete", request.namespace, request.name);
+    checkServed(request.namespace, action);
+    validateClusterKey(request, action);
     await orchestrator.deleteCluster(request.namespace, request.name, kube);
     log.info("Deleted cluster", { ...request });
     return {};
@@ -216,14 +206,13 @@ export function createHandlers(options: ServiceOptions): Handlers {
     request: NamespacedName,
     { kube }: CallContext,
   ): Promise<ComputeTemplate> {
-    checkServed(
+    const action = computeTemplateAction(
+      "get",
       request.namespace,
-      computeTemplateAction("get", request.namespace, request.name),
+      request.name,
     );
-    validateComputeTemplateKey(
-      request,
-      computeTemplateAction("get", request.namespace, request.name),
-    );
+    checkServed(request.namespace, action);
+    validateComputeTemplateKey(request, action);
     return computeTemplateFromConfigMap(
       await orchestrator.getComputeTemplate(
         request.namespace,
@@ -255,14 +244,13 @@ export function createHandlers(options: ServiceOptions): Handlers {
     request: NamespacedName,
     { log, kube }: CallContext,
   ): Promise<Record<string, never>> {
-    checkServed(
+    const action = computeTemplateAction(
+      "delete",
       request.namespace,
-      computeTemplateAction("delete", request.namespace, request.name),
+      request.name,
     );
-    validateComputeTemplateKey(
-      request,
-      computeTemplateAction("delete", request.namespace, request.name),
-    );
+    checkServed(request.namespace, action);
+    validateComputeTemplateKey(request, action);
     await orchestrator.deleteComputeTemplate(
       request.namespace,
       request.name,
