@@ -3,6 +3,7 @@
  * are in proto3 JSON form (as a user writes them); each transport turns them
  * into its own wire form.
  */
+import { EXAMPLES } from "../../api/openapi.ts";
 
 export interface Case {
   name: string;
@@ -29,27 +30,14 @@ const template = {
   memory: 4,
 };
 
+/**
+ * The spec's sample cluster: the example body the OpenAPI document shows,
+ * so the docs' example and the tests' cluster cannot drift apart.
+ */
 export function sampleCluster(overrides: Record<string, unknown> = {}) {
   return {
-    name: "blue",
+    ...structuredClone(EXAMPLES["proto.Cluster"] as Record<string, unknown>),
     namespace: NS,
-    user: "ada",
-    version: "2.9.0",
-    environment: "DEV",
-    clusterSpec: {
-      headGroupSpec: {
-        computeTemplate: "small",
-        serviceType: "NodePort",
-        engineStartParams: { "dashboard-host": "0.0.0.0" },
-      },
-      workerGroupSpec: [{
-        groupName: "workers",
-        computeTemplate: "small",
-        replicas: 2,
-        minReplicas: 0,
-        maxReplicas: 4,
-      }],
-    },
     ...overrides,
   };
 }
