@@ -294,8 +294,9 @@ Deno.test("the image's exact command line serves a round trip against the stand-
       ["--kubeconfig", kubeconfig, "--host", "127.0.0.1"].concat(
         ["--http-port", "0", "--grpc-port", "0"],
       ),
-      // Read through --allow-env=CORRAL_*: team-c must be refused.
-      { CORRAL_NAMESPACES: "team-a,team-b" },
+      // Read through --allow-env=CORRAL_*: team-c must be refused. No
+      // load balancer waits for this one: it stops at once on SIGTERM.
+      { CORRAL_NAMESPACES: "team-a,team-b", CORRAL_SHUTDOWN_DELAY: "0s" },
     );
     const api = corral.http;
     const ns = `${api}/apis/v1alpha2/namespaces/team-a/clusters`;

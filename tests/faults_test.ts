@@ -22,6 +22,7 @@ import {
   FREE_PORTS,
   type LogRecord,
   type MainProcess,
+  NO_SHUTDOWN_DELAY,
   startMain,
 } from "./main_process.ts";
 
@@ -52,6 +53,7 @@ async function startRig(extra: string[] = []): Promise<Rig> {
         "--kubeconfig",
         kubeconfig,
         ...FREE_PORTS,
+        ...NO_SHUTDOWN_DELAY,
         ...extra,
       ],
     });

@@ -28,6 +28,12 @@ export const FREE_PORTS = [
   "0",
 ];
 
+/**
+ * Kubernetes mode keeps serving for a while after SIGTERM, for load
+ * balancers to notice; a test has none to wait for.
+ */
+export const NO_SHUTDOWN_DELAY = ["--shutdown-delay", "0s"];
+
 /** Embedded mode on free ports, the simulated operator quick. */
 export const EMBEDDED = [
   "--orchestrator",

@@ -199,7 +199,7 @@ Deno.test("main.ts in embedded mode serves the spec's flows over HTTP and gRPC",
   }
 });
 
-Deno.test("main.ts logs its mode and bound ports at start-up", async () => {
+Deno.test("main.ts logs its mode, bound ports and the URLs a person wants at start-up", async () => {
   const corral = await startEmbedded();
   try {
     const line = corral.logs.map((l) => JSON.parse(l)).find((l) =>
@@ -208,45 +208,94 @@ Deno.test("main.ts logs its mode and bound ports at start-up", async () => {
     assert.equal(line.mode, "embedded");
     assert.equal(`http://127.0.0.1:${line.httpPort}`, corral.http);
     assert.equal(`127.0.0.1:${line.grpcPort}`, corral.grpc);
+    assert.equal(line.api, `${corral.http}/apis/v1alpha2`);
+    assert.equal(line.docs, `${corral.http}/docs`);
+    assert.equal(line.grpc, corral.grpc);
+    assert.match(line.version, /^\d+\.\d+\.\d+$/);
+    assert.equal((await fetch(line.docs)).status, 200);
   } finally {
     await corral.stop();
   }
 });
 
-Deno.test("main.ts refuses an unknown flag and a bad port with exit code 2", async () => {
-  for (
-    const args of [["--bogus"], ["--http-port", "99999"], [
-      "--orchestrator",
-      "cloud",
-    ]]
-  ) {
-    const output = await runMain({ args });
-    assert.equal(
-      output.code,
-      2,
-      `${args.join(" ")}: ${new TextDecoder().decode(output.stderr)}`,
-    );
+Deno.test("main.ts checks every setting before it binds a port: problems on stderr, exit code 2", async () => {
+  // A port held here: were it bound first, the answer would be "in use".
+  const held = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    const output = await runMain({
+      args: [
+        "--host",
+        "127.0.0.1",
+        "--http-port",
+        String(held.addr.port),
+        "--shutdown-grace",
+        "20",
+        "--bogus",
+      ],
+    });
+    const stderr = new TextDecoder().decode(output.stderr);
+    assert.equal(output.code, 2, stderr);
+    assert.deepEqual(stderr.trim().split("\n"), [
+      "Unknown flag --bogus",
+      '--shutdown-grace needs a unit: "20s" or "20ms", not "20"',
+      "Run with --help to see every flag",
+    ]);
+  } finally {
+    held.close();
   }
 });
 
-Deno.test("main.ts --help names every flag and its environment variable", async () => {
-  const output = await runMain({
-    permissions: ["--allow-env", "--allow-read"],
-    args: ["--help"],
-  });
-  const text = new TextDecoder().decode(output.stdout);
-  for (
-    const want of [
-      "--http-port",
-      "CORRAL_HTTP_PORT",
-      "--grpc-port",
-      "--orchestrator",
-      "--kubeconfig",
-      "KUBECONFIG",
-      "--write-kubeconfig",
-      "--operator-delay",
-    ]
-  ) {
-    assert.ok(text.includes(want), `help lacks ${want}:\n${text}`);
+Deno.test("main.ts --version prints the version in deno.json", async () => {
+  const output = await runMain({ args: ["--version"] });
+  const { version } = JSON.parse(
+    await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
+  );
+  assert.equal(output.code, 0);
+  assert.match(
+    new TextDecoder().decode(output.stdout),
+    new RegExp(`^corral ${version.replaceAll(".", "\\.")} \\(deno `),
+  );
+});
+
+Deno.test("main.ts with a port in use logs one JSON line naming it and exits 1", async (t) => {
+  const held = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const kubeconfig = await Deno.makeTempFile({ suffix: ".kubeconfig" });
+  // Loading a kubeconfig contacts nothing: no cluster is needed here.
+  await Deno.writeTextFile(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:9" } }],
+      users: [{ name: "u", user: { token: "t" } }],
+      contexts: [{ name: "c", context: { cluster: "c", user: "u" } }],
+      "current-context": "c",
+    }),
+  );
+  try {
+    for (const transport of ["HTTP", "gRPC"]) {
+      await t.step(transport, async () => {
+        const ports = transport === "HTTP"
+          ? ["--http-port", String(held.addr.port), "--grpc-port", "0"]
+          : ["--http-port", "0", "--grpc-port", String(held.addr.port)];
+        const output = await runMain({
+          args: ["--kubeconfig", kubeconfig, "--host", "127.0.0.1", ...ports],
+        });
+        const lines = new TextDecoder().decode(output.stderr).trim().split(
+          "\n",
+        );
+        assert.equal(output.code, 1);
+        assert.equal(lines.length, 1, lines.join("\n"));
+        const line = JSON.parse(lines[0]);
+        assert.equal(line.level, "error");
+        assert.equal(
+          line.msg,
+          `Cannot start: the ${transport} address 127.0.0.1:${held.addr.port} is in use`,
+        );
+      });
+    }
+  } finally {
+    held.close();
+    await Deno.remove(kubeconfig);
   }
 });

@@ -9,7 +9,6 @@
 import assert from "node:assert/strict";
 import type { KubernetesCallRecord } from "../../domain/ports.ts";
 import { startCorral, TRANSPORTS } from "../harness.ts";
-import { runMain } from "../main_process.ts";
 import { sampleCluster } from "./cases.ts";
 
 const SERVED = ["team-b", "team-a"]; // given unsorted; messages sort them
@@ -327,13 +326,4 @@ Deno.test("without namespaces, list-all is one cluster-wide list and every names
   } finally {
     await corral.close();
   }
-});
-
-Deno.test("main.ts refuses an invalid --namespaces with exit code 2, naming it", async () => {
-  const output = await runMain({
-    args: ["--orchestrator", "embedded", "--namespaces", "team-a,Team_B"],
-  });
-  const stderr = new TextDecoder().decode(output.stderr);
-  assert.equal(output.code, 2, stderr);
-  assert.match(stderr, /--namespaces has an invalid namespace \\"Team_B\\"/);
 });

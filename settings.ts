@@ -1,0 +1,521 @@
+/**
+ * Corral's settings: every flag, its environment variable and its default,
+ * parsed by one pure function that returns typed, checked values or every
+ * problem at once (the Kubernetes API server's `Options.Validate() []error`).
+ * Nothing here reads the environment or opens a port: main.ts hands in
+ * `Deno.args` and the environment, and binds nothing until this has passed.
+ */
+import { parseArgs } from "node:util";
+import { type Level, LEVELS } from "./api/log.ts";
+import { validateNamespace } from "./domain/validation.ts";
+
+export type Mode = "kubernetes" | "embedded";
+const MODES: readonly Mode[] = ["kubernetes", "embedded"];
+
+/** Every setting, typed and checked. Durations are in milliseconds. */
+export interface Settings {
+  host: string;
+  httpPort: number;
+  grpcPort: number;
+  orchestrator: Mode;
+  /** Empty: the in-cluster service account. */
+  kubeconfig: string;
+  writeKubeconfig: string;
+  operatorDelayMs: number;
+  crds: string[];
+  cluster: { group: string; version: string; plural: string };
+  /** Empty: every namespace. */
+  namespaces: string[];
+  maxBodyBytes: number;
+  kubeTimeoutMs: number;
+  headerTimeoutMs: number;
+  idleTimeoutMs: number;
+  shutdownDelayMs: number;
+  shutdownGraceMs: number;
+  logLevel: Level;
+}
+
+/** What the command line asks for. */
+export type Invocation =
+  | { kind: "run"; settings: Settings; warnings: string[] }
+  | { kind: "help"; text: string }
+  | { kind: "version" }
+  | { kind: "invalid"; problems: string[] };
+
+interface Spec {
+  env: string;
+  /** A default per mode where dev mode differs. */
+  default: string | Record<Mode, string>;
+  help: string;
+  /** The value's name in --help. */
+  value: string;
+  multiple?: true;
+}
+
+/**
+ * The flags, in --help order. The shutdown delay follows the Kubernetes API
+ * server's --shutdown-delay-duration; its default in kubernetes mode covers
+ * deploy/'s readiness probe (periodSeconds 5 x failureThreshold 2): by then
+ * every endpoint controller and load balancer has stopped sending. A dev
+ * server has no load balancer to wait for.
+ */
+const SPECS = {
+  "http-port": {
+    env: "CORRAL_HTTP_PORT",
+    default: "8888",
+    value: "PORT",
+    help: "HTTP/JSON port (0 picks a free one)",
+  },
+  "grpc-port": {
+    env: "CORRAL_GRPC_PORT",
+    default: "8887",
+    value: "PORT",
+    help: "gRPC port (0 picks a free one)",
+  },
+  host: {
+    env: "CORRAL_HOST",
+    default: "0.0.0.0",
+    value: "ADDRESS",
+    help: "address both listeners bind",
+  },
+  orchestrator: {
+    env: "CORRAL_ORCHESTRATOR",
+    default: "kubernetes",
+    value: "MODE",
+    help:
+      "kubernetes: the cluster of --kubeconfig or the in-cluster service account; embedded: a local Kubernetes API stand-in with a simulated operator",
+  },
+  kubeconfig: {
+    env: "KUBECONFIG",
+    default: "",
+    value: "FILE",
+    help:
+      "kubeconfig file (kubernetes mode); without one, the in-cluster service account",
+  },
+  "write-kubeconfig": {
+    env: "CORRAL_WRITE_KUBECONFIG",
+    default: "",
+    value: "FILE",
+    help:
+      "embedded mode: write a kubeconfig for the stand-in to this path, for kubectl and other clients",
+  },
+  "operator-delay": {
+    env: "CORRAL_OPERATOR_DELAY",
+    default: "2s",
+    value: "DURATION",
+    help:
+      "embedded mode: how long the simulated operator waits before a new cluster turns ready",
+  },
+  crd: {
+    env: "CORRAL_CRDS",
+    default: "",
+    value: "FILE",
+    multiple: true,
+    help:
+      "embedded mode: a CustomResourceDefinition file (YAML or JSON) to install into the stand-in, which then validates and prunes custom objects as a real API server; repeatable (env: comma-separated)",
+  },
+  "cluster-group": {
+    env: "CORRAL_CLUSTER_GROUP",
+    default: "ray.io",
+    value: "GROUP",
+    help: "API group of the cluster custom resource",
+  },
+  "cluster-version": {
+    env: "CORRAL_CLUSTER_VERSION",
+    default: "v1",
+    value: "VERSION",
+    help: "API version of the cluster custom resource",
+  },
+  "cluster-plural": {
+    env: "CORRAL_CLUSTER_PLURAL",
+    default: "rayclusters",
+    value: "PLURAL",
+    help: "plural resource name of the cluster custom resource",
+  },
+  namespaces: {
+    env: "CORRAL_NAMESPACES",
+    default: "",
+    value: "LIST",
+    help:
+      "comma-separated namespaces to serve, for a namespaced install (others get code 7); empty serves all",
+  },
+  "max-body-bytes": {
+    env: "CORRAL_MAX_BODY_BYTES",
+    default: "3Mi",
+    value: "SIZE",
+    help:
+      "largest request body (HTTP) or message (gRPC); larger ones are refused with code 8 (e.g. 3Mi, 512Ki)",
+  },
+  "kube-timeout": {
+    env: "CORRAL_KUBE_TIMEOUT",
+    default: "10s",
+    value: "DURATION",
+    help:
+      "time limit of each Kubernetes API call; past it the request fails with code 4",
+  },
+  "header-timeout": {
+    env: "CORRAL_HEADER_TIMEOUT",
+    default: "10s",
+    value: "DURATION",
+    help: "an HTTP client must send a request's headers within this",
+  },
+  "idle-timeout": {
+    env: "CORRAL_IDLE_TIMEOUT",
+    default: "60s",
+    value: "DURATION",
+    help: "an HTTP connection without traffic for this long is closed",
+  },
+  "shutdown-delay": {
+    env: "CORRAL_SHUTDOWN_DELAY",
+    default: { kubernetes: "10s", embedded: "0s" },
+    value: "DURATION",
+    help:
+      "on SIGTERM or SIGINT, how long to keep serving while reporting not ready, so load balancers stop sending before the listeners close",
+  },
+  "shutdown-grace": {
+    env: "CORRAL_SHUTDOWN_GRACE",
+    default: "20s",
+    value: "DURATION",
+    help:
+      "after the shutdown delay, how long requests in flight may take to finish",
+  },
+  "log-level": {
+    env: "CORRAL_LOG_LEVEL",
+    default: "info",
+    value: "LEVEL",
+    help: LEVELS.join(", "),
+  },
+} as const satisfies Record<string, Spec>;
+
+type Flag = keyof typeof SPECS;
+const FLAGS = Object.keys(SPECS) as Flag[];
+
+/** The environment variables the settings are read from. */
+export const ENVIRONMENT: readonly string[] = FLAGS.map((f) => SPECS[f].env);
+/** Flags that take no value. */
+const SWITCHES = ["help", "version"] as const;
+
+/** The environment as main.ts hands it in. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Reads the command line and the environment: flags win over environment
+ * variables, which win over defaults. Pure: the same input, the same answer.
+ */
+export function parseSettings(args: string[], env: Environment): Invocation {
+  const problems: string[] = [];
+  const given = readFlags(args, problems);
+  if (given.switches.has("help")) {
+    return { kind: "help", text: usage(resolve(given.values, env)) };
+  }
+  if (given.switches.has("version")) return { kind: "version" };
+  const raw = resolve(given.values, env);
+  const settings = checkSettings(raw, problems);
+  if (problems.length > 0) return { kind: "invalid", problems };
+  const warnings: string[] = [];
+  if (settings.orchestrator === "kubernetes") {
+    for (const flag of ["crd", "write-kubeconfig"] as const) {
+      if (raw.values[flag]) {
+        warnings.push(`Ignored --${flag}: it applies to embedded mode only`);
+      }
+    }
+  }
+  return { kind: "run", settings, warnings };
+}
+
+interface GivenFlags {
+  values: Partial<Record<Flag, string>>;
+  switches: Set<string>;
+}
+
+function readFlags(args: string[], problems: string[]): GivenFlags {
+  const values: Partial<Record<Flag, string>> = {};
+  const switches = new Set<string>();
+  const { tokens } = parseArgs({
+    // `deno task dev -- --flag` passes the "--" through: it separates
+    // nothing here.
+    args: args.filter((arg) => arg !== "--"),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+    options: {
+      ...Object.fromEntries(SWITCHES.map((s) => [s, { type: "boolean" }])),
+      ...Object.fromEntries(
+        FLAGS.map((flag) => [flag, { type: "string" as const }]),
+      ),
+    },
+  });
+  // The value after an unknown flag belongs to it, not to the positionals.
+  let unknownFlagValue = -1;
+  for (const token of tokens) {
+    if (token.kind === "positional") {
+      if (token.index === unknownFlagValue) continue;
+      problems.push(
+        `Unexpected argument "${token.value}": flags start with --`,
+      );
+      continue;
+    }
+    if (token.kind !== "option") continue;
+    const name = token.name;
+    if ((SWITCHES as readonly string[]).includes(name)) {
+      switches.add(name);
+      continue;
+    }
+    if (!(name in SPECS)) {
+      if (token.value === undefined) unknownFlagValue = token.index + 1;
+      const guess = closest(name, [...FLAGS, ...SWITCHES]);
+      problems.push(
+        `Unknown flag ${token.rawName}${
+          guess ? `: did you mean --${guess}?` : ""
+        }`,
+      );
+      continue;
+    }
+    const flag = name as Flag;
+    if (token.value === undefined) {
+      problems.push(`--${flag} needs a value (${SPECS[flag].value})`);
+      continue;
+    }
+    // A repeatable flag keeps its environment variable's form: a,b.
+    values[flag] = "multiple" in SPECS[flag] && values[flag]
+      ? `${values[flag]},${token.value}`
+      : token.value;
+  }
+  return { values, switches };
+}
+
+interface RawSettings {
+  mode: string;
+  values: Record<Flag, string>;
+  /** Where each value came from, for --help. */
+  sources: Record<Flag, "flag" | "env" | "default">;
+}
+
+function resolve(
+  flags: Partial<Record<Flag, string>>,
+  env: Environment,
+): RawSettings {
+  const pick = (flag: Flag, mode: string) => {
+    if (flags[flag] !== undefined) return [flags[flag], "flag"] as const;
+    const fromEnv = env[SPECS[flag].env];
+    if (fromEnv !== undefined) return [fromEnv, "env"] as const;
+    return [defaultOf(flag, mode), "default"] as const;
+  };
+  const [mode] = pick("orchestrator", "kubernetes");
+  const values = {} as Record<Flag, string>;
+  const sources = {} as RawSettings["sources"];
+  for (const flag of FLAGS) [values[flag], sources[flag]] = pick(flag, mode);
+  return { mode, values, sources };
+}
+
+function defaultOf(flag: Flag, mode: string): string {
+  const value: Spec["default"] = SPECS[flag].default;
+  if (typeof value === "string") return value;
+  return value[mode as Mode] ?? value.kubernetes;
+}
+
+function checkSettings(raw: RawSettings, problems: string[]): Settings {
+  const v = raw.values;
+  const check = <T>(flag: Flag, parse: (text: string) => T, fallback: T) => {
+    try {
+      return parse(v[flag].trim());
+    } catch (error) {
+      const source = raw.sources[flag] === "env"
+        ? ` (from ${SPECS[flag].env})`
+        : "";
+      problems.push(`--${flag}${source} ${(error as Error).message}`);
+      return fallback;
+    }
+  };
+  return {
+    host: check("host", nonEmpty, ""),
+    httpPort: check("http-port", port, 0),
+    grpcPort: check("grpc-port", port, 0),
+    orchestrator: check("orchestrator", oneOf(MODES), "kubernetes"),
+    kubeconfig: v.kubeconfig.trim(),
+    writeKubeconfig: v["write-kubeconfig"].trim(),
+    operatorDelayMs: check("operator-delay", duration, 0),
+    crds: list(v.crd),
+    cluster: {
+      group: check("cluster-group", nonEmpty, ""),
+      version: check("cluster-version", nonEmpty, ""),
+      plural: check("cluster-plural", nonEmpty, ""),
+    },
+    namespaces: check("namespaces", namespaces, []),
+    maxBodyBytes: check("max-body-bytes", bytes, 0),
+    kubeTimeoutMs: check("kube-timeout", positive(duration), 0),
+    headerTimeoutMs: check("header-timeout", positive(duration), 0),
+    idleTimeoutMs: check("idle-timeout", positive(duration), 0),
+    shutdownDelayMs: check("shutdown-delay", duration, 0),
+    shutdownGraceMs: check("shutdown-grace", duration, 0),
+    logLevel: check("log-level", oneOf(LEVELS), "info"),
+  };
+}
+
+function nonEmpty(text: string): string {
+  if (!text) throw new Error("must not be empty");
+  return text;
+}
+
+function port(text: string): number {
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 0 && n <= 65535)) {
+    throw new Error(`must be a port from 0 to 65535, got "${text}"`);
+  }
+  return n;
+}
+
+function oneOf<T extends string>(choices: readonly T[]) {
+  return (text: string): T => {
+    if (!choices.includes(text as T)) {
+      throw new Error(`must be one of ${choices.join(", ")}, got "${text}"`);
+    }
+    return text as T;
+  };
+}
+
+const DURATION_UNITS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/**
+ * A duration as Go and the Kubernetes flags write it: 500ms, 10s, 1m30s.
+ * A bare number other than 0 is refused: `--kube-timeout 10` is more likely
+ * meant as seconds than as milliseconds, and guessing would hide that.
+ */
+export function duration(text: string): number {
+  if (text === "0") return 0;
+  const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
+  let total = 0;
+  let at = 0;
+  while (at < text.length) {
+    part.lastIndex = at;
+    const match = part.exec(text);
+    if (!match) break;
+    total += Number(match[1]) * DURATION_UNITS[match[2]];
+    at = part.lastIndex;
+  }
+  if (at === 0 || at < text.length) {
+    throw new Error(
+      /^\d+(\.\d+)?$/.test(text)
+        ? `needs a unit: "${text}s" or "${text}ms", not "${text}"`
+        : `must be a duration such as 500ms, 10s or 1m30s, got "${text}"`,
+    );
+  }
+  return total;
+}
+
+function positive(parse: (text: string) => number) {
+  return (text: string): number => {
+    const n = parse(text);
+    if (n <= 0) throw new Error(`must be more than 0, got "${text}"`);
+    return n;
+  };
+}
+
+/** A size as Kubernetes quantities write it: 3Mi, 512Ki, 1048576. */
+export function bytes(text: string): number {
+  const match = /^(\d+)(Ki|Mi|Gi)?$/.exec(text);
+  const unit = { "": 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 };
+  const n = match
+    ? Number(match[1]) * unit[(match[2] ?? "") as keyof typeof unit]
+    : NaN;
+  if (!(n > 0)) {
+    throw new Error(
+      `must be a size such as 3Mi, 512Ki or 1048576, got "${text}"`,
+    );
+  }
+  return n;
+}
+
+function list(text: string): string[] {
+  return text.split(",").map((item) => item.trim()).filter(Boolean);
+}
+
+function namespaces(text: string): string[] {
+  const names = list(text);
+  for (const name of names) {
+    validateNamespace(name, `has an invalid namespace "${name}"`);
+  }
+  return names;
+}
+
+/** The known name nearest to a mistyped one, if it is near enough. */
+function closest(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const d = editDistance(name, candidate);
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return bestDistance <= Math.max(2, Math.floor(name.length / 3))
+    ? best
+    : undefined;
+}
+
+/** Levenshtein distance; flag names are short, so the table is small. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(
+        previous[j] + 1,
+        row[j - 1] + 1,
+        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = row;
+  }
+  return previous[b.length];
+}
+
+/**
+ * --help: each flag with its environment variable, its default, and the
+ * value this command line would run with where that differs (so --help
+ * under `deno task dev` shows dev mode's settings).
+ */
+function usage(raw: RawSettings): string {
+  const pad = 30;
+  const lines = [
+    "Usage: deno task start [-- OPTIONS]   (deno task dev for embedded mode)",
+    "",
+    "Options (each also read from the environment variable shown):",
+  ];
+  for (const flag of FLAGS) {
+    const spec: Spec = SPECS[flag];
+    const facts = [`env ${spec.env}`];
+    if (typeof spec.default === "string") {
+      if (spec.default) facts.push(`default ${spec.default}`);
+    } else {
+      facts.push(
+        `default ${spec.default.kubernetes}, ${spec.default.embedded} in embedded mode`,
+      );
+    }
+    const source = raw.sources[flag];
+    const now = raw.values[flag];
+    if (source !== "default" || now !== defaultOf(flag, "kubernetes")) {
+      facts.push(
+        `now ${now || '""'} (${
+          source === "env"
+            ? spec.env
+            : source === "flag"
+            ? `--${flag}`
+            : `${raw.mode} mode`
+        })`,
+      );
+    }
+    lines.push(
+      `  --${flag} ${spec.value}`.padEnd(pad) + spec.help,
+      "".padEnd(pad) + facts.join(", "),
+    );
+  }
+  lines.push(
+    "  --version".padEnd(pad) + "print the version and exit",
+    "  --help".padEnd(pad) + "show this help",
+  );
+  return lines.join("\n");
+}

@@ -1,0 +1,229 @@
+import assert from "node:assert/strict";
+import {
+  bytes,
+  duration,
+  ENVIRONMENT,
+  type Invocation,
+  parseSettings,
+  type Settings,
+} from "../settings.ts";
+
+function settingsOf(invocation: Invocation): Settings {
+  assert.equal(invocation.kind, "run", JSON.stringify(invocation));
+  return (invocation as { settings: Settings }).settings;
+}
+
+function problemsOf(invocation: Invocation): string[] {
+  assert.equal(invocation.kind, "invalid", JSON.stringify(invocation));
+  return (invocation as { problems: string[] }).problems;
+}
+
+Deno.test("parseSettings() gives kubernetes mode's defaults without flags", () => {
+  assert.deepEqual(settingsOf(parseSettings([], {})), {
+    host: "0.0.0.0",
+    httpPort: 8888,
+    grpcPort: 8887,
+    orchestrator: "kubernetes",
+    kubeconfig: "",
+    writeKubeconfig: "",
+    operatorDelayMs: 2000,
+    crds: [],
+    cluster: { group: "ray.io", version: "v1", plural: "rayclusters" },
+    namespaces: [],
+    maxBodyBytes: 3 * 1024 * 1024,
+    kubeTimeoutMs: 10_000,
+    headerTimeoutMs: 10_000,
+    idleTimeoutMs: 60_000,
+    shutdownDelayMs: 10_000,
+    shutdownGraceMs: 20_000,
+    logLevel: "info",
+  });
+});
+
+Deno.test("parseSettings() has no shutdown delay in embedded mode unless told", () => {
+  const embedded = ["--orchestrator", "embedded"];
+  assert.equal(settingsOf(parseSettings(embedded, {})).shutdownDelayMs, 0);
+  assert.equal(
+    settingsOf(parseSettings([...embedded, "--shutdown-delay", "3s"], {}))
+      .shutdownDelayMs,
+    3000,
+  );
+  assert.equal(
+    settingsOf(parseSettings([], { CORRAL_ORCHESTRATOR: "embedded" }))
+      .shutdownDelayMs,
+    0,
+  );
+});
+
+Deno.test("parseSettings() takes flags over the environment over defaults", () => {
+  const env = { CORRAL_HTTP_PORT: "9000", CORRAL_GRPC_PORT: "9001" };
+  const settings = settingsOf(parseSettings(["--http-port", "9100"], env));
+  assert.equal(settings.httpPort, 9100);
+  assert.equal(settings.grpcPort, 9001);
+});
+
+Deno.test("parseSettings() reads every flag in both forms and ignores a bare --", () => {
+  const settings = settingsOf(parseSettings([
+    "--",
+    "--host=127.0.0.1",
+    "--orchestrator",
+    "embedded",
+    "--crd",
+    "a.yaml",
+    "--crd=b.yaml",
+    "--namespaces",
+    " team-a, team-b ,",
+    "--cluster-group",
+    "example.com",
+    "--max-body-bytes",
+    "512Ki",
+    "--kube-timeout",
+    "1m30s",
+    "--log-level",
+    "debug",
+  ], {}));
+  assert.equal(settings.host, "127.0.0.1");
+  assert.equal(settings.orchestrator, "embedded");
+  assert.deepEqual(settings.crds, ["a.yaml", "b.yaml"]);
+  assert.deepEqual(settings.namespaces, ["team-a", "team-b"]);
+  assert.equal(settings.cluster.group, "example.com");
+  assert.equal(settings.maxBodyBytes, 512 * 1024);
+  assert.equal(settings.kubeTimeoutMs, 90_000);
+  assert.equal(settings.logLevel, "debug");
+});
+
+Deno.test("parseSettings() reads a repeatable flag's variable as a comma list", () => {
+  const settings = settingsOf(
+    parseSettings(["--orchestrator=embedded"], {
+      CORRAL_CRDS: "a.yaml,b.yaml",
+    }),
+  );
+  assert.deepEqual(settings.crds, ["a.yaml", "b.yaml"]);
+});
+
+Deno.test("parseSettings() reports every problem at once", () => {
+  const problems = problemsOf(parseSettings([
+    "--kube-timout",
+    "10s",
+    "--http-port",
+    "99999",
+    "--orchestrator",
+    "cloud",
+    "stray",
+  ], { CORRAL_IDLE_TIMEOUT: "soon" }));
+  assert.deepEqual(problems, [
+    "Unknown flag --kube-timout: did you mean --kube-timeout?",
+    'Unexpected argument "stray": flags start with --',
+    '--http-port must be a port from 0 to 65535, got "99999"',
+    '--orchestrator must be one of kubernetes, embedded, got "cloud"',
+    '--idle-timeout (from CORRAL_IDLE_TIMEOUT) must be a duration such as 500ms, 10s or 1m30s, got "soon"',
+  ]);
+});
+
+Deno.test("parseSettings() refuses bad values, naming the flag", async (t) => {
+  const cases: [string[], RegExp][] = [
+    [["--kube-timeout", "10"], /^--kube-timeout needs a unit: "10s" or "10ms"/],
+    [["--kube-timeout", "0s"], /^--kube-timeout must be more than 0/],
+    [["--shutdown-grace", "-1s"], /^--shutdown-grace must be a duration/],
+    [["--max-body-bytes", "3MB"], /^--max-body-bytes must be a size/],
+    [["--max-body-bytes", "0"], /^--max-body-bytes must be a size/],
+    [["--grpc-port", "1.5"], /^--grpc-port must be a port/],
+    [["--grpc-port", ""], /^--grpc-port must be a port/],
+    [["--log-level", "verbose"], /^--log-level must be one of debug, info/],
+    [
+      ["--namespaces", "team-a,Team_B"],
+      /^--namespaces has an invalid namespace "Team_B"/,
+    ],
+    [["--cluster-plural", " "], /^--cluster-plural must not be empty/],
+    [["--host"], /^--host needs a value \(ADDRESS\)/],
+    [["--helo"], /^Unknown flag --helo: did you mean --help\?/],
+    [["--zzzzzzzz"], /^Unknown flag --zzzzzzzz$/],
+  ];
+  for (const [args, want] of cases) {
+    await t.step(args.join(" ") || "(empty)", () => {
+      const problems = problemsOf(parseSettings(args, {}));
+      assert.equal(problems.length, 1, problems.join("\n"));
+      assert.match(problems[0], want);
+    });
+  }
+});
+
+Deno.test("parseSettings() warns of embedded-only flags in kubernetes mode", () => {
+  const invocation = parseSettings(["--crd", "a.yaml"], {});
+  assert.equal(invocation.kind, "run");
+  assert.deepEqual((invocation as { warnings: string[] }).warnings, [
+    "Ignored --crd: it applies to embedded mode only",
+  ]);
+});
+
+Deno.test("parseSettings() answers --help and --version before checking values", () => {
+  assert.equal(
+    parseSettings(["--version", "--http-port", "x"], {}).kind,
+    "version",
+  );
+  const help = parseSettings(["--help", "--http-port", "x"], {});
+  assert.equal(help.kind, "help");
+});
+
+Deno.test("--help names every flag, its variable and default", () => {
+  const help = parseSettings(["--help"], {});
+  assert.equal(help.kind, "help");
+  const text = (help as { text: string }).text;
+  for (const name of ENVIRONMENT) {
+    assert.ok(text.includes(`env ${name}`), `help lacks ${name}:\n${text}`);
+  }
+  for (const want of ["--http-port PORT", "default 8888", "--version"]) {
+    assert.ok(text.includes(want), `help lacks ${want}:\n${text}`);
+  }
+});
+
+Deno.test("--help under deno task dev's flags shows the values dev mode runs with", () => {
+  const help = parseSettings(
+    ["--orchestrator", "embedded", "--host", "127.0.0.1", "--help"],
+    { CORRAL_HTTP_PORT: "9999" },
+  );
+  const text = (help as { text: string }).text;
+  const line = (flag: string) => {
+    const lines = text.split("\n");
+    return lines[lines.findIndex((l) => l.includes(`--${flag} `)) + 1];
+  };
+  assert.match(line("orchestrator"), /now embedded \(--orchestrator\)/);
+  assert.match(line("host"), /default 0\.0\.0\.0, now 127\.0\.0\.1 \(--host\)/);
+  assert.match(line("http-port"), /now 9999 \(CORRAL_HTTP_PORT\)/);
+  assert.match(
+    line("shutdown-delay"),
+    /default 10s, 0s in embedded mode, now 0s \(embedded mode\)/,
+  );
+  assert.doesNotMatch(line("grpc-port"), /now/);
+});
+
+Deno.test("duration() reads Go-style durations and refuses bare numbers", async (t) => {
+  const cases: [string, number | RegExp][] = [
+    ["0", 0],
+    ["500ms", 500],
+    ["2s", 2000],
+    ["1.5s", 1500],
+    ["1m30s", 90_000],
+    ["1h", 3_600_000],
+    ["10", /needs a unit/],
+    ["2.5", /needs a unit/],
+    ["s", /must be a duration/],
+    ["2d", /must be a duration/],
+    ["2s junk", /must be a duration/],
+    ["", /must be a duration/],
+  ];
+  for (const [text, want] of cases) {
+    await t.step(JSON.stringify(text), () => {
+      if (typeof want === "number") assert.equal(duration(text), want);
+      else assert.throws(() => duration(text), want);
+    });
+  }
+});
+
+Deno.test("bytes() reads Kubernetes binary suffixes", () => {
+  assert.equal(bytes("1048576"), 1048576);
+  assert.equal(bytes("512Ki"), 512 * 1024);
+  assert.equal(bytes("3Mi"), 3 * 1024 * 1024);
+  assert.equal(bytes("1Gi"), 1024 ** 3);
+  assert.throws(() => bytes("1G"), /must be a size/);
+});
