@@ -3,24 +3,24 @@
  * reads the environment or opens ports.
  */
 import { parseArgs } from "node:util";
-import { createDispatcher } from "./api/calls.ts";
-import { createGateway } from "./api/gateway.ts";
+import { createDispatcher } from "./api/service/dispatcher.ts";
+import { createGateway } from "./api/http/gateway.ts";
 import { docsPages, loadScalarBundle } from "./api/docs.ts";
-import { createGrpcServer } from "./api/grpc.ts";
+import { createGrpcServer } from "./api/grpc/server.ts";
 import {
   addHealthService,
   healthServiceDefinition,
-} from "./api/grpc_health.ts";
-import { addReflection } from "./api/grpc_reflection.ts";
-import { compileRoutes } from "./api/http_rules.ts";
+} from "./api/grpc/health.ts";
+import { addReflection } from "./api/grpc/reflection.ts";
+import { compileRoutes } from "./api/http/rules.ts";
 import { openApiDocument } from "./api/openapi.ts";
 import { Health, livenessPage, readinessPage } from "./api/health.ts";
-import { createHttpApp } from "./api/http.ts";
-import { serveHttp } from "./api/http_server.ts";
+import { createHttpApp } from "./api/http/router.ts";
+import { serveHttp } from "./api/http/server.ts";
 import { createLogger, type Level, LEVELS } from "./api/log.ts";
 import { Metrics } from "./api/metrics.ts";
 import { loadApiSchema } from "./api/schema.ts";
-import { createHandlers } from "./api/service.ts";
+import { createHandlers } from "./api/service/handlers.ts";
 import type { Logger } from "./domain/log.ts";
 import { validateNamespace } from "./domain/validation.ts";
 import {

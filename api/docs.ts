@@ -8,7 +8,7 @@
  */
 import YAML from "yaml";
 import type { OpenApiDocument } from "./openapi.ts";
-import type { PageHandler } from "./http.ts";
+import type { PageHandler } from "./http/router.ts";
 
 /** The paths of the pages. */
 export const DOCS_PATHS = {

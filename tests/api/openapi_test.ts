@@ -9,7 +9,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import protobuf from "protobufjs";
 import YAML from "yaml";
 import { docsPages, openApiJson } from "../../api/docs.ts";
-import { compileRoutes } from "../../api/http_rules.ts";
+import { compileRoutes } from "../../api/http/rules.ts";
 import {
   generateExample,
   type OpenApiDocument,

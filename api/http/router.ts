@@ -3,8 +3,8 @@
  * health, metrics) by exact path, everything else to the gateway. Pure, like
  * the gateway: `(Request) => Promise<Response>`.
  */
-import { Code, ServiceError } from "../domain/errors.ts";
-import { errorBody } from "./errors.ts";
+import { Code, ServiceError } from "../../domain/errors.ts";
+import { errorBody } from "../errors.ts";
 import type { Gateway } from "./gateway.ts";
 
 export type PageHandler = (request: Request) => Response | Promise<Response>;

@@ -9,9 +9,9 @@
 import http from "node:http";
 import type { Socket } from "node:net";
 import { Readable } from "node:stream";
-import { Code, ServiceError } from "../domain/errors.ts";
-import type { Logger } from "../domain/log.ts";
-import { errorBody } from "./errors.ts";
+import { Code, ServiceError } from "../../domain/errors.ts";
+import type { Logger } from "../../domain/log.ts";
+import { errorBody } from "../errors.ts";
 
 export interface HttpServerOptions {
   hostname: string;

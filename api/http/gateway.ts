@@ -6,17 +6,17 @@ import {
   type Message,
   messageFromJson,
   messageToJson,
-} from "../domain/codec.ts";
+} from "../../domain/codec.ts";
 import {
   Code,
   type FieldViolation,
   invalidArgument,
   ServiceError,
-} from "../domain/errors.ts";
-import type { Dispatcher } from "./calls.ts";
-import { errorBody, httpStatus } from "./errors.ts";
-import { compileRoutes, matchRoute, type Route } from "./http_rules.ts";
-import type { ApiSchema } from "./schema.ts";
+} from "../../domain/errors.ts";
+import type { Dispatcher } from "../service/dispatcher.ts";
+import { errorBody, httpStatus } from "../errors.ts";
+import { compileRoutes, matchRoute, type Route } from "./rules.ts";
+import type { ApiSchema } from "../schema.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 

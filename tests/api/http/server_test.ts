@@ -3,8 +3,8 @@
  * limits, cancellation when the client goes away, graceful shutdown.
  */
 import assert from "node:assert/strict";
-import { type HttpServer, serveHttp } from "../../api/http_server.ts";
-import { silentLogger } from "../../api/log.ts";
+import { type HttpServer, serveHttp } from "../../../api/http/server.ts";
+import { silentLogger } from "../../../api/log.ts";
 
 type Handler = (request: Request) => Promise<Response>;
 

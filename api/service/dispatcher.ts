@@ -4,13 +4,13 @@
  * anything thrown into a ServiceError, count it in the metrics, and log one
  * line per call.
  */
-import type { Message } from "../domain/codec.ts";
-import { Code, ServiceError } from "../domain/errors.ts";
-import type { Logger } from "../domain/log.ts";
-import type { KubernetesCallRecord } from "../domain/ports.ts";
-import { asServiceError, describeCause } from "./errors.ts";
-import type { Metrics } from "./metrics.ts";
-import type { Handlers } from "./service.ts";
+import type { Message } from "../../domain/codec.ts";
+import { Code, ServiceError } from "../../domain/errors.ts";
+import type { Logger } from "../../domain/log.ts";
+import type { KubernetesCallRecord } from "../../domain/ports.ts";
+import { asServiceError, describeCause } from "../errors.ts";
+import type { Metrics } from "../metrics.ts";
+import type { Handlers } from "./handlers.ts";
 
 export type Transport = "http" | "grpc";
 
