@@ -42,7 +42,7 @@ Deno.test("the gateway answers a known path with the wrong method with 405 and A
     }),
   );
   assert.equal(response.status, 405);
-  assert.equal(response.headers.get("allow"), "POST, GET");
+  assert.equal(response.headers.get("allow"), "POST, GET, HEAD");
   assert.deepEqual(await response.json(), {
     code: 12,
     message: "Method Not Allowed",
