@@ -18,7 +18,7 @@ import { Health, livenessPage, readinessPage } from "./api/health.ts";
 import { createHttpApp } from "./api/http/router.ts";
 import { serveHttp } from "./api/http/server.ts";
 import { createLogger, type Level, LEVELS } from "./api/log.ts";
-import { Metrics } from "./api/metrics.ts";
+import { Metrics, metricsPage } from "./api/metrics.ts";
 import { loadApiSchema } from "./api/schema.ts";
 import { createHandlers } from "./api/service/handlers.ts";
 import type { Logger } from "./domain/log.ts";
@@ -389,10 +389,7 @@ async function run(config: Config, log: Logger): Promise<void> {
       ),
       "/healthz": livenessPage,
       "/readyz": () => readinessPage(health),
-      "/metrics": () =>
-        new Response(metrics.render(), {
-          headers: { "content-type": "text/plain; version=0.0.4" },
-        }),
+      "/metrics": () => metricsPage(metrics),
     },
   });
 

@@ -96,7 +96,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           options.onKubernetesCall?.(record);
         },
       };
-      metrics?.inFlight.add({ transport: call.transport }, 1);
+      metrics?.inFlight.inc({ transport: call.transport });
       let outcome: Outcome;
       try {
         const handler = handlers[call.key];
@@ -111,7 +111,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         outcome = { error: asServiceError(thrown) };
       } finally {
         done.abort();
-        metrics?.inFlight.add({ transport: call.transport }, -1);
+        metrics?.inFlight.dec({ transport: call.transport });
       }
       finish(call, request, outcome.error, started, kubernetesCalls);
       return outcome;
