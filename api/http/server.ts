@@ -131,6 +131,9 @@ export async function serveHttp(
 
   function parseRefusal(error: ParseError): Refusal {
     if (error.code === "HPE_HEADER_OVERFLOW") {
+      // Code 8, as for a body over the limit (413) and as gRPC answers
+      // metadata over its limit: the request is not wrong, only too large
+      // for this server, and the same call with a smaller head would work.
       return {
         error: new HttpError(
           431,
