@@ -3,24 +3,24 @@
  * the environment or opens ports; settings.ts checks every setting before
  * anything here binds a port.
  */
-import { createDispatcher } from "./api/calls.ts";
-import { createGateway } from "./api/gateway.ts";
+import { createDispatcher } from "./api/service/dispatcher.ts";
+import { createGateway } from "./api/http/gateway.ts";
 import { docsPages, loadScalarBundle } from "./api/docs.ts";
-import { createGrpcServer } from "./api/grpc.ts";
+import { createGrpcServer } from "./api/grpc/server.ts";
 import {
   addHealthService,
   healthServiceDefinition,
-} from "./api/grpc_health.ts";
-import { addReflection } from "./api/grpc_reflection.ts";
-import { compileRoutes } from "./api/http_rules.ts";
+} from "./api/grpc/health.ts";
+import { addReflection } from "./api/grpc/reflection.ts";
+import { compileRoutes } from "./api/http/rules.ts";
 import { openApiDocument } from "./api/openapi.ts";
 import { Health, livenessPage, readinessPage } from "./api/health.ts";
-import { createHttpApp } from "./api/http.ts";
-import { serveHttp } from "./api/http_server.ts";
+import { createHttpApp } from "./api/http/router.ts";
+import { serveHttp } from "./api/http/server.ts";
 import { createLogger } from "./api/log.ts";
-import { Metrics } from "./api/metrics.ts";
+import { Metrics, metricsPage } from "./api/metrics.ts";
 import { loadApiSchema } from "./api/schema.ts";
-import { createHandlers } from "./api/service.ts";
+import { createHandlers } from "./api/service/handlers.ts";
 import type { Logger } from "./domain/log.ts";
 import {
   createKubernetesOrchestrator,
@@ -114,7 +114,7 @@ async function run(settings: Settings, log: Logger): Promise<void> {
     namespaces: settings.namespaces,
     clusterApiVersion: `${group}/${version}`,
   });
-  const metrics = new Metrics();
+  const metrics = new Metrics({ version: VERSION });
   const health = new Health({ ping: (options) => orchestrator.ping(options) });
   const dispatcher = createDispatcher({
     handlers,
@@ -132,10 +132,7 @@ async function run(settings: Settings, log: Logger): Promise<void> {
       ...docsPages(openApiDocument(routes), await loadScalarBundle()),
       "/healthz": livenessPage,
       "/readyz": () => readinessPage(health),
-      "/metrics": () =>
-        new Response(metrics.render(), {
-          headers: { "content-type": "text/plain; version=0.0.4" },
-        }),
+      "/metrics": () => metricsPage(metrics),
     },
   });
 

@@ -40,6 +40,27 @@ export function httpStatus(code: Code): number {
 }
 
 /**
+ * An error of the HTTP layer itself, whose HTTP status is not the one of its
+ * code: 405 for a method the path does not serve (code 12, otherwise 501),
+ * 413 and 431 for a body or request head over the limit (code 8, otherwise
+ * 429), 414 for a URL over the limit (code 3, otherwise 400).
+ */
+export class HttpError extends ServiceError {
+  constructor(
+    readonly status: number,
+    code: Code,
+    message: string,
+  ) {
+    super(code, message);
+  }
+}
+
+/** The HTTP status an error is answered with. */
+export function errorStatus(error: ServiceError): number {
+  return error instanceof HttpError ? error.status : httpStatus(error.code);
+}
+
+/**
  * Any thrown value as a ServiceError. Anything that is not one already is a
  * bug: it becomes INTERNAL with a generic message, the original kept as the
  * cause for the log only.

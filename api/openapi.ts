@@ -13,7 +13,7 @@ import type protobuf from "protobufjs";
 import { fullName } from "../domain/codec.ts";
 import { Code } from "../domain/errors.ts";
 import { httpStatus } from "./errors.ts";
-import type { Route } from "./http_rules.ts";
+import type { Route } from "./http/rules.ts";
 import { methodKey } from "./schema.ts";
 
 export type Schema = Record<string, unknown>;

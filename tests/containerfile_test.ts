@@ -352,6 +352,22 @@ Deno.test("the image's exact command line serves a round trip against the stand-
     });
 
     await t.step(
+      "/metrics shows the process's CPU and start time and the build",
+      async () => {
+        const response = await fetch(api + "/metrics");
+        const text = await response.text();
+        assert.equal(response.status, 200);
+        assert.match(text, /^process_cpu_seconds_total \d/m);
+        assert.match(text, /^process_start_time_seconds \d+$/m);
+        assert.match(
+          text,
+          /^corral_build_info\{version="[^"]+",runtime="deno \d+\.\d+\.\d+"\} 1$/m,
+        );
+        assert.match(text, /^corral_requests_total\{transport="http"/m);
+      },
+    );
+
+    await t.step(
       "delete: the cluster, then it is gone; the template",
       async () => {
         assert.equal((await send("DELETE", `${ns}/blue`)).status, 200);

@@ -14,7 +14,7 @@ import {
   type Standin,
   startStandin,
 } from "../orchestrator/standin.ts";
-import { type GrpcCaller, grpcCaller } from "./api/grpc_client.ts";
+import { type GrpcCaller, grpcCaller } from "./api/grpc/client.ts";
 import { NS, sampleCluster } from "./api/cases.ts";
 import { eventually } from "./eventually.ts";
 import { type FaultProxy, startFaultProxy } from "./fault_proxy.ts";

@@ -958,8 +958,12 @@ function badRead(rng: Rng): Fuzzed {
     }
     case 2: {
       const target = rng.pick(VALID_TARGETS);
+      // HEAD is served wherever GET is.
       const method = rng.pick(
-        ODD_METHODS.filter((m) => !target.methods.includes(m)),
+        ODD_METHODS.filter((m) =>
+          !target.methods.includes(m) &&
+          !(m === "HEAD" && target.methods.includes("GET"))
+        ),
       );
       return {
         category: "odd method",

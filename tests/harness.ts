@@ -7,15 +7,15 @@
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import * as k8s from "@kubernetes/client-node";
-import { createDispatcher } from "../api/calls.ts";
+import { createDispatcher } from "../api/service/dispatcher.ts";
 import { httpStatus } from "../api/errors.ts";
-import { createGateway, type Gateway } from "../api/gateway.ts";
-import { createGrpcServer } from "../api/grpc.ts";
-import { compileRoutes, type Route } from "../api/http_rules.ts";
+import { createGateway, type Gateway } from "../api/http/gateway.ts";
+import { createGrpcServer } from "../api/grpc/server.ts";
+import { compileRoutes, type Route } from "../api/http/rules.ts";
 import { silentLogger } from "../api/log.ts";
 import type { Metrics } from "../api/metrics.ts";
 import { type ApiSchema, loadApiSchema } from "../api/schema.ts";
-import { createHandlers } from "../api/service.ts";
+import { createHandlers } from "../api/service/handlers.ts";
 import {
   type Message,
   messageFromJson,
@@ -26,7 +26,7 @@ import type { Logger } from "../domain/log.ts";
 import type { KubernetesCallRecord } from "../domain/ports.ts";
 import { createKubernetesOrchestrator } from "../orchestrator/kubernetes.ts";
 import { kubeconfigFor, startStandin } from "../orchestrator/standin.ts";
-import { type GrpcCaller, grpcCaller } from "./api/grpc_client.ts";
+import { type GrpcCaller, grpcCaller } from "./api/grpc/client.ts";
 
 export interface Corral {
   schema: ApiSchema;

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { loadApiSchema } from "../api/schema.ts";
-import { grpcCaller } from "./api/grpc_client.ts";
+import { grpcCaller } from "./api/grpc/client.ts";
 import { NS, sampleCluster } from "./api/cases.ts";
 import { eventually } from "./eventually.ts";
 import {

@@ -12,10 +12,10 @@ import {
   loadScalarBundle,
   openApiJson,
 } from "../../api/docs.ts";
-import { createHttpApp } from "../../api/http.ts";
+import { createHttpApp } from "../../api/http/router.ts";
 import { schema } from "../harness.ts";
 import { EMBEDDED, startMain } from "../main_process.ts";
-import { discoveryClient } from "./grpc_discovery_client.ts";
+import { discoveryClient } from "./grpc/discovery_client.ts";
 import { currentDocument, GOLDEN } from "./openapi_golden.ts";
 
 async function app() {

@@ -3,86 +3,126 @@
  * and what a request through the dispatcher adds to Corral's metrics.
  */
 import assert from "node:assert/strict";
-import { Counter, Gauge, Histogram, Metrics } from "../../api/metrics.ts";
+import { Metrics } from "../../api/metrics.ts";
 import { startCorral } from "../harness.ts";
 
 /** A sample line of the text format: name, optional labels, a number. */
 const SAMPLE =
-  /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\[\\"n])*",?)*\})? -?(\d+(\.\d+)?(e[+-]?\d+)?|\+Inf|NaN)$/;
+  /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\[\\"n])*",?)*\})? -?(\d+(\.\d+)?(e[+-]?\d+)?|\+Inf|[Nn]a[Nn])$/;
 
 function assertTextFormat(text: string): void {
   assert.ok(text.endsWith("\n"), "ends with a newline");
   for (const line of text.trimEnd().split("\n")) {
+    if (line === "") continue; // between families: ignored by the format
     if (line.startsWith("# HELP ") || line.startsWith("# TYPE ")) continue;
     assert.match(line, SAMPLE);
   }
 }
 
-Deno.test("Counter renders HELP, TYPE and one line per label set", () => {
-  const counter = new Counter("jobs_total", "Jobs done.");
-  counter.inc({ queue: "a" });
-  counter.inc({ queue: "a" }, 2);
-  counter.inc({ queue: "b" });
-  assert.equal(counter.get({ queue: "a" }), 3);
-  assert.deepEqual(counter.render(), [
-    "# HELP jobs_total Jobs done.",
-    "# TYPE jobs_total counter",
-    'jobs_total{queue="a"} 3',
-    'jobs_total{queue="b"} 1',
-  ]);
-});
+/** A sample's value; 0 when the metric has no such series. */
+async function value(
+  metric: { get(): Promise<{ values: { labels: object; value: number }[] }> },
+  labels: Record<string, string>,
+): Promise<number> {
+  const { values } = await metric.get();
+  const same = (got: object) =>
+    JSON.stringify(Object.entries(got).sort()) ===
+      JSON.stringify(Object.entries(labels).sort());
+  return values.find((v) => same(v.labels))?.value ?? 0;
+}
 
-Deno.test("label values escape backslash, double quote and newline", () => {
-  const counter = new Counter("odd_total", "Odd labels.");
-  counter.inc({ path: 'C:\\dir "x"\nnext' });
-  const line = counter.render()[2];
-  assert.equal(line, 'odd_total{path="C:\\\\dir \\"x\\"\\nnext"} 1');
-  assertTextFormat(counter.render().join("\n") + "\n");
-});
-
-Deno.test("the same labels in another order are the same series", () => {
-  const counter = new Counter("x_total", "X.");
-  counter.inc({ a: "1", b: "2" });
-  counter.inc({ b: "2", a: "1" });
-  assert.equal(counter.get({ a: "1", b: "2" }), 2);
-  assert.equal(counter.render().length, 3);
-});
-
-Deno.test("Gauge goes up and down, or collects its values when rendered", () => {
-  const gauge = new Gauge("in_flight", "In flight.");
-  gauge.add({ transport: "http" }, 1);
-  gauge.add({ transport: "http" }, 1);
-  gauge.add({ transport: "http" }, -1);
-  assert.deepEqual(gauge.render(), [
-    "# HELP in_flight In flight.",
-    "# TYPE in_flight gauge",
-    'in_flight{transport="http"} 1',
-  ]);
-  let n = 0;
-  const collected = new Gauge("things", "Things.", () => [
-    { labels: {}, value: ++n },
-  ]);
-  assert.equal(collected.render()[2], "things 1");
-  assert.equal(collected.render()[2], "things 2");
-});
-
-Deno.test("Histogram renders cumulative buckets, +Inf, sum and count", () => {
-  const histogram = new Histogram("latency_seconds", "Latency.", [0.1, 1]);
-  for (const v of [0.05, 0.5, 0.1, 5]) histogram.observe({ rpc: "Get" }, v);
-  assert.deepEqual(histogram.render(), [
-    "# HELP latency_seconds Latency.",
-    "# TYPE latency_seconds histogram",
-    'latency_seconds_bucket{rpc="Get",le="0.1"} 2',
-    'latency_seconds_bucket{rpc="Get",le="1"} 3',
-    'latency_seconds_bucket{rpc="Get",le="+Inf"} 4',
-    'latency_seconds_sum{rpc="Get"} 5.65',
-    'latency_seconds_count{rpc="Get"} 4',
-  ]);
-});
-
-Deno.test("Metrics renders every family of Corral in the text format, process memory included", () => {
+Deno.test("label values escape backslash, double quote and newline", async () => {
   const metrics = new Metrics();
-  const text = metrics.render();
+  metrics.requests.inc({
+    transport: "http",
+    rpc: 'C:\\dir "x"\nnext',
+    code: "0",
+  });
+  const text = await metrics.render();
+  assert.match(
+    text,
+    /^corral_requests_total\{transport="http",rpc="C:\\\\dir \\"x\\"\\nnext",code="0"\} 1$/m,
+  );
+  assertTextFormat(text);
+});
+
+Deno.test("corral_request_duration_seconds has today's buckets, cumulative, with +Inf, sum and count", async () => {
+  const metrics = new Metrics();
+  for (const v of [0.0005, 0.05, 0.3, 20]) {
+    metrics.requestDuration.observe({ transport: "grpc", rpc: "Get" }, v);
+  }
+  const text = await metrics.render();
+  const buckets = [...text.matchAll(
+    /^corral_request_duration_seconds_bucket\{(?=.*le="([^"]+)").*\} (\d+)$/gm,
+  )].map((m) => `${m[1]} ${m[2]}`);
+  assert.deepEqual(buckets, [
+    "0.001 1",
+    "0.0025 1",
+    "0.005 1",
+    "0.01 1",
+    "0.025 1",
+    "0.05 2",
+    "0.1 2",
+    "0.25 2",
+    "0.5 3",
+    "1 3",
+    "2.5 3",
+    "5 3",
+    "10 3",
+    "+Inf 4",
+  ]);
+  assert.match(
+    text,
+    /^corral_request_duration_seconds_count\{transport="grpc",rpc="Get"\} 4$/m,
+  );
+  assert.match(
+    text,
+    /^# HELP corral_request_duration_seconds Time to answer a request, by transport and route or RPC\.$/m,
+  );
+});
+
+Deno.test("corral_requests_in_flight goes up and down by transport", async () => {
+  const metrics = new Metrics();
+  metrics.inFlight.inc({ transport: "http" });
+  metrics.inFlight.inc({ transport: "http" });
+  metrics.inFlight.dec({ transport: "http" });
+  assert.equal(await value(metrics.inFlight, { transport: "http" }), 1);
+  assert.match(
+    await metrics.render(),
+    /^corral_requests_in_flight\{transport="http"\} 1$/m,
+  );
+});
+
+Deno.test("Metrics shows the process's CPU time and start time, and the build", async () => {
+  const metrics = new Metrics({ version: "1.2.3" });
+  const text = await metrics.render();
+  assertTextFormat(text);
+  const cpu = /^process_cpu_seconds_total (\S+)$/m.exec(text);
+  assert.ok(cpu && Number(cpu[1]) > 0, `CPU seconds in\n${text}`);
+  const start = /^process_start_time_seconds (\d+)$/m.exec(text);
+  const now = Date.now() / 1000;
+  assert.ok(
+    start && Number(start[1]) <= now && Number(start[1]) > now - 3600,
+    `start time in\n${text}`,
+  );
+  assert.match(
+    text,
+    new RegExp(
+      `^corral_build_info\\{version="1\\.2\\.3",runtime="deno ${
+        Deno.version.deno.replaceAll(".", "\\.")
+      }"\\} 1$`,
+      "m",
+    ),
+  );
+  // Read from /proc/self, which Deno does not open short of --allow-all:
+  // left out rather than reported as 0.
+  assert.doesNotMatch(text, /^process_open_fds /m);
+  assert.doesNotMatch(text, /^process_resident_memory_bytes /m);
+});
+
+Deno.test("Metrics renders every family of Corral in the text format, process memory included", async () => {
+  const metrics = new Metrics();
+  const text = await metrics.render();
   assertTextFormat(text);
   for (
     const name of [
@@ -123,40 +163,44 @@ Deno.test("a request through the dispatcher counts in corral_requests_total and 
     const createRoute =
       "POST /apis/v1/namespaces/{namespace}/compute_templates";
     assert.equal(
-      metrics.requests.get({ transport: "http", rpc: createRoute, code: "0" }),
+      await value(metrics.requests, {
+        transport: "http",
+        rpc: createRoute,
+        code: "0",
+      }),
       1,
-      metrics.render(),
+      await metrics.render(),
     );
     assert.equal(
-      metrics.requests.get({
+      await value(metrics.requests, {
         transport: "grpc",
         rpc: "proto.ComputeTemplateService/GetComputeTemplate",
         code: "5",
       }),
       1,
-      metrics.render(),
+      await metrics.render(),
     );
     assert.equal(
-      metrics.kubernetesCalls.get({
+      await value(metrics.kubernetesCalls, {
         verb: "create",
         resource: "configmaps",
         outcome: "ok",
       }),
       1,
-      metrics.render(),
+      await metrics.render(),
     );
     assert.equal(
-      metrics.kubernetesCalls.get({
+      await value(metrics.kubernetesCalls, {
         verb: "get",
         resource: "configmaps",
         outcome: "NOT_FOUND",
       }),
       1,
-      metrics.render(),
+      await metrics.render(),
     );
-    assert.equal(metrics.inFlight.get({ transport: "http" }), 0);
-    assert.equal(metrics.inFlight.get({ transport: "grpc" }), 0);
-    const text = metrics.render();
+    assert.equal(await value(metrics.inFlight, { transport: "http" }), 0);
+    assert.equal(await value(metrics.inFlight, { transport: "grpc" }), 0);
+    const text = await metrics.render();
     assertTextFormat(text);
     assert.match(
       text,

@@ -5,7 +5,7 @@
  * served document differs from it.
  */
 import { openApiJson } from "../../api/docs.ts";
-import { compileRoutes } from "../../api/http_rules.ts";
+import { compileRoutes } from "../../api/http/rules.ts";
 import { type OpenApiDocument, openApiDocument } from "../../api/openapi.ts";
 import { loadApiSchema } from "../../api/schema.ts";
 

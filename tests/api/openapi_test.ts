@@ -9,7 +9,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import protobuf from "protobufjs";
 import YAML from "yaml";
 import { docsPages, openApiJson } from "../../api/docs.ts";
-import { compileRoutes } from "../../api/http_rules.ts";
+import { compileRoutes } from "../../api/http/rules.ts";
 import {
   generateExample,
   type OpenApiDocument,
@@ -113,7 +113,7 @@ Deno.test("the document's operations are exactly the gateway's routes", async (t
       }
     });
     await t.step(
-      "every other method of a documented path is 405 with Allow listing the documented ones",
+      "every other method of a documented path is 405 with Allow listing the documented ones, and HEAD with GET",
       async () => {
         for (const [path, item] of Object.entries(doc.paths)) {
           const documentedVerbs = VERBS.filter((v) => v in item);
@@ -129,7 +129,9 @@ Deno.test("the document's operations are exactly the gateway's routes", async (t
             assert.equal(response.status, 405, `${verb} ${path}`);
             assert.deepEqual(
               response.headers.get("allow")!.split(", ").sort(),
-              documentedVerbs.map((v) => v.toUpperCase()).sort(),
+              documentedVerbs.flatMap((v) =>
+                v === "get" ? ["GET", "HEAD"] : [v.toUpperCase()]
+              ).sort(),
               `${verb} ${path}`,
             );
           }

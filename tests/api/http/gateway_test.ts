@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { createDispatcher } from "../../api/calls.ts";
-import { createGateway } from "../../api/gateway.ts";
-import { silentLogger } from "../../api/log.ts";
-import { compileRoutes } from "../../api/http_rules.ts";
-import { type Corral, schema, startCorral } from "../harness.ts";
-import { NS, sampleCluster } from "./cases.ts";
+import { createDispatcher } from "../../../api/service/dispatcher.ts";
+import { createGateway } from "../../../api/http/gateway.ts";
+import { silentLogger } from "../../../api/log.ts";
+import { compileRoutes } from "../../../api/http/rules.ts";
+import { type Corral, schema, startCorral } from "../../harness.ts";
+import { NS, sampleCluster } from "../cases.ts";
 
 const BASE = "http://corral.test";
 
@@ -42,7 +42,7 @@ Deno.test("the gateway answers a known path with the wrong method with 405 and A
     }),
   );
   assert.equal(response.status, 405);
-  assert.equal(response.headers.get("allow"), "POST, GET");
+  assert.equal(response.headers.get("allow"), "POST, GET, HEAD");
   assert.deepEqual(await response.json(), {
     code: 12,
     message: "Method Not Allowed",

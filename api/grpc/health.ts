@@ -5,6 +5,14 @@
  * whole server. Kubernetes' gRPC probes, grpc_health_probe and load
  * balancers ask it. Whoever knows whether Corral can serve (the readiness
  * check) reports that through `HealthReporter.setStatus`.
+ *
+ * Hand-written rather than grpc-health-check (checked: 2.1.0, the gRPC
+ * project's own, which does have Check, List and Watch and takes grpc-js
+ * from the caller): its HealthImplementation answers Check and List from its
+ * table at once, with no hook to re-evaluate readiness before answering, so
+ * a probe would see the status of the last /readyz instead of a fresh one;
+ * and it cannot end its Watch streams (watchers go only when the client
+ * cancels), so a graceful tryShutdown() would wait for every watching probe.
  */
 import * as grpc from "@grpc/grpc-js";
 import protobuf from "protobufjs";

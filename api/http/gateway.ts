@@ -6,17 +6,18 @@ import {
   type Message,
   messageFromJson,
   messageToJson,
-} from "../domain/codec.ts";
+} from "../../domain/codec.ts";
 import {
   Code,
   type FieldViolation,
   invalidArgument,
   ServiceError,
-} from "../domain/errors.ts";
-import type { Dispatcher } from "./calls.ts";
-import { errorBody, httpStatus } from "./errors.ts";
-import { compileRoutes, matchRoute, type Route } from "./http_rules.ts";
-import type { ApiSchema } from "./schema.ts";
+} from "../../domain/errors.ts";
+import type { Dispatcher } from "../service/dispatcher.ts";
+import { errorBody, errorStatus, HttpError } from "../errors.ts";
+import { compileRoutes, matchRoute, type Route } from "./rules.ts";
+import type { ApiSchema } from "../schema.ts";
+import { createRouter, type Router } from "./router.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -29,34 +30,24 @@ export interface GatewayOptions {
   maxBodyBytes?: number;
 }
 
-export type Gateway = (request: Request) => Promise<Response>;
+/**
+ * The router over the http rules' routes: HEAD, 404 and 405 are the
+ * router's; what the gateway adds is the request id on every answer and the
+ * count of the requests no route takes.
+ */
+export type Gateway = Router;
 
 export function createGateway(options: GatewayOptions): Gateway {
   const routes = options.routes ?? compileRoutes(options.schema.services);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { dispatcher } = options;
 
-  return async function gateway(request: Request): Promise<Response> {
-    const requestId = request.headers.get("x-request-id")?.slice(0, 128) ||
-      crypto.randomUUID();
-    const url = new URL(request.url);
-    const found = findRoute(routes, url.pathname, request.method);
-    if ("error" in found) {
-      // Counted and logged like any call, under no route; the path is the
-      // caller's, cut short.
-      dispatcher.reject(
-        {
-          transport: "http",
-          requestId,
-          key: `${request.method.slice(0, 16)} ${url.pathname.slice(0, 256)}`,
-          route: "unmatched",
-        },
-        found.error,
-        performance.now(),
-      );
-      return errorResponse(found.error, requestId, found.headers);
-    }
-    const { route, params } = found;
+  async function call(
+    route: Route,
+    params: Record<string, string>,
+    request: Request,
+  ): Promise<Response> {
+    const requestId = requestIdOf(request);
     const call = {
       transport: "http" as const,
       requestId,
@@ -66,7 +57,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     const started = performance.now();
     let message: Message;
     try {
-      message = await decodeRequest(route, params, url, request, maxBodyBytes);
+      message = await decodeRequest(
+        route,
+        params,
+        new URL(request.url),
+        request,
+        maxBodyBytes,
+      );
     } catch (thrown) {
       const error = thrown instanceof ServiceError
         ? thrown
@@ -87,54 +84,38 @@ export function createGateway(options: GatewayOptions): Gateway {
       messageToJson(route.responseType, result!),
       requestId,
     );
-  };
+  }
+
+  return createRouter({
+    endpoints: routes.map((route) => ({
+      method: route.verb,
+      match: (parts) => matchRoute(route, parts),
+      handle: (request, params) => call(route, params, request),
+    })),
+    refuse(request, error, headers) {
+      // Counted and logged like any call, under no route; the path is the
+      // caller's, cut short.
+      const requestId = requestIdOf(request);
+      const { pathname } = new URL(request.url);
+      dispatcher.reject(
+        {
+          transport: "http",
+          requestId,
+          key: `${request.method.slice(0, 16)} ${pathname.slice(0, 256)}`,
+          route: "unmatched",
+        },
+        error,
+        performance.now(),
+      );
+      return errorResponse(error, requestId, headers);
+    },
+  });
 }
 
-/**
- * An error of the HTTP layer itself, whose HTTP status is not the one of its
- * code: 405 for a known path with another method (code 12, otherwise 501)
- * and 413 for an oversized body (code 8, otherwise 429).
- */
-class HttpError extends ServiceError {
-  constructor(
-    readonly status: number,
-    code: Code,
-    message: string,
-  ) {
-    super(code, message);
-  }
-}
-
-type Found =
-  | { route: Route; params: Record<string, string> }
-  | { error: ServiceError; headers?: HeadersInit };
-
-function findRoute(routes: Route[], pathname: string, verb: string): Found {
-  let parts: string[];
-  try {
-    parts = pathname.slice(1).split("/").map(decodeURIComponent);
-  } catch {
-    return {
-      error: new ServiceError(
-        Code.INVALID_ARGUMENT,
-        "Invalid request path: malformed percent-encoding",
-      ),
-    };
-  }
-  const allowed: string[] = [];
-  for (const route of routes) {
-    const params = matchRoute(route, parts);
-    if (!params) continue;
-    if (route.verb === verb) return { route, params };
-    allowed.push(route.verb);
-  }
-  if (allowed.length === 0) {
-    return { error: new ServiceError(Code.NOT_FOUND, "Not Found") };
-  }
-  return {
-    error: new HttpError(405, Code.UNIMPLEMENTED, "Method Not Allowed"),
-    headers: { allow: [...new Set(allowed)].join(", ") },
-  };
+/** The caller's x-request-id, cut short, or a new one. */
+function requestIdOf(request: Request): string {
+  return request.headers.get("x-request-id")?.slice(0, 128) ||
+    crypto.randomUUID();
 }
 
 async function decodeRequest(
@@ -235,10 +216,12 @@ function errorResponse(
   requestId: string,
   headers?: HeadersInit,
 ): Response {
-  const status = error instanceof HttpError
-    ? error.status
-    : httpStatus(error.code);
-  const response = jsonResponse(status, errorBody(error), requestId, headers);
+  const response = jsonResponse(
+    errorStatus(error),
+    errorBody(error),
+    requestId,
+    headers,
+  );
   // The RetryInfo Kubernetes gave (its Retry-After), as HTTP clients read it.
   for (const detail of error.details) {
     if (detail["@type"] === "type.googleapis.com/google.rpc.RetryInfo") {

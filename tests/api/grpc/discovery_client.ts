@@ -6,7 +6,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import protobuf from "protobufjs";
-import { healthServiceDefinition } from "../../api/grpc_health.ts";
+import { healthServiceDefinition } from "../../../api/grpc/health.ts";
 
 export interface DiscoveryClient {
   /** The names of the services reflection lists. */

@@ -3,7 +3,7 @@
  * at start-up. A rule this gateway cannot serve fails start-up, naming it.
  */
 import type protobuf from "protobufjs";
-import { methodKey } from "./schema.ts";
+import { methodKey } from "../schema.ts";
 
 const VERBS = ["get", "put", "post", "delete", "patch"] as const;
 export type Verb = Uppercase<typeof VERBS[number]>;

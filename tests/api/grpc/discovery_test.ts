@@ -7,13 +7,13 @@ import * as grpc from "@grpc/grpc-js";
 import {
   addHealthService,
   healthServiceDefinition,
-} from "../../api/grpc_health.ts";
-import { addReflection, fileDescriptors } from "../../api/grpc_reflection.ts";
-import { bindFreePort, schema } from "../harness.ts";
+} from "../../../api/grpc/health.ts";
 import {
-  type DiscoveryClient,
-  discoveryClient,
-} from "./grpc_discovery_client.ts";
+  addReflection,
+  fileDescriptors,
+} from "../../../api/grpc/reflection.ts";
+import { bindFreePort, schema } from "../../harness.ts";
+import { type DiscoveryClient, discoveryClient } from "./discovery_client.ts";
 
 const SERVICES = ["proto.ClusterService", "proto.ComputeTemplateService"];
 

@@ -9,17 +9,17 @@ import {
   type Message,
   messageFromProto,
   messageToProto,
-} from "../domain/codec.ts";
+} from "../../domain/codec.ts";
 import {
   Code,
   type ErrorDetail,
   type FieldViolation,
   invalidArgument,
   ServiceError,
-} from "../domain/errors.ts";
-import type { Dispatcher } from "./calls.ts";
-import { type ApiSchema, methodKey } from "./schema.ts";
-import { DEFAULT_MAX_BODY_BYTES } from "./gateway.ts";
+} from "../../domain/errors.ts";
+import type { Dispatcher } from "../service/dispatcher.ts";
+import { type ApiSchema, methodKey } from "../schema.ts";
+import { DEFAULT_MAX_BODY_BYTES } from "../http/gateway.ts";
 
 export interface GrpcOptions {
   schema: ApiSchema;

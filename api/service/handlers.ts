@@ -3,8 +3,8 @@
  * message form (domain/codec.ts), call a handler here in-process, and encode
  * what it returns; errors are ServiceErrors.
  */
-import type { Message } from "../domain/codec.ts";
-import { Code, ServiceError } from "../domain/errors.ts";
+import type { Message } from "../../domain/codec.ts";
+import { Code, ServiceError } from "../../domain/errors.ts";
 import {
   clusterFromResource,
   clusterToResource,
@@ -13,10 +13,10 @@ import {
   eventsByCluster,
   namespacedName,
   referencedTemplates,
-} from "../domain/conversions.ts";
-import type { Logger } from "../domain/log.ts";
-import type { CallOptions, Orchestrator } from "../domain/ports.ts";
-import type { Cluster, ComputeTemplate } from "../domain/types.ts";
+} from "../../domain/conversions.ts";
+import type { Logger } from "../../domain/log.ts";
+import type { CallOptions, Orchestrator } from "../../domain/ports.ts";
+import type { Cluster, ComputeTemplate } from "../../domain/types.ts";
 import {
   clusterAction,
   computeTemplateAction,
@@ -26,7 +26,7 @@ import {
   validateCreateCluster,
   validateCreateComputeTemplate,
   validateNamespace,
-} from "../domain/validation.ts";
+} from "../../domain/validation.ts";
 
 /** What a handler knows of the call besides its request. */
 export interface CallContext {

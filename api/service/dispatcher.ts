@@ -4,13 +4,13 @@
  * anything thrown into a ServiceError, count it in the metrics, and log one
  * line per call.
  */
-import type { Message } from "../domain/codec.ts";
-import { Code, ServiceError } from "../domain/errors.ts";
-import type { Logger } from "../domain/log.ts";
-import type { KubernetesCallRecord } from "../domain/ports.ts";
-import { asServiceError, describeCause } from "./errors.ts";
-import type { Metrics } from "./metrics.ts";
-import type { Handlers } from "./service.ts";
+import type { Message } from "../../domain/codec.ts";
+import { Code, ServiceError } from "../../domain/errors.ts";
+import type { Logger } from "../../domain/log.ts";
+import type { KubernetesCallRecord } from "../../domain/ports.ts";
+import { asServiceError, describeCause } from "../errors.ts";
+import type { Metrics } from "../metrics.ts";
+import type { Handlers } from "./handlers.ts";
 
 export type Transport = "http" | "grpc";
 
@@ -96,7 +96,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           options.onKubernetesCall?.(record);
         },
       };
-      metrics?.inFlight.add({ transport: call.transport }, 1);
+      metrics?.inFlight.inc({ transport: call.transport });
       let outcome: Outcome;
       try {
         const handler = handlers[call.key];
@@ -111,7 +111,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         outcome = { error: asServiceError(thrown) };
       } finally {
         done.abort();
-        metrics?.inFlight.add({ transport: call.transport }, -1);
+        metrics?.inFlight.dec({ transport: call.transport });
       }
       finish(call, request, outcome.error, started, kubernetesCalls);
       return outcome;

@@ -9,9 +9,9 @@ import {
   type Message,
   messageFromProto,
   messageToProto,
-} from "../../domain/codec.ts";
-import type { FieldViolation } from "../../domain/errors.ts";
-import { type ApiSchema, methodKey } from "../../api/schema.ts";
+} from "../../../domain/codec.ts";
+import type { FieldViolation } from "../../../domain/errors.ts";
+import { type ApiSchema, methodKey } from "../../../api/schema.ts";
 
 export interface GrpcOutcome {
   code: number;

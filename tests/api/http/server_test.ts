@@ -3,8 +3,12 @@
  * limits, cancellation when the client goes away, graceful shutdown.
  */
 import assert from "node:assert/strict";
-import { type HttpServer, serveHttp } from "../../api/http_server.ts";
-import { silentLogger } from "../../api/log.ts";
+import net from "node:net";
+import { type HttpServer, serveHttp } from "../../../api/http/server.ts";
+import { silentLogger } from "../../../api/log.ts";
+import { createGateway } from "../../../api/http/gateway.ts";
+import { createDispatcher } from "../../../api/service/dispatcher.ts";
+import { schema } from "../../harness.ts";
 
 type Handler = (request: Request) => Promise<Response>;
 
@@ -238,4 +242,155 @@ Deno.test("serveHttp() shutdown() cuts a request that outlives the grace period"
   assert.ok(closed);
   assert.equal(text, "");
   end(new Response("never sent"));
+});
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The HTTP/1.1 responses in `text`, framed by Content-Length or chunks. */
+function parseResponses(text: string): RawResponse[] {
+  const responses: RawResponse[] = [];
+  let rest = text;
+  while (rest.length > 0) {
+    const end = rest.indexOf("\r\n\r\n");
+    assert.ok(end > 0, `a response head in ${JSON.stringify(rest)}`);
+    const [statusLine, ...lines] = rest.slice(0, end).split("\r\n");
+    const status = /^HTTP\/1\.1 (\d{3}) /.exec(statusLine);
+    assert.ok(status, `a status line: ${JSON.stringify(statusLine)}`);
+    const headers: Record<string, string> = {};
+    for (const line of lines) {
+      const colon = line.indexOf(":");
+      headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1)
+        .trim();
+    }
+    rest = rest.slice(end + 4);
+    let body = "";
+    if (headers["transfer-encoding"] === "chunked") {
+      for (;;) {
+        const size = /^([0-9a-f]+)\r\n/i.exec(rest);
+        assert.ok(size, `a chunk in ${JSON.stringify(rest)}`);
+        const bytes = new TextEncoder().encode(rest.slice(size[0].length));
+        const length = parseInt(size[1], 16);
+        body += new TextDecoder().decode(bytes.subarray(0, length));
+        rest = new TextDecoder().decode(bytes.subarray(length + 2));
+        if (length === 0) break;
+      }
+    } else {
+      const length = Number(headers["content-length"]);
+      assert.ok(Number.isInteger(length), `Content-Length in ${statusLine}`);
+      const bytes = new TextEncoder().encode(rest);
+      body = new TextDecoder().decode(bytes.subarray(0, length));
+      rest = new TextDecoder().decode(bytes.subarray(length));
+    }
+    responses.push({ status: Number(status[1]), headers, body });
+  }
+  return responses;
+}
+
+/** Sends `text` over node:net and reads until the server closes. */
+function exchange(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => socket.write(text));
+    let received = "";
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no close within 5 s; got ${JSON.stringify(received)}`));
+    }, 5_000);
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => received += chunk);
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve(received);
+    });
+    socket.on("error", () => {});
+  });
+}
+
+Deno.test("serveHttp() answers every request it cannot hand on with the JSON error body and its status", async (t) => {
+  const gateway = createGateway({
+    schema: await schema(),
+    dispatcher: createDispatcher({ handlers: {}, log: silentLogger() }),
+  });
+  const clusters = "/apis/v1alpha2/clusters";
+  const create = "/apis/v1alpha2/namespaces/team-a/clusters";
+  const close = "Connection: close\r\n";
+  /** Request, then [status, code, Allow] of each answer. */
+  const cases: [string, string, [number, number, string?][]][] = [
+    ["an unknown method", `FOO ${clusters} HTTP/1.1\r\nHost: x\r\n\r\n`, [
+      [405, 12, "GET, HEAD"],
+    ]],
+    ["an unknown method on an unknown path", `FOO /nothing HTTP/1.1\r\n\r\n`, [
+      [404, 5],
+    ]],
+    ["a lower-case method", `get ${clusters} HTTP/1.1\r\n\r\n`, [
+      [405, 12, "GET, HEAD"],
+    ]],
+    ["TRACE", `TRACE ${clusters} HTTP/1.1\r\nHost: x\r\n${close}\r\n`, [
+      [405, 12, "GET, HEAD"],
+    ]],
+    ["TRACK", `TRACK ${create} HTTP/1.1\r\nHost: x\r\n\r\n`, [
+      [405, 12, "POST, GET, HEAD"],
+    ]],
+    ["CONNECT", "CONNECT example.com:443 HTTP/1.1\r\nHost: x\r\n\r\n", [
+      [501, 12],
+    ]],
+    [
+      "a method the parser knows",
+      `PROPFIND ${clusters} HTTP/1.1\r\nHost: x\r\n${close}\r\n`,
+      [
+        [405, 12, "GET, HEAD"],
+      ],
+    ],
+    ["no request line", "garbage\r\n\r\n", [[400, 3]]],
+    ["HTTP/1.1 without Host", `GET ${clusters} HTTP/1.1\r\n${close}\r\n`, [
+      [400, 3],
+    ]],
+    ["a header line without a colon", `GET / HTTP/1.1\r\nBad Header\r\n\r\n`, [
+      [400, 3],
+    ]],
+    ["an unknown HTTP version", `GET ${clusters} HTTP/9.9\r\n\r\n`, [[400, 3]]],
+    [
+      "both Content-Length and Transfer-Encoding",
+      `POST ${create} HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+      [[400, 3]],
+    ],
+    [
+      "headers over the limit",
+      `GET ${clusters} HTTP/1.1\r\nX-Big: ${"b".repeat(17 * 1024)}\r\n\r\n`,
+      [[431, 8]],
+    ],
+    [
+      "a malformed chunked body",
+      `POST ${create} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`,
+      [[400, 3]],
+    ],
+    [
+      "a malformed request pipelined after a good one",
+      `DELETE ${clusters} HTTP/1.1\r\nHost: x\r\n\r\nFOO\r\n\r\n`,
+      [[405, 12, "GET, HEAD"], [400, 3]],
+    ],
+  ];
+  await withServer(gateway, {}, async (server) => {
+    for (const [name, request, want] of cases) {
+      await t.step(name, async () => {
+        const text = await exchange(server.port, request);
+        const got = parseResponses(text);
+        assert.deepEqual(
+          got.map((r) => [r.status, JSON.parse(r.body).code, r.headers.allow]),
+          want.map(([status, code, allow]) => [status, code, allow]),
+          text,
+        );
+        for (const response of got) {
+          assert.equal(response.headers["content-type"], "application/json");
+          const body = JSON.parse(response.body);
+          assert.deepEqual(Object.keys(body), ["code", "message"], text);
+          assert.equal(typeof body.message, "string");
+        }
+        assert.equal(got.at(-1)!.headers.connection, "close", text);
+      });
+    }
+  });
 });

@@ -1,0 +1,169 @@
+/**
+ * The router: the one place that decides which endpoint answers a request of
+ * the HTTP port, and what the answer is when none does: 404 for a path
+ * nothing serves, 405 with Allow for a path served with other methods, 400
+ * for a path that does not decode. HEAD is GET without the body (RFC 9110,
+ * 9.3.2): wherever GET is served, HEAD is, and Allow says so. Endpoints never
+ * look at the method. Pure, like the gateway: `(Request) => Promise<Response>`.
+ *
+ * Two tables go through it: Corral's own pages (OpenAPI document, docs,
+ * health, metrics) by exact path, and the gateway's routes compiled from the
+ * http rules; a path no page has is the gateway's.
+ */
+import { Code, ServiceError } from "../../domain/errors.ts";
+import { errorBody, errorStatus, HttpError } from "../errors.ts";
+
+export type Handler = (request: Request) => Promise<Response>;
+export type Params = Record<string, string>;
+
+export interface Endpoint {
+  method: string;
+  /** The path variables when `parts` (the decoded path) is this endpoint's. */
+  match(parts: string[]): Params | undefined;
+  handle(request: Request, params: Params): Response | Promise<Response>;
+}
+
+export interface Router {
+  (request: Request): Promise<Response>;
+  /**
+   * The methods served at `pathname`, HEAD wherever GET is; none for a path
+   * nothing serves. For the listener, which answers requests its parser or
+   * `Request` refuse (TRACE, unknown methods) without calling the router.
+   */
+  allowed(pathname: string): string[];
+}
+
+export interface RouterOptions {
+  endpoints: Endpoint[];
+  /** Takes the requests of paths no endpoint has; without it they get 404. */
+  fallback?: Handler | Router;
+  /**
+   * Answers a request the router refuses (the error's status, `headers`
+   * holding Allow on a 405); by default the error body alone.
+   */
+  refuse?: (
+    request: Request,
+    error: ServiceError,
+    headers: Headers,
+  ) => Response;
+}
+
+export function createRouter(options: RouterOptions): Router {
+  const { endpoints, fallback } = options;
+  const refuse = options.refuse ?? errorResponse;
+
+  type Match =
+    | { endpoint: Endpoint; params: Params }
+    | { allowed: string[] };
+
+  function match(parts: string[], method: string): Match {
+    const allowed: string[] = [];
+    for (const endpoint of endpoints) {
+      const params = endpoint.match(parts);
+      if (!params) continue;
+      if (endpoint.method === method) return { endpoint, params };
+      allowed.push(endpoint.method);
+    }
+    if (allowed.includes("GET")) {
+      allowed.splice(allowed.indexOf("GET") + 1, 0, "HEAD");
+    }
+    return { allowed: [...new Set(allowed)] };
+  }
+
+  async function router(request: Request): Promise<Response> {
+    const { pathname } = new URL(request.url);
+    const parts = decodePath(pathname);
+    const head = request.method === "HEAD";
+    const found = parts
+      ? match(parts, head ? "GET" : request.method)
+      : undefined;
+    if (found && "endpoint" in found) {
+      const response = await found.endpoint.handle(request, found.params);
+      return head ? await withoutBody(response) : response;
+    }
+    const allowed = found?.allowed ?? [];
+    if (fallback && allowed.length === 0) return await fallback(request);
+    const headers = new Headers();
+    let error: ServiceError;
+    if (!found) {
+      error = new ServiceError(
+        Code.INVALID_ARGUMENT,
+        "Invalid request path: malformed percent-encoding",
+      );
+    } else if (allowed.length === 0) {
+      error = new ServiceError(Code.NOT_FOUND, "Not Found");
+    } else {
+      error = new HttpError(405, Code.UNIMPLEMENTED, "Method Not Allowed");
+      headers.set("allow", allowed.join(", "));
+    }
+    if (request.body) await request.body.cancel();
+    return refuse(request, error, headers);
+  }
+
+  router.allowed = (pathname: string): string[] => {
+    const parts = decodePath(pathname);
+    const found = parts ? match(parts, "") : undefined;
+    const own = found && "allowed" in found ? found.allowed : [];
+    if (own.length > 0 || !fallback || !("allowed" in fallback)) return own;
+    return fallback.allowed(pathname);
+  };
+  return router;
+}
+
+/** The error body with the error's status and `headers`. */
+export function errorResponse(
+  _request: Request,
+  error: ServiceError,
+  headers: Headers,
+): Response {
+  return Response.json(errorBody(error), {
+    status: errorStatus(error),
+    headers,
+  });
+}
+
+/** The segments of a path, percent-decoded; undefined when it cannot be. */
+function decodePath(pathname: string): string[] | undefined {
+  try {
+    return pathname.slice(1).split("/").map(decodeURIComponent);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What GET answered, as HEAD answers it: status and headers, no body. */
+async function withoutBody(response: Response): Promise<Response> {
+  await response.body?.cancel();
+  return new Response(null, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+export type PageHandler = (request: Request) => Response | Promise<Response>;
+
+export interface HttpAppOptions {
+  /** Takes every path that is not a page. */
+  gateway: Handler | Router;
+  /** Handlers of GET (and so HEAD) requests by exact path, e.g. "/openapi.json". */
+  pages?: Record<string, PageHandler>;
+}
+
+/** The HTTP port's handler: the pages, and the gateway for every other path. */
+export function createHttpApp(options: HttpAppOptions): Router {
+  return createRouter({
+    endpoints: Object.entries(options.pages ?? {}).map(([path, page]) => {
+      const want = path.slice(1).split("/");
+      return {
+        method: "GET",
+        match: (parts) =>
+          parts.length === want.length && parts.every((p, i) => p === want[i])
+            ? {}
+            : undefined,
+        handle: (request) => page(request),
+      };
+    }),
+    fallback: options.gateway,
+  });
+}

@@ -1,0 +1,381 @@
+/**
+ * The HTTP listener: serves a `(Request) => Promise<Response>` handler over
+ * node:http, because Deno.serve has no header or idle time-outs and a slow
+ * client could otherwise hold a connection forever. Adds what a production
+ * listener needs around the handler: time-outs, URL and header size limits,
+ * cancellation when the client goes away, and a graceful shutdown that lets
+ * accepted requests finish.
+ */
+import http from "node:http";
+import type { Socket } from "node:net";
+import { Readable } from "node:stream";
+import { Code, ServiceError } from "../../domain/errors.ts";
+import type { Logger } from "../../domain/log.ts";
+import { errorBody, errorStatus, HttpError } from "../errors.ts";
+
+/**
+ * What the listener serves. With `allowed` (the router's), the requests the
+ * listener refuses itself for their method get 405 with Allow, or 404.
+ */
+export type HttpHandler = ((request: Request) => Promise<Response>) & {
+  allowed?: (pathname: string) => string[];
+};
+
+export interface HttpServerOptions {
+  hostname: string;
+  port: number;
+  handler: HttpHandler;
+  log: Logger;
+  /** A connection must deliver a request's headers within this; 10 s. */
+  headerTimeoutMs?: number;
+  /** A connection with no traffic for this long is closed; 60 s. */
+  idleTimeoutMs?: number;
+  /** Longest request line URL; 8 KiB. Longer: 414. */
+  maxUrlBytes?: number;
+  /** Largest request head; 16 KiB. Larger: 431. */
+  maxHeaderBytes?: number;
+}
+
+export interface HttpServer {
+  readonly port: number;
+  /** Requests being handled now. */
+  readonly inFlight: number;
+  /**
+   * Stops accepting connections, lets the requests in flight finish (at
+   * most `graceMs`), then closes every connection.
+   */
+  shutdown(graceMs: number): Promise<void>;
+}
+
+interface SocketState {
+  /** Requests of this socket being handled. */
+  active: number;
+  /** The request of this socket handled last, and its response. */
+  current?: { req: http.IncomingMessage; res: http.ServerResponse };
+  /** Set when the parser gave up on this socket: close it once answered. */
+  broken?: boolean;
+  /** The answer to a malformed request pipelined after those in flight. */
+  refusal?: string;
+  headerTimer?: ReturnType<typeof setTimeout>;
+}
+
+export async function serveHttp(
+  options: HttpServerOptions,
+): Promise<HttpServer> {
+  const headerTimeoutMs = options.headerTimeoutMs ?? 10_000;
+  const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+  const maxUrlBytes = options.maxUrlBytes ?? 8 * 1024;
+  const maxHeaderBytes = options.maxHeaderBytes ?? 16 * 1024;
+  const { log } = options;
+  const sockets = new Map<Socket, SocketState>();
+  let inFlight = 0;
+  let closing = false;
+  let drained: (() => void) | undefined;
+
+  const server = http.createServer({
+    maxHeaderSize: maxHeaderBytes,
+    // Node answers an HTTP/1.1 request without Host with a bare 400; the
+    // handler below answers it with the error body.
+    requireHostHeader: false,
+  });
+  // Advertised to clients (Keep-Alive: timeout=N); the socket time-out
+  // below enforces it.
+  server.keepAliveTimeout = idleTimeoutMs;
+
+  /** Closes the socket unless a request's headers arrive in time. */
+  function armHeaderTimer(socket: Socket, state: SocketState, ms: number) {
+    clearTimeout(state.headerTimer);
+    state.headerTimer = setTimeout(() => {
+      if (state.active === 0) socket.destroy();
+    }, ms);
+  }
+
+  server.on("connection", (socket: Socket) => {
+    const state: SocketState = { active: 0 };
+    sockets.set(socket, state);
+    armHeaderTimer(socket, state, headerTimeoutMs);
+    socket.setTimeout(idleTimeoutMs, () => socket.destroy());
+    socket.on("close", () => {
+      clearTimeout(state.headerTimer);
+      sockets.delete(socket);
+    });
+  });
+
+  // What node:http's parser refuses never reaches the handler: a request
+  // line or header that is not HTTP/1.1, a method the parser does not know,
+  // a request head over the limit. Node answers those with a bare 400; here
+  // they get the error body with their status, and the connection closes.
+  server.on("clientError", (error: ParseError, socket: Socket) => {
+    const state = sockets.get(socket);
+    if (!socket.writable || error.code === "ECONNRESET") {
+      socket.destroy();
+    } else if (state?.current && !state.current.req.complete) {
+      // The body of the request in flight is what broke: it can be read no
+      // further. Answered here unless its answer has begun, which then ends
+      // the connection.
+      if (state.current.res.headersSent) state.broken = true;
+      else socket.end(rawAnswer(parseRefusal(error)));
+    } else if (state && state.active > 0) {
+      // A request pipelined after those in flight: answered after them.
+      state.broken = true;
+      state.refusal = rawAnswer(parseRefusal(error));
+    } else {
+      socket.end(rawAnswer(parseRefusal(error)));
+    }
+  });
+
+  // CONNECT is no request of a resource: Corral is no proxy.
+  server.on("connect", (req: http.IncomingMessage, socket: Socket) => {
+    socket.end(rawAnswer(methodRefusal(req.method ?? "CONNECT", req.url)));
+  });
+
+  function parseRefusal(error: ParseError): Refusal {
+    if (error.code === "HPE_HEADER_OVERFLOW") {
+      // Code 8, as for a body over the limit (413) and as gRPC answers
+      // metadata over its limit: the request is not wrong, only too large
+      // for this server, and the same call with a smaller head would work.
+      return {
+        error: new HttpError(
+          431,
+          Code.RESOURCE_EXHAUSTED,
+          `Request headers too large: the limit is ${maxHeaderBytes} bytes`,
+        ),
+      };
+    }
+    // llhttp knows a fixed list of methods; another one fails within its
+    // first token, in a request line that is otherwise well formed.
+    const line = REQUEST_LINE.exec(String(error.rawPacket ?? ""));
+    if (
+      line &&
+      (error.code === "HPE_INVALID_METHOD" ||
+        (error.bytesParsed ?? Infinity) < line[1].length)
+    ) {
+      return methodRefusal(line[1], line[2]);
+    }
+    return {
+      error: new ServiceError(
+        Code.INVALID_ARGUMENT,
+        `Invalid request: not HTTP/1.1 (${error.code ?? "parse error"})`,
+      ),
+    };
+  }
+
+  /**
+   * A method the listener cannot hand to the router (unknown to the parser,
+   * or one `Request` refuses: CONNECT, TRACE, TRACK): what the router would
+   * answer, 405 with Allow or 404, when it says what the path serves.
+   */
+  function methodRefusal(method: string, target = ""): Refusal {
+    const allowed = target.startsWith("/") && options.handler.allowed
+      ? options.handler.allowed(target.split(/[?#]/)[0])
+      : undefined;
+    if (allowed && allowed.length === 0) {
+      return { error: new ServiceError(Code.NOT_FOUND, "Not Found") };
+    }
+    if (allowed) {
+      return {
+        error: new HttpError(405, Code.UNIMPLEMENTED, "Method Not Allowed"),
+        allow: allowed.join(", "),
+      };
+    }
+    // No path (CONNECT's host:port) or no router to ask: a method Corral
+    // serves nowhere.
+    return {
+      error: new ServiceError(
+        Code.UNIMPLEMENTED,
+        `Method ${JSON.stringify(method.slice(0, 32))} is not implemented`,
+      ),
+    };
+  }
+
+  server.on(
+    "request",
+    (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const socket = req.socket;
+      const state = sockets.get(socket) ?? { active: 0 };
+      clearTimeout(state.headerTimer);
+      state.active++;
+      state.current = { req, res };
+      inFlight++;
+      res.on("close", () => {
+        state.active--;
+        inFlight--;
+        if (state.broken && state.active === 0) {
+          socket.end(state.refusal ?? "");
+        } else if (closing) {
+          socket.destroy();
+          if (inFlight === 0) drained?.();
+        } else if (state.active === 0) {
+          // The next request on this keep-alive connection must arrive, head
+          // complete, within the idle time-out.
+          armHeaderTimer(socket, state, idleTimeoutMs);
+        }
+      });
+      handle(req, res).catch((error) => {
+        log.error("Failed to answer HTTP request", { cause: String(error) });
+        res.destroy();
+      });
+    },
+  );
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse) {
+    if (closing) res.setHeader("connection", "close");
+    const target = req.url ?? "/";
+    const method = req.method ?? "GET";
+    if (target.length > maxUrlBytes) {
+      return send(res, {
+        error: new HttpError(
+          414,
+          Code.INVALID_ARGUMENT,
+          "Request URL too long",
+        ),
+      });
+    }
+    if (req.httpVersion === "1.1" && req.headers.host === undefined) {
+      return send(
+        res,
+        invalid("Invalid request: HTTP/1.1 needs a Host header"),
+      );
+    }
+    if (FORBIDDEN_METHODS.has(method)) {
+      return send(res, methodRefusal(method, target));
+    }
+    const controller = new AbortController();
+    res.on("close", () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    const headers = new Headers();
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+      try {
+        headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
+      } catch {
+        return send(res, invalid("Invalid request header"));
+      }
+    }
+    const hasBody = method !== "GET" && method !== "HEAD";
+    let request: Request;
+    try {
+      // The host header is the client's to choose: only the path is used.
+      request = new Request(new URL(target, "http://corral.invalid"), {
+        method,
+        headers,
+        body: hasBody
+          ? Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>
+          : undefined,
+        signal: controller.signal,
+        // @ts-ignore: a streaming body needs half duplex (fetch spec)
+        duplex: "half",
+      });
+    } catch {
+      return send(res, invalid("Invalid request"));
+    }
+    const response = await options.handler(request);
+    if (res.destroyed) {
+      // The client went away, or the listener answered for the handler.
+      await response.body?.cancel();
+      return;
+    }
+    // The parser gave up on what followed: nothing more can be read.
+    if (sockets.get(req.socket)?.broken) res.setHeader("connection", "close");
+    res.statusCode = response.status;
+    response.headers.forEach((value, name) => res.setHeader(name, value));
+    if (!response.body || method === "HEAD") {
+      await response.body?.cancel();
+      res.end();
+      return;
+    }
+    for await (const chunk of response.body) {
+      if (!res.write(chunk)) {
+        await new Promise((resolve) => res.once("drain", resolve));
+      }
+    }
+    res.end();
+  }
+
+  function send(res: http.ServerResponse, refusal: Refusal) {
+    // A body left unread cannot be trusted to end where the next request
+    // begins.
+    if (!res.req.complete) res.setHeader("connection", "close");
+    res.statusCode = errorStatus(refusal.error);
+    res.setHeader("content-type", "application/json");
+    if (refusal.allow) res.setHeader("allow", refusal.allow);
+    res.end(JSON.stringify(errorBody(refusal.error)));
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.hostname, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+
+  return {
+    port,
+    get inFlight() {
+      return inFlight;
+    },
+    async shutdown(graceMs) {
+      closing = true;
+      const closed = new Promise<void>((resolve) =>
+        server.close(() => resolve())
+      );
+      for (const [socket, state] of sockets) {
+        if (state.active === 0) socket.destroy();
+      }
+      if (inFlight > 0) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          new Promise<void>((resolve) => drained = resolve),
+          new Promise<void>((resolve) => timer = setTimeout(resolve, graceMs)),
+        ]);
+        clearTimeout(timer);
+      }
+      for (const socket of sockets.keys()) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+/** node:http's parse error, as its clientError event gives it. */
+type ParseError = Error & {
+  code?: string;
+  bytesParsed?: number;
+  rawPacket?: unknown;
+};
+
+/** An answer the listener gives itself: the error, and Allow on a 405. */
+interface Refusal {
+  error: ServiceError;
+  allow?: string;
+}
+
+/** Methods `new Request()` refuses (fetch's forbidden methods). */
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
+/** method SP request-target SP HTTP-version CRLF (RFC 9112, 3). */
+const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/\d\.\d\r\n/;
+
+function invalid(message: string): Refusal {
+  return { error: new ServiceError(Code.INVALID_ARGUMENT, message) };
+}
+
+/**
+ * A whole HTTP/1.1 response with the error body, written to the socket
+ * itself where there is no ServerResponse; the connection closes after it.
+ */
+function rawAnswer(refusal: Refusal): string {
+  const status = errorStatus(refusal.error);
+  const body = JSON.stringify(errorBody(refusal.error));
+  return [
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ""}`,
+    "content-type: application/json",
+    `content-length: ${new TextEncoder().encode(body).byteLength}`,
+    ...(refusal.allow ? [`allow: ${refusal.allow}`] : []),
+    "connection: close",
+    "",
+    body,
+  ].join("\r\n");
+}

@@ -1,0 +1,114 @@
+/**
+ * The router: HEAD, 404 and 405 decided once for the pages and the gateway's
+ * routes alike.
+ */
+import assert from "node:assert/strict";
+import { createHttpApp } from "../../../api/http/router.ts";
+import { startCorral } from "../../harness.ts";
+import { NS, sampleCluster } from "../cases.ts";
+
+const BASE = "http://corral.test";
+
+/** Status and headers, the request id set by the caller so both agree. */
+function head(response: Response): [number, [string, string][]] {
+  return [response.status, [...response.headers]];
+}
+
+Deno.test("HEAD on an API route answers as GET does, without a body", async (t) => {
+  const corral = await startCorral();
+  try {
+    const app = createHttpApp({ gateway: corral.gateway, pages: {} });
+    const cluster = sampleCluster() as unknown as {
+      name: string;
+      clusterSpec: { headGroupSpec: { computeTemplate: string } };
+    };
+    const template = await corral.gateway(
+      new Request(`${BASE}/apis/v1/namespaces/${NS}/compute_templates`, {
+        method: "POST",
+        body: JSON.stringify({
+          name: cluster.clusterSpec.headGroupSpec.computeTemplate,
+          cpu: 2,
+          memory: 4,
+        }),
+      }),
+    );
+    assert.equal(template.status, 200, await template.text());
+    const created = await corral.gateway(
+      new Request(`${BASE}/apis/v1alpha2/namespaces/${NS}/clusters`, {
+        method: "POST",
+        body: JSON.stringify(cluster),
+      }),
+    );
+    assert.equal(created.status, 200, await created.text());
+    for (
+      const path of [
+        "/apis/v1alpha2/clusters",
+        `/apis/v1alpha2/namespaces/${NS}/clusters`,
+        `/apis/v1alpha2/namespaces/${NS}/clusters/${cluster.name}`,
+        `/apis/v1alpha2/namespaces/${NS}/clusters/missing`,
+        `/apis/v1/namespaces/${NS}/compute_templates`,
+      ]
+    ) {
+      await t.step(path, async () => {
+        const headers = { "x-request-id": "same" };
+        const get = await app(new Request(BASE + path, { headers }));
+        const text = await get.text();
+        const answer = await app(
+          new Request(BASE + path, { method: "HEAD", headers }),
+        );
+        assert.deepEqual(head(answer), head(get), text);
+        assert.equal(answer.body, null);
+      });
+    }
+  } finally {
+    await corral.close();
+  }
+});
+
+Deno.test("405 lists HEAD wherever GET is allowed, for the API and the pages", async () => {
+  const corral = await startCorral();
+  try {
+    const app = createHttpApp({
+      gateway: corral.gateway,
+      pages: { "/healthz": () => Response.json({ status: "ok" }) },
+    });
+    for (
+      const [method, path, allow] of [
+        ["DELETE", "/apis/v1alpha2/clusters", "GET, HEAD"],
+        ["PUT", `/apis/v1alpha2/namespaces/${NS}/clusters`, "POST, GET, HEAD"],
+        ["POST", "/healthz", "GET, HEAD"],
+        ["PROPFIND", "/healthz", "GET, HEAD"],
+      ]
+    ) {
+      const response = await app(new Request(BASE + path, { method }));
+      assert.equal(response.status, 405, `${method} ${path}`);
+      assert.equal(response.headers.get("allow"), allow, `${method} ${path}`);
+      assert.deepEqual(await response.json(), {
+        code: 12,
+        message: "Method Not Allowed",
+      });
+      assert.deepEqual(app.allowed(path), allow.split(", "));
+    }
+  } finally {
+    await corral.close();
+  }
+});
+
+Deno.test("HEAD on a page answers as GET does, without a body; an unknown path is 404 for every method", async () => {
+  const app = createHttpApp({
+    gateway: () => Promise.resolve(Response.json({ from: "gateway" })),
+    pages: {
+      "/healthz": () =>
+        new Response("ok", { headers: { "x-page": "healthz" } }),
+    },
+  });
+  const answer = await app(
+    new Request(`${BASE}/healthz`, { method: "HEAD" }),
+  );
+  assert.equal(answer.status, 200);
+  assert.equal(answer.headers.get("x-page"), "healthz");
+  assert.equal(answer.body, null);
+  // Not a page: the gateway's, whatever the method.
+  const other = await app(new Request(`${BASE}/other`, { method: "POST" }));
+  assert.deepEqual(await other.json(), { from: "gateway" });
+});
