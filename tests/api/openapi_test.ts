@@ -236,6 +236,12 @@ Deno.test("schemas carry the proto comments, required (REQUIRED) and readOnly (O
     type: "string",
     description: "The deployment stage a cluster serves.",
     enum: ["DEV", "TESTING", "STAGING", "PRODUCTION"],
+    "x-enum-descriptions": [
+      "Development; the default.",
+      "Testing.",
+      "Staging.",
+      "Production.",
+    ],
   });
   assert.deepEqual(cluster.properties.createdAt.type, ["string", "null"]);
   assert.equal(cluster.properties.createdAt.format, "date-time");
