@@ -150,8 +150,8 @@ function page(title: string, scriptPath: string): string {
  * Scalar's configuration. Everything that would reach outside Corral is
  * off: the default fonts (fonts.scalar.com), telemetry, the AI agent and
  * MCP features, the "Open API Client" link (client.scalar.com, with this
- * document's URL), the developer toolbar, and the request proxy (requests go straight to this origin,
- * which serves the document without a servers list, so "try it" calls the
+ * document's URL), the developer toolbar, and the request proxy (requests go straight to this origin:
+ * the document's one server is the relative URL "/", so "try it" calls the
  * origin the page came from).
  */
 function initScript(): string {

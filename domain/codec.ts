@@ -1,6 +1,6 @@
 /**
  * The one place where messages meet their wire forms: the canonical proto3
- * JSON mapping (DESIGN.md, "Wire contract") and protobufjs' decoded
+ * JSON mapping (docs/design.md, "Wire contract") and protobufjs' decoded
  * messages. Driven by the reflection of the loaded .proto, so a new field
  * needs no edit here.
  *

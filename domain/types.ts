@@ -1,10 +1,14 @@
+// Generated from proto/*.proto by `deno task types:gen` (tools/types_gen.ts).
+// Do not edit: change the .proto files and run the task again.
+
 /**
  * The service's messages, in the shape of the proto definition with
  * lowerCamelCase field names (as protobufjs names them). Every field is
- * present; an unset message field or proto3 `optional` scalar is `undefined`,
- * an unset timestamp is `undefined`, enums are their value names.
+ * present; an unset message field, timestamp or proto3 `optional` scalar is
+ * `undefined`, enums are their value names.
  */
 
+/** The deployment stage a cluster serves. */
 export const ENVIRONMENTS = [
   "DEV",
   "TESTING",
@@ -12,10 +16,16 @@ export const ENVIRONMENTS = [
   "PRODUCTION",
 ] as const;
 export type Environment = typeof ENVIRONMENTS[number];
+
+/** The kind of volume. */
 export const VOLUME_TYPES = ["PERSISTENT_VOLUME_CLAIM", "HOST_PATH"] as const;
 export type VolumeType = typeof VOLUME_TYPES[number];
+
+/** What a host path must be. */
 export const HOST_PATH_TYPES = ["DIRECTORY", "FILE"] as const;
 export type HostPathType = typeof HOST_PATH_TYPES[number];
+
+/** How mounts propagate between host and container. */
 export const MOUNT_PROPAGATION_MODES = [
   "NONE",
   "HOSTTOCONTAINER",
@@ -23,77 +33,246 @@ export const MOUNT_PROPAGATION_MODES = [
 ] as const;
 export type MountPropagationMode = typeof MOUNT_PROPAGATION_MODES[number];
 
-export interface Volume {
-  mountPath: string;
-  volumeType: VolumeType;
-  name: string;
-  source: string;
-  readOnly: boolean;
-  hostPathType: HostPathType;
-  mountPropagationMode: MountPropagationMode;
-}
-
-export interface HeadGroupSpec {
-  computeTemplate: string;
-  image: string;
-  serviceType: string;
-  engineStartParams: Record<string, string>;
-  volumes: Volume[];
-}
-
-export interface WorkerGroupSpec {
-  groupName: string;
-  computeTemplate: string;
-  image: string;
-  replicas: number;
-  /** proto3 `optional`: undefined when the caller did not give it. */
-  minReplicas?: number;
-  /** proto3 `optional`: undefined when the caller did not give it. */
-  maxReplicas?: number;
-  engineStartParams: Record<string, string>;
-  volumes: Volume[];
-}
-
-export interface ClusterSpec {
-  headGroupSpec?: HeadGroupSpec;
-  workerGroupSpec: WorkerGroupSpec[];
-}
-
-export interface ClusterEvent {
-  id: string;
-  name: string;
-  createdAt?: Date;
-  firstTimestamp?: Date;
-  lastTimestamp?: Date;
-  reason: string;
-  message: string;
-  type: string;
-  count: number;
-}
-
-export interface Cluster {
-  name: string;
+/** The request of CreateCluster. */
+export interface CreateClusterRequest {
+  /** The cluster to create. */
+  cluster?: Cluster;
+  /** The namespace to create the cluster in. */
   namespace: string;
+}
+
+/** The request of GetCluster. */
+export interface GetClusterRequest {
+  /** The name of the cluster. */
+  name: string;
+  /** The namespace of the cluster. */
+  namespace: string;
+}
+
+/** The request of ListCluster. */
+export interface ListClustersRequest {
+  /** The namespace whose clusters to list. */
+  namespace: string;
+}
+
+/** The answer of ListCluster. */
+export interface ListClustersResponse {
+  /** The clusters of the namespace. */
+  clusters: Cluster[];
+}
+
+/** The request of ListAllClusters: it has no fields. */
+export type ListAllClustersRequest = Record<string, never>;
+
+/** The answer of ListAllClusters. */
+export interface ListAllClustersResponse {
+  /** The clusters of every namespace. */
+  clusters: Cluster[];
+}
+
+/** The request of DeleteCluster. */
+export interface DeleteClusterRequest {
+  /** The name of the cluster. */
+  name: string;
+  /** The namespace of the cluster. */
+  namespace: string;
+}
+
+/** A compute cluster: one head group and any number of worker groups. */
+export interface Cluster {
+  /**
+   * Unique name of the cluster in its namespace: lower case letters, digits
+   * and '-', starting with a letter and ending with a letter or digit, at
+   * most 53 characters (the operator derives longer names from it).
+   */
+  name: string;
+  /** Namespace of the cluster. */
+  namespace: string;
+  /** The user who owns the cluster. */
   user: string;
+  /** Engine version of the cluster; also picks the default image. */
   version: string;
+  /** The deployment stage of the cluster. */
   environment: Environment;
+  /** The cluster's configuration. */
   clusterSpec?: ClusterSpec;
+  /** When the cluster was created. */
   createdAt?: Date;
+  /** When the cluster's deletion began. */
   deletedAt?: Date;
+  /**
+   * The state the operator reports: ready, unhealthy, failed or
+   * suspended; empty until the operator has set it.
+   */
   clusterState: string;
+  /** Events related to the cluster. */
   events: ClusterEvent[];
+  /**
+   * Service name (dashboard, head, metrics, redis) to port.
+   * Filled when the cluster is exposed through node ports.
+   */
   serviceEndpoint: Record<string, string>;
+  /** Environment variables set in every container of the cluster. */
   envs: Record<string, string>;
 }
 
-export interface ComputeTemplate {
+/** The configuration of a cluster's groups. */
+export interface ClusterSpec {
+  /** The head group. Required. */
+  headGroupSpec?: HeadGroupSpec;
+  /** The worker groups. */
+  workerGroupSpec: WorkerGroupSpec[];
+}
+
+/** The head group of a cluster. */
+export interface HeadGroupSpec {
+  /** Name of the compute template that sizes the head pod. */
+  computeTemplate: string;
+  /**
+   * Container image of the head; defaults to the image of the cluster's
+   * version.
+   */
+  image: string;
+  /**
+   * Kubernetes service type of the head: ClusterIP, NodePort or
+   * LoadBalancer.
+   */
+  serviceType: string;
+  /** Start parameters of the head group. */
+  engineStartParams: Record<string, string>;
+  /** Volumes mounted into the head pod. */
+  volumes: Volume[];
+}
+
+/** A group of identical worker pods. */
+export interface WorkerGroupSpec {
+  /** Name of the worker group, unique in the cluster. Required. */
+  groupName: string;
+  /** Name of the compute template that sizes the worker pods. */
+  computeTemplate: string;
+  /**
+   * Container image of the workers; defaults to the image of the cluster's
+   * version.
+   */
+  image: string;
+  /** Desired number of workers. Required. */
+  replicas: number;
+  /**
+   * Minimum number of workers; defaults to replicas. 0 is a valid minimum.
+   * Undefined when not set (proto3 `optional`).
+   */
+  minReplicas?: number;
+  /**
+   * Maximum number of workers; defaults to replicas.
+   * Undefined when not set (proto3 `optional`).
+   */
+  maxReplicas?: number;
+  /** Start parameters of the worker group. */
+  engineStartParams: Record<string, string>;
+  /** Volumes mounted into the worker pods. */
+  volumes: Volume[];
+}
+
+/** A volume mounted into the pods of a group. */
+export interface Volume {
+  /** Absolute path of the mount in the container. */
+  mountPath: string;
+  /** The kind of volume. */
+  volumeType: VolumeType;
+  /** Name of the volume, unique in the group. */
   name: string;
+  /** The claim name of a persistent volume claim, or the path on the host. */
+  source: string;
+  /** Mount the volume read-only. */
+  readOnly: boolean;
+  /** For a host path: whether it is a directory or a file. */
+  hostPathType: HostPathType;
+  /** How mounts propagate between host and container. */
+  mountPropagationMode: MountPropagationMode;
+}
+
+/** A Kubernetes event about a cluster. */
+export interface ClusterEvent {
+  /** Unique event id. */
+  id: string;
+  /** Human-readable event name. */
+  name: string;
+  /** When the event was created. */
+  createdAt?: Date;
+  /** When the event first occurred. */
+  firstTimestamp?: Date;
+  /** When the event most recently occurred. */
+  lastTimestamp?: Date;
+  /** Why the cluster entered its current status. */
+  reason: string;
+  /** Human-readable description of the status of the operation. */
+  message: string;
+  /** Normal or Warning; more types may be added later. */
+  type: string;
+  /** How many times the event occurred. */
+  count: number;
+}
+
+/** A named pod size. */
+export interface ComputeTemplate {
+  /**
+   * Name of the template, unique in its namespace: a DNS-1123 label of at
+   * most 63 characters.
+   */
+  name: string;
+  /** Namespace of the template. */
   namespace: string;
-  /** Cores. */
+  /** CPU cores. Must be greater than 0. */
   cpu: number;
-  /** GiB. */
+  /** Memory in GiB. Must be greater than 0. */
   memory: number;
+  /** Number of GPUs. */
   gpu: number;
-  /** The GPU's extended resource name; empty means `nvidia.com/gpu`. */
+  /** Kubernetes resource name of the GPU; defaults to nvidia.com/gpu. */
   gpuAccelerator: string;
+}
+
+/** The request of CreateComputeTemplate. */
+export interface CreateComputeTemplateRequest {
+  /** The compute template to create. */
+  computeTemplate?: ComputeTemplate;
+  /** The namespace to create the template in. */
+  namespace: string;
+}
+
+/** The request of GetComputeTemplate. */
+export interface GetComputeTemplateRequest {
+  /** The name of the template. */
+  name: string;
+  /** The namespace of the template. */
+  namespace: string;
+}
+
+/** The request of ListComputeTemplates. */
+export interface ListComputeTemplatesRequest {
+  /** The namespace whose templates to list. */
+  namespace: string;
+}
+
+/** The answer of ListComputeTemplates. */
+export interface ListComputeTemplatesResponse {
+  /** The templates of the namespace. */
+  computeTemplates: ComputeTemplate[];
+}
+
+/** The request of ListAllComputeTemplates: it has no fields. */
+export type ListAllComputeTemplatesRequest = Record<string, never>;
+
+/** The answer of ListAllComputeTemplates. */
+export interface ListAllComputeTemplatesResponse {
+  /** The templates of every namespace. */
+  computeTemplates: ComputeTemplate[];
+}
+
+/** The request of DeleteComputeTemplate. */
+export interface DeleteComputeTemplateRequest {
+  /** The name of the template. */
+  name: string;
+  /** The namespace of the template. */
+  namespace: string;
 }

@@ -71,7 +71,10 @@ export interface KubernetesClients {
   version: VersionPort;
 }
 
-/** Where RayClusters live; DESIGN.md makes these configurable. */
+/**
+ * Where RayClusters live: settings, for operators that serve the resource
+ * under another group or version (docs/design.md, "Kubernetes mapping").
+ */
 export interface RayClusterCoordinates {
   group: string;
   version: string;

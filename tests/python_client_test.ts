@@ -118,7 +118,8 @@ async function viaHttp(base: string, call: HttpCall): Promise<Answer> {
 /**
  * Python's json_format never prints a message field that is not set, even
  * when told to print fields with no presence; the gateway prints it as null
- * (DESIGN.md: "unset timestamps as null"). Both mean "not set".
+ * (docs/design.md, "Wire contract": unset timestamps are `null`). Both mean
+ * "not set".
  */
 function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);

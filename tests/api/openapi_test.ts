@@ -9,6 +9,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import protobuf from "protobufjs";
 import YAML from "yaml";
 import { docsPages, openApiJson } from "../../api/docs.ts";
+import { httpStatus } from "../../api/errors.ts";
 import { compileRoutes } from "../../api/http/rules.ts";
 import {
   generateExample,
@@ -18,8 +19,9 @@ import {
 } from "../../api/openapi.ts";
 import { loadApiSchema } from "../../api/schema.ts";
 import { messageFromJson } from "../../domain/codec.ts";
-import type { FieldViolation } from "../../domain/errors.ts";
-import { schema, startCorral } from "../harness.ts";
+import type { Code, FieldViolation } from "../../domain/errors.ts";
+import { httpRequest, schema, startCorral } from "../harness.ts";
+import { CASES, sampleCluster } from "./cases.ts";
 import { currentDocument, GOLDEN } from "./openapi_golden.ts";
 
 const VERBS = ["get", "put", "post", "delete", "patch"];
@@ -57,6 +59,43 @@ function concretePath(path: string, operation: Operation): string {
     assert.ok(example, `${operation.operationId}: {${name}} has no example`);
     return encodeURIComponent(example);
   });
+}
+
+interface DocumentedResponse {
+  description: string;
+  content: Record<
+    string,
+    {
+      schema: { $ref: string };
+      examples?: Record<string, { $ref: string }>;
+    }
+  >;
+}
+
+/** The response an operation documents for `status`, its $ref resolved. */
+function documentedResponse(
+  doc: OpenApiDocument,
+  operation: Operation,
+  status: number,
+): DocumentedResponse {
+  const responses = operation.responses as Record<
+    string,
+    DocumentedResponse | { $ref: string }
+  >;
+  const response = responses[String(status)];
+  assert.ok(
+    response,
+    `${operation.operationId} answered ${status}, which it does not document`,
+  );
+  if (!("$ref" in response)) return response;
+  const name = response.$ref.replace("#/components/responses/", "");
+  return doc.components.responses[name] as unknown as DocumentedResponse;
+}
+
+/** The error statuses an operation documents (besides `default`). */
+function errorStatuses(operation: Operation): number[] {
+  return Object.keys(operation.responses as object)
+    .filter((key) => /^[45]\d\d$/.test(key)).map(Number);
 }
 
 Deno.test("the served /openapi.json is the golden copy tests/testdata/openapi.json", async () => {
@@ -187,6 +226,90 @@ Deno.test("every operation has an operationId Service_Method, its service's tag 
   ]);
 });
 
+Deno.test("each operation documents the error answers it can give, all in the one error shape", async (t) => {
+  const doc = await currentDocument();
+  // From the service, the gateway and the orchestrator's translation of
+  // Kubernetes errors: every call validates its request (400) and calls
+  // Kubernetes with Corral's credentials (401, 403, 500, 503, 504); a
+  // namespace may not be served (403); a create may find the name taken
+  // (409) or the namespace missing (404) and be sent too much (413); a get
+  // or delete may find nothing (404). Lists have neither 404 nor 409.
+  const common = [400, 401, 403, 500, 503, 504];
+  const create = [...common, 404, 409, 413].sort((a, b) => a - b);
+  const one = [...common, 404].sort((a, b) => a - b);
+  const want: Record<string, number[]> = {
+    ClusterService_CreateCluster: create,
+    ClusterService_GetCluster: one,
+    ClusterService_ListCluster: common,
+    ClusterService_ListAllClusters: common,
+    ClusterService_DeleteCluster: one,
+    ComputeTemplateService_CreateComputeTemplate: create,
+    ComputeTemplateService_GetComputeTemplate: one,
+    ComputeTemplateService_ListComputeTemplates: common,
+    ComputeTemplateService_ListAllComputeTemplates: common,
+    ComputeTemplateService_DeleteComputeTemplate: one,
+  };
+  for (const [, , operation] of operations(doc)) {
+    await t.step(operation.operationId, () => {
+      const got = errorStatuses(operation);
+      assert.deepEqual(
+        got,
+        want[operation.operationId],
+        `got ${got}, want ${want[operation.operationId]}`,
+      );
+      for (const status of got) {
+        const response = documentedResponse(doc, operation, status);
+        assert.ok(response.description, `${status} has a description`);
+        const content = response.content["application/json"];
+        assert.deepEqual(content.schema, {
+          $ref: "#/components/schemas/google.rpc.Status",
+        });
+        for (const example of Object.values(content.examples ?? {})) {
+          const name = example.$ref.replace("#/components/examples/", "");
+          const value = (doc.components.examples[name] as {
+            value: { code: number };
+          }).value;
+          assert.equal(
+            status === 413 ? 413 : httpStatus(value.code as Code),
+            status,
+            `${status}: example ${name} has code ${value.code}`,
+          );
+        }
+      }
+    });
+  }
+});
+
+Deno.test("every error the shared cases meet over HTTP is documented for its operation", async () => {
+  const doc = await currentDocument();
+  const byRoute = new Map(
+    operations(doc).map((
+      [verb, path, operation],
+    ) => [`${verb.toUpperCase()} ${path}`, operation]),
+  );
+  const routes = compileRoutes((await schema()).services);
+  const corral = await startCorral();
+  const seen = new Set<number>();
+  try {
+    for (const c of CASES) {
+      const route = routes.find((r) => r.key === c.rpc)!;
+      const response = await corral.gateway(httpRequest(route, c.request));
+      await response.body?.cancel();
+      if (response.status === 200) continue;
+      seen.add(response.status);
+      const operation = byRoute.get(`${route.verb} ${route.template}`)!;
+      assert.ok(
+        errorStatuses(operation).includes(response.status),
+        `${c.name}: ${operation.operationId} answered ${response.status}, ` +
+          `which it does not document`,
+      );
+    }
+  } finally {
+    await corral.close();
+  }
+  assert.deepEqual([...seen].sort((a, b) => a - b), [400, 404, 409]);
+});
+
 Deno.test("schemas carry the proto comments, required (REQUIRED) and readOnly (OUTPUT_ONLY) fields", async () => {
   const doc = await currentDocument();
   const schemas = doc.components.schemas as Record<
@@ -238,6 +361,12 @@ Deno.test("schemas carry the proto comments, required (REQUIRED) and readOnly (O
     type: "string",
     description: "The deployment stage a cluster serves.",
     enum: ["DEV", "TESTING", "STAGING", "PRODUCTION"],
+    "x-enum-descriptions": [
+      "Development; the default.",
+      "Testing.",
+      "Staging.",
+      "Production.",
+    ],
   });
   assert.deepEqual(cluster.properties.createdAt.type, ["string", "null"]);
   assert.equal(cluster.properties.createdAt.format, "date-time");
@@ -265,13 +394,8 @@ Deno.test("the gateway's answers satisfy the documented response schemas", async
   const ajv = new Ajv2020({ strict: false, validateFormats: false });
   ajv.addSchema({ $id: "openapi", components: doc.components });
   const check = (operation: Operation, status: number, body: unknown) => {
-    const responses = operation.responses as Record<
-      string,
-      { content?: Record<string, { schema: { $ref: string } }> }
-    >;
-    const ref = status === 200
-      ? responses["200"].content!["application/json"].schema.$ref
-      : "#/components/schemas/google.rpc.Status";
+    const response = documentedResponse(doc, operation, status);
+    const ref = response.content["application/json"].schema.$ref;
     const validate = ajv.getSchema(`openapi${ref}`)!;
     assert.ok(
       validate(body),
@@ -339,21 +463,54 @@ Deno.test("the gateway's answers satisfy the documented response schemas", async
 
 Deno.test("the error examples are what the gateway answers", async () => {
   const doc = await currentDocument();
-  const examples = (doc.components.responses.Error as {
-    content: Record<
-      string,
-      { examples: Record<string, { value: Record<string, unknown> }> }
-    >;
-  }).content["application/json"].examples;
+  const examples = doc.components.examples as Record<
+    string,
+    { value: Record<string, unknown> }
+  >;
   const corral = await startCorral();
-  const send = async (method: string, path: string, body?: unknown) =>
-    await (await corral.gateway(
+  const send = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    gateway = corral.gateway,
+  ) =>
+    await (await gateway(
       new Request(`http://corral.test${path}`, {
         method,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined
+          ? undefined
+          : typeof body === "string"
+          ? body
+          : JSON.stringify(body),
       }),
     )).json();
+  const scoped = await startCorral({ namespaces: ["team-a"] });
   try {
+    assert.deepEqual(
+      await send(
+        "GET",
+        "/apis/v1alpha2/namespaces/team-b/clusters/blue",
+        undefined,
+        scoped.gateway,
+      ),
+      examples.namespaceNotServed.value,
+    );
+    assert.deepEqual(
+      await send(
+        "POST",
+        "/apis/v1/namespaces/team-a/compute_templates",
+        "x".repeat(3 * 1024 * 1024 + 1),
+      ),
+      examples.bodyTooLarge.value,
+    );
+    assert.deepEqual(
+      await send(
+        "POST",
+        "/apis/v1alpha2/namespaces/team-a/clusters",
+        sampleCluster(),
+      ),
+      examples.missingTemplate.value,
+    );
     const template = { name: "small", cpu: 2, memory: 4 };
     await send(
       "POST",
@@ -388,6 +545,7 @@ Deno.test("the error examples are what the gateway answers", async () => {
       examples.invalidArgument.value,
     );
   } finally {
+    await scoped.close();
     await corral.close();
   }
 });

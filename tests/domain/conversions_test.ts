@@ -687,7 +687,8 @@ const MAPPING_CASES: MappingCase[] = [
   },
 ];
 
-Deno.test("clusterToResource() maps every field as DESIGN.md says", async (t) => {
+// The format is the KubeRay API server's (docs/design.md, "Kubernetes mapping").
+Deno.test("clusterToResource() maps every field in the KubeRay API server's format", async (t) => {
   for (const c of MAPPING_CASES) {
     await t.step(c.name, () => {
       const resource = clusterToResource(
