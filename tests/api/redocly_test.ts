@@ -35,6 +35,7 @@ Deno.test("redocly lint finds no error in the OpenAPI document and only the know
         "--allow-read",
         "--allow-env",
         "--allow-sys",
+        `--config=${new URL("tests/deno.json", ROOT).pathname}`,
         "@redocly/cli/redocly",
         "lint",
         "--format=json",

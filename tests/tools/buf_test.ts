@@ -23,8 +23,8 @@ async function buf(args: string[], cwd: URL | string = ROOT): Promise<Run> {
         "--allow-read",
         "--allow-env",
         "--allow-run",
-        // Resolved by the project's deno.json and deno.lock, wherever `cwd` is.
-        `--config=${new URL("deno.json", ROOT).pathname}`,
+        // Resolved by the tests' deno.json and deno.lock, wherever `cwd` is.
+        `--config=${new URL("tests/deno.json", ROOT).pathname}`,
         "@bufbuild/buf/buf",
         ...args,
       ],
