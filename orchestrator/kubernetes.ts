@@ -22,6 +22,7 @@ import type {
   V1ConfigMap,
 } from "@kubernetes/client-node";
 import { Code, ServiceError } from "../domain/errors.ts";
+import { isLabelValue } from "../domain/kubernetes_names.ts";
 import type { ErrorDetail, FieldViolation } from "../domain/errors.ts";
 import type {
   CallOptions,
@@ -460,12 +461,6 @@ function configMapBody(configMap: ConfigMap): V1ConfigMap {
 
 function qualified(namespace: string, name: string): string {
   return `${namespace}/${name}`;
-}
-
-/** Label values are restricted; a name that is not one matches no template. */
-function isLabelValue(value: string): boolean {
-  return value.length <= 63 &&
-    /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/.test(value);
 }
 
 type Dispatcher = NonNullable<ReturnType<RequestContext["getDispatcher"]>>;
