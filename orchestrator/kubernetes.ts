@@ -23,6 +23,7 @@ import type {
 } from "@kubernetes/client-node";
 import { Code, ServiceError } from "../domain/errors.ts";
 import { isLabelValue } from "../domain/kubernetes_names.ts";
+import { formatTimestamp } from "../domain/timestamps.ts";
 import type { ErrorDetail, FieldViolation } from "../domain/errors.ts";
 import type {
   CallOptions,
@@ -417,9 +418,7 @@ function toJson<T>(value: unknown): T {
  */
 function plain(value: unknown): unknown {
   if (value instanceof Date) {
-    return value.getUTCMilliseconds() === 0
-      ? value.toISOString().replace(/\.000Z$/, "Z")
-      : value.toISOString();
+    return formatTimestamp(value);
   }
   if (Array.isArray(value)) {
     return value.map((item) => item === undefined ? null : plain(item));

@@ -25,7 +25,8 @@
  * and clears them and waits for requests in flight, so nothing outlives it.
  */
 
-import type { Logger } from "./standin.ts";
+import type { Logger } from "../domain/log.ts";
+import { formatKubernetesTime } from "../domain/timestamps.ts";
 
 export interface SimulatedOperatorOptions {
   /** Base URL of the Kubernetes API, e.g. the stand-in's. */
@@ -107,10 +108,6 @@ function headServicePorts(
   const ports = new Map(declared.map((p) => [p.name!, p.containerPort!]));
   if (!ports.has("metrics")) ports.set("metrics", DEFAULT_HEAD_PORTS.metrics);
   return ports;
-}
-
-function timestamp(date = new Date()): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 function randomSuffix(): string {
@@ -256,8 +253,8 @@ export function startSimulatedOperator(
       message,
       type: "Normal",
       count: 1,
-      firstTimestamp: timestamp(now),
-      lastTimestamp: timestamp(now),
+      firstTimestamp: formatKubernetesTime(now),
+      lastTimestamp: formatKubernetesTime(now),
       source: { component: COMPONENT },
       reportingComponent: COMPONENT,
       reportingInstance: "",
@@ -322,7 +319,7 @@ export function startSimulatedOperator(
     const sum = (pick: (w: (typeof workers)[number]) => number | undefined) =>
       workers.reduce((total, w) => total + Math.max(0, pick(w) ?? 0), 0);
     const desired = sum((w) => w.replicas);
-    const now = timestamp();
+    const now = formatKubernetesTime();
     const status = {
       state: "ready",
       endpoints: endpointsFor(latest, entry.nodePorts),

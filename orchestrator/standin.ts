@@ -72,15 +72,11 @@ import {
   validateObject,
 } from "./crd_schema.ts";
 import { parseAllDocuments } from "yaml";
+import type { Logger } from "../domain/log.ts";
+import { formatKubernetesTime } from "../domain/timestamps.ts";
 
 // ---------------------------------------------------------------------------
 // Public types
-
-/** A structured logger (one line of JSON per call in the service). */
-export interface Logger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
 
 /** A Kubernetes object as JSON. */
 export type KubeObject = Record<string, unknown> & { metadata: ObjectMeta };
@@ -408,7 +404,7 @@ function prepareCrd(object: KubeObject): void {
   names.singular ??= kind.toLowerCase();
   names.listKind ??= `${kind}List`;
   spec.conversion ??= { strategy: "None" };
-  const now = timestamp();
+  const now = formatKubernetesTime();
   const versions = spec.versions as Record<string, unknown>[];
   object.status = {
     acceptedNames: structuredClone(names),
@@ -998,11 +994,6 @@ function deepEqual(a: unknown, b: unknown): boolean {
       keys.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
   }
   return false;
-}
-
-/** RFC 3339 with second precision, as metav1.Time serializes. */
-function timestamp(date = new Date()): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 const NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
@@ -2084,7 +2075,7 @@ function createNamespace(
       name,
       uid: crypto.randomUUID(),
       resourceVersion: state.store.nextRevision(),
-      creationTimestamp: timestamp(),
+      creationTimestamp: formatKubernetesTime(),
     },
   };
   resource.prepareForCreate?.(object);
@@ -2165,7 +2156,7 @@ function create(
   }
   resource.prepareForCreate?.(object);
   meta.uid = crypto.randomUUID();
-  meta.creationTimestamp = timestamp();
+  meta.creationTimestamp = formatKubernetesTime();
   if (resource.custom) meta.generation = 1;
   meta.resourceVersion = state.store.nextRevision();
   state.store.put(resource, object);
@@ -2386,7 +2377,7 @@ function remove(
   if (existing.metadata.finalizers?.length) {
     // Finalizers hold the object: it is marked for deletion and returned.
     if (!existing.metadata.deletionTimestamp) {
-      existing.metadata.deletionTimestamp = timestamp();
+      existing.metadata.deletionTimestamp = formatKubernetesTime();
       existing.metadata.deletionGracePeriodSeconds = 0;
       existing.metadata.resourceVersion = state.store.nextRevision();
       state.store.put(resource, existing);
@@ -2439,7 +2430,7 @@ function removeNamespace(
       state.store.remove(other, object);
     }
   }
-  existing.metadata.deletionTimestamp = timestamp();
+  existing.metadata.deletionTimestamp = formatKubernetesTime();
   existing.status = { phase: "Terminating" };
   existing.metadata.resourceVersion = state.store.nextRevision();
   state.store.remove(resource, existing);
@@ -3100,7 +3091,7 @@ function removeCrd(
       state.store.remove(served[0], object);
     }
   }
-  existing.metadata.deletionTimestamp = timestamp();
+  existing.metadata.deletionTimestamp = formatKubernetesTime();
   existing.metadata.deletionGracePeriodSeconds = 0;
   existing.metadata.finalizers = ["customresourcecleanup.apiextensions.k8s.io"];
   const status = isRecord(existing.status) ? existing.status : {};
@@ -3110,7 +3101,7 @@ function removeCrd(
     conditions: [...conditions, {
       type: "Terminating",
       status: "True",
-      lastTransitionTime: timestamp(),
+      lastTransitionTime: formatKubernetesTime(),
       reason: "InstanceDeletionPending",
       message: "CustomResourceDefinition marked for deletion; cleanup pending",
     }],
