@@ -27,8 +27,8 @@ import {
   createKubernetesOrchestrator,
   loadKubeConfig,
 } from "./orchestrator/kubernetes.ts";
-import { kubeconfigFor, startStandin } from "./orchestrator/standin.ts";
-import { startSimulatedOperator } from "./orchestrator/simulated_operator.ts";
+import { kubeconfigFor, startStandin } from "./standin/server.ts";
+import { startSimulatedOperator } from "./standin/simulated_operator.ts";
 import * as grpc from "@grpc/grpc-js";
 import * as k8s from "@kubernetes/client-node";
 

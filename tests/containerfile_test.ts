@@ -11,7 +11,7 @@ import {
   kubeconfigFor,
   type Standin,
   startStandin,
-} from "../orchestrator/standin.ts";
+} from "../standin/server.ts";
 import { sampleCluster } from "./api/cases.ts";
 import { type MainProcess, runMain, startMain } from "./main_process.ts";
 

@@ -13,7 +13,7 @@ import {
   kubeconfigFor,
   type Standin,
   startStandin,
-} from "../orchestrator/standin.ts";
+} from "../standin/server.ts";
 import { type GrpcCaller, grpcCaller } from "./api/grpc_client.ts";
 import { NS, sampleCluster } from "./api/cases.ts";
 import { eventually } from "./eventually.ts";

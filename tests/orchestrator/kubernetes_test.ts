@@ -22,7 +22,7 @@ import {
   type Standin,
   type StandinOptions,
   startStandin,
-} from "../../orchestrator/standin.ts";
+} from "../../standin/server.ts";
 
 // ---------------------------------------------------------------------------
 // Fixtures and helpers

@@ -13,7 +13,7 @@ import {
   kubeconfigFor,
   type Standin,
   startStandin,
-} from "../../orchestrator/standin.ts";
+} from "../../standin/server.ts";
 import {
   asCluster,
   leaves,
@@ -21,7 +21,7 @@ import {
   RAY_CRD,
   SHAPES,
   TEMPLATES,
-} from "./cluster_shapes.ts";
+} from "../orchestrator/cluster_shapes.ts";
 import { hasKubectl, kubectlCommand, withKubeconfig } from "./kubectl.ts";
 import { withStandin } from "./with_standin.ts";
 

@@ -9,7 +9,7 @@ import {
   pruneUnknownFields,
   structuralSchemaErrors,
   validateObject,
-} from "../../orchestrator/crd_schema.ts";
+} from "../../standin/crd_schema.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;

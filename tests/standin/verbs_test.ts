@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Standin } from "../../orchestrator/standin.ts";
+import type { Standin } from "../../standin/server.ts";
 import { hasKubectl, kubectlIn, withKubeconfig } from "./kubectl.ts";
 import { withStandin } from "./with_standin.ts";
 

@@ -3,9 +3,9 @@ import {
   type SimulatedOperator,
   type SimulatedOperatorOptions,
   startSimulatedOperator,
-} from "../../orchestrator/simulated_operator.ts";
-import { type Standin, startStandin } from "../../orchestrator/standin.ts";
-import { RAY_CRD } from "./cluster_shapes.ts";
+} from "../../standin/simulated_operator.ts";
+import { type Standin, startStandin } from "../../standin/server.ts";
+import { RAY_CRD } from "../orchestrator/cluster_shapes.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
