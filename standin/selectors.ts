@@ -5,19 +5,7 @@
  * `labelSelector` and `fieldSelector` list parameters.
  */
 
-import {
-  DNS1123_LABEL_PATTERN,
-  DNS1123_SUBDOMAIN_PATTERN,
-  LABEL_VALUE_PATTERN,
-  matchesDns1123Label,
-  matchesDns1123Subdomain,
-  matchesLabelValue,
-  matchesQualifiedNamePart,
-  MAX_LABEL_LENGTH,
-  MAX_SUBDOMAIN_LENGTH,
-  QUALIFIED_NAME_PART_PATTERN,
-  splitQualifiedName,
-} from "../domain/kubernetes_names.ts";
+import { labelValueError, qualifiedNameError } from "./metadata_validation.ts";
 
 /** A selector that cannot be parsed; the stand-in answers it with 400. */
 export class SelectorError extends Error {
@@ -362,66 +350,4 @@ export function matchesFields(
     const got = fields[field] ?? "";
     return operator === "!=" ? got !== value : got === value;
   });
-}
-
-// ---------------------------------------------------------------------------
-// Names (k8s.io/apimachinery/pkg/util/validation), shared with the stand-in:
-// the rules of domain/kubernetes_names.ts, worded as the real server words
-// them (each message quotes the pattern it was checked with).
-
-/** Problems with a DNS-1123 subdomain (names of most objects). */
-export function dns1123SubdomainErrors(value: string): string[] {
-  const errors: string[] = [];
-  if (value.length > MAX_SUBDOMAIN_LENGTH) {
-    errors.push(`must be no more than ${MAX_SUBDOMAIN_LENGTH} characters`);
-  }
-  if (!matchesDns1123Subdomain(value)) {
-    errors.push(
-      `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '${DNS1123_SUBDOMAIN_PATTERN}')`,
-    );
-  }
-  return errors;
-}
-
-/** Problems with a DNS-1123 label (namespace names). */
-export function dns1123LabelErrors(value: string): string[] {
-  const errors: string[] = [];
-  if (value.length > MAX_LABEL_LENGTH) {
-    errors.push(`must be no more than ${MAX_LABEL_LENGTH} characters`);
-  }
-  if (!matchesDns1123Label(value)) {
-    errors.push(
-      `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '${DNS1123_LABEL_PATTERN}')`,
-    );
-  }
-  return errors;
-}
-
-/** The first problem with a qualified name (label and annotation keys). */
-export function qualifiedNameError(value: string): string | undefined {
-  const { prefix, name } = splitQualifiedName(value);
-  if (prefix !== undefined) {
-    if (prefix === "") return "prefix part must be non-empty";
-    const prefixErrors = dns1123SubdomainErrors(prefix);
-    if (prefixErrors.length > 0) return `prefix part ${prefixErrors[0]}`;
-  }
-  if (name === "") return "name part must be non-empty";
-  if (name.length > MAX_LABEL_LENGTH) {
-    return `name part must be no more than ${MAX_LABEL_LENGTH} characters`;
-  }
-  if (!matchesQualifiedNamePart(name)) {
-    return `name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '${QUALIFIED_NAME_PART_PATTERN}')`;
-  }
-  return undefined;
-}
-
-/** The first problem with a label value. */
-export function labelValueError(value: string): string | undefined {
-  if (value.length > MAX_LABEL_LENGTH) {
-    return `must be no more than ${MAX_LABEL_LENGTH} characters`;
-  }
-  if (!matchesLabelValue(value)) {
-    return `a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '${LABEL_VALUE_PATTERN}')`;
-  }
-  return undefined;
 }

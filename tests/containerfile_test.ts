@@ -7,11 +7,7 @@
  * trip over HTTP, then exit 0 on SIGTERM.
  */
 import assert from "node:assert/strict";
-import {
-  kubeconfigFor,
-  type Standin,
-  startStandin,
-} from "../standin/server.ts";
+import { kubeconfigFor, type Standin, startStandin } from "../standin/mod.ts";
 import { sampleCluster } from "./api/cases.ts";
 import { type MainProcess, runMain, startMain } from "./main_process.ts";
 

@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import {
   type SimulatedOperator,
   type SimulatedOperatorOptions,
+  type Standin,
   startSimulatedOperator,
-} from "../../standin/simulated_operator.ts";
-import { type Standin, startStandin } from "../../standin/server.ts";
+  startStandin,
+} from "../../standin/mod.ts";
 import { RAY_CRD } from "../orchestrator/cluster_shapes.ts";
 
 // deno-lint-ignore no-explicit-any
