@@ -27,8 +27,6 @@ import {
   createKubernetesOrchestrator,
   loadKubeConfig,
 } from "./orchestrator/kubernetes.ts";
-import { kubeconfigFor, startStandin } from "./standin/server.ts";
-import { startSimulatedOperator } from "./standin/simulated_operator.ts";
 import * as grpc from "@grpc/grpc-js";
 import * as k8s from "@kubernetes/client-node";
 
@@ -314,33 +312,29 @@ async function run(config: Config, log: Logger): Promise<void> {
 
   let kubeConfig: k8s.KubeConfig;
   if (mode === "embedded") {
-    const crds = crdFiles(config);
-    let standin;
+    // Development tooling, loaded only here: the production start path never
+    // imports the stand-in (tests/standin/production_imports_test.ts).
+    const { startEmbedded } = await import("./standin/mod.ts");
+    const operatorDelayMs = duration(config, "operator-delay");
+    let embedded;
     try {
-      standin = startStandin({ hostname: "127.0.0.1", port: 0, crds });
+      embedded = startEmbedded({
+        crds: crdFiles(config),
+        operatorDelayMs,
+        logger: log,
+      });
     } catch (error) {
       throw new ConfigError((error as Error).message);
     }
-    closers.push(standin);
-    if (crds.length > 0) {
-      log.info("Installed CRDs into the stand-in", { files: crds });
-    }
-    const operator = startSimulatedOperator({
-      server: standin.url,
-      delayMs: duration(config, "operator-delay"),
-      logger: log.with({ component: "simulated-operator" }),
-    });
-    closers.push({ close: () => operator.stop() });
-    const text = kubeconfigFor(standin.url);
+    closers.push(embedded);
     kubeConfig = new k8s.KubeConfig();
-    kubeConfig.loadFromString(text);
+    kubeConfig.loadFromString(embedded.kubeconfig);
     if (config["write-kubeconfig"]) {
-      await Deno.writeTextFile(config["write-kubeconfig"], text);
+      await Deno.writeTextFile(config["write-kubeconfig"], embedded.kubeconfig);
       log.info("Wrote kubeconfig for the stand-in", {
         path: config["write-kubeconfig"],
       });
     }
-    log.info("Started Kubernetes API stand-in", { url: standin.url });
   } else if (mode === "kubernetes") {
     if (crdFiles(config).length > 0) {
       log.warn("Ignored --crd: it applies to embedded mode only");

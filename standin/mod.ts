@@ -55,6 +55,11 @@
  */
 
 export {
+  type Embedded,
+  type EmbeddedOptions,
+  startEmbedded,
+} from "./embedded.ts";
+export {
   kubeconfigFor,
   type Standin,
   type StandinOptions,
