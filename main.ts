@@ -319,6 +319,9 @@ async function run(config: Config, log: Logger): Promise<void> {
     let embedded;
     try {
       embedded = startEmbedded({
+        group: config["cluster-group"],
+        version: config["cluster-version"],
+        plural: config["cluster-plural"],
         crds: crdFiles(config),
         operatorDelayMs,
         logger: log,
