@@ -75,6 +75,7 @@ export type {
 } from "./types.ts";
 export type { StoreEvent } from "./store.ts";
 export {
+  type OperatorActivity,
   type SimulatedOperator,
   type SimulatedOperatorOptions,
   startSimulatedOperator,
