@@ -78,13 +78,13 @@ async function run(settings: Settings, log: Logger): Promise<void> {
   const closers: Closer[] = [];
   let kubeConfig: k8s.KubeConfig;
   if (settings.orchestrator === "embedded") {
-    // Development tooling, loaded only here: `deno task start` never loads it.
-    const { startEmbedded } = await import("./orchestrator/embedded.ts");
-    const embedded = await startEmbedded({
+    // Development tooling, loaded only here: the production start path never
+    // imports the stand-in (tests/standin/production_imports_test.ts).
+    const embedded = (await importStandin()).startEmbedded({
+      ...settings.cluster,
       crds: settings.crds,
       operatorDelayMs: settings.operatorDelayMs,
-      cluster: settings.cluster,
-      log,
+      logger: log,
     });
     closers.push(embedded);
     kubeConfig = new k8s.KubeConfig();
@@ -253,6 +253,18 @@ function listenError(
       : `cannot listen for ${what} on ${address}: ${error.message}`,
     { cause: error },
   );
+}
+
+/** The stand-in, which an installation without standin/ (the image) lacks. */
+async function importStandin() {
+  try {
+    return await import("./standin/mod.ts");
+  } catch (error) {
+    throw new Error(
+      "embedded mode needs the Kubernetes API stand-in (standin/), development tooling this installation does not include: run it from a source checkout with deno task dev",
+      { cause: error },
+    );
+  }
 }
 
 /** Lets accepted calls finish, at most `graceMs`, then cuts the rest. */

@@ -10,6 +10,7 @@
  */
 import type { Enum, Field, Type } from "protobufjs";
 import type { FieldViolation } from "./errors.ts";
+import { formatTimestamp } from "./timestamps.ts";
 
 export type Message = Record<string, unknown>;
 
@@ -346,11 +347,6 @@ function singleToJson(field: Field, value: unknown): unknown {
   const e = enumOf(field);
   if (e && typeof value === "number") return e.valuesById[value] ?? value;
   return value;
-}
-
-/** RFC 3339 in UTC, with fractional seconds only when there are any. */
-export function formatTimestamp(date: Date): string {
-  return date.toISOString().replace(".000Z", "Z");
 }
 
 // --------------------------------------------------------- protobufjs in/out

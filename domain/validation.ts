@@ -14,6 +14,15 @@ import {
   invalidArgument,
   ServiceError,
 } from "./errors.ts";
+import {
+  matchesDns1035Label,
+  matchesDns1123Label,
+  matchesDns1123Subdomain,
+  matchesLabelValue,
+  matchesQualifiedNamePart,
+  MAX_LABEL_LENGTH,
+  MAX_SUBDOMAIN_LENGTH,
+} from "./kubernetes_names.ts";
 import type {
   Cluster,
   ComputeTemplate,
@@ -28,20 +37,14 @@ import type {
  */
 export const MAX_CLUSTER_NAME_LENGTH = 53;
 /** Kubernetes' limit on label values, DNS-1123 labels and namespaces. */
-export const MAX_LABEL_LENGTH = 63;
+export { MAX_LABEL_LENGTH };
 /** Kubernetes' limit on object names (DNS-1123 subdomains). */
-export const MAX_OBJECT_NAME_LENGTH = 253;
+export const MAX_OBJECT_NAME_LENGTH = MAX_SUBDOMAIN_LENGTH;
 /** Service types of the head node the operator can create. */
 export const SERVICE_TYPES = ["ClusterIP", "NodePort", "LoadBalancer"] as const;
 /** Environment variables the service sets itself; not allowed in `envs`. */
 export const RESERVED_ENVS = ["MY_POD_IP"] as const;
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN =
-  /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const ENV_VAR_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 
 const DNS1123_LABEL_MESSAGE =
@@ -460,33 +463,33 @@ function clusterNameProblems(name: string): string[] {
   const problems = maxLength(name, MAX_CLUSTER_NAME_LENGTH).map((problem) =>
     `${problem} (the operator derives longer Kubernetes names from it)`
   );
-  if (!DNS1035_LABEL.test(name)) problems.push(DNS1035_LABEL_MESSAGE);
+  if (!matchesDns1035Label(name)) problems.push(DNS1035_LABEL_MESSAGE);
   return problems;
 }
 
 /** A ConfigMap name that is also a label value (`ray.io/compute-template`). */
 function computeTemplateNameProblems(name: string): string[] {
   const problems = maxLength(name, MAX_LABEL_LENGTH);
-  if (!DNS1123_SUBDOMAIN.test(name)) problems.push(DNS1123_SUBDOMAIN_MESSAGE);
+  if (!matchesDns1123Subdomain(name)) problems.push(DNS1123_SUBDOMAIN_MESSAGE);
   return problems;
 }
 
 function dns1123LabelProblems(value: string): string[] {
   const problems = maxLength(value, MAX_LABEL_LENGTH);
-  if (!DNS1123_LABEL.test(value)) problems.push(DNS1123_LABEL_MESSAGE);
+  if (!matchesDns1123Label(value)) problems.push(DNS1123_LABEL_MESSAGE);
   return problems;
 }
 
 function objectNameProblems(value: string): string[] {
   const problems = maxLength(value, MAX_OBJECT_NAME_LENGTH);
-  if (!DNS1123_SUBDOMAIN.test(value)) problems.push(DNS1123_SUBDOMAIN_MESSAGE);
+  if (!matchesDns1123Subdomain(value)) problems.push(DNS1123_SUBDOMAIN_MESSAGE);
   return problems;
 }
 
 /** A label value; the empty string is one. */
 function labelValueProblems(value: string): string[] {
   const problems = maxLength(value, MAX_LABEL_LENGTH);
-  if (!LABEL_VALUE.test(value)) problems.push(LABEL_VALUE_MESSAGE);
+  if (!matchesLabelValue(value)) problems.push(LABEL_VALUE_MESSAGE);
   return problems;
 }
 
@@ -503,10 +506,10 @@ function extendedResourceNameProblems(value: string): string[] {
   const prefix = value.slice(0, slash);
   const name = value.slice(slash + 1);
   const valid = prefix.length <= MAX_OBJECT_NAME_LENGTH &&
-    DNS1123_SUBDOMAIN.test(prefix) &&
+    matchesDns1123Subdomain(prefix) &&
     prefix !== "kubernetes.io" && !prefix.endsWith(".kubernetes.io") &&
     !prefix.startsWith("requests.") &&
-    name.length <= MAX_LABEL_LENGTH && QUALIFIED_NAME_PART.test(name);
+    name.length <= MAX_LABEL_LENGTH && matchesQualifiedNamePart(name);
   return valid ? [] : [description];
 }
 

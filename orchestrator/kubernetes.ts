@@ -22,6 +22,8 @@ import type {
   V1ConfigMap,
 } from "@kubernetes/client-node";
 import { Code, ServiceError } from "../domain/errors.ts";
+import { isLabelValue } from "../domain/kubernetes_names.ts";
+import { formatTimestamp } from "../domain/timestamps.ts";
 import type { ErrorDetail, FieldViolation } from "../domain/errors.ts";
 import type {
   CallOptions,
@@ -419,9 +421,7 @@ function toJson<T>(value: unknown): T {
  */
 function plain(value: unknown): unknown {
   if (value instanceof Date) {
-    return value.getUTCMilliseconds() === 0
-      ? value.toISOString().replace(/\.000Z$/, "Z")
-      : value.toISOString();
+    return formatTimestamp(value);
   }
   if (Array.isArray(value)) {
     return value.map((item) => item === undefined ? null : plain(item));
@@ -463,12 +463,6 @@ function configMapBody(configMap: ConfigMap): V1ConfigMap {
 
 function qualified(namespace: string, name: string): string {
   return `${namespace}/${name}`;
-}
-
-/** Label values are restricted; a name that is not one matches no template. */
-function isLabelValue(value: string): boolean {
-  return value.length <= 63 &&
-    /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/.test(value);
 }
 
 type Dispatcher = NonNullable<ReturnType<RequestContext["getDispatcher"]>>;

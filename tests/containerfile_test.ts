@@ -7,12 +7,9 @@
  * trip over HTTP, then exit 0 on SIGTERM.
  */
 import assert from "node:assert/strict";
-import {
-  kubeconfigFor,
-  type Standin,
-  startStandin,
-} from "../orchestrator/standin.ts";
+import { kubeconfigFor, type Standin, startStandin } from "../standin/mod.ts";
 import { sampleCluster } from "./api/cases.ts";
+import { moduleGraph } from "./module_graph.ts";
 import { type MainProcess, runMain, startMain } from "./main_process.ts";
 
 const ROOT = new URL("../", import.meta.url);
@@ -191,7 +188,7 @@ Deno.test("the image's permission flags are narrow: no -A, listed env and read, 
   );
 });
 
-Deno.test("the Containerfile copies every local module of main.ts and the API definition", async () => {
+Deno.test("the Containerfile copies every module main.ts loads and the API definition, and not the stand-in", async () => {
   const all = await readContainerfile();
   const sources = all.filter((i) => i.keyword === "COPY").flatMap((i) => {
     const parts = i.args.split(/\s+/).filter((p) => !p.startsWith("--"));
@@ -201,17 +198,9 @@ Deno.test("the Containerfile copies every local module of main.ts and the API de
     sources.some((s) =>
       s.endsWith("/") ? path.startsWith(s) : path === s || s === "."
     );
-  const info = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", "main.ts"],
-    cwd: ROOT,
-    stdout: "piped",
-  }).output();
-  const graph = JSON.parse(new TextDecoder().decode(info.stdout)) as {
-    modules: { specifier: string }[];
-  };
-  const local = graph.modules.map((m) => m.specifier).filter((s) =>
-    s.startsWith(ROOT.href)
-  ).map((s) => s.slice(ROOT.href.length));
+  // What main.ts loads: its static imports. The stand-in, which it imports
+  // dynamically in embedded mode only, stays out of the image.
+  const local = (await moduleGraph("main.ts")).static;
   assert.ok(local.includes("main.ts"), local.join(" "));
   const protos = [...Deno.readDirSync(new URL("proto/", ROOT))].map((e) =>
     `proto/${e.name}`
@@ -231,6 +220,8 @@ Deno.test("the Containerfile copies every local module of main.ts and the API de
     assert.ok(copied(path), `the Containerfile copies ${path}`);
     assert.ok(!isIgnored(path), `.dockerignore keeps ${path} in the context`);
   }
+  assert.ok(!copied("standin/mod.ts"), "the Containerfile leaves standin/ out");
+  assert.ok(isIgnored("standin/mod.ts"), ".dockerignore keeps standin/ out");
 });
 
 /**

@@ -9,11 +9,7 @@ import { Buffer } from "node:buffer";
 import * as grpc from "@grpc/grpc-js";
 import { loadApiSchema } from "../api/schema.ts";
 import { messageFromJson, messageToProto } from "../domain/codec.ts";
-import {
-  kubeconfigFor,
-  type Standin,
-  startStandin,
-} from "../orchestrator/standin.ts";
+import { kubeconfigFor, type Standin, startStandin } from "../standin/mod.ts";
 import { type GrpcCaller, grpcCaller } from "./api/grpc/client.ts";
 import { NS, sampleCluster } from "./api/cases.ts";
 import { eventually } from "./eventually.ts";

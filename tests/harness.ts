@@ -25,7 +25,7 @@ import type { FieldViolation } from "../domain/errors.ts";
 import type { Logger } from "../domain/log.ts";
 import type { KubernetesCallRecord } from "../domain/ports.ts";
 import { createKubernetesOrchestrator } from "../orchestrator/kubernetes.ts";
-import { kubeconfigFor, startStandin } from "../orchestrator/standin.ts";
+import { kubeconfigFor, startStandin } from "../standin/mod.ts";
 import { type GrpcCaller, grpcCaller } from "./api/grpc/client.ts";
 
 export interface Corral {

@@ -273,13 +273,24 @@ Deno.test("main.ts with a port in use logs one JSON line naming it and exits 1",
     }),
   );
   try {
-    for (const transport of ["HTTP", "gRPC"]) {
-      await t.step(transport, async () => {
+    const modes = {
+      kubernetes: ["--kubeconfig", kubeconfig],
+      embedded: ["--orchestrator", "embedded"],
+    };
+    for (
+      const [mode, transport] of [
+        ["kubernetes", "HTTP"],
+        ["kubernetes", "gRPC"],
+        ["embedded", "HTTP"],
+      ] as const
+    ) {
+      await t.step(`${mode} mode, ${transport}`, async () => {
         const ports = transport === "HTTP"
           ? ["--http-port", String(held.addr.port), "--grpc-port", "0"]
           : ["--http-port", "0", "--grpc-port", String(held.addr.port)];
         const output = await runMain({
-          args: ["--kubeconfig", kubeconfig, "--host", "127.0.0.1", ...ports],
+          permissions: DEV_PERMISSIONS,
+          args: [...modes[mode], "--host", "127.0.0.1", ...ports],
         });
         const lines = new TextDecoder().decode(output.stderr).trim().split(
           "\n",

@@ -15,7 +15,7 @@ import {
   TEMPLATES,
 } from "./cluster_shapes.ts";
 import { DEV_PERMISSIONS, startMain } from "../main_process.ts";
-import { hasKubectl, kubectlCommand, kubectlIn } from "./kubectl.ts";
+import { hasKubectl, kubectlCommand, kubectlIn } from "../standin/kubectl.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;

@@ -9,7 +9,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { KubernetesCallRecord } from "../../domain/ports.ts";
 import { createKubernetesOrchestrator } from "../../orchestrator/kubernetes.ts";
-import { kubeconfigFor } from "../../orchestrator/standin.ts";
+import { kubeconfigFor } from "../../standin/mod.ts";
 
 type Script = (
   req: http.IncomingMessage,

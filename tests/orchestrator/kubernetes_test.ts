@@ -22,7 +22,7 @@ import {
   type Standin,
   type StandinOptions,
   startStandin,
-} from "../../orchestrator/standin.ts";
+} from "../../standin/mod.ts";
 
 // ---------------------------------------------------------------------------
 // Fixtures and helpers

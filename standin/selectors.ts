@@ -5,6 +5,8 @@
  * `labelSelector` and `fieldSelector` list parameters.
  */
 
+import { labelValueError, qualifiedNameError } from "./metadata_validation.ts";
+
 /** A selector that cannot be parsed; the stand-in answers it with 400. */
 export class SelectorError extends Error {
   constructor(message: string) {
@@ -348,67 +350,4 @@ export function matchesFields(
     const got = fields[field] ?? "";
     return operator === "!=" ? got !== value : got === value;
   });
-}
-
-// ---------------------------------------------------------------------------
-// Names (k8s.io/apimachinery/pkg/util/validation), shared with the stand-in.
-
-const DNS1123_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_SUBDOMAIN = `${DNS1123_LABEL}(\\.${DNS1123_LABEL})*`;
-const QUALIFIED_NAME_PART = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const LABEL_VALUE = `(${QUALIFIED_NAME_PART})?`;
-
-function fullMatch(pattern: string, value: string): boolean {
-  return new RegExp(`^(?:${pattern})$`).test(value);
-}
-
-/** Problems with a DNS-1123 subdomain (names of most objects). */
-export function dns1123SubdomainErrors(value: string): string[] {
-  const errors: string[] = [];
-  if (value.length > 253) errors.push("must be no more than 253 characters");
-  if (!fullMatch(DNS1123_SUBDOMAIN, value)) {
-    errors.push(
-      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-    );
-  }
-  return errors;
-}
-
-/** Problems with a DNS-1123 label (namespace names). */
-export function dns1123LabelErrors(value: string): string[] {
-  const errors: string[] = [];
-  if (value.length > 63) errors.push("must be no more than 63 characters");
-  if (!fullMatch(DNS1123_LABEL, value)) {
-    errors.push(
-      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
-    );
-  }
-  return errors;
-}
-
-/** The first problem with a qualified name (label and annotation keys). */
-export function qualifiedNameError(value: string): string | undefined {
-  const slash = value.indexOf("/");
-  const prefix = slash >= 0 ? value.slice(0, slash) : undefined;
-  const name = slash >= 0 ? value.slice(slash + 1) : value;
-  if (prefix !== undefined) {
-    if (prefix === "") return "prefix part must be non-empty";
-    const prefixErrors = dns1123SubdomainErrors(prefix);
-    if (prefixErrors.length > 0) return `prefix part ${prefixErrors[0]}`;
-  }
-  if (name === "") return "name part must be non-empty";
-  if (name.length > 63) return "name part must be no more than 63 characters";
-  if (!fullMatch(QUALIFIED_NAME_PART, name)) {
-    return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-  }
-  return undefined;
-}
-
-/** The first problem with a label value. */
-export function labelValueError(value: string): string | undefined {
-  if (value.length > 63) return "must be no more than 63 characters";
-  if (!fullMatch(LABEL_VALUE, value)) {
-    return "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
-  }
-  return undefined;
 }

@@ -4,7 +4,7 @@
  * so that nothing is read from or written to the user's.
  */
 import assert from "node:assert/strict";
-import { kubeconfigFor } from "../../orchestrator/standin.ts";
+import { kubeconfigFor } from "../../standin/mod.ts";
 
 /** Whether kubectl is on PATH; the kubectl tests are ignored without it. */
 export function hasKubectl(): boolean {

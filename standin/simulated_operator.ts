@@ -25,7 +25,8 @@
  * and clears them and waits for requests in flight, so nothing outlives it.
  */
 
-import type { Logger } from "./standin.ts";
+import type { Logger } from "../domain/log.ts";
+import { formatKubernetesTime } from "../domain/timestamps.ts";
 
 export interface SimulatedOperatorOptions {
   /** Base URL of the Kubernetes API, e.g. the stand-in's. */
@@ -39,6 +40,30 @@ export interface SimulatedOperatorOptions {
   version?: string;
   plural?: string;
   logger?: Logger;
+  /**
+   * Told, synchronously, of each step the operator takes, so a test can wait
+   * for the step that proves something happened (or did not) instead of
+   * sleeping.
+   */
+  onActivity?: (activity: OperatorActivity) => void;
+}
+
+/** A step of the simulated operator, about one cluster. */
+export interface OperatorActivity {
+  /**
+   * observed: first seen, in a list or a watch event (and its delay
+   * started, unless it already has a state); reconciling: its delay ran
+   * out; reconciled: the reconcile ended, `outcome` telling how.
+   */
+  type: "observed" | "reconciling" | "reconciled";
+  namespace: string;
+  name: string;
+  uid: string;
+  /**
+   * For reconciled: ready (status written), skipped (gone, replaced by a
+   * namesake, or given a state meanwhile) or failed (status write refused).
+   */
+  outcome?: "ready" | "skipped" | "failed";
 }
 
 export interface SimulatedOperator {
@@ -77,7 +102,14 @@ interface ObservedCluster {
   status?: { state?: string; endpoints?: Record<string, string> };
 }
 
-/** Head ports when the head container declares none (DESIGN.md names). */
+/**
+ * Head ports when the head container declares none. The names and numbers
+ * are those every head container Corral writes declares (the KubeRay API
+ * server's set, domain/conversions.ts HEAD_PORTS), not the real operator's
+ * own defaults (gcs-server, client, ...): a cluster written by another
+ * client then shows the same endpoint keys as one Corral wrote. Kept here,
+ * not imported, so the simulated operator reads only the Kubernetes API.
+ */
 const DEFAULT_HEAD_PORTS: Record<string, number> = {
   dashboard: 8265,
   head: 10001,
@@ -107,10 +139,6 @@ function headServicePorts(
   const ports = new Map(declared.map((p) => [p.name!, p.containerPort!]));
   if (!ports.has("metrics")) ports.set("metrics", DEFAULT_HEAD_PORTS.metrics);
   return ports;
-}
-
-function timestamp(date = new Date()): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 function randomSuffix(): string {
@@ -256,8 +284,8 @@ export function startSimulatedOperator(
       message,
       type: "Normal",
       count: 1,
-      firstTimestamp: timestamp(now),
-      lastTimestamp: timestamp(now),
+      firstTimestamp: formatKubernetesTime(now),
+      lastTimestamp: formatKubernetesTime(now),
       source: { component: COMPONENT },
       reportingComponent: COMPONENT,
       reportingInstance: "",
@@ -277,11 +305,27 @@ export function startSimulatedOperator(
     }
   }
 
+  function report(
+    type: OperatorActivity["type"],
+    cluster: ObservedCluster,
+    outcome?: OperatorActivity["outcome"],
+  ): void {
+    const { namespace, name, uid } = cluster.metadata;
+    options.onActivity?.({
+      type,
+      namespace,
+      name,
+      uid,
+      ...(outcome ? { outcome } : {}),
+    });
+  }
+
   async function reconcile(cluster: ObservedCluster): Promise<void> {
     const { namespace, name, uid } = cluster.metadata;
     const entry = seen.get(uid);
     if (!entry || stopped) return;
     entry.timer = undefined;
+    report("reconciling", cluster);
 
     const current = await request(
       "GET",
@@ -290,8 +334,13 @@ export function startSimulatedOperator(
       }/${plural}/${encodeURIComponent(name)}`,
     );
     const latest = current.body as ObservedCluster | undefined;
-    if (current.status !== 200 || latest?.metadata?.uid !== uid) return;
-    if (latest.status?.state) return;
+    if (
+      current.status !== 200 || latest?.metadata?.uid !== uid ||
+      latest.status?.state
+    ) {
+      report("reconciled", cluster, "skipped");
+      return;
+    }
 
     await recordEvent(
       latest,
@@ -322,7 +371,7 @@ export function startSimulatedOperator(
     const sum = (pick: (w: (typeof workers)[number]) => number | undefined) =>
       workers.reduce((total, w) => total + Math.max(0, pick(w) ?? 0), 0);
     const desired = sum((w) => w.replicas);
-    const now = timestamp();
+    const now = formatKubernetesTime();
     const status = {
       state: "ready",
       endpoints: endpointsFor(latest, entry.nodePorts),
@@ -356,12 +405,14 @@ export function startSimulatedOperator(
         name,
         endpoints: status.endpoints,
       });
+      report("reconciled", cluster, "ready");
     } else {
       log?.error("Failed to update cluster status", {
         namespace,
         name,
         status: patched.status,
       });
+      report("reconciled", cluster, "failed");
     }
   }
 
@@ -407,6 +458,7 @@ export function startSimulatedOperator(
     if (seen.has(cluster.metadata.uid)) return;
     if (cluster.status?.state) adopt(cluster);
     else schedule(cluster);
+    report("observed", cluster);
   }
 
   /** Lists clusters; forgets those gone; returns the list's revision. */
@@ -500,7 +552,7 @@ export function startSimulatedOperator(
   }
 
   const running = run();
-  log?.info("Started simulated operator", {
+  log?.debug("Started simulated operator", {
     server,
     delayMs: options.delayMs,
   });

@@ -2,7 +2,7 @@ import {
   type Standin,
   type StandinOptions,
   startStandin,
-} from "../../orchestrator/standin.ts";
+} from "../../standin/mod.ts";
 
 /** Runs `fn` against a fresh stand-in, closed after it whatever happens. */
 export async function withStandin(

@@ -1,11 +1,15 @@
 import assert from "node:assert/strict";
 import {
+  defaultResources,
+  type OperatorActivity,
+  rayClusterResource,
   type SimulatedOperator,
   type SimulatedOperatorOptions,
+  type Standin,
   startSimulatedOperator,
-} from "../../orchestrator/simulated_operator.ts";
-import { type Standin, startStandin } from "../../orchestrator/standin.ts";
-import { RAY_CRD } from "./cluster_shapes.ts";
+  startStandin,
+} from "../../standin/mod.ts";
+import { RAY_CRD } from "../orchestrator/cluster_shapes.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -119,6 +123,55 @@ async function clusterEvents(standin: Standin, name: string): Promise<Json[]> {
     `/api/v1/namespaces/team-a/events?fieldSelector=${selector}`,
   );
   return answer.body.items;
+}
+
+/**
+ * The operator's activities as they happen, with the time each was
+ * reported; `next` resolves on the first (past or future) that matches.
+ */
+function activities() {
+  const seen: (OperatorActivity & { at: number })[] = [];
+  const waiting: {
+    match: (a: OperatorActivity) => boolean;
+    resolve: (a: OperatorActivity & { at: number }) => void;
+  }[] = [];
+  return {
+    seen,
+    record(activity: OperatorActivity): void {
+      const entry = { ...activity, at: performance.now() };
+      seen.push(entry);
+      for (const w of [...waiting]) {
+        if (w.match(entry)) {
+          waiting.splice(waiting.indexOf(w), 1);
+          w.resolve(entry);
+        }
+      }
+    },
+    next(
+      match: (a: OperatorActivity) => boolean,
+      what: string,
+      timeoutMs = 5000,
+    ): Promise<OperatorActivity & { at: number }> {
+      const found = seen.find(match);
+      if (found) return Promise.resolve(found);
+      const { promise, resolve, reject } = Promise.withResolvers<
+        OperatorActivity & { at: number }
+      >();
+      const timer = setTimeout(() => {
+        waiting.splice(waiting.indexOf(entry), 1);
+        reject(new Error(`the operator never reported ${what}`));
+      }, timeoutMs);
+      const entry = {
+        match,
+        resolve: (a: OperatorActivity & { at: number }) => {
+          clearTimeout(timer);
+          resolve(a);
+        },
+      };
+      waiting.push(entry);
+      return promise;
+    },
+  };
 }
 
 Deno.test("simulated operator makes a ClusterIP cluster ready with the head container's ports as endpoints", async () => {
@@ -249,40 +302,66 @@ Deno.test("simulated operator records Normal events whose involvedObject is the 
 });
 
 Deno.test("simulated operator waits delayMs before acting", async () => {
-  await withOperator({ delayMs: 300 }, async (standin) => {
-    await create(standin, cluster("slow"));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const early = await send(standin, "GET", `${RC}/slow`);
-    assert.equal(early.body.status, undefined, "no state before the delay");
-    assert.equal((await clusterEvents(standin, "slow")).length, 0);
-    const ready = await waitForState(standin, "slow");
-    assert.equal(ready.status.state, "ready");
-  });
+  const log = activities();
+  await withOperator(
+    { delayMs: 300, onActivity: log.record },
+    async (standin) => {
+      const created = await create(standin, cluster("slow"));
+      const uid = created.metadata.uid;
+      const observed = await log.next(
+        (a) => a.type === "observed" && a.uid === uid,
+        "observing the cluster",
+      );
+      // Seen, and the delay not over: nothing written yet.
+      const early = await send(standin, "GET", `${RC}/slow`);
+      assert.equal(early.body.status, undefined, "no state before the delay");
+      assert.equal((await clusterEvents(standin, "slow")).length, 0);
+      const reconciling = await log.next(
+        (a) => a.type === "reconciling" && a.uid === uid,
+        "reconciling the cluster",
+      );
+      const waited = reconciling.at - observed.at;
+      assert.ok(waited >= 295, `waited ${waited} ms, want at least 300`);
+      const ready = await waitForState(standin, "slow");
+      assert.equal(ready.status.state, "ready");
+    },
+  );
 });
 
 /**
- * Creates the cluster, then starts the operator, so its first poll (which
- * runs at once) sees the cluster; returns once that poll has happened.
+ * Creates the cluster, then starts the operator; returns once the operator
+ * has observed the cluster (its first list runs at once).
  */
 async function seenByOperator(
   standin: Standin,
   body: unknown,
   options: Partial<SimulatedOperatorOptions>,
-): Promise<{ created: Json; operator: SimulatedOperator }> {
+): Promise<
+  {
+    created: Json;
+    operator: SimulatedOperator;
+    log: ReturnType<typeof activities>;
+  }
+> {
   const created = await create(standin, body);
+  const log = activities();
   const operator = startSimulatedOperator({
     server: standin.url,
     delayMs: 100,
     retryIntervalMs: 200,
+    onActivity: log.record,
     ...options,
   });
-  await new Promise((resolve) => setTimeout(resolve, 40));
-  return { created, operator };
+  await log.next(
+    (a) => a.type === "observed" && a.uid === created.metadata.uid,
+    "observing the cluster",
+  );
+  return { created, operator, log };
 }
 
 Deno.test("simulated operator never touches a namesake created after the cluster it saw was deleted", async () => {
   const standin = startStandin();
-  const { created: first, operator } = await seenByOperator(
+  const { created: first, operator, log } = await seenByOperator(
     standin,
     cluster("blue"),
     {},
@@ -292,6 +371,22 @@ Deno.test("simulated operator never touches a namesake created after the cluster
     assert.equal((await send(standin, "DELETE", `${RC}/blue`)).status, 200);
     const second = await create(standin, cluster("blue"));
     await waitForState(standin, "blue");
+    // The first cluster's delay ran out before the second's (same delay,
+    // seen earlier): had its timer survived the delete, its reconcile would
+    // have begun before the namesake's ended.
+    const namesake = await log.next(
+      (a) => a.type === "reconciled" && a.uid === second.metadata.uid,
+      "the end of the namesake's reconcile",
+    );
+    assert.equal(namesake.outcome, "ready");
+    assert.deepEqual(
+      log.seen.filter((a) =>
+        a.uid === first.metadata.uid && a.type === "reconciled" &&
+        a.outcome !== "skipped"
+      ),
+      [],
+      "no write on behalf of the deleted cluster",
+    );
     const events = await clusterEvents(standin, "blue");
     assert.deepEqual(
       [...new Set(events.map((e) => e.involvedObject.uid))],
@@ -311,7 +406,7 @@ Deno.test("simulated operator never touches a namesake created after the cluster
 
 Deno.test("simulated operator leaves a cluster whose state was set meanwhile alone", async () => {
   const standin = startStandin();
-  const { created, operator } = await seenByOperator(
+  const { created, operator, log } = await seenByOperator(
     standin,
     cluster("done"),
     {},
@@ -322,8 +417,13 @@ Deno.test("simulated operator leaves a cluster whose state was set meanwhile alo
       status: { state: "failed" },
     });
     assert.equal(marked.status, 200);
-    // Past the delay: the operator re-read the cluster and kept its state.
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The delay ran out and the operator re-read the cluster: it must have
+    // left it alone.
+    const reconciled = await log.next(
+      (a) => a.type === "reconciled" && a.uid === created.metadata.uid,
+      "the end of its reconcile",
+    );
+    assert.equal(reconciled.outcome, "skipped");
     const done = await send(standin, "GET", `${RC}/done`);
     assert.equal(done.body.status.state, "failed");
     assert.equal((await clusterEvents(standin, "done")).length, 0);
@@ -334,34 +434,103 @@ Deno.test("simulated operator leaves a cluster whose state was set meanwhile alo
 });
 
 Deno.test("simulated operator does nothing after stop()", async () => {
-  const standin = startStandin();
+  // A second kind of cluster, watched by a second operator: the control
+  // that shows how long a running operator takes to act.
+  const sentinels = {
+    group: "sentinel.example",
+    version: "v1",
+    plural: "sentinels",
+  };
+  const standin = startStandin({
+    resources: [...defaultResources(), rayClusterResource(sentinels)],
+  });
+  const control = startSimulatedOperator({
+    server: standin.url,
+    delayMs: 0,
+    retryIntervalMs: 10,
+    ...sentinels,
+  });
   try {
+    const log = activities();
     const operator = startSimulatedOperator({
       server: standin.url,
       delayMs: 0,
       retryIntervalMs: 10,
+      onActivity: log.record,
     });
     await operator.stop();
     await create(standin, cluster("late"));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Created after "late": once the control has made it ready, a running
+    // operator would have seen and readied "late" too.
+    const sentinel = await send(
+      standin,
+      "POST",
+      `/apis/${sentinels.group}/v1/namespaces/team-a/${sentinels.plural}`,
+      { ...cluster("sentinel"), apiVersion: `${sentinels.group}/v1` },
+    );
+    assert.equal(sentinel.status, 201, JSON.stringify(sentinel.body));
+    const deadline = Date.now() + 3000;
+    for (;;) {
+      const got = await send(
+        standin,
+        "GET",
+        `/apis/${sentinels.group}/v1/namespaces/team-a/${sentinels.plural}/sentinel`,
+      );
+      if (got.body.status?.state === "ready") break;
+      assert.ok(Date.now() < deadline, "the control operator acted");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     const late = await send(standin, "GET", `${RC}/late`);
     assert.equal(late.body.status, undefined);
+    assert.deepEqual(log.seen, [], "no activity after stop()");
   } finally {
+    await control.stop();
     await standin.close();
   }
 });
 
 Deno.test("simulated operator keeps polling when the API server is unreachable, and stops cleanly", async () => {
-  const standin = startStandin();
-  const url = standin.url;
-  await standin.close();
+  // A listener that drops every connection: each one is a list attempt.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  let attempts = 0;
+  const accepting = (async () => {
+    for await (const connection of listener) {
+      attempts++;
+      connection.close();
+    }
+  })();
+  const log = activities();
   const operator = startSimulatedOperator({
-    server: url,
+    server: `http://127.0.0.1:${port}`,
     delayMs: 0,
     retryIntervalMs: 10,
+    onActivity: log.record,
   });
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  await operator.stop();
+  let standin: Standin | undefined;
+  try {
+    const deadline = Date.now() + 5000;
+    while (attempts < 3) {
+      assert.ok(Date.now() < deadline, `${attempts} attempts, want 3`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // The API server comes up at that address: the operator, still
+    // polling, finds it and readies a cluster.
+    listener.close();
+    await accepting;
+    standin = startStandin({ port });
+    const created = await create(standin, cluster("back"));
+    await log.next(
+      (a) => a.type === "reconciled" && a.uid === created.metadata.uid,
+      "a reconcile once the server is back",
+    );
+    assert.equal((await waitForState(standin, "back")).status.state, "ready");
+  } finally {
+    // Leaves no timer or request behind: the test's sanitizers fail it if
+    // stop() does.
+    await operator.stop();
+    await standin?.close();
+  }
 });
 
 Deno.test("simulated operator's status writes pass the KubeRay CRD's schema unpruned", async () => {

@@ -8,7 +8,7 @@ import {
   kubeconfigFor,
   type Standin,
   startStandin,
-} from "../../orchestrator/standin.ts";
+} from "../../standin/mod.ts";
 import { withStandin } from "./with_standin.ts";
 
 // deno-lint-ignore no-explicit-any

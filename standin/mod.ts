@@ -1,0 +1,82 @@
+/**
+ * The local Kubernetes API stand-in and the simulated operator: development
+ * and test tooling, never loaded by the production start path (main.ts
+ * imports this module dynamically, in embedded mode only).
+ *
+ * The stand-in: a real HTTP server on 127.0.0.1 that
+ * speaks the subset of the Kubernetes REST API Corral uses, with the real
+ * server's semantics where Corral (or kubectl, or client-node) can observe
+ * them: server-set metadata, a global monotonic resourceVersion, optimistic
+ * concurrency, label and field selectors, the status subresource, delete
+ * preconditions, finalizers, discovery documents, and `Status` error bodies
+ * with the real reasons, codes and messages.
+ *
+ * Built around a registry of resource types and one generic in-memory store:
+ * serving another kind is one more entry in the registry. Kind-specific rules
+ * (ConfigMap data keys, Event namespaces, Namespace phases) are hooks on the
+ * entry.
+ *
+ * Namespaces are implicit by default: writing into a namespace that does not
+ * exist creates it (a Namespace object appears, as `kubectl create ns` would
+ * have made it). A real cluster answers 404 `namespaces "x" not found`
+ * instead; that behaviour is `implicitNamespaces: false`. Implicit is the
+ * default because Corral never creates namespaces (on a real cluster they
+ * exist before Corral is used), and requiring them in dev mode would only add
+ * a manual step.
+ *
+ * Watch: `?watch=true` on a list path streams newline-delimited JSON events
+ * from a resourceVersion, replaying the retained history of that resource
+ * type (bounded, like the watch cache) and honouring selectors,
+ * `timeoutSeconds`, `allowWatchBookmarks` and `sendInitialEvents`; a
+ * resourceVersion older than the retained history gets the real server's
+ * single ERROR event (410 Expired). Lists page with `limit` and continue
+ * tokens that carry their snapshot revision (a consistent list; 410 Expired
+ * once that revision has left the history).
+ *
+ * CustomResourceDefinitions: POSTed to apiextensions.k8s.io/v1 (or given as
+ * files in the `crds` option) they add or replace served resource types and
+ * discovery entries; custom objects of a version with a schema are pruned,
+ * defaulted and validated as a real server does (see schema_validation.ts), with
+ * `unknown field` warnings, or a 400 under `fieldValidation=Strict`.
+ * Deleting a CRD deletes its objects at once. A minimal OpenAPI v3 document
+ * per group version tells kubectl that the server validates fields, so
+ * `kubectl create -f` and `kubectl apply -f` of custom resources work with
+ * kubectl's default strict validation, and carries the CRD schemas for
+ * `kubectl explain`.
+ *
+ * Not modelled (yet): server-side apply, dryRun (rejected with 400 rather
+ * than silently writing), managedFields, strategic merge patch for lists
+ * with merge keys (it is treated as a JSON merge patch), Table output
+ * (kubectl falls back to its client-side columns), most CEL validation
+ * rules, CRD conversion webhooks (versions share one stored form), and
+ * protobuf: bodies are JSON only, so kubectl can read everything and write
+ * custom resources, but its writes of built-in kinds (`kubectl create
+ * configmap`, which sends protobuf) are answered 415.
+ */
+
+export {
+  type Embedded,
+  type EmbeddedOptions,
+  startEmbedded,
+} from "./embedded.ts";
+export {
+  kubeconfigFor,
+  type Standin,
+  type StandinOptions,
+  startStandin,
+} from "./server.ts";
+export { defaultResources, rayClusterResource } from "./registry.ts";
+export type {
+  KubeObject,
+  ObjectMeta,
+  RayClusterResourceOptions,
+  ResourceType,
+  StatusCause,
+} from "./types.ts";
+export type { StoreEvent } from "./store.ts";
+export {
+  type OperatorActivity,
+  type SimulatedOperator,
+  type SimulatedOperatorOptions,
+  startSimulatedOperator,
+} from "./simulated_operator.ts";

@@ -1,0 +1,167 @@
+/**
+ * The resource types the stand-in serves by default (ConfigMap, Event,
+ * Namespace, CustomResourceDefinition and RayCluster) with their
+ * kind-specific rules as hooks; serving another kind is one more entry.
+ */
+
+import { CUSTOM_RESOURCE_DEFINITION } from "./crd.ts";
+import { field, isRecord } from "./json.ts";
+import { invalidCause } from "./status.ts";
+import type {
+  KubeObject,
+  ObjectMeta,
+  RayClusterResourceOptions,
+  ResourceType,
+  StatusCause,
+} from "./types.ts";
+
+function metadataOf(object: KubeObject): ObjectMeta {
+  return object.metadata;
+}
+
+/** ConfigMap data keys and values (pkg/apis/core/validation). */
+function validateConfigMap(object: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  for (const key of ["data", "binaryData"]) {
+    const data = object[key];
+    if (data === undefined || data === null) continue;
+    for (const name of Object.keys(data as Record<string, unknown>)) {
+      if (!/^[-._a-zA-Z0-9]+$/.test(name) || name.length > 253) {
+        causes.push(invalidCause(
+          `${key}[${name}]`,
+          name,
+          "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+        ));
+      }
+    }
+  }
+  return causes;
+}
+
+/** An Event lives in the namespace of the object it is about. */
+function validateEvent(object: KubeObject): StatusCause[] {
+  const involved = isRecord(object.involvedObject) ? object.involvedObject : {};
+  const involvedNamespace = typeof involved.namespace === "string"
+    ? involved.namespace
+    : "";
+  const namespace = metadataOf(object).namespace ?? "";
+  const mismatch = involvedNamespace === ""
+    ? namespace !== "" && namespace !== "default"
+    : involvedNamespace !== namespace;
+  return mismatch
+    ? [invalidCause(
+      "involvedObject.namespace",
+      involvedNamespace,
+      "does not match event.namespace",
+    )]
+    : [];
+}
+
+function prepareNamespace(object: KubeObject): void {
+  const name = metadataOf(object).name ?? "";
+  object.metadata.labels = {
+    ...object.metadata.labels,
+    "kubernetes.io/metadata.name": name,
+  };
+  object.spec = { finalizers: ["kubernetes"] };
+  object.status = { phase: "Active" };
+}
+
+const CONFIG_MAP: ResourceType = {
+  group: "",
+  version: "v1",
+  kind: "ConfigMap",
+  plural: "configmaps",
+  singular: "configmap",
+  namespaced: true,
+  shortNames: ["cm"],
+  validate: validateConfigMap,
+};
+
+const EVENT: ResourceType = {
+  group: "",
+  version: "v1",
+  kind: "Event",
+  plural: "events",
+  singular: "event",
+  namespaced: true,
+  shortNames: ["ev"],
+  // pkg/apis/core/v1/conversion.go AddFieldLabelConversionsForEvent
+  fields: {
+    "involvedObject.kind": (o) => field(o, "involvedObject.kind"),
+    "involvedObject.namespace": (o) => field(o, "involvedObject.namespace"),
+    "involvedObject.name": (o) => field(o, "involvedObject.name"),
+    "involvedObject.uid": (o) => field(o, "involvedObject.uid"),
+    "involvedObject.apiVersion": (o) => field(o, "involvedObject.apiVersion"),
+    "involvedObject.resourceVersion": (o) =>
+      field(o, "involvedObject.resourceVersion"),
+    "involvedObject.fieldPath": (o) => field(o, "involvedObject.fieldPath"),
+    "reason": (o) => field(o, "reason"),
+    "reportingComponent": (o) => field(o, "reportingComponent"),
+    "source": (o) => field(o, "source.component"),
+    "type": (o) => field(o, "type"),
+    "metadata.namespace": (o) => o.metadata.namespace,
+    "metadata.name": (o) => o.metadata.name,
+  },
+  validate: validateEvent,
+};
+
+const NAMESPACE: ResourceType = {
+  group: "",
+  version: "v1",
+  kind: "Namespace",
+  plural: "namespaces",
+  singular: "namespace",
+  namespaced: false,
+  shortNames: ["ns"],
+  // pkg/apis/core/v1/conversion.go AddFieldLabelConversionsForNamespace
+  fields: {
+    "status.phase": (o) => field(o, "status.phase"),
+    "metadata.name": (o) => o.metadata.name,
+  },
+  prepareForCreate: prepareNamespace,
+};
+
+/** RayCluster, as the KubeRay CRD defines it, with configurable coordinates. */
+export function rayClusterResource(
+  options: RayClusterResourceOptions = {},
+): ResourceType {
+  return {
+    group: options.group ?? "ray.io",
+    version: options.version ?? "v1",
+    kind: "RayCluster",
+    plural: options.plural ?? "rayclusters",
+    singular: "raycluster",
+    namespaced: true,
+    categories: ["all"],
+    custom: true,
+    subresources: ["status"],
+  };
+}
+
+/**
+ * The resource types Corral uses (ConfigMap, Event, Namespace, RayCluster),
+ * and CustomResourceDefinition to add more.
+ */
+export function defaultResources(
+  rayCluster: RayClusterResourceOptions = {},
+): ResourceType[] {
+  return [
+    CONFIG_MAP,
+    EVENT,
+    NAMESPACE,
+    CUSTOM_RESOURCE_DEFINITION,
+    rayClusterResource(rayCluster),
+  ];
+}
+
+export function findResource(
+  resources: readonly ResourceType[],
+  group: string,
+  version: string,
+  plural: string,
+): ResourceType | undefined {
+  return resources.find((r) =>
+    r.group === group && r.version === version && r.plural === plural
+  );
+}

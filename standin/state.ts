@@ -1,0 +1,27 @@
+/** What every request handler reads and changes: the server's state. */
+
+import type { Logger } from "../domain/log.ts";
+import type { ObjectStore } from "./store.ts";
+import type { ResourceType } from "./types.ts";
+
+export interface State {
+  /** The served resource types; CRDs add and remove entries. */
+  resources: ResourceType[];
+  /** Entries a CRD replaced, by group/version/plural, restored on its delete. */
+  shadowed: Map<string, ResourceType>;
+  store: ObjectStore;
+  implicitNamespaces: boolean;
+  maxBodyBytes: number;
+  bookmarkIntervalMs: number;
+  /** Open watches, ended by close() (and by deleting their CRD). */
+  watches: Set<{ resource: ResourceType; end(): void }>;
+  logger?: Logger;
+  namespaceResource?: ResourceType;
+}
+
+/** What one request carries beside its route: warnings and options. */
+export interface RequestContext {
+  /** Texts of the `Warning` headers of the answer. */
+  warnings: string[];
+  fieldValidation: "Ignore" | "Warn" | "Strict";
+}

@@ -1,0 +1,115 @@
+/**
+ * The stand-in's vocabulary: Kubernetes objects as JSON, the served resource
+ * types as discovery describes them, and how a resource type is named in
+ * paths, errors and type metadata.
+ */
+
+import type { JsonSchema } from "./schema.ts";
+
+/** A Kubernetes object as JSON. */
+export type KubeObject = Record<string, unknown> & { metadata: ObjectMeta };
+
+/** The metadata fields the stand-in reads or sets. */
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  [key: string]: unknown;
+}
+
+/** One violated rule of an Invalid (422) Status. */
+export interface StatusCause {
+  reason: string;
+  message: string;
+  field: string;
+}
+
+/** A served resource type, as discovery describes it. */
+export interface ResourceType {
+  /** API group; "" for the core group (`/api/v1`). */
+  group: string;
+  version: string;
+  kind: string;
+  /** Lower-case plural, the path segment: `configmaps`. */
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  /**
+   * Custom-resource semantics (as a CRD-backed resource behaves): metadata
+   * generation, list items carrying apiVersion and kind, a required
+   * resourceVersion on PUT, no strategic merge patch, `Kind` required in
+   * bodies.
+   */
+  custom?: boolean;
+  /** Subresources served; only "status" is understood. */
+  subresources?: "status"[];
+  /**
+   * Field selector labels this type supports, with how to read each. When
+   * absent: `metadata.name` and `metadata.namespace`, and an unknown label
+   * is answered as the real server's default conversion does; when present,
+   * an unknown label is answered `field label not supported: X` as the
+   * core types with their own conversion functions do.
+   */
+  fields?: Record<string, (object: KubeObject) => string | undefined>;
+  /** Kind-specific validation, beyond the metadata rules. */
+  validate?(object: KubeObject): StatusCause[];
+  /** Kind-specific defaults applied on create. */
+  prepareForCreate?(object: KubeObject): void;
+  /**
+   * The structural schema of this version (from its CRD): objects are
+   * pruned, defaulted and validated against it.
+   */
+  schema?: JsonSchema;
+  /** A deprecated version's warning, sent with every answer about it. */
+  deprecationWarning?: string;
+  /** The name of the CustomResourceDefinition that serves this type. */
+  definedBy?: string;
+}
+
+export interface RayClusterResourceOptions {
+  group?: string;
+  version?: string;
+  plural?: string;
+}
+
+export function groupVersion(
+  resource: { group: string; version: string },
+): string {
+  return resource.group === ""
+    ? resource.version
+    : `${resource.group}/${resource.version}`;
+}
+
+/** `configmaps`, `rayclusters.ray.io`: how errors name a resource. */
+export function qualifiedResource(resource: ResourceType): string {
+  return resource.group === ""
+    ? resource.plural
+    : `${resource.plural}.${resource.group}`;
+}
+
+/** `ConfigMap`, `RayCluster.ray.io`: how Invalid errors name a kind. */
+export function qualifiedKind(resource: ResourceType): string {
+  return resource.group === ""
+    ? resource.kind
+    : `${resource.kind}.${resource.group}`;
+}
+
+/** The object with the apiVersion and kind of its resource type first. */
+export function withTypeMeta(
+  resource: ResourceType,
+  object: KubeObject,
+): KubeObject {
+  const { apiVersion: _a, kind: _k, ...rest } = object;
+  return { apiVersion: groupVersion(resource), kind: resource.kind, ...rest };
+}

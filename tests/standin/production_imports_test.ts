@@ -1,0 +1,81 @@
+/**
+ * The stand-in and the simulated operator are development tooling: the
+ * production start path (main.ts and what it imports statically) never
+ * loads them, and no product layer imports them.
+ */
+import assert from "node:assert/strict";
+import { moduleGraph } from "../module_graph.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+
+Deno.test("main.ts loads no module of standin/ but through its one dynamic import in embedded mode", async () => {
+  const graph = await moduleGraph("main.ts");
+  assert.ok(graph.static.includes("main.ts"), graph.static.join(" "));
+  assert.ok(
+    graph.static.includes("orchestrator/kubernetes.ts"),
+    "the walk follows static imports",
+  );
+  const loaded = graph.static.filter((path) => path.startsWith("standin/"));
+  assert.deepEqual(loaded, [], "standin/ modules main.ts loads statically");
+  // The graph does hold the stand-in, reached through the dynamic import
+  // alone: the walk above is what tells them apart.
+  assert.ok(graph.all.includes("standin/server.ts"), graph.all.join(" "));
+  assert.deepEqual(
+    graph.dynamic.filter(([, to]) => to.startsWith("standin/")),
+    [["main.ts", "standin/mod.ts"]],
+  );
+});
+
+/** Specifiers of every import, export-from and import() in `source`. */
+function importSpecifiers(source: string): string[] {
+  const pattern =
+    /\b(?:import|export)\s*(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s*)?\(?\s*["']([^"']+)["']/g;
+  return [...source.matchAll(pattern)].map((m) => m[1]);
+}
+
+Deno.test("no module of orchestrator/, api/ or domain/ imports standin/", async () => {
+  const standin = new URL("standin/", ROOT).href;
+  const offenders: string[] = [];
+  let checked = 0;
+  for (const folder of ["orchestrator/", "api/", "domain/"]) {
+    const stack = [new URL(folder, ROOT)];
+    while (stack.length > 0) {
+      const dir = stack.pop()!;
+      for await (const entry of Deno.readDir(dir)) {
+        const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
+        if (entry.isDirectory) stack.push(url);
+        if (!entry.isFile || !/\.[cm]?[jt]sx?$/.test(entry.name)) continue;
+        checked++;
+        const source = await Deno.readTextFile(url);
+        for (const specifier of importSpecifiers(source)) {
+          if (new URL(specifier, url).href.startsWith(standin)) {
+            offenders.push(`${url.href.slice(ROOT.href.length)}: ${specifier}`);
+          }
+        }
+      }
+    }
+  }
+  assert.ok(checked > 10, `checked ${checked} files`);
+  assert.deepEqual(offenders, []);
+});
+
+Deno.test("importSpecifiers() finds static, type-only, re-exported and dynamic imports", () => {
+  const source = [
+    'import { a } from "../standin/a.ts";',
+    'import type { B } from "../standin/b.ts";',
+    'import * as c from "../standin/c.ts";',
+    'import "../standin/d.ts";',
+    'export { e } from "../standin/e.ts";',
+    'const f = await import("../standin/f.ts");',
+    'import {\n  g,\n  h,\n} from "../standin/g.ts";',
+  ].join("\n");
+  assert.deepEqual(importSpecifiers(source), [
+    "../standin/a.ts",
+    "../standin/b.ts",
+    "../standin/c.ts",
+    "../standin/d.ts",
+    "../standin/e.ts",
+    "../standin/f.ts",
+    "../standin/g.ts",
+  ]);
+});
