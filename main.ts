@@ -3,24 +3,11 @@
  * the environment or opens ports; settings.ts checks every setting before
  * anything here binds a port.
  */
-import { createDispatcher } from "./api/service/dispatcher.ts";
-import { createGateway } from "./api/http/gateway.ts";
-import { docsPages, loadScalarBundle } from "./api/docs.ts";
-import { createGrpcServer } from "./api/grpc/server.ts";
-import {
-  addHealthService,
-  healthServiceDefinition,
-} from "./api/grpc/health.ts";
-import { addReflection } from "./api/grpc/reflection.ts";
-import { compileRoutes } from "./api/http/rules.ts";
-import { openApiDocument } from "./api/openapi.ts";
-import { Health, livenessPage, readinessPage } from "./api/health.ts";
-import { createHttpApp } from "./api/http/router.ts";
+import { createApi } from "./api/mod.ts";
+import { bindGrpc, shutdownGrpc } from "./api/grpc/listener.ts";
 import { serveHttp } from "./api/http/server.ts";
+import { listenError } from "./api/listen_error.ts";
 import { createLogger } from "./api/log.ts";
-import { Metrics, metricsPage } from "./api/metrics.ts";
-import { loadApiSchema } from "./api/schema.ts";
-import { createHandlers } from "./api/service/handlers.ts";
 import type { Logger } from "./domain/log.ts";
 import {
   createKubernetesOrchestrator,
@@ -101,59 +88,22 @@ async function run(settings: Settings, log: Logger): Promise<void> {
   }
 
   const { group, version, plural } = settings.cluster;
-  const orchestrator = createKubernetesOrchestrator({
-    kubeConfig,
-    group,
-    version,
-    plural,
-    timeoutMs: settings.kubeTimeoutMs,
-  });
-  const schema = await loadApiSchema();
-  const handlers = createHandlers({
-    orchestrator,
-    namespaces: settings.namespaces,
+  const api = await createApi({
+    orchestrator: createKubernetesOrchestrator({
+      kubeConfig,
+      group,
+      version,
+      plural,
+      timeoutMs: settings.kubeTimeoutMs,
+    }),
     clusterApiVersion: `${group}/${version}`,
-  });
-  const metrics = new Metrics({ version: VERSION });
-  const health = new Health({ ping: (options) => orchestrator.ping(options) });
-  const dispatcher = createDispatcher({
-    handlers,
+    namespaces: settings.namespaces,
+    maxBodyBytes: settings.maxBodyBytes,
+    version: VERSION,
     log,
-    metrics,
-    onKubernetesCall: health.observe,
   });
-  const { maxBodyBytes } = settings;
-  // Compiled once: the gateway routes with them, the document describes them.
-  const routes = compileRoutes(schema.services);
-  const gateway = createGateway({ schema, routes, dispatcher, maxBodyBytes });
-  const app = createHttpApp({
-    gateway,
-    pages: {
-      ...docsPages(openApiDocument(routes), await loadScalarBundle()),
-      "/healthz": livenessPage,
-      "/readyz": () => readinessPage(health),
-      "/metrics": () => metricsPage(metrics),
-    },
-  });
-
-  const grpcServer = createGrpcServer({
-    schema,
-    dispatcher,
-    maxReceiveBytes: maxBodyBytes,
-  });
-  const grpcHealth = addHealthService(
-    grpcServer,
-    schema.services.map((s) => s.fullName.slice(1)),
-    { refresh: () => health.readiness() },
-  );
-  health.onChange = (ready) =>
-    grpcHealth.setAll(ready ? "SERVING" : "NOT_SERVING");
-  addReflection(
-    grpcServer,
-    [...schema.services, healthServiceDefinition()],
-    schema.root,
-  );
-  const grpcPort = await bindGrpc(grpcServer, settings.host, settings.grpcPort)
+  const { health } = api;
+  const grpcPort = await bindGrpc(api.grpc, settings.host, settings.grpcPort)
     .catch((error) => {
       throw listenError("gRPC", settings.host, settings.grpcPort, error);
     });
@@ -162,12 +112,12 @@ async function run(settings: Settings, log: Logger): Promise<void> {
   const httpServer = await serveHttp({
     hostname: settings.host,
     port: settings.httpPort,
-    handler: app,
+    handler: api.http,
     log,
     headerTimeoutMs: settings.headerTimeoutMs,
     idleTimeoutMs: settings.idleTimeoutMs,
   }).catch((error) => {
-    grpcServer.forceShutdown();
+    api.grpc.forceShutdown();
     throw listenError("HTTP", settings.host, settings.httpPort, error);
   });
   health.listeners.http = true;
@@ -188,10 +138,10 @@ async function run(settings: Settings, log: Logger): Promise<void> {
     health.beginShutdown();
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     log.info("Closing listeners", { inFlight: httpServer.inFlight });
-    grpcHealth.shutdown(); // ends health Watch streams, which would hold it
+    api.grpcHealth.shutdown(); // ends health Watch streams, which would hold it
     await Promise.all([
       httpServer.shutdown(graceMs),
-      shutdownGrpc(grpcServer, graceMs),
+      shutdownGrpc(api.grpc, graceMs),
     ]);
     for (const closer of closers.reverse()) await closer.close();
     log.info("Stopped");
@@ -222,39 +172,6 @@ async function run(settings: Settings, log: Logger): Promise<void> {
   });
 }
 
-function bindGrpc(
-  server: grpc.Server,
-  host: string,
-  port: number,
-): Promise<number> {
-  return new Promise((resolve, reject) =>
-    server.bindAsync(
-      `${host}:${port}`,
-      grpc.ServerCredentials.createInsecure(),
-      (error, bound) => error ? reject(error) : resolve(bound),
-    )
-  );
-}
-
-/** "the HTTP address 0.0.0.0:8888 is in use" */
-function listenError(
-  what: string,
-  host: string,
-  port: number,
-  error: Error,
-): Error {
-  const inUse = /EADDRINUSE|address already in use/i.test(
-    `${(error as { code?: string }).code} ${error.message}`,
-  );
-  const address = `${host.includes(":") ? `[${host}]` : host}:${port}`;
-  return new Error(
-    inUse
-      ? `the ${what} address ${address} is in use`
-      : `cannot listen for ${what} on ${address}: ${error.message}`,
-    { cause: error },
-  );
-}
-
 /** The stand-in, which an installation without standin/ (the image) lacks. */
 async function importStandin() {
   try {
@@ -265,20 +182,6 @@ async function importStandin() {
       { cause: error },
     );
   }
-}
-
-/** Lets accepted calls finish, at most `graceMs`, then cuts the rest. */
-function shutdownGrpc(server: grpc.Server, graceMs: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(() => {
-      server.forceShutdown();
-      resolve();
-    }, graceMs);
-    server.tryShutdown(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 }
 
 if (import.meta.main) await main();

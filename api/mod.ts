@@ -1,0 +1,98 @@
+/**
+ * The API as main.ts wires it: the one service behind both transports, with
+ * the pages the HTTP port serves beside it (docs, OpenAPI, health, metrics)
+ * and gRPC health and reflection. Nothing here binds a port.
+ */
+import type * as grpc from "@grpc/grpc-js";
+import type { Logger } from "../domain/log.ts";
+import type { Orchestrator } from "../domain/ports.ts";
+import { docsPages, loadScalarBundle } from "./docs.ts";
+import { createGrpcServer } from "./grpc/server.ts";
+import {
+  addHealthService,
+  type HealthReporter,
+  healthServiceDefinition,
+} from "./grpc/health.ts";
+import { addReflection } from "./grpc/reflection.ts";
+import { Health, livenessPage, readinessPage } from "./health.ts";
+import { createGateway } from "./http/gateway.ts";
+import { createHttpApp, type Router } from "./http/router.ts";
+import { compileRoutes } from "./http/rules.ts";
+import { Metrics, metricsPage } from "./metrics.ts";
+import { openApiDocument } from "./openapi.ts";
+import { loadApiSchema } from "./schema.ts";
+import { createDispatcher } from "./service/dispatcher.ts";
+import { createHandlers } from "./service/handlers.ts";
+
+export interface ApiOptions {
+  orchestrator: Orchestrator;
+  /** apiVersion of the RayClusters written, e.g. "ray.io/v1". */
+  clusterApiVersion: string;
+  /** Namespaces served; empty serves every namespace. */
+  namespaces: readonly string[];
+  /** Largest HTTP body and gRPC message. */
+  maxBodyBytes: number;
+  /** Corral's version, for corral_build_info. */
+  version: string;
+  log: Logger;
+}
+
+export interface Api {
+  /** Everything the HTTP port serves. */
+  http: Router;
+  /** The gRPC server with every service added, not yet bound. */
+  grpc: grpc.Server;
+  /** Readiness, shared by /readyz and gRPC health. */
+  health: Health;
+  /** gRPC health's own state, ended on shutdown. */
+  grpcHealth: HealthReporter;
+}
+
+export async function createApi(options: ApiOptions): Promise<Api> {
+  const { orchestrator, log, maxBodyBytes } = options;
+  const schema = await loadApiSchema();
+  const handlers = createHandlers({
+    orchestrator,
+    namespaces: options.namespaces,
+    clusterApiVersion: options.clusterApiVersion,
+  });
+  const metrics = new Metrics({ version: options.version });
+  const health = new Health({ ping: (call) => orchestrator.ping(call) });
+  const dispatcher = createDispatcher({
+    handlers,
+    log,
+    metrics,
+    onKubernetesCall: health.observe,
+  });
+  // Compiled once: the gateway routes with them, the document describes them.
+  const routes = compileRoutes(schema.services);
+  const gateway = createGateway({ schema, routes, dispatcher, maxBodyBytes });
+  const http = createHttpApp({
+    gateway,
+    pages: {
+      ...docsPages(openApiDocument(routes), await loadScalarBundle()),
+      "/healthz": livenessPage,
+      "/readyz": () => readinessPage(health),
+      "/metrics": () => metricsPage(metrics),
+    },
+  });
+
+  const grpc = createGrpcServer({
+    schema,
+    dispatcher,
+    maxReceiveBytes: maxBodyBytes,
+  });
+  const grpcHealth = addHealthService(
+    grpc,
+    schema.services.map((s) => s.fullName.slice(1)),
+    { refresh: () => health.readiness() },
+  );
+  health.onChange = (ready) =>
+    grpcHealth.setAll(ready ? "SERVING" : "NOT_SERVING");
+  addReflection(
+    grpc,
+    [...schema.services, healthServiceDefinition()],
+    schema.root,
+  );
+  return { http, grpc, health, grpcHealth };
+}
