@@ -4,6 +4,7 @@
  * decoder refuses, with its messages.
  */
 
+import { readLimitedBody } from "../api/http/body.ts";
 import { isRecord } from "./json.ts";
 import type { State } from "./state.ts";
 import { badRequest, StatusError, unsupportedMediaType } from "./status.ts";
@@ -20,28 +21,7 @@ export async function readText(
       "RequestEntityTooLarge",
       `Request entity too large: limit is ${limit}`,
     );
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) throw tooLarge();
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readLimitedBody(request, limit, tooLarge);
   return new TextDecoder().decode(bytes);
 }
 

@@ -2,6 +2,7 @@
  * The HTTP/JSON gateway: a pure `(Request) => Promise<Response>` function
  * whose routes are compiled from the proto's google.api.http rules.
  */
+import { readLimitedBody } from "./body.ts";
 import {
   type Message,
   messageFromJson,
@@ -168,29 +169,7 @@ async function readJsonBody(
       Code.RESOURCE_EXHAUSTED,
       `Request body too large: the limit is ${maxBodyBytes} bytes`,
     );
-  const declared = Number(request.headers.get("content-length"));
-  if (declared > maxBodyBytes) throw tooLarge();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBodyBytes) {
-        await reader.cancel();
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readLimitedBody(request, maxBodyBytes, tooLarge);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
