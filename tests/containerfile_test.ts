@@ -234,7 +234,11 @@ async function runImageCommand(
   env: Record<string, string>,
 ): Promise<MainProcess> {
   const command = await imageCommand();
-  const passed: Record<string, string> = { NO_COLOR: "1" };
+  // No load balancer waits for these: they stop at once on SIGTERM.
+  const passed: Record<string, string> = {
+    NO_COLOR: "1",
+    CORRAL_SHUTDOWN_DELAY: "0s",
+  };
   // Where this machine's Deno keeps its cache (the image's DENO_DIR).
   for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME"]) {
     const value = Deno.env.get(name);
@@ -285,9 +289,8 @@ Deno.test("the image's exact command line serves a round trip against the stand-
       ["--kubeconfig", kubeconfig, "--host", "127.0.0.1"].concat(
         ["--http-port", "0", "--grpc-port", "0"],
       ),
-      // Read through --allow-env=CORRAL_*: team-c must be refused. No
-      // load balancer waits for this one: it stops at once on SIGTERM.
-      { CORRAL_NAMESPACES: "team-a,team-b", CORRAL_SHUTDOWN_DELAY: "0s" },
+      // Read through --allow-env=CORRAL_*: team-c must be refused.
+      { CORRAL_NAMESPACES: "team-a,team-b" },
     );
     const api = corral.http;
     const ns = `${api}/apis/v1alpha2/namespaces/team-a/clusters`;
