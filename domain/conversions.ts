@@ -31,6 +31,7 @@
  * - The annotation `ray.io/creation-timestamp` uses Go's `time.Time.String()`
  *   layout in UTC (`2023-09-25 10:48:35.766 +0000 UTC`), as KubeRay writes it.
  */
+import { isLabelValue, MAX_LABEL_LENGTH } from "./kubernetes_names.ts";
 import { clusterAction, missingTemplatesError } from "./validation.ts";
 import { invalidArgument } from "./errors.ts";
 import {
@@ -161,7 +162,7 @@ export function clusterToResource(
       namespace: cluster.namespace,
       labels: {
         [LABEL.clusterName]: cluster.name,
-        [LABEL.user]: cluster.user,
+        [LABEL.user]: userLabelValue(cluster.user),
         [LABEL.version]: cluster.version,
         [LABEL.environment]: cluster.environment,
         [LABEL.appName]: APP_NAME,
@@ -169,6 +170,9 @@ export function clusterToResource(
       },
       annotations: {
         [ANNOTATION.creationTimestamp]: goTimeString(options.now),
+        ...(isLabelValue(cluster.user)
+          ? {}
+          : { [ANNOTATION.user]: cluster.user }),
       },
     },
     spec: {
@@ -280,6 +284,18 @@ function goTimeString(time: Date): string {
 }
 
 /** Distinct compute template names of the head and worker groups, in order. */
+/**
+ * The `ray.io/user` label of a cluster: the username itself when a label
+ * can hold it (as KubeRay writes it), else a readable stand-in, every run of
+ * characters a label value cannot hold turned into "_" and cut to 63; the
+ * username itself then goes into the `ray.io/user` annotation.
+ */
+export function userLabelValue(user: string): string {
+  if (isLabelValue(user)) return user;
+  return user.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, MAX_LABEL_LENGTH)
+    .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "");
+}
+
 export function referencedTemplates(cluster: Cluster): string[] {
   const spec = cluster.clusterSpec;
   const names = [
@@ -337,7 +353,7 @@ export function clusterFromResource(
   return {
     name: metadata.name ?? "",
     namespace: metadata.namespace ?? "",
-    user: labels[LABEL.user] ?? "",
+    user: metadata.annotations?.[ANNOTATION.user] ?? labels[LABEL.user] ?? "",
     version,
     environment: environmentOf(labels[LABEL.environment]),
     clusterSpec,

@@ -150,6 +150,11 @@ export const COMPUTE_TEMPLATE_CONFIG_TYPE = "compute-template";
 
 export const ANNOTATION = {
   creationTimestamp: "ray.io/creation-timestamp",
+  /**
+   * The owner's username exactly, where the `ray.io/user` label cannot hold
+   * it (an e-mail address: a label value has no "@"); Corral's own.
+   */
+  user: "ray.io/user",
   computeTemplate: "ray.io/compute-template",
   computeImage: "ray.io/compute-image",
 } as const;

@@ -134,7 +134,17 @@ export function validateCreateCluster(
   if (cluster.user === "") {
     v.add("cluster.user", "is required");
   } else {
-    v.addAll("cluster.user", labelValueProblems(cluster.user));
+    // Any username an identity provider gives (e-mail addresses included):
+    // conversions keep it whole in an annotation when a label cannot.
+    if (cluster.user.length > MAX_USER_LENGTH) {
+      v.add("cluster.user", `must be at most ${MAX_USER_LENGTH} characters`);
+    }
+    if (/[\u0000-\u001f\u007f-\u009f]/.test(cluster.user)) {
+      v.add("cluster.user", "must not contain control characters");
+    }
+    if (cluster.user.trim() !== cluster.user) {
+      v.add("cluster.user", "must not begin or end with white space");
+    }
   }
   v.addAll("cluster.version", labelValueProblems(cluster.version));
   checkEnvs(v, "cluster.envs", cluster.envs);
@@ -487,6 +497,9 @@ function objectNameProblems(value: string): string[] {
 }
 
 /** A label value; the empty string is one. */
+/** Longest username kept; Kubernetes user names have no limit, this is sane. */
+const MAX_USER_LENGTH = 253;
+
 function labelValueProblems(value: string): string[] {
   const problems = maxLength(value, MAX_LABEL_LENGTH);
   if (!matchesLabelValue(value)) problems.push(LABEL_VALUE_MESSAGE);

@@ -154,7 +154,17 @@ const BAD_NAMES = [
   "${jndi:ldap://x}",
   "\ud800",
 ];
-/** Invalid label values (user, version). */
+/** Invalid users: any text goes, but not control characters. */
+const BAD_USERS = [
+  "a\u0000",
+  "a\nb",
+  "\t",
+  "a\u007f",
+  " a",
+  "a ",
+  "u".repeat(254),
+];
+/** Invalid label values (version). */
 const BAD_LABEL_VALUES = [
   "a/b",
   "a b",
@@ -630,7 +640,7 @@ function badCreate(rng: Rng, kind: Kind, schema: protobuf.Root): Fuzzed {
               : badName(rng);
             break;
           case 1:
-            cluster.user = rng.chance(0.2) ? "" : badLabel(rng);
+            cluster.user = rng.chance(0.2) ? "" : rng.pick(BAD_USERS);
             break;
           case 2:
             cluster.version = badLabel(rng);

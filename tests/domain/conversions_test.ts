@@ -7,6 +7,7 @@ import {
   computeTemplateToConfigMap,
   eventsOfCluster,
   referencedTemplates,
+  userLabelValue,
 } from "../../domain/conversions.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type {
@@ -870,6 +871,33 @@ Deno.test("clusterFromResource() reads an omitted minReplicas or maxReplicas bac
   const back = clusterFromResource(overJson(toResource(input)), []);
   const group = back.clusterSpec?.workerGroupSpec[0];
   assertSame([group?.minReplicas, group?.maxReplicas], [3, 5]);
+});
+
+Deno.test("a username a label cannot hold survives the round trip in an annotation", async (t) => {
+  const cases: [string, string, string | undefined][] = [
+    ["alice", "alice", undefined],
+    [
+      "alice.smith@example.com",
+      "alice.smith_example.com",
+      "alice.smith@example.com",
+    ],
+    [
+      "system:serviceaccount:team-a:pipeline",
+      "system_serviceaccount_team-a_pipeline",
+      "system:serviceaccount:team-a:pipeline",
+    ],
+    ["@@alice@@", "alice", "@@alice@@"],
+    [`${"u".repeat(70)}@x`, "u".repeat(63), `${"u".repeat(70)}@x`],
+  ];
+  for (const [user, label, annotation] of cases) {
+    await t.step(user, () => {
+      const resource = overJson(toResource(cluster({ user })));
+      assert.equal(resource.metadata.labels?.["ray.io/user"], label);
+      assert.equal(userLabelValue(user), label);
+      assert.equal(resource.metadata.annotations?.["ray.io/user"], annotation);
+      assert.equal(clusterFromResource(resource, []).user, user);
+    });
+  }
 });
 
 // ---------------------------------------------------------------------------
