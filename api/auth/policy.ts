@@ -35,6 +35,7 @@
  */
 
 import { parse as parseYaml } from "yaml";
+import { Code, ServiceError } from "../../domain/errors.ts";
 import type { FieldViolation } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
 import { AUTHENTICATED_GROUP } from "./identity.ts";
@@ -232,6 +233,51 @@ export function globMatches(pattern: string, value: string): boolean {
     at = found + part.length;
   }
   return true;
+}
+
+/**
+ * PERMISSION_DENIED for a denied request, with its reason for metrics and
+ * audit. The message names the user, as kube-apiserver's 403 does, and what
+ * was refused.
+ */
+export class AuthorizationError extends ServiceError {
+  readonly reason: DenialReason;
+
+  constructor(reason: DenialReason, message: string) {
+    super(Code.PERMISSION_DENIED, message);
+    this.name = "AuthorizationError";
+    this.reason = reason;
+  }
+}
+
+/** The error for a request that authorize() or admitWorkload() denied. */
+export function forbidden(
+  request: AuthorizationRequest,
+  denial: { reason?: DenialReason; image?: string },
+): AuthorizationError {
+  const { identity, verb, resource, namespace } = request;
+  const where = namespace === undefined
+    ? "in every namespace"
+    : `in namespace "${namespace}"`;
+  const who = `user "${identity.user}"`;
+  const reason = denial.reason ?? "no-rule";
+  switch (reason) {
+    case "host-path":
+      return new AuthorizationError(
+        reason,
+        `Forbidden: ${who} may not ${verb} ${resource} with HOST_PATH volumes ${where}`,
+      );
+    case "image":
+      return new AuthorizationError(
+        reason,
+        `Forbidden: ${who} may not use the image "${denial.image}" ${where}`,
+      );
+    case "no-rule":
+      return new AuthorizationError(
+        reason,
+        `Forbidden: ${who} may not ${verb} ${resource} ${where}`,
+      );
+  }
 }
 
 // ---------------------------------------------------------------------------

@@ -5,6 +5,8 @@ import type { Identity } from "../../../api/auth/identity.ts";
 import {
   admitWorkload,
   allowAll,
+  AuthorizationError,
+  forbidden,
   globMatches,
   hostPathAllowed,
   imageAllowed,
@@ -626,5 +628,52 @@ Deno.test("policyFile() follows the file as it changes, keeping the last valid p
   } finally {
     await policy.close();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("forbidden() says who may not do what, and why in one word", async (t) => {
+  const alice = person("alice");
+  const cases: [
+    string,
+    { namespace?: string },
+    { reason?: "no-rule" | "host-path" | "image"; image?: string },
+    string,
+  ][] = [
+    [
+      "no rule",
+      { namespace: "team-b" },
+      { reason: "no-rule" },
+      'Forbidden: user "alice" may not create clusters in namespace "team-b"',
+    ],
+    [
+      "no rule, every namespace",
+      {},
+      {},
+      'Forbidden: user "alice" may not create clusters in every namespace',
+    ],
+    [
+      "host path",
+      { namespace: "team-a" },
+      { reason: "host-path" },
+      'Forbidden: user "alice" may not create clusters with HOST_PATH volumes in namespace "team-a"',
+    ],
+    [
+      "image",
+      { namespace: "team-a" },
+      { reason: "image", image: "evil/miner:1" },
+      'Forbidden: user "alice" may not use the image "evil/miner:1" in namespace "team-a"',
+    ],
+  ];
+  for (const [name, where, denial, message] of cases) {
+    await t.step(name, () => {
+      const error = forbidden(
+        { identity: alice, verb: "create", resource: "clusters", ...where },
+        denial,
+      );
+      assert.ok(error instanceof AuthorizationError);
+      assert.equal(error.code, Code.PERMISSION_DENIED);
+      assert.equal(error.reason, denial.reason ?? "no-rule");
+      assert.equal(error.message, message);
+    });
   }
 });
