@@ -54,8 +54,15 @@ export const OIDC_ALGORITHMS = [
 export const CLOCK_LEEWAY_SECONDS = 30;
 /** The least time between two fetches of the keys for an unknown `kid`. */
 export const JWKS_COOLDOWN_MS = 10_000;
-/** Keys are fetched again after this long even if every `kid` is known. */
-const JWKS_MAX_AGE_MS = 10 * 60_000;
+/**
+ * The key set is kept until a token names a `kid` it lacks, and then
+ * replaced (at most once per cool-down), as go-oidc keeps it under
+ * kube-apiserver. jose's default would also fetch it again every 10 minutes
+ * and fail every token while the issuer is down at that moment, though the
+ * keys in hand still verify them. A withdrawn key goes with the next
+ * replacement, which the first token of the new key brings about.
+ */
+const JWKS_MAX_AGE_MS = Infinity;
 /** Time limit of one fetch from the issuer. */
 const FETCH_TIMEOUT_MS = 5_000;
 /** The least time between two tries of a discovery that failed. */

@@ -384,9 +384,12 @@ Deno.test("oidcAuthenticator() takes a rotated key, fetching keys at most once p
   );
   assert.equal(jwksFetches(), 2);
 
-  // The old key is withdrawn: its tokens still pass while cached keys hold
-  // it (jose keeps the set up to 10 minutes); a token of a kid never
-  // published is refused, fetching at most once per cool-down.
+  // The issuer withdraws the old key. Its tokens pass while the keys in hand
+  // hold it; a token of a kid never published is refused, fetching at most
+  // once per cool-down, and that fetch replaces the keys in hand.
+  const old = await sign(s.key, claims(s.issuer));
+  s.issuer.keys = [next];
+  assert.equal((await s.auth.authenticate(old))?.user, "alice");
   const ghost = await sign(
     await makeSigningKey("RS256", "ghost"),
     claims(s.issuer),
@@ -402,6 +405,11 @@ Deno.test("oidcAuthenticator() takes a rotated key, fetching keys at most once p
   await rejected(s.auth.authenticate(ghost), ghost, {
     message: /key is not one/,
   });
+  assert.equal(jwksFetches(), 3);
+  await rejected(s.auth.authenticate(old), old, {
+    message: /key is not one/,
+  });
+  assert.equal((await s.auth.authenticate(rotated))?.user, "alice");
   assert.equal(jwksFetches(), 3);
   assert.equal(s.issuer.fetches["/.well-known/openid-configuration"], 1);
 });
@@ -511,4 +519,14 @@ Deno.test("oidcAuthenticator() never logs a token", async () => {
   for (const token of tokens) {
     for (const part of token.split(".")) assert.ok(!logged.includes(part));
   }
+});
+
+Deno.test("oidcAuthenticator() keeps verifying with the keys in hand while the issuer is down", async () => {
+  await using s = await setUp();
+  const token = await sign(s.key, claims(s.issuer));
+  assert.equal((await s.auth.authenticate(token))?.user, "alice");
+  await s.issuer.close();
+  assert.equal((await s.auth.authenticate(token))?.user, "alice");
+  const other = await sign(s.key, claims(s.issuer, { sub: "bob" }));
+  assert.equal((await s.auth.authenticate(other))?.user, "bob");
 });
