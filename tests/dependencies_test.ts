@@ -29,8 +29,11 @@ Deno.test("the tests import every package the service does, at the same version"
 Deno.test("the tests' lockfile holds every package of the service's, identical", async () => {
   const product = await read<Lockfile>("deno.lock");
   const tests = await read<Lockfile>("tests/deno.lock");
+  // The same package at the same version with the same content; its
+  // dependencies are written "tslib" or "tslib@2.9.1" depending on whether
+  // the lockfile holds other versions of them.
   for (const [id, entry] of Object.entries(product.npm)) {
-    assert.deepEqual(tests.npm[id], entry, id);
+    assert.equal(tests.npm[id]?.integrity, entry.integrity, id);
   }
 });
 

@@ -1,0 +1,87 @@
+/**
+ * Who a request is: the result of authentication, and the contract every
+ * authenticator keeps. Names follow the Kubernetes API server's (user.Info,
+ * system:anonymous, system:authenticated, system:unauthenticated).
+ */
+
+import { Code, ServiceError } from "../../domain/errors.ts";
+
+/** Which authenticator recognised the caller (a metrics and audit label). */
+export type AuthenticatorName =
+  | "token-file"
+  | "oidc"
+  | "token-review"
+  | "client-certificate"
+  | "anonymous";
+
+export interface Identity {
+  user: string;
+  uid?: string;
+  groups: string[];
+  authenticator: AuthenticatorName;
+}
+
+/**
+ * Looks at a bearer token. Three outcomes:
+ * - `undefined`: "not mine", the next authenticator is tried;
+ * - an Identity: recognised and valid;
+ * - throws a ServiceError: recognised as its kind but invalid
+ *   (UNAUTHENTICATED), or it cannot tell right now (UNAVAILABLE).
+ * Each implementation documents which outcome it gives for what.
+ */
+export interface Authenticator {
+  name: AuthenticatorName;
+  authenticate(
+    token: string,
+    signal?: AbortSignal,
+  ): Promise<Identity | undefined>;
+  /** Stops timers and closes connections. */
+  close?(): void;
+}
+
+/** The user of a request that has no credentials (anonymous mode). */
+export const ANONYMOUS_USER = "system:anonymous";
+/** The group of every request without credentials. */
+export const UNAUTHENTICATED_GROUP = "system:unauthenticated";
+/** The group the chain adds to every authenticated identity. */
+export const AUTHENTICATED_GROUP = "system:authenticated";
+
+/** Short words for why authentication failed: a metrics and audit label. */
+export type AuthenticationFailure =
+  /** No Authorization header (and no client certificate). */
+  | "no-credentials"
+  /** An Authorization header that is not `Bearer <b64token>`. */
+  | "malformed"
+  /** No authenticator recognised the token. */
+  | "unknown-token"
+  /** An authenticator recognised the token, and it failed a check. */
+  | "invalid-token"
+  /** The token has expired. */
+  | "expired"
+  /** An authenticator could not decide (issuer or API server unreachable). */
+  | "unavailable";
+
+/**
+ * A ServiceError (UNAUTHENTICATED or UNAVAILABLE) that also says, in one
+ * word, why, and which authenticator decided. The message never contains
+ * the token.
+ */
+export class AuthenticationError extends ServiceError {
+  readonly reason: AuthenticationFailure;
+  readonly authenticator?: AuthenticatorName;
+
+  constructor(
+    reason: AuthenticationFailure,
+    message: string,
+    options: { authenticator?: AuthenticatorName; cause?: unknown } = {},
+  ) {
+    super(
+      reason === "unavailable" ? Code.UNAVAILABLE : Code.UNAUTHENTICATED,
+      message,
+      { cause: options.cause },
+    );
+    this.name = "AuthenticationError";
+    this.reason = reason;
+    this.authenticator = options.authenticator;
+  }
+}

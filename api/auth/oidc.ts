@@ -1,0 +1,302 @@
+/**
+ * OpenID Connect ID tokens, as the Kubernetes API server's --oidc-* flags
+ * take them: --oidc-issuer-url, --oidc-client-id, --oidc-ca-file,
+ * --oidc-username-claim, --oidc-username-prefix, --oidc-groups-claim,
+ * --oidc-groups-prefix. Verification is jose's (signature, iss, aud, exp,
+ * nbf); this module adds discovery, the issuer's CA, and the claim mapping.
+ *
+ * Outcomes:
+ * - not a JWT, or a JWT whose `iss` is not exactly our issuer: "not mine"
+ *   (undefined), so the next authenticator can try it;
+ * - a JWT of our issuer that fails any check (signature, algorithm, key,
+ *   audience, expiry, not-before, issued-at, username or groups claim):
+ *   UNAUTHENTICATED;
+ * - the issuer's discovery document or keys cannot be fetched (network, TLS
+ *   not trusted, not 200, bad JSON, issuer mismatch): UNAVAILABLE. The token
+ *   has not been shown bad, so the caller is told to try again, not that its
+ *   credentials are wrong, and the operator sees a 503 rather than a flood
+ *   of 401s.
+ * The token is never put in a message or a log line.
+ *
+ * Clock leeway: 30 seconds on exp, nbf and iat. ID tokens live minutes to an
+ * hour, and servers on NTP agree within well under a second; 30 s absorbs a
+ * drifting node or a slow hop without stretching a token's life in any way
+ * that matters. (go-oidc, under kube-apiserver, allows 5 minutes on nbf.)
+ */
+
+import {
+  createRemoteJWKSet,
+  customFetch,
+  decodeJwt,
+  errors,
+  jwtVerify,
+} from "jose";
+import type { JWTPayload } from "jose";
+import type { Logger } from "../../domain/log.ts";
+import { AuthenticationError } from "./identity.ts";
+import type { Authenticator, Identity } from "./identity.ts";
+
+/** Asymmetric signature algorithms only: never `none`, never HMAC. */
+export const OIDC_ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+];
+
+export const CLOCK_LEEWAY_SECONDS = 30;
+/** The least time between two fetches of the keys for an unknown `kid`. */
+export const JWKS_COOLDOWN_MS = 10_000;
+/**
+ * The key set is kept until a token names a `kid` it lacks, and then
+ * replaced (at most once per cool-down), as go-oidc keeps it under
+ * kube-apiserver. jose's default would also fetch it again every 10 minutes
+ * and fail every token while the issuer is down at that moment, though the
+ * keys in hand still verify them. A withdrawn key goes with the next
+ * replacement, which the first token of the new key brings about.
+ */
+const JWKS_MAX_AGE_MS = Infinity;
+/** Time limit of one fetch from the issuer. */
+const FETCH_TIMEOUT_MS = 5_000;
+/** The least time between two tries of a discovery that failed. */
+const DISCOVERY_RETRY_MS = 10_000;
+
+export interface OidcOptions {
+  /** --oidc-issuer-url: https, compared exactly with `iss` and discovery. */
+  issuerUrl: string;
+  /** --oidc-client-id: the audience every token must carry. */
+  clientId: string;
+  /** --oidc-ca-file: PEM certificates that sign the issuer's TLS certificate. */
+  caFile?: string;
+  /** --oidc-username-claim; `sub` by default. */
+  usernameClaim?: string;
+  /** --oidc-username-prefix; none by default (the claim's value as it is). */
+  usernamePrefix?: string;
+  /** --oidc-groups-claim; `groups` by default. */
+  groupsClaim?: string;
+  /** --oidc-groups-prefix; none by default. */
+  groupsPrefix?: string;
+  log: Logger;
+  /**
+   * The least time between two fetches of the keys for an unknown `kid`;
+   * 10 s by default. Only tests change it.
+   */
+  keyRefetchCooldownMs?: number;
+}
+
+/**
+ * The OIDC authenticator. Reads caFile now (rejecting if it cannot);
+ * discovery happens on the first token of our issuer, so start-up does not
+ * wait for the issuer.
+ */
+export async function oidcAuthenticator(
+  options: OidcOptions,
+): Promise<Authenticator & { close(): void }> {
+  const issuer = options.issuerUrl;
+  if (!URL.canParse(issuer) || new URL(issuer).protocol !== "https:") {
+    throw new Error(
+      `Cannot use OIDC issuer "${issuer}": it is not an https URL`,
+    );
+  }
+  const log = options.log.with({ authenticator: "oidc", issuer });
+  const usernameClaim = options.usernameClaim ?? "sub";
+  const groupsClaim = options.groupsClaim ?? "groups";
+  const usernamePrefix = options.usernamePrefix ?? "";
+  const groupsPrefix = options.groupsPrefix ?? "";
+
+  const client = options.caFile === undefined
+    ? undefined
+    : Deno.createHttpClient({
+      caCerts: [await Deno.readTextFile(options.caFile)],
+    });
+  // Every request to the issuer (discovery and keys) goes through this client,
+  // so the CA file is trusted for discovery and keys alike. Deno adds caCerts
+  // to its root store rather than replacing it, where kube-apiserver trusts
+  // the CA file alone: a public CA could also vouch for the issuer's host.
+  const issuerFetch = (url: string, init: RequestInit) =>
+    fetch(url, client ? { ...init, client } : init);
+
+  let keys: ReturnType<typeof createRemoteJWKSet> | undefined;
+  let discovering: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
+  let lastDiscoveryFailure = -Infinity;
+  let discoveryError: AuthenticationError | undefined;
+
+  /** The issuer's key set, from its discovery document, fetched once. */
+  function keySet(): Promise<ReturnType<typeof createRemoteJWKSet>> {
+    if (keys) return Promise.resolve(keys);
+    if (
+      discoveryError && Date.now() - lastDiscoveryFailure < DISCOVERY_RETRY_MS
+    ) return Promise.reject(discoveryError);
+    discovering ??= discover().then((jwksUri) => {
+      keys = createRemoteJWKSet(new URL(jwksUri), {
+        [customFetch]: issuerFetch,
+        cooldownDuration: options.keyRefetchCooldownMs ?? JWKS_COOLDOWN_MS,
+        cacheMaxAge: JWKS_MAX_AGE_MS,
+        timeoutDuration: FETCH_TIMEOUT_MS,
+      });
+      discoveryError = undefined;
+      return keys;
+    }, (error) => {
+      lastDiscoveryFailure = Date.now();
+      discoveryError = unavailable("discovery failed", error);
+      log.warn("Failed OIDC discovery", { error: describe(error) });
+      throw discoveryError;
+    }).finally(() => discovering = undefined);
+    return discovering;
+  }
+
+  async function discover(): Promise<string> {
+    const url = `${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`;
+    const response = await issuerFetch(url, {
+      redirect: "manual",
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      headers: { accept: "application/json" },
+    });
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      throw new Error(`discovery answered ${response.status}`);
+    }
+    const document = await response.json();
+    if (document?.issuer !== issuer) {
+      throw new Error(
+        `discovery names the issuer "${document?.issuer}", not "${issuer}"`,
+      );
+    }
+    const jwksUri = document.jwks_uri;
+    if (
+      typeof jwksUri !== "string" || !URL.canParse(jwksUri) ||
+      new URL(jwksUri).protocol !== "https:"
+    ) throw new Error("discovery has no https jwks_uri");
+    log.info("Discovered OIDC issuer", { jwksUri });
+    return jwksUri;
+  }
+
+  async function authenticate(token: string): Promise<Identity | undefined> {
+    let unverified: JWTPayload;
+    try {
+      unverified = decodeJwt(token);
+    } catch {
+      return undefined; // not a JWT: not ours
+    }
+    if (unverified.iss !== issuer) return undefined;
+
+    const jwks = await keySet();
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, jwks, {
+        issuer,
+        audience: options.clientId,
+        algorithms: OIDC_ALGORITHMS,
+        clockTolerance: CLOCK_LEEWAY_SECONDS,
+        requiredClaims: ["exp", "iat"],
+      }));
+    } catch (error) {
+      throw verificationFailure(error);
+    }
+    // jose checks iat only with maxTokenAge; a token from the future is not
+    // valid yet whatever its nbf says.
+    const now = Math.floor(Date.now() / 1000);
+    if ((payload.iat as number) > now + CLOCK_LEEWAY_SECONDS) {
+      throw invalid("the ID token was issued in the future");
+    }
+
+    const username = payload[usernameClaim];
+    if (typeof username !== "string" || username === "") {
+      throw invalid(`the ID token has no "${usernameClaim}" claim`);
+    }
+    // As kube-apiserver: an email that the issuer says is unverified is not
+    // a name to trust.
+    if (usernameClaim === "email" && "email_verified" in payload) {
+      if (payload.email_verified !== true) {
+        throw invalid("the ID token's email is not verified");
+      }
+    }
+    return {
+      user: usernamePrefix + username,
+      groups: groupsOf(payload[groupsClaim]).map((g) => groupsPrefix + g),
+      authenticator: "oidc",
+    };
+  }
+
+  /** A string or an array of strings; absent is no groups. */
+  function groupsOf(claim: unknown): string[] {
+    if (claim === undefined || claim === null) return [];
+    if (typeof claim === "string") return [claim];
+    if (Array.isArray(claim) && claim.every((g) => typeof g === "string")) {
+      return claim;
+    }
+    throw invalid(
+      `the ID token's "${groupsClaim}" claim is not a list of strings`,
+    );
+  }
+
+  return {
+    name: "oidc",
+    authenticate,
+    close() {
+      client?.close();
+    },
+  };
+}
+
+function invalid(detail: string, cause?: unknown): AuthenticationError {
+  return new AuthenticationError("invalid-token", `Unauthorized: ${detail}`, {
+    authenticator: "oidc",
+    cause,
+  });
+}
+
+function unavailable(detail: string, cause: unknown): AuthenticationError {
+  return new AuthenticationError(
+    "unavailable",
+    `Cannot authenticate: the OIDC issuer cannot be reached (${detail})`,
+    { authenticator: "oidc", cause },
+  );
+}
+
+/** jose's verdict as an AuthenticationError, in words of our own. */
+function verificationFailure(error: unknown): AuthenticationError {
+  if (error instanceof errors.JWTExpired) {
+    return new AuthenticationError(
+      "expired",
+      "Unauthorized: the ID token has expired",
+      { authenticator: "oidc", cause: error },
+    );
+  }
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    return invalid(`the ID token's "${error.claim}" claim is not valid`, error);
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed) {
+    return invalid("the ID token's signing algorithm is not allowed", error);
+  }
+  if (
+    error instanceof errors.JWKSNoMatchingKey ||
+    error instanceof errors.JWKSMultipleMatchingKeys
+  ) {
+    return invalid("the ID token's key is not one of the issuer's", error);
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed) {
+    return invalid("the ID token's signature is not valid", error);
+  }
+  if (
+    error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid ||
+    error instanceof errors.JOSENotSupported
+  ) return invalid("the ID token is malformed", error);
+  // Fetching the keys failed: timeout, network, TLS, status, JSON.
+  return unavailable("keys could not be fetched", error);
+}
+
+/** The message with its causes: fetch says only "fetch failed" on its own. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause === undefined
+    ? error.message
+    : `${error.message}: ${describe(error.cause)}`;
+}

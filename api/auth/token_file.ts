@@ -1,0 +1,273 @@
+/**
+ * Static bearer tokens from a CSV file, the format of the Kubernetes API
+ * server's --token-auth-file:
+ *
+ *     token,user,uid,"group1,group2"
+ *
+ * Read as kube-apiserver reads it (k8s.io/apiserver tokenfile.NewCSV over Go's
+ * encoding/csv with a variable number of fields):
+ * - empty lines are skipped; there are no comments: a line starting with `#`
+ *   is a record like any other (so `# note` fails, having under 3 columns);
+ * - a record has at least 3 fields (token, user name, uid); a fourth holds
+ *   the groups, split on commas; further fields are ignored;
+ * - fields are RFC 4180: a field that starts with `"` is quoted, `""` is a
+ *   quote inside it, and it may hold commas and line breaks; a `"` inside an
+ *   unquoted field, or text after a closing quote, is an error; spaces are
+ *   kept as they are;
+ * - a record with an empty token is skipped with a warning;
+ * - a token given twice: the later line wins, with a warning.
+ * Where this differs from kube-apiserver, on purpose:
+ * - an empty user name is an error (kube-apiserver takes it as the user "");
+ * - empty group names are dropped (kube-apiserver's strings.Split turns an
+ *   empty fourth field into the group "");
+ * - a file with no token is an error, at start-up and on reload, so that a
+ *   file truncated while being rewritten is never taken for "no tokens";
+ * - the file is re-read when it changes (watched_file.ts); kube-apiserver
+ *   reads it once.
+ *
+ * Outcomes: a known token gives its Identity; any other token is "not mine"
+ * (undefined), as in kube-apiserver. It never throws.
+ *
+ * The CSV reader is written here rather than taken from a library: it has to
+ * accept and refuse exactly what Go's encoding/csv does, so a file that works
+ * with kube-apiserver works here; and its errors must name the line without
+ * quoting the text, which holds secrets (CSV libraries put the offending
+ * field in their messages).
+ */
+
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Logger } from "../../domain/log.ts";
+import type { Authenticator, Identity } from "./identity.ts";
+import { watchFile } from "./watched_file.ts";
+
+/** One line of a token file. */
+export interface TokenRecord {
+  /** The line the record starts on, from 1. */
+  line: number;
+  token: string;
+  user: string;
+  uid?: string;
+  groups: string[];
+}
+
+export interface ParsedTokenFile {
+  records: TokenRecord[];
+  /** Things worth a log line that do not stop the file from loading. */
+  warnings: string[];
+}
+
+/** The characters of an RFC 6750 b64token, the only ones a bearer token can carry. */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/**
+ * Parses a token file; throws an Error naming the first bad line. Duplicate
+ * tokens are resolved (the later line wins), so each token appears once.
+ */
+export function parseTokenFile(text: string): ParsedTokenFile {
+  const warnings: string[] = [];
+  const byToken = new Map<string, TokenRecord>();
+  for (const { line, fields } of readCsv(text)) {
+    if (fields.length < 3) {
+      const hint = fields[0].startsWith("#")
+        ? " (comments are not supported)"
+        : "";
+      throw new Error(
+        `line ${line}: expected at least 3 columns (token, user name, user uid), found ${fields.length}${hint}`,
+      );
+    }
+    const [token, user, uid, groups] = fields;
+    if (token === "") {
+      warnings.push(`line ${line}: the token is empty; the line is skipped`);
+      continue;
+    }
+    if (user === "") throw new Error(`line ${line}: the user name is empty`);
+    if (!B64TOKEN.test(token)) {
+      warnings.push(
+        `line ${line}: the token has characters a bearer token cannot carry, so it can never be presented`,
+      );
+    }
+    const earlier = byToken.get(token);
+    if (earlier) {
+      warnings.push(
+        `line ${line}: the token of line ${earlier.line} is given again; the later line wins`,
+      );
+      byToken.delete(token);
+    }
+    byToken.set(token, {
+      line,
+      token,
+      user,
+      ...(uid ? { uid } : {}),
+      groups: groups === undefined ? [] : groups.split(",").filter(Boolean),
+    });
+  }
+  if (byToken.size === 0) throw new Error("the file has no tokens");
+  return { records: [...byToken.values()], warnings };
+}
+
+interface CsvRecord {
+  line: number;
+  fields: string[];
+}
+
+/** Go's encoding/csv with FieldsPerRecord = -1, LazyQuotes and Comment off. */
+function readCsv(input: string): CsvRecord[] {
+  // Go's reader takes "\r\n" as "\n", inside quoted fields too.
+  const text = input.replaceAll("\r\n", "\n");
+  const records: CsvRecord[] = [];
+  let pos = 0;
+  let line = 1;
+  while (pos < text.length) {
+    if (text[pos] === "\n") { // an empty line
+      pos++;
+      line++;
+      continue;
+    }
+    const start = line;
+    const fields: string[] = [];
+    let endOfRecord = false;
+    while (!endOfRecord) {
+      let field = "";
+      if (text[pos] === '"') {
+        pos++;
+        for (;;) {
+          const quote = text.indexOf('"', pos);
+          if (quote === -1) {
+            throw new Error(`line ${start}: a quoted field is not closed`);
+          }
+          const chunk = text.slice(pos, quote);
+          line += chunk.split("\n").length - 1;
+          field += chunk;
+          pos = quote + 1;
+          const next = text[pos];
+          if (next === '"') { // "" is one quote
+            field += '"';
+            pos++;
+          } else if (next === ",") {
+            pos++;
+            break;
+          } else if (next === "\n" || next === undefined) {
+            endOfRecord = true;
+            break;
+          } else {
+            throw new Error(
+              `line ${line}: a quoted field is followed by something other than a comma`,
+            );
+          }
+        }
+      } else {
+        let end = pos;
+        while (end < text.length && text[end] !== "," && text[end] !== "\n") {
+          end++;
+        }
+        field = text.slice(pos, end);
+        if (field.includes('"')) {
+          throw new Error(
+            `line ${line}: a quote inside a field that does not start with one`,
+          );
+        }
+        pos = end;
+        if (text[pos] === ",") pos++;
+        else endOfRecord = true;
+      }
+      fields.push(field);
+    }
+    if (text[pos] === "\n") {
+      pos++;
+      line++;
+    }
+    records.push({ line: start, fields });
+  }
+  return records;
+}
+
+interface Entry {
+  digest: Uint8Array;
+  identity: Identity;
+}
+
+function sha256(text: string): Uint8Array {
+  return createHash("sha256").update(text).digest();
+}
+
+/**
+ * A lookup whose time does not depend on the presented token. Both sides
+ * are SHA-256 digests, so every comparison is of 32 bytes whatever the
+ * tokens' lengths; timingSafeEqual takes the same time wherever the digests
+ * differ; and every entry is compared, with no exit on a match, so the time
+ * depends only on how many tokens the file has. (A Map keyed by the token
+ * would compare strings byte by byte and stop at the first difference.)
+ */
+export function tokenLookup(
+  records: TokenRecord[],
+): (token: string) => Identity | undefined {
+  const entries: Entry[] = records.map((record) => ({
+    digest: sha256(record.token),
+    identity: {
+      user: record.user,
+      ...(record.uid ? { uid: record.uid } : {}),
+      groups: record.groups,
+      authenticator: "token-file",
+    },
+  }));
+  return (token) => {
+    const presented = sha256(token);
+    let found: Identity | undefined;
+    for (const entry of entries) {
+      if (timingSafeEqual(presented, entry.digest)) found = entry.identity;
+    }
+    return found && { ...found, groups: [...found.groups] };
+  };
+}
+
+export interface TokenFileOptions {
+  /** --token-auth-file */
+  path: string;
+  log: Logger;
+  /** How often the file is read for changes; 5 s by default. */
+  intervalMs?: number;
+}
+
+export interface TokenFileAuthenticator extends Authenticator {
+  /** Reads the file now; resolves true when new tokens were taken. */
+  reload(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/**
+ * The token-file authenticator. Resolves once the file has loaded; rejects
+ * with INVALID_ARGUMENT naming the line if it does not parse.
+ */
+export async function tokenFileAuthenticator(
+  options: TokenFileOptions,
+): Promise<TokenFileAuthenticator> {
+  const log = options.log.with({ authenticator: "token-file" });
+  const file = await watchFile({
+    path: options.path,
+    kind: "token file",
+    intervalMs: options.intervalMs,
+    log,
+    parse(text) {
+      const { records, warnings } = parseTokenFile(text);
+      for (const warning of warnings) {
+        log.warn("Read token file with a warning", {
+          path: options.path,
+          warning,
+        });
+      }
+      return { lookup: tokenLookup(records), count: records.length };
+    },
+    onReload: ({ count }) =>
+      log.info("Loaded tokens", { path: options.path, tokens: count }),
+  });
+  log.info("Loaded tokens", {
+    path: options.path,
+    tokens: file.current().count,
+  });
+  return {
+    name: "token-file",
+    authenticate: (token) => Promise.resolve(file.current().lookup(token)),
+    reload: () => file.check(),
+    close: () => file.close(),
+  };
+}

@@ -1,0 +1,64 @@
+/** Small helpers shared by the auth tests. */
+import type { LogFields, Logger } from "../../../domain/log.ts";
+
+export interface LogLine {
+  level: string;
+  message: string;
+  fields: LogFields;
+}
+
+/** A logger that keeps every line, for tests that look at logs. */
+export function recordingLogger(): Logger & { lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  function make(base: LogFields): Logger {
+    const emit = (level: string) => (message: string, fields?: LogFields) => {
+      lines.push({ level, message, fields: { ...base, ...fields } });
+    };
+    return {
+      debug: emit("debug"),
+      info: emit("info"),
+      warn: emit("warn"),
+      error: emit("error"),
+      with: (fields) => make({ ...base, ...fields }),
+    };
+  }
+  return Object.assign(make({}), { lines });
+}
+
+/**
+ * Calls `fn` every 20 ms until it returns true; fails after `timeoutMs`
+ * naming what it waited for.
+ */
+export async function eventually(
+  what: string,
+  fn: () => Promise<boolean> | boolean,
+  timeoutMs = 5_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await fn())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Writes `content` as a mounted Kubernetes Secret does: into a new
+ * timestamped directory, then an atomic rename of the `..data` symlink to
+ * it; `dir/name` is a symlink to `..data/name` made once.
+ */
+export async function writeLikeSecretVolume(
+  dir: string,
+  name: string,
+  content: string,
+): Promise<void> {
+  const version = `..${Date.now()}_${crypto.randomUUID().slice(0, 8)}`;
+  await Deno.mkdir(`${dir}/${version}`);
+  await Deno.writeTextFile(`${dir}/${version}/${name}`, content);
+  await Deno.symlink(version, `${dir}/..data_tmp`);
+  await Deno.rename(`${dir}/..data_tmp`, `${dir}/..data`);
+  try {
+    await Deno.lstat(`${dir}/${name}`);
+  } catch {
+    await Deno.symlink(`..data/${name}`, `${dir}/${name}`);
+  }
+}

@@ -1,0 +1,679 @@
+import assert from "node:assert/strict";
+import { Code } from "../../../domain/errors.ts";
+import type { ServiceError } from "../../../domain/errors.ts";
+import type { Identity } from "../../../api/auth/identity.ts";
+import {
+  admitWorkload,
+  allowAll,
+  AuthorizationError,
+  forbidden,
+  globMatches,
+  hostPathAllowed,
+  imageAllowed,
+  parsePolicy,
+  PolicyError,
+  policyFile,
+  policyOf,
+} from "../../../api/auth/policy.ts";
+import type { Resource, Rule, Verb } from "../../../api/auth/policy.ts";
+import { eventually, recordingLogger } from "./helpers.ts";
+
+function person(user: string, ...groups: string[]): Identity {
+  return {
+    user,
+    groups: [...groups, "system:authenticated"],
+    authenticator: "token-file",
+  };
+}
+
+const ANONYMOUS: Identity = {
+  user: "system:anonymous",
+  groups: ["system:unauthenticated"],
+  authenticator: "anonymous",
+};
+
+const EXAMPLE = `
+rules:
+  - users: ["alice"]
+    namespaces: ["team-a"]
+    resources: ["*"]
+    verbs: ["*"]
+    allowHostPath: false
+    images: ["rayproject/ray:*"]
+  - groups: ["team-b"]
+    namespaces: ["team-b", "shared"]
+    resources: ["clusters"]
+    verbs: ["get", "list"]
+  - groups: ["admins"]
+    namespaces: ["*"]
+    resources: ["*"]
+    verbs: ["*"]
+    allowHostPath: true
+  - users: ["ci"]
+    namespaces: ["shared"]
+    resources: ["computetemplates"]
+    verbs: ["create", "delete"]
+`;
+
+Deno.test("parsePolicy() reads the policy file format", () => {
+  assert.deepEqual(parsePolicy(EXAMPLE), [
+    {
+      users: ["alice"],
+      groups: [],
+      namespaces: ["team-a"],
+      resources: ["*"],
+      verbs: ["*"],
+      allowHostPath: false,
+      images: ["rayproject/ray:*"],
+    },
+    {
+      users: [],
+      groups: ["team-b"],
+      namespaces: ["team-b", "shared"],
+      resources: ["clusters"],
+      verbs: ["get", "list"],
+      allowHostPath: false,
+    },
+    {
+      users: [],
+      groups: ["admins"],
+      namespaces: ["*"],
+      resources: ["*"],
+      verbs: ["*"],
+      allowHostPath: true,
+    },
+    {
+      users: ["ci"],
+      groups: [],
+      namespaces: ["shared"],
+      resources: ["computetemplates"],
+      verbs: ["create", "delete"],
+      allowHostPath: false,
+    },
+  ]);
+  assert.deepEqual(parsePolicy("rules: []"), []);
+});
+
+Deno.test("parsePolicy() reports every problem with its path", async (t) => {
+  const rule = 'namespaces: ["a"], resources: ["*"], verbs: ["*"]';
+  const cases: [string, string, string[]][] = [
+    [
+      "an unknown verb",
+      `rules:\n  - {users: [a], ${rule}}\n  - {users: [b], ${rule}}\n  - {users: [c], namespaces: [a], resources: ["*"], verbs: [get, destroy]}`,
+      [
+        'rules[2].verbs[1]: unknown verb "destroy"',
+      ],
+    ],
+    [
+      "an unknown resource",
+      `rules:\n  - {users: [a], namespaces: [a], resources: [pods], verbs: ["*"]}`,
+      [
+        'rules[0].resources[0]: unknown resource "pods"',
+      ],
+    ],
+    [
+      "a bad namespace",
+      `rules:\n  - {users: [a], namespaces: [Team_A, ""], resources: ["*"], verbs: ["*"]}`,
+      [
+        'rules[0].namespaces[0]: "Team_A" is not a namespace name',
+        'rules[0].namespaces[1]: "" is not a namespace name',
+      ],
+    ],
+    [
+      "unknown keys",
+      `rules:\n  - {users: [a], ${rule}, allowHostPaths: true, image: [x]}\nversion: 2`,
+      [
+        "version: unknown key",
+        "rules[0].allowHostPaths: unknown key",
+        "rules[0].image: unknown key",
+      ],
+    ],
+    ["no subject", `rules:\n  - {${rule}}`, [
+      "rules[0]: names no users and no groups",
+    ]],
+    [
+      "wildcard subjects",
+      `rules:\n  - {users: ["*"], groups: ["*", ""], ${rule}}`,
+      [
+        'rules[0].users[0]: "*" is not a user: name the group "system:authenticated" for every authenticated caller',
+        'rules[0].groups[0]: "*" is not a group: name the group "system:authenticated" for every authenticated caller',
+        "rules[0].groups[1]: must not be empty",
+      ],
+    ],
+    ["missing lists", "rules:\n  - {users: [a]}", [
+      "rules[0].namespaces: is required",
+      "rules[0].resources: is required",
+      "rules[0].verbs: is required",
+    ]],
+    [
+      "empty lists",
+      "rules:\n  - {users: [a], namespaces: [], resources: [], verbs: []}",
+      [
+        "rules[0].namespaces: must not be empty",
+        "rules[0].resources: must not be empty",
+        "rules[0].verbs: must not be empty",
+      ],
+    ],
+    [
+      "wrong types",
+      `rules:\n  - {users: alice, groups: [1], ${rule}, allowHostPath: "yes", images: ["", 2]}`,
+      [
+        "rules[0].users: must be a list of strings",
+        "rules[0].groups[0]: must be a string",
+        "rules[0]: names no users and no groups",
+        "rules[0].allowHostPath: must be true or false",
+        "rules[0].images[0]: must not be empty",
+        "rules[0].images[1]: must be a string",
+      ],
+    ],
+    [
+      "a rule that is not a mapping",
+      `rules:\n  - alice\n  - {users: [a], ${rule}}\n  - {users: [b]}`,
+      [
+        "rules[0]: must be a mapping",
+        "rules[2].namespaces: is required",
+        "rules[2].resources: is required",
+        "rules[2].verbs: is required",
+      ],
+    ],
+    ["rules not a list", "rules: {users: [a]}", ["rules: must be a list"]],
+    ["no rules key", "policy: []", [
+      "policy: unknown key",
+      "rules: must be a list",
+    ]],
+    ["an empty file", "", ['(file): must be a mapping with the key "rules"']],
+    ["a list at the top", "- users: [a]", [
+      '(file): must be a mapping with the key "rules"',
+    ]],
+  ];
+  for (const [name, text, want] of cases) {
+    await t.step(name, () => {
+      assert.throws(() => parsePolicy(text), (error: PolicyError) => {
+        assert.ok(error instanceof PolicyError, String(error));
+        assert.deepEqual(
+          error.violations.map((v) => `${v.field}: ${v.description}`),
+          want,
+        );
+        assert.equal(error.message, want.join("; "));
+        return true;
+      });
+    });
+  }
+  await t.step("YAML that does not parse", () => {
+    assert.throws(() => parsePolicy("rules: [\n"), (error: PolicyError) => {
+      assert.equal(error.violations.length, 1);
+      assert.equal(error.violations[0].field, "(file)");
+      return true;
+    });
+  });
+  await t.step("a key given twice", () => {
+    assert.throws(
+      () => parsePolicy(`rules:\n  - {users: [a], ${rule}, verbs: [get]}`),
+      (error: PolicyError) => {
+        assert.equal(error.violations[0].field, "(file)");
+        assert.match(error.message, /unique/i);
+        return true;
+      },
+    );
+  });
+});
+
+Deno.test("authorize() denies unless a rule grants", async (t) => {
+  const policy = policyOf(parsePolicy(EXAMPLE));
+  const rules = policy.rules();
+  const cases: [
+    string,
+    Identity,
+    Verb,
+    Resource,
+    string | undefined,
+    number[],
+  ][] = [
+    [
+      "alice in her namespace",
+      person("alice"),
+      "create",
+      "clusters",
+      "team-a",
+      [0],
+    ],
+    [
+      "alice, any resource there",
+      person("alice"),
+      "delete",
+      "computetemplates",
+      "team-a",
+      [0],
+    ],
+    ["alice elsewhere", person("alice"), "get", "clusters", "team-b", []],
+    [
+      "alice across namespaces",
+      person("alice"),
+      "list",
+      "clusters",
+      undefined,
+      [],
+    ],
+    [
+      "team-b reads its clusters",
+      person("bob", "team-b"),
+      "get",
+      "clusters",
+      "shared",
+      [1],
+    ],
+    [
+      "team-b may not create",
+      person("bob", "team-b"),
+      "create",
+      "clusters",
+      "team-b",
+      [],
+    ],
+    [
+      "team-b may not read templates",
+      person("bob", "team-b"),
+      "get",
+      "computetemplates",
+      "team-b",
+      [],
+    ],
+    [
+      "a user named like a group is not in it",
+      person("team-b"),
+      "get",
+      "clusters",
+      "team-b",
+      [],
+    ],
+    [
+      "admins everywhere",
+      person("carol", "admins"),
+      "delete",
+      "clusters",
+      "kube-system",
+      [2],
+    ],
+    [
+      "admins across namespaces",
+      person("carol", "admins"),
+      "list",
+      "clusters",
+      undefined,
+      [2],
+    ],
+    [
+      "an admin named alice: both rules",
+      person("alice", "admins"),
+      "get",
+      "clusters",
+      "team-a",
+      [0, 2],
+    ],
+    [
+      "ci creates templates",
+      person("ci"),
+      "create",
+      "computetemplates",
+      "shared",
+      [3],
+    ],
+    [
+      "ci may not list them",
+      person("ci"),
+      "list",
+      "computetemplates",
+      "shared",
+      [],
+    ],
+    ["a stranger", person("mallory"), "get", "clusters", "team-a", []],
+    ["anonymous", ANONYMOUS, "list", "clusters", "team-a", []],
+    [
+      "a namespace that is a prefix",
+      person("alice"),
+      "get",
+      "clusters",
+      "team",
+      [],
+    ],
+    ["a namespace named *", person("alice"), "get", "clusters", "*", []],
+  ];
+  for (const [name, identity, verb, resource, namespace, granting] of cases) {
+    await t.step(name, () => {
+      const got = policy.authorize({ identity, verb, resource, namespace });
+      assert.deepEqual(
+        got,
+        granting.length > 0
+          ? { allowed: true, rules: granting.map((i) => rules[i]) }
+          : { allowed: false, rules: [], reason: "no-rule" },
+      );
+    });
+  }
+  await t.step("no rules: nothing", () => {
+    assert.equal(
+      policyOf([]).authorize({
+        identity: person("alice", "admins"),
+        verb: "get",
+        resource: "clusters",
+        namespace: "a",
+      }).allowed,
+      false,
+    );
+  });
+});
+
+Deno.test("namespacesFor() names where an identity may act", async (t) => {
+  const policy = policyOf(parsePolicy(EXAMPLE));
+  const cases: [string, Identity, Verb, Resource, "*" | string[]][] = [
+    ["alice lists clusters", person("alice"), "list", "clusters", ["team-a"]],
+    ["team-b lists clusters", person("bob", "team-b"), "list", "clusters", [
+      "shared",
+      "team-b",
+    ]],
+    ["team-b and alice", person("alice", "team-b"), "list", "clusters", [
+      "shared",
+      "team-a",
+      "team-b",
+    ]],
+    [
+      "team-b lists templates",
+      person("bob", "team-b"),
+      "list",
+      "computetemplates",
+      [],
+    ],
+    ["an admin", person("alice", "admins"), "list", "clusters", "*"],
+    ["ci lists templates", person("ci"), "list", "computetemplates", []],
+    ["ci creates templates", person("ci"), "create", "computetemplates", [
+      "shared",
+    ]],
+    ["anonymous", ANONYMOUS, "list", "clusters", []],
+  ];
+  for (const [name, identity, verb, resource, want] of cases) {
+    await t.step(name, () => {
+      assert.deepEqual(policy.namespacesFor(identity, verb, resource), want);
+    });
+  }
+});
+
+Deno.test("allowAll() lets every authenticated caller do everything, and no anonymous one", () => {
+  const policy = allowAll();
+  const request = {
+    verb: "create",
+    resource: "clusters",
+    namespace: "x",
+  } as const;
+  const allowed = policy.authorize({ identity: person("anyone"), ...request });
+  assert.equal(allowed.allowed, true);
+  assert.ok(hostPathAllowed(allowed.rules));
+  assert.ok(imageAllowed(allowed.rules, "anything/at:all"));
+  assert.equal(policy.namespacesFor(person("anyone"), "list", "clusters"), "*");
+  assert.deepEqual(policy.authorize({ identity: ANONYMOUS, ...request }), {
+    allowed: false,
+    rules: [],
+    reason: "no-rule",
+  });
+  assert.deepEqual(policy.namespacesFor(ANONYMOUS, "list", "clusters"), []);
+});
+
+Deno.test("globMatches() matches image patterns whole, * across / and :", async (t) => {
+  const cases: [string, string, boolean][] = [
+    ["rayproject/ray:*", "rayproject/ray:2.9.0", true],
+    ["rayproject/ray:*", "rayproject/ray:2.9.0-py310-gpu", true],
+    ["rayproject/ray:*", "rayproject/ray:2.9.0@sha256:0123abcd", true],
+    ["rayproject/ray:*", "evil/rayproject/ray:2.9.0", false],
+    ["rayproject/ray:*", "rayproject/ray", false],
+    ["rayproject/ray:*", "rayproject/ray-evil:2.9.0", false],
+    ["rayproject/ray:*", "docker.io/rayproject/ray:2.9.0", false],
+    ["rayproject/ray:*", "rayproject/ray:", true],
+    ["rayproject/ray:2.9.0", "rayproject/ray:2.9.0", true],
+    ["rayproject/ray:2.9.0", "rayproject/ray:2.9.01", false],
+    ["registry.example.com/*", "registry.example.com/team/ray:1", true],
+    ["registry.example.com/*", "registry.example.com.evil.io/ray:1", false],
+    ["registry.example.com/*", "registryXexample.com/ray:1", false],
+    ["*/ray:2.9.0", "quay.io/x/ray:2.9.0", true],
+    ["*", "anything/at:all", true],
+    ["*", "", true],
+    ["a*b*c", "abc", true],
+    ["a*b*c", "aXXbYYc", true],
+    ["a*b*c", "acb", false],
+    ["a*b*c", "abcb", false],
+    ["a*a", "a", false],
+    ["a*a", "aa", true],
+    ["ray+[0-9]", "ray+[0-9]", true],
+    ["ray+[0-9]", "rayy5", false],
+    ["**", "x", true],
+  ];
+  for (const [pattern, image, want] of cases) {
+    await t.step(
+      `${pattern} ${want ? "matches" : "does not match"} ${
+        JSON.stringify(image)
+      }`,
+      () => {
+        assert.equal(globMatches(pattern, image), want);
+      },
+    );
+  }
+});
+
+Deno.test("imageAllowed() and hostPathAllowed() ask whether any rule allows", () => {
+  const base: Rule = {
+    users: ["a"],
+    groups: [],
+    namespaces: ["*"],
+    resources: ["*"],
+    verbs: ["*"],
+    allowHostPath: false,
+  };
+  const ray = { ...base, images: ["rayproject/ray:*"] };
+  const none = { ...base, images: [] };
+  const any = { ...base };
+  const host = { ...base, allowHostPath: true, images: ["internal/*"] };
+  assert.ok(imageAllowed([ray], "rayproject/ray:2.9.0"));
+  assert.ok(!imageAllowed([ray], "evil/ray:1"));
+  assert.ok(!imageAllowed([none], "rayproject/ray:2.9.0"));
+  assert.ok(imageAllowed([any], "evil/ray:1"), "no images key: any image");
+  assert.ok(imageAllowed([ray, host], "internal/x:1"));
+  assert.ok(!imageAllowed([], "rayproject/ray:2.9.0"));
+  assert.ok(!hostPathAllowed([ray, any]));
+  assert.ok(hostPathAllowed([ray, host]));
+  assert.ok(!hostPathAllowed([]));
+});
+
+Deno.test("admitWorkload() needs one granting rule that allows the whole workload", async (t) => {
+  const base: Rule = {
+    users: ["a"],
+    groups: [],
+    namespaces: ["*"],
+    resources: ["*"],
+    verbs: ["*"],
+    allowHostPath: false,
+  };
+  const hostRay: Rule = {
+    ...base,
+    allowHostPath: true,
+    images: ["rayproject/ray:*"],
+  };
+  const anyImage: Rule = { ...base };
+  const cases: [
+    string,
+    Rule[],
+    { images: string[]; hostPath: boolean },
+    unknown,
+  ][] = [
+    ["host path and ray image: the host-path rule", [hostRay, anyImage], {
+      images: ["rayproject/ray:2.9.0"],
+      hostPath: true,
+    }, {
+      allowed: true,
+      rule: hostRay,
+    }],
+    ["any image without host path: the other rule", [hostRay, anyImage], {
+      images: ["evil/miner:1"],
+      hostPath: false,
+    }, {
+      allowed: true,
+      rule: anyImage,
+    }],
+    ["host path with another image: no one rule allows both", [
+      hostRay,
+      anyImage,
+    ], {
+      images: ["rayproject/ray:2.9.0", "evil/miner:1"],
+      hostPath: true,
+    }, { allowed: false, reason: "image", image: "evil/miner:1" }],
+    ["host path where no rule allows it", [anyImage], {
+      images: [],
+      hostPath: true,
+    }, { allowed: false, reason: "host-path" }],
+    ["an image no rule allows", [hostRay], {
+      images: ["rayproject/ray:1", "evil/miner:1"],
+      hostPath: false,
+    }, {
+      allowed: false,
+      reason: "image",
+      image: "evil/miner:1",
+    }],
+    [
+      "images each allowed by a different rule",
+      [{ ...base, images: ["a/*"] }, { ...base, images: ["b/*"] }],
+      { images: ["a/x:1", "b/y:1"], hostPath: false },
+      { allowed: false, reason: "image", image: "a/x:1" },
+    ],
+    ["no rules", [], { images: [], hostPath: false }, {
+      allowed: false,
+      reason: "no-rule",
+    }],
+  ];
+  for (const [name, rules, workload, want] of cases) {
+    await t.step(
+      name,
+      () => assert.deepEqual(admitWorkload(rules, workload), want),
+    );
+  }
+});
+
+Deno.test("policyFile() fails start-up on a policy that does not validate", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      `${dir}/policy.yaml`,
+      "rules:\n  - {users: [a], verbs: [destroy]}\n",
+    );
+    await assert.rejects(
+      policyFile({ path: `${dir}/policy.yaml`, log: recordingLogger() }),
+      (error: ServiceError) => {
+        assert.equal(error.code, Code.INVALID_ARGUMENT);
+        assert.equal(
+          error.message,
+          `Cannot load authorization policy file "${dir}/policy.yaml": rules[0].verbs[0]: unknown verb "destroy"; rules[0].namespaces: is required; rules[0].resources: is required`,
+        );
+        return true;
+      },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("policyFile() follows the file as it changes, keeping the last valid policy", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/policy.yaml`;
+  const log = recordingLogger();
+  const grant = (user: string) =>
+    `rules:\n  - {users: [${user}], namespaces: [a], resources: ["*"], verbs: ["*"]}\n`;
+  await Deno.writeTextFile(path, grant("alice"));
+  const policy = await policyFile({ path, log, intervalMs: 20 });
+  const may = (user: string) =>
+    policy.authorize({
+      identity: person(user),
+      verb: "get",
+      resource: "clusters",
+      namespace: "a",
+    }).allowed;
+  try {
+    assert.ok(may("alice") && !may("bob"));
+
+    await Deno.writeTextFile(path, grant("bob"));
+    await eventually("the new policy", () => may("bob"));
+    assert.ok(!may("alice"));
+    assert.deepEqual(policy.namespacesFor(person("bob"), "list", "clusters"), [
+      "a",
+    ]);
+
+    await Deno.writeTextFile(
+      path,
+      "rules:\n  - {users: [alice], verbs: [destroy]}\n",
+    );
+    await eventually(
+      "the error log",
+      () =>
+        log.lines.some((l) =>
+          l.level === "error" && String(l.fields.error).includes("destroy")
+        ),
+    );
+    await policy.reload();
+    assert.ok(may("bob") && !may("alice"), "the previous policy holds");
+
+    await Deno.writeTextFile(path, "");
+    await policy.reload();
+    assert.ok(may("bob"), "an emptied file keeps the policy");
+
+    await Deno.writeTextFile(path, "rules: []\n");
+    assert.equal(await policy.reload(), true);
+    assert.ok(
+      !may("bob") && !may("alice"),
+      "an explicit empty list denies all",
+    );
+  } finally {
+    await policy.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("forbidden() says who may not do what, and why in one word", async (t) => {
+  const alice = person("alice");
+  const cases: [
+    string,
+    { namespace?: string },
+    { reason?: "no-rule" | "host-path" | "image"; image?: string },
+    string,
+  ][] = [
+    [
+      "no rule",
+      { namespace: "team-b" },
+      { reason: "no-rule" },
+      'Forbidden: user "alice" may not create clusters in namespace "team-b"',
+    ],
+    [
+      "no rule, every namespace",
+      {},
+      {},
+      'Forbidden: user "alice" may not create clusters in every namespace',
+    ],
+    [
+      "host path",
+      { namespace: "team-a" },
+      { reason: "host-path" },
+      'Forbidden: user "alice" may not create clusters with HOST_PATH volumes in namespace "team-a"',
+    ],
+    [
+      "image",
+      { namespace: "team-a" },
+      { reason: "image", image: "evil/miner:1" },
+      'Forbidden: user "alice" may not use the image "evil/miner:1" in namespace "team-a"',
+    ],
+  ];
+  for (const [name, where, denial, message] of cases) {
+    await t.step(name, () => {
+      const error = forbidden(
+        { identity: alice, verb: "create", resource: "clusters", ...where },
+        denial,
+      );
+      assert.ok(error instanceof AuthorizationError);
+      assert.equal(error.code, Code.PERMISSION_DENIED);
+      assert.equal(error.reason, denial.reason ?? "no-rule");
+      assert.equal(error.message, message);
+    });
+  }
+});

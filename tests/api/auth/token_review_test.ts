@@ -1,0 +1,351 @@
+import assert from "node:assert/strict";
+import {
+  ApiException,
+  AuthenticationV1Api,
+  KubeConfig,
+} from "@kubernetes/client-node";
+import type { V1TokenReview, V1UserInfo } from "@kubernetes/client-node";
+import { Code } from "../../../domain/errors.ts";
+import { AuthenticationError } from "../../../api/auth/identity.ts";
+import { tokenReviewAuthenticator } from "../../../api/auth/token_review.ts";
+import type {
+  TokenReviewOptions,
+  TokenReviewPort,
+} from "../../../api/auth/token_review.ts";
+import { recordingLogger } from "./helpers.ts";
+
+const SA_TOKEN = "eyJhbGciOiJSUzI1NiJ9.service-account.signature";
+
+/**
+ * Answers TokenReviews as the API server does: known tokens are
+ * authenticated (for the audiences they were issued for, when the review
+ * names some), others are not; `fail` makes the next calls throw instead.
+ */
+class FakeApiServer implements TokenReviewPort {
+  users = new Map<string, V1UserInfo & { audiences?: string[] }>();
+  reviews: V1TokenReview[] = [];
+  fail?: () => unknown;
+
+  createTokenReview(
+    param: { body: V1TokenReview },
+  ): Promise<V1TokenReview> {
+    this.reviews.push(structuredClone(param.body));
+    if (this.fail) return Promise.reject(this.fail());
+    const spec = param.body.spec;
+    const user = this.users.get(spec.token ?? "");
+    const tokenAudiences = user?.audiences ??
+      ["https://kubernetes.default.svc"];
+    const wanted = spec.audiences ?? tokenAudiences;
+    const audiences = wanted.filter((a) => tokenAudiences.includes(a));
+    const status = user && audiences.length > 0
+      ? {
+        authenticated: true,
+        audiences,
+        user: { username: user.username, uid: user.uid, groups: user.groups },
+      }
+      : { authenticated: false, error: "[invalid bearer token]" };
+    return Promise.resolve({ ...param.body, status });
+  }
+}
+
+function setUp(options: Partial<TokenReviewOptions> = {}) {
+  const api = new FakeApiServer();
+  api.users.set(SA_TOKEN, {
+    username: "system:serviceaccount:team-a:dashboard",
+    uid: "5f0c",
+    groups: ["system:serviceaccounts", "system:serviceaccounts:team-a"],
+  });
+  let clock = 1_000_000;
+  const log = recordingLogger();
+  const auth = tokenReviewAuthenticator({
+    api,
+    log,
+    now: () => clock,
+    ...options,
+  });
+  return {
+    api,
+    auth,
+    log,
+    advance: (ms: number) => clock += ms,
+  };
+}
+
+Deno.test("tokenReviewAuthenticator() takes the user the API server names", async () => {
+  const { api, auth } = setUp();
+  assert.deepEqual(await auth.authenticate(SA_TOKEN), {
+    user: "system:serviceaccount:team-a:dashboard",
+    uid: "5f0c",
+    groups: ["system:serviceaccounts", "system:serviceaccounts:team-a"],
+    authenticator: "token-review",
+  });
+  assert.deepEqual(api.reviews, [{
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "TokenReview",
+    spec: { token: SA_TOKEN },
+  }]);
+});
+
+Deno.test("tokenReviewAuthenticator() leaves a token the API server does not know to the chain", async () => {
+  const { auth, log } = setUp();
+  assert.equal(await auth.authenticate("not-a-known-token"), undefined);
+  assert.ok(!JSON.stringify(log.lines).includes("not-a-known-token"));
+});
+
+Deno.test("tokenReviewAuthenticator() asks for its audiences and refuses a token for none of them", async () => {
+  const { api, auth } = setUp({ audiences: ["corral"] });
+  api.users.set("for-corral", { username: "alice", audiences: ["corral"] });
+  assert.equal((await auth.authenticate("for-corral"))?.user, "alice");
+  // The fake answers as the API server does: not authenticated for a token
+  // of other audiences.
+  assert.equal(await auth.authenticate(SA_TOKEN), undefined);
+  assert.deepEqual(api.reviews.map((r) => r.spec.audiences), [
+    ["corral"],
+    ["corral"],
+  ]);
+});
+
+Deno.test("tokenReviewAuthenticator() refuses answers it cannot trust", async (t) => {
+  const cases: [string, V1TokenReview["status"], RegExp][] = [
+    [
+      "no user name",
+      { authenticated: true, user: { groups: ["x"] } },
+      /names no user/,
+    ],
+    ["no user", { authenticated: true }, /names no user/],
+    [
+      "audiences other than asked",
+      {
+        authenticated: true,
+        audiences: ["other"],
+        user: { username: "alice" },
+      },
+      /not for this service/,
+    ],
+    [
+      "no audiences when asked",
+      { authenticated: true, user: { username: "alice" } },
+      /not for this service/,
+    ],
+  ];
+  for (const [name, status, message] of cases) {
+    await t.step(name, async () => {
+      const auth = tokenReviewAuthenticator({
+        api: {
+          createTokenReview: (p) => Promise.resolve({ ...p.body, status }),
+        },
+        audiences: ["corral"],
+        log: recordingLogger(),
+      });
+      await assert.rejects(
+        auth.authenticate(SA_TOKEN),
+        (error: AuthenticationError) => {
+          assert.equal(error.code, Code.UNAUTHENTICATED);
+          assert.equal(error.reason, "invalid-token");
+          assert.match(error.message, message);
+          return true;
+        },
+      );
+    });
+  }
+});
+
+Deno.test("tokenReviewAuthenticator() answers UNAVAILABLE when the review fails", async (t) => {
+  const cases: [string, () => unknown, RegExp][] = [
+    [
+      "403: Corral may not create TokenReviews",
+      () =>
+        new ApiException(403, "Forbidden", { reason: "Forbidden" }, {
+          authorization: "Bearer corral-service-account-token",
+        }),
+      /did not review the token/,
+    ],
+    [
+      "500",
+      () => new ApiException(500, "Internal", {}, {}),
+      /did not review the token/,
+    ],
+    [
+      "network",
+      () => new TypeError("fetch failed"),
+      /did not review the token/,
+    ],
+  ];
+  for (const [name, fail, message] of cases) {
+    await t.step(name, async () => {
+      const { api, auth, log } = setUp();
+      api.fail = fail;
+      await assert.rejects(
+        auth.authenticate(SA_TOKEN),
+        (error: AuthenticationError) => {
+          assert.ok(error instanceof AuthenticationError);
+          assert.equal(error.code, Code.UNAVAILABLE);
+          assert.equal(error.reason, "unavailable");
+          assert.match(error.message, message);
+          assert.ok(!error.message.includes(SA_TOKEN));
+          assert.ok(!error.message.includes("corral-service-account-token"));
+          return true;
+        },
+      );
+      const logged = JSON.stringify(log.lines);
+      assert.ok(!logged.includes(SA_TOKEN), logged);
+      assert.ok(!logged.includes("corral-service-account-token"), logged);
+    });
+  }
+  await t.step("a call that does not answer in time", async () => {
+    const auth = tokenReviewAuthenticator({
+      api: { createTokenReview: () => new Promise(() => {}) },
+      timeoutMs: 50,
+      log: recordingLogger(),
+    });
+    await assert.rejects(
+      auth.authenticate(SA_TOKEN),
+      (error: AuthenticationError) => {
+        assert.equal(error.code, Code.UNAVAILABLE);
+        assert.match(error.message, /did not answer in time/);
+        return true;
+      },
+    );
+  });
+  await t.step("the caller cancels", async () => {
+    const auth = tokenReviewAuthenticator({
+      api: { createTokenReview: () => new Promise(() => {}) },
+      log: recordingLogger(),
+    });
+    const controller = new AbortController();
+    const pending = auth.authenticate(SA_TOKEN, controller.signal);
+    controller.abort();
+    await assert.rejects(pending, /the request was cancelled/);
+  });
+});
+
+Deno.test("tokenReviewAuthenticator() reuses a positive answer for its TTL, and only that", async () => {
+  const { api, auth, advance } = setUp({ cacheTtlMs: 10_000 });
+  for (let i = 0; i < 5; i++) {
+    assert.equal(
+      (await auth.authenticate(SA_TOKEN))?.user,
+      "system:serviceaccount:team-a:dashboard",
+    );
+    advance(1_000);
+  }
+  assert.equal(api.reviews.length, 1);
+  advance(5_001);
+  await auth.authenticate(SA_TOKEN);
+  assert.equal(api.reviews.length, 2, "asked again after the TTL");
+
+  // A revoked token is taken for at most the TTL.
+  api.users.delete(SA_TOKEN);
+  assert.ok(await auth.authenticate(SA_TOKEN));
+  advance(10_000);
+  assert.equal(await auth.authenticate(SA_TOKEN), undefined);
+
+  // Negative answers are not cached.
+  const before = api.reviews.length;
+  await auth.authenticate("unknown");
+  await auth.authenticate("unknown");
+  assert.equal(api.reviews.length, before + 2);
+});
+
+Deno.test("tokenReviewAuthenticator() keeps its cache bounded and its entries apart", async () => {
+  const { api, auth } = setUp({ cacheSize: 2 });
+  for (const name of ["a", "b", "c"]) {
+    api.users.set(`token-${name}`, { username: name, groups: [] });
+    assert.equal((await auth.authenticate(`token-${name}`))?.user, name);
+  }
+  const asked = api.reviews.length;
+  await auth.authenticate("token-c");
+  await auth.authenticate("token-b");
+  assert.equal(api.reviews.length, asked, "the newest two are cached");
+  await auth.authenticate("token-a");
+  assert.equal(api.reviews.length, asked + 1, "the oldest was dropped");
+
+  // A caller changing what it got does not change the cache.
+  const got = await auth.authenticate("token-b");
+  got!.groups.push("system:masters");
+  assert.deepEqual((await auth.authenticate("token-b"))?.groups, []);
+});
+
+Deno.test("tokenReviewAuthenticator() with a TTL of 0 asks every time", async () => {
+  const { api, auth } = setUp({ cacheTtlMs: 0 });
+  await auth.authenticate(SA_TOKEN);
+  await auth.authenticate(SA_TOKEN);
+  assert.equal(api.reviews.length, 2);
+});
+
+Deno.test("tokenReviewAuthenticator() works over client-node's AuthenticationV1Api", async () => {
+  const received: {
+    path: string;
+    body: V1TokenReview;
+    authorization: string | null;
+  }[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      const body = await request.json() as V1TokenReview;
+      received.push({
+        path: new URL(request.url).pathname,
+        body,
+        authorization: request.headers.get("authorization"),
+      });
+      if (body.spec.token === "slow") {
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      return Response.json({
+        ...body,
+        status: body.spec.token === SA_TOKEN
+          ? {
+            authenticated: true,
+            user: { username: "dashboard", groups: ["g"] },
+          }
+          : { authenticated: false },
+      }, { status: 201 });
+    },
+  );
+  try {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [{
+        name: "c",
+        server: `http://127.0.0.1:${server.addr.port}`,
+        skipTLSVerify: true,
+      }],
+      users: [{ name: "corral", token: "corral-own-token" }],
+      contexts: [{ name: "ctx", cluster: "c", user: "corral" }],
+      currentContext: "ctx",
+    });
+    const auth = tokenReviewAuthenticator({
+      api: kubeConfig.makeApiClient(AuthenticationV1Api),
+      timeoutMs: 200,
+      log: recordingLogger(),
+    });
+    assert.deepEqual(await auth.authenticate(SA_TOKEN), {
+      user: "dashboard",
+      groups: ["g"],
+      authenticator: "token-review",
+    });
+    assert.equal(await auth.authenticate("unknown"), undefined);
+    await assert.rejects(auth.authenticate("slow"), /did not answer in time/);
+    assert.deepEqual(
+      received.map((r) => [r.path, r.body.spec.token, r.authorization]),
+      [
+        [
+          "/apis/authentication.k8s.io/v1/tokenreviews",
+          SA_TOKEN,
+          "Bearer corral-own-token",
+        ],
+        [
+          "/apis/authentication.k8s.io/v1/tokenreviews",
+          "unknown",
+          "Bearer corral-own-token",
+        ],
+        [
+          "/apis/authentication.k8s.io/v1/tokenreviews",
+          "slow",
+          "Bearer corral-own-token",
+        ],
+      ],
+    );
+  } finally {
+    await server.shutdown();
+  }
+});
