@@ -7,6 +7,7 @@ import { createDispatcher } from "./api/service/dispatcher.ts";
 import { createGateway } from "./api/http/gateway.ts";
 import { docsPages, loadScalarBundle } from "./api/docs.ts";
 import { createGrpcServer } from "./api/grpc/server.ts";
+import { grpcServerCredentials } from "./api/grpc/credentials.ts";
 import {
   addHealthService,
   healthServiceDefinition,
@@ -20,6 +21,13 @@ import { serveHttp } from "./api/http/server.ts";
 import { createLogger } from "./api/log.ts";
 import { Metrics, metricsPage } from "./api/metrics.ts";
 import { loadApiSchema } from "./api/schema.ts";
+import {
+  type CertificateSource,
+  readTlsFiles,
+  TlsFileError,
+  type TlsFiles,
+  watchTlsFiles,
+} from "./api/tls.ts";
 import { createHandlers } from "./api/service/handlers.ts";
 import type { Logger } from "./domain/log.ts";
 import {
@@ -69,13 +77,24 @@ async function main(): Promise<void> {
   try {
     await run(settings, log);
   } catch (error) {
-    log.error(`Cannot start: ${(error as Error).message}`);
+    log.error(
+      `Cannot start: ${(error as Error).message}`,
+      error instanceof TlsFileError
+        ? { flag: error.flag, file: error.file }
+        : undefined,
+    );
     Deno.exit(1);
   }
 }
 
 async function run(settings: Settings, log: Logger): Promise<void> {
   const closers: Closer[] = [];
+  // First: a certificate that cannot be used stops the start before
+  // anything else is set up.
+  const certificates = settings.tls
+    ? await loadCertificates(settings.tls, log)
+    : undefined;
+  if (certificates) closers.push(certificates);
   let kubeConfig: k8s.KubeConfig;
   if (settings.orchestrator === "embedded") {
     // Development tooling, loaded only here: `deno task start` never loads it.
@@ -153,10 +172,14 @@ async function run(settings: Settings, log: Logger): Promise<void> {
     [...schema.services, healthServiceDefinition()],
     schema.root,
   );
-  const grpcPort = await bindGrpc(grpcServer, settings.host, settings.grpcPort)
-    .catch((error) => {
-      throw listenError("gRPC", settings.host, settings.grpcPort, error);
-    });
+  const grpcPort = await bindGrpc(
+    grpcServer,
+    settings.host,
+    settings.grpcPort,
+    grpcServerCredentials(certificates),
+  ).catch((error) => {
+    throw listenError("gRPC", settings.host, settings.grpcPort, error);
+  });
   health.listeners.grpc = true;
 
   const httpServer = await serveHttp({
@@ -166,6 +189,7 @@ async function run(settings: Settings, log: Logger): Promise<void> {
     log,
     headerTimeoutMs: settings.headerTimeoutMs,
     idleTimeoutMs: settings.idleTimeoutMs,
+    tls: certificates,
   }).catch((error) => {
     grpcServer.forceShutdown();
     throw listenError("HTTP", settings.host, settings.httpPort, error);
@@ -207,7 +231,9 @@ async function run(settings: Settings, log: Logger): Promise<void> {
     : settings.host.includes(":")
     ? `[${settings.host}]`
     : settings.host;
-  const base = `http://${host}:${httpServer.port}`;
+  const base = `${
+    certificates ? "https" : "http"
+  }://${host}:${httpServer.port}`;
   log.info("Corral started", {
     version: VERSION,
     mode: settings.orchestrator,
@@ -216,21 +242,43 @@ async function run(settings: Settings, log: Logger): Promise<void> {
     grpc: `${host}:${grpcPort}`,
     httpPort: httpServer.port,
     grpcPort,
+    tls: certificates !== undefined,
+    ...(settings.tls?.clientCaFile
+      ? { clientCaFile: settings.tls.clientCaFile }
+      : {}),
     host: settings.host,
     server: kubeConfig.getCurrentCluster()?.server,
     namespaces: settings.namespaces.length > 0 ? settings.namespaces : "all",
   });
 }
 
+/**
+ * Reads the TLS files once (throwing a TlsFileError naming the flag and
+ * file if one cannot be used), then re-reads them while serving: a rotated
+ * certificate reaches new connections of both listeners.
+ */
+async function loadCertificates(
+  files: TlsFiles,
+  log: Logger,
+): Promise<CertificateSource> {
+  const material = await readTlsFiles(files);
+  log.info("Loaded TLS certificate", {
+    certFile: files.certFile,
+    ...(files.clientCaFile ? { clientCaFile: files.clientCaFile } : {}),
+  });
+  return watchTlsFiles(files, material, { log });
+}
+
 function bindGrpc(
   server: grpc.Server,
   host: string,
   port: number,
+  credentials: grpc.ServerCredentials,
 ): Promise<number> {
   return new Promise((resolve, reject) =>
     server.bindAsync(
       `${host}:${port}`,
-      grpc.ServerCredentials.createInsecure(),
+      credentials,
       (error, bound) => error ? reject(error) : resolve(bound),
     )
   );

@@ -132,3 +132,40 @@ export function issueServer(ca: Issued): Promise<Issued> {
     usage: "server",
   });
 }
+
+/**
+ * A directory laid out as the kubelet lays out a Secret volume: the files
+ * are symlinks through `..data`, itself a symlink to a timestamped
+ * directory, swapped atomically on an update.
+ */
+export class SecretVolume {
+  private generation = 0;
+  private constructor(readonly dir: string) {}
+
+  static async create(files: Record<string, string>): Promise<SecretVolume> {
+    const volume = new SecretVolume(await Deno.makeTempDir());
+    await volume.update(files);
+    for (const name of Object.keys(files)) {
+      await Deno.symlink(`..data/${name}`, `${volume.dir}/${name}`);
+    }
+    return volume;
+  }
+
+  path(name: string): string {
+    return `${this.dir}/${name}`;
+  }
+
+  async update(files: Record<string, string>): Promise<void> {
+    const version = `..2026_11_23_${this.generation++}`;
+    await Deno.mkdir(`${this.dir}/${version}`);
+    for (const [name, text] of Object.entries(files)) {
+      await Deno.writeTextFile(`${this.dir}/${version}/${name}`, text);
+    }
+    await Deno.symlink(version, `${this.dir}/..data_tmp`);
+    await Deno.rename(`${this.dir}/..data_tmp`, `${this.dir}/..data`);
+  }
+
+  remove(): Promise<void> {
+    return Deno.remove(this.dir, { recursive: true });
+  }
+}
