@@ -417,7 +417,7 @@ Deno.test("TLS listeners: without --client-ca-file a client certificate is not a
   }
 });
 
-Deno.test("HTTPS listener: a client that completes the handshake but sends no request is closed at the header time-out", async () => {
+Deno.test("HTTPS listener: a client that sends no request, or no handshake, is closed at the header time-out", async () => {
   const volume = await SecretVolume.create(
     serverFiles(await issueServer(ca)),
   );
@@ -451,6 +451,18 @@ Deno.test("HTTPS listener: a client that completes the handshake but sends no re
     await new Promise((resolve) => socket.once("close", resolve));
     const elapsed = Date.now() - started;
     assert.ok(elapsed < 5_000, `closed after ${elapsed} ms`);
+
+    // And one that never begins the handshake, at the same time-out.
+    const conn = await Deno.connect({
+      hostname: "127.0.0.1",
+      port: server.port,
+    });
+    const opened = Date.now();
+    const n = await conn.read(new Uint8Array(16)).catch(() => null);
+    conn.close();
+    const waited = Date.now() - opened;
+    assert.equal(n, null);
+    assert.ok(waited < 5_000, `closed after ${waited} ms`);
   } finally {
     await server.shutdown(1_000);
     await source.close();

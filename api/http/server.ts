@@ -106,9 +106,6 @@ export async function serveHttp(
       ...serverOptions,
       ...secureContextOptions(source.current),
       ...clientCertificateOptions(source.current),
-      // The header time-out starts once the handshake is done; this bounds
-      // the handshake before it.
-      handshakeTimeout: headerTimeoutMs,
     })
     : http.createServer(serverOptions);
   // setSecureContext replaces what new handshakes use; the connections
@@ -117,12 +114,30 @@ export async function serveHttp(
   const unsubscribe = source?.subscribe((material) =>
     (server as https.Server).setSecureContext(secureContextOptions(material))
   );
-  /** TCP connections still in their TLS handshake, or all with TLS. */
-  const raw = new Set<Socket>();
+  /**
+   * With TLS, the TCP connections, by remote address: each must complete
+   * its handshake within the header time-out (Deno's node:tls does not
+   * enforce `handshakeTimeout`), and shutdown closes those that have not.
+   */
+  const raw = new Map<
+    string,
+    { socket: Socket; timer: ReturnType<typeof setTimeout> }
+  >();
   if (source) {
     server.on("connection", (socket: Socket) => {
-      raw.add(socket);
-      socket.on("close", () => raw.delete(socket));
+      const key = remoteKey(socket);
+      const entry = {
+        socket,
+        timer: setTimeout(() => socket.destroy(), headerTimeoutMs),
+      };
+      raw.set(key, entry);
+      socket.on("close", () => {
+        clearTimeout(entry.timer);
+        if (raw.get(key) === entry) raw.delete(key);
+      });
+    });
+    server.on("secureConnection", (socket: Socket) => {
+      clearTimeout(raw.get(remoteKey(socket))?.timer);
     });
     // A failed handshake (a plaintext request, a scanner) is the client's
     // problem; node:tls closes the connection.
@@ -389,11 +404,16 @@ export async function serveHttp(
         clearTimeout(timer);
       }
       for (const socket of sockets.keys()) socket.destroy();
-      for (const socket of raw) socket.destroy();
+      for (const { socket } of raw.values()) socket.destroy();
       unsubscribe?.();
       await closed;
     },
   };
+}
+
+/** The remote end of a connection: the same for its TCP and TLS sockets. */
+function remoteKey(socket: Socket): string {
+  return `${socket.remoteAddress}|${socket.remotePort}`;
 }
 
 /** The client's address, and its verified client certificate's subject. */
