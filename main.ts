@@ -6,8 +6,10 @@
 import { createApi } from "./api/mod.ts";
 import { bindGrpc, shutdownGrpc } from "./api/grpc/listener.ts";
 import { serveHttp } from "./api/http/server.ts";
-import { listenError } from "./api/listen_error.ts";
+import { listenError, serviceUrls } from "./api/listen.ts";
 import { createLogger } from "./api/log.ts";
+import { grpcServerCredentials } from "./api/grpc/credentials.ts";
+import { loadCertificates, TlsFileError } from "./api/tls.ts";
 import type { Logger } from "./domain/log.ts";
 import {
   createKubernetesOrchestrator,
@@ -56,13 +58,24 @@ async function main(): Promise<void> {
   try {
     await run(settings, log);
   } catch (error) {
-    log.error(`Cannot start: ${(error as Error).message}`);
+    log.error(
+      `Cannot start: ${(error as Error).message}`,
+      error instanceof TlsFileError
+        ? { flag: error.flag, file: error.file }
+        : undefined,
+    );
     Deno.exit(1);
   }
 }
 
 async function run(settings: Settings, log: Logger): Promise<void> {
   const closers: Closer[] = [];
+  // First: a certificate that cannot be used stops the start before
+  // anything else is set up.
+  const certificates = settings.tls
+    ? await loadCertificates(settings.tls, log)
+    : undefined;
+  if (certificates) closers.push(certificates);
   let kubeConfig: k8s.KubeConfig;
   if (settings.orchestrator === "embedded") {
     // Development tooling, loaded only here: the production start path never
@@ -71,17 +84,12 @@ async function run(settings: Settings, log: Logger): Promise<void> {
       ...settings.cluster,
       crds: settings.crds,
       operatorDelayMs: settings.operatorDelayMs,
+      writeKubeconfig: settings.writeKubeconfig,
       logger: log,
     });
     closers.push(embedded);
     kubeConfig = new k8s.KubeConfig();
     kubeConfig.loadFromString(embedded.kubeconfig);
-    if (settings.writeKubeconfig) {
-      await Deno.writeTextFile(settings.writeKubeconfig, embedded.kubeconfig);
-      log.info("Wrote kubeconfig for the stand-in", {
-        path: settings.writeKubeconfig,
-      });
-    }
   } else {
     const path = settings.kubeconfig;
     kubeConfig = loadKubeConfig(path ? { path } : { inCluster: true });
@@ -102,12 +110,15 @@ async function run(settings: Settings, log: Logger): Promise<void> {
     version: VERSION,
     log,
   });
-  const { health } = api;
-  const grpcPort = await bindGrpc(api.grpc, settings.host, settings.grpcPort)
-    .catch((error) => {
-      throw listenError("gRPC", settings.host, settings.grpcPort, error);
-    });
-  health.listeners.grpc = true;
+  const grpcPort = await bindGrpc(
+    api.grpc,
+    settings.host,
+    settings.grpcPort,
+    grpcServerCredentials(certificates),
+  ).catch((error) => {
+    throw listenError("gRPC", settings.host, settings.grpcPort, error);
+  });
+  api.health.listeners.grpc = true;
 
   const httpServer = await serveHttp({
     hostname: settings.host,
@@ -116,11 +127,12 @@ async function run(settings: Settings, log: Logger): Promise<void> {
     log,
     headerTimeoutMs: settings.headerTimeoutMs,
     idleTimeoutMs: settings.idleTimeoutMs,
+    tls: certificates,
   }).catch((error) => {
     api.grpc.forceShutdown();
     throw listenError("HTTP", settings.host, settings.httpPort, error);
   });
-  health.listeners.http = true;
+  api.health.listeners.http = true;
 
   const { shutdownDelayMs: delayMs, shutdownGraceMs: graceMs } = settings;
   let stopping = false;
@@ -135,7 +147,7 @@ async function run(settings: Settings, log: Logger): Promise<void> {
     // listeners stop accepting, and what they accepted finishes, within
     // the grace period.
     log.info("Stopping", { signal, delayMs, graceMs });
-    health.beginShutdown();
+    api.health.beginShutdown();
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     log.info("Closing listeners", { inFlight: httpServer.inFlight });
     api.grpcHealth.shutdown(); // ends health Watch streams, which would hold it
@@ -152,20 +164,18 @@ async function run(settings: Settings, log: Logger): Promise<void> {
 
   // Last, once a signal would stop it cleanly: whoever waits for this line
   // may signal at once.
-  const host = ["0.0.0.0", "::", ""].includes(settings.host)
-    ? "localhost"
-    : settings.host.includes(":")
-    ? `[${settings.host}]`
-    : settings.host;
-  const base = `http://${host}:${httpServer.port}`;
   log.info("Corral started", {
     version: VERSION,
     mode: settings.orchestrator,
-    api: `${base}/apis/v1alpha2`,
-    docs: `${base}/docs`,
-    grpc: `${host}:${grpcPort}`,
+    ...serviceUrls({
+      host: settings.host,
+      httpPort: httpServer.port,
+      grpcPort,
+      tls: certificates !== undefined,
+    }),
     httpPort: httpServer.port,
     grpcPort,
+    tls: certificates !== undefined,
     host: settings.host,
     server: kubeConfig.getCurrentCluster()?.server,
     namespaces: settings.namespaces.length > 0 ? settings.namespaces : "all",

@@ -33,6 +33,18 @@ export interface Settings {
   shutdownDelayMs: number;
   shutdownGraceMs: number;
   logLevel: Level;
+  /** Serve HTTPS and gRPC over TLS with these files; absent: plaintext. */
+  tls?: TlsFiles;
+}
+
+/** The certificate files of both listeners, as the flags name them. */
+export interface TlsFiles {
+  /** PEM certificate chain, the server's certificate first. */
+  certFile: string;
+  /** PEM private key of that certificate. */
+  keyFile: string;
+  /** PEM certificates that client certificates are verified against. */
+  clientCaFile?: string;
 }
 
 /** What the command line asks for. */
@@ -178,6 +190,26 @@ const SPECS = {
     value: "DURATION",
     help:
       "after the shutdown delay, how long requests in flight may take to finish",
+  },
+  "tls-cert-file": {
+    env: "CORRAL_TLS_CERT_FILE",
+    default: "",
+    value: "FILE",
+    help:
+      "PEM certificate (chain) for HTTPS and gRPC over TLS on both ports, with --tls-private-key-file; re-read when it changes. Without it both ports are plaintext",
+  },
+  "tls-private-key-file": {
+    env: "CORRAL_TLS_PRIVATE_KEY_FILE",
+    default: "",
+    value: "FILE",
+    help: "PEM private key of --tls-cert-file",
+  },
+  "client-ca-file": {
+    env: "CORRAL_CLIENT_CA_FILE",
+    default: "",
+    value: "FILE",
+    help:
+      "with TLS: PEM certificate authorities to verify client certificates against; a client may present one (a verified one identifies the caller), or none",
   },
   "log-level": {
     env: "CORRAL_LOG_LEVEL",
@@ -349,6 +381,30 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
     shutdownDelayMs: check("shutdown-delay", duration, 0),
     shutdownGraceMs: check("shutdown-grace", duration, 0),
     logLevel: check("log-level", oneOf(LEVELS), "info"),
+    ...tlsFiles(raw, problems),
+  };
+}
+
+/**
+ * Both TLS files or neither, and a client CA only with them. Only the names
+ * are checked here: main.ts reads the files, once, before binding.
+ */
+function tlsFiles(raw: RawSettings, problems: string[]): { tls?: TlsFiles } {
+  const certFile = raw.values["tls-cert-file"].trim();
+  const keyFile = raw.values["tls-private-key-file"].trim();
+  const clientCaFile = raw.values["client-ca-file"].trim();
+  if (certFile && !keyFile) {
+    problems.push("--tls-cert-file needs --tls-private-key-file");
+  } else if (keyFile && !certFile) {
+    problems.push("--tls-private-key-file needs --tls-cert-file");
+  } else if (clientCaFile && !certFile) {
+    problems.push(
+      "--client-ca-file needs --tls-cert-file and --tls-private-key-file: client certificates are only sent over TLS",
+    );
+  }
+  if (!certFile || !keyFile) return {};
+  return {
+    tls: { certFile, keyFile, ...(clientCaFile ? { clientCaFile } : {}) },
   };
 }
 

@@ -19,6 +19,8 @@ export interface EmbeddedOptions {
   crds: string[];
   /** How long the simulated operator waits before a cluster turns ready. */
   operatorDelayMs: number;
+  /** Where to write a kubeconfig for the stand-in, for kubectl; none if "". */
+  writeKubeconfig?: string;
   logger: Logger;
 }
 
@@ -59,9 +61,27 @@ export function startEmbedded(options: EmbeddedOptions): Embedded {
     url: standin.url,
     resource: `${plural}.${group}/${version}`,
   });
+  const kubeconfig = kubeconfigFor(standin.url);
+  if (options.writeKubeconfig) {
+    try {
+      Deno.writeTextFileSync(options.writeKubeconfig, kubeconfig);
+    } catch (error) {
+      // Nothing left running; the caller gets the error at once.
+      void operator.stop().then(() => standin.close());
+      throw new Error(
+        `cannot write --write-kubeconfig "${options.writeKubeconfig}": ${
+          (error as Error).message
+        }`,
+        { cause: error },
+      );
+    }
+    logger.info("Wrote kubeconfig for the stand-in", {
+      path: options.writeKubeconfig,
+    });
+  }
   return {
     url: standin.url,
-    kubeconfig: kubeconfigFor(standin.url),
+    kubeconfig,
     async close() {
       await operator.stop();
       await standin.close();

@@ -130,9 +130,13 @@ async function checkWorkload(objects: Obj[]): Promise<string> {
       ["readinessProbe", "/readyz"],
     ]
   ) {
+    // HTTPS where the HTTP port serves TLS.
+    const tls = container.env.some((e: Obj) =>
+      e.name === "CORRAL_TLS_CERT_FILE"
+    );
     assert.deepEqual(
       container[probe].httpGet,
-      { path, port: "http" },
+      { path, port: "http", ...(tls ? { scheme: "HTTPS" } : {}) },
       `${probe} is GET ${path} on the HTTP port`,
     );
   }
@@ -217,6 +221,7 @@ if (!(await onPath("kubectl"))) {
     assert.deepEqual(variants(), [
       "deploy/base",
       "deploy/overlays/namespaced",
+      "deploy/overlays/tls",
     ]);
     for (const dir of variants()) {
       await t.step(dir, async () => {
@@ -245,6 +250,46 @@ if (!(await onPath("kubectl"))) {
     const container =
       only(objects, "Deployment").spec.template.spec.containers[0];
     assert.equal(container.args, undefined, "serves every namespace");
+  });
+
+  Deno.test("deploy/overlays/tls: the TLS Secret mounted where the image may read it, the flags pointing into it, probes over HTTPS", async () => {
+    const objects = await render("deploy/overlays/tls");
+    await checkWorkload(objects);
+    const pod = only(objects, "Deployment").spec.template.spec;
+    const [container] = pod.containers;
+    const volume = (name: string) =>
+      pod.volumes.find((v: Obj) => v.name === name);
+    assert.equal(volume("tls").secret.secretName, "corral-tls");
+    assert.equal(
+      volume("tls").secret.optional,
+      undefined,
+      "no Secret, no start: never plaintext by accident",
+    );
+    assert.equal(volume("client-ca").configMap.optional, true);
+    assert.equal(pod.securityContext.fsGroup, pod.securityContext.runAsGroup);
+    const env = Object.fromEntries(
+      container.env.map((e: Obj) => [e.name, e.value]),
+    );
+    const mounts = Object.fromEntries(
+      container.volumeMounts.map((m: Obj) => [m.name, m.mountPath]),
+    );
+    assert.equal(env.CORRAL_TLS_CERT_FILE, `${mounts.tls}/tls.crt`);
+    assert.equal(env.CORRAL_TLS_PRIVATE_KEY_FILE, `${mounts.tls}/tls.key`);
+    // `deno task start`'s, which tests/containerfile_test.ts checks is the
+    // image's.
+    const denoJson = JSON.parse(
+      await Deno.readTextFile(new URL("deno.json", ROOT)),
+    );
+    const read = /--allow-read=(\S+)/.exec(denoJson.tasks.start)![1]
+      .split(",");
+    for (const path of Object.values(mounts) as string[]) {
+      assert.ok(
+        read.some((allowed) =>
+          path === allowed || path.startsWith(`${allowed}/`)
+        ),
+        `--allow-read reaches ${path}`,
+      );
+    }
   });
 
   Deno.test("deploy/overlays/namespaced: a Role and RoleBinding, --namespaces, nothing cluster-scoped", async () => {

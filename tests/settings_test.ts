@@ -227,3 +227,77 @@ Deno.test("bytes() reads Kubernetes binary suffixes", () => {
   assert.equal(bytes("1Gi"), 1024 ** 3);
   assert.throws(() => bytes("1G"), /must be a size/);
 });
+
+Deno.test("parseSettings() serves TLS with both files, and a client CA with them", () => {
+  assert.equal(settingsOf(parseSettings([], {})).tls, undefined);
+  assert.deepEqual(
+    settingsOf(parseSettings([
+      "--tls-cert-file",
+      "/tls/tls.crt",
+      "--tls-private-key-file=/tls/tls.key",
+    ], {})).tls,
+    { certFile: "/tls/tls.crt", keyFile: "/tls/tls.key" },
+  );
+  assert.deepEqual(
+    settingsOf(parseSettings([], {
+      CORRAL_TLS_CERT_FILE: "/tls/tls.crt",
+      CORRAL_TLS_PRIVATE_KEY_FILE: "/tls/tls.key",
+      CORRAL_CLIENT_CA_FILE: "/ca/ca.crt",
+    })).tls,
+    {
+      certFile: "/tls/tls.crt",
+      keyFile: "/tls/tls.key",
+      clientCaFile: "/ca/ca.crt",
+    },
+  );
+});
+
+Deno.test("parseSettings() refuses one TLS file without the other, and a client CA without TLS", async (t) => {
+  const cases: [string, string[], Record<string, string>, string][] = [
+    [
+      "a certificate without a key",
+      ["--tls-cert-file", "/tls/tls.crt"],
+      {},
+      "--tls-cert-file needs --tls-private-key-file",
+    ],
+    [
+      "a key without a certificate",
+      [],
+      { CORRAL_TLS_PRIVATE_KEY_FILE: "/tls/tls.key" },
+      "--tls-private-key-file needs --tls-cert-file",
+    ],
+    [
+      "a client CA without TLS",
+      ["--client-ca-file", "/ca/ca.crt"],
+      {},
+      "--client-ca-file needs --tls-cert-file and --tls-private-key-file: client certificates are only sent over TLS",
+    ],
+    [
+      "an empty key",
+      ["--tls-cert-file", "/tls/tls.crt", "--tls-private-key-file", " "],
+      {},
+      "--tls-cert-file needs --tls-private-key-file",
+    ],
+  ];
+  for (const [name, args, env, want] of cases) {
+    await t.step(name, () => {
+      assert.deepEqual(problemsOf(parseSettings(args, env)), [want]);
+    });
+  }
+});
+
+Deno.test("parseSettings() reports TLS problems with every other problem at once", () => {
+  const problems = problemsOf(
+    parseSettings(["--client-ca-file", "/ca/ca.crt", "--http-port", "x"], {}),
+  );
+  assert.equal(problems.length, 2, problems.join("\n"));
+});
+
+Deno.test("parseSettings() reads no file: missing TLS files are main.ts's to find", () => {
+  const settings = settingsOf(parseSettings([
+    "--tls-cert-file=/nonexistent/tls.crt",
+    "--tls-private-key-file=/nonexistent/tls.key",
+    "--client-ca-file=/nonexistent/ca.crt",
+  ], {}));
+  assert.equal(settings.tls?.certFile, "/nonexistent/tls.crt");
+});

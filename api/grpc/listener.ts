@@ -9,11 +9,12 @@ export function bindGrpc(
   server: grpc.Server,
   host: string,
   port: number,
+  credentials: grpc.ServerCredentials,
 ): Promise<number> {
   return new Promise((resolve, reject) =>
     server.bindAsync(
       `${host}:${port}`,
-      grpc.ServerCredentials.createInsecure(),
+      credentials,
       (error, bound) => error ? reject(error) : resolve(bound),
     )
   );

@@ -20,6 +20,7 @@ import {
 import type { Dispatcher } from "../service/dispatcher.ts";
 import { type ApiSchema, methodKey } from "../schema.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/gateway.ts";
+import { grpcPeer } from "./credentials.ts";
 
 export interface GrpcOptions {
   schema: ApiSchema;
@@ -68,7 +69,12 @@ export function createGrpcServer(options: GrpcOptions): grpc.Server {
         const reply = new grpc.Metadata();
         reply.set("x-request-id", requestId);
         call.sendMetadata(reply);
-        const info = { transport: "grpc" as const, requestId, key };
+        const info = {
+          transport: "grpc" as const,
+          requestId,
+          key,
+          peer: grpcPeer(call),
+        };
         const started = performance.now();
         let message: Message;
         try {

@@ -19,6 +19,7 @@ import { errorBody, errorStatus, HttpError } from "../errors.ts";
 import { compileRoutes, matchRoute, type Route } from "./rules.ts";
 import type { ApiSchema } from "../schema.ts";
 import { createRouter, type Router } from "./router.ts";
+import { peerOf } from "./peer.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -54,6 +55,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       requestId,
       key: route.key,
       route: `${route.verb} ${route.template}`,
+      peer: peerOf(request),
     };
     const started = performance.now();
     let message: Message;
@@ -104,6 +106,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           requestId,
           key: `${request.method.slice(0, 16)} ${pathname.slice(0, 256)}`,
           route: "unmatched",
+          peer: peerOf(request),
         },
         error,
         performance.now(),

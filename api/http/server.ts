@@ -4,14 +4,27 @@
  * client could otherwise hold a connection forever. Adds what a production
  * listener needs around the handler: time-outs, URL and header size limits,
  * cancellation when the client goes away, and a graceful shutdown that lets
- * accepted requests finish.
+ * accepted requests finish. With a certificate source it serves HTTPS
+ * (node:https, the same server with TLS underneath) and takes each new
+ * certificate for the connections that follow.
  */
 import http from "node:http";
+import https from "node:https";
+import type { TLSSocket } from "node:tls";
 import type { Socket } from "node:net";
 import { Readable } from "node:stream";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
 import { errorBody, errorStatus, HttpError } from "../errors.ts";
+import {
+  certificateIdentity,
+  type CertificateSource,
+  clientCertificateOptions,
+  formatAddress,
+  secureContextOptions,
+} from "../tls.ts";
+import type { Peer } from "../service/dispatcher.ts";
+import { setPeer } from "./peer.ts";
 
 /**
  * What the listener serves. With `allowed` (the router's), the requests the
@@ -34,6 +47,15 @@ export interface HttpServerOptions {
   maxUrlBytes?: number;
   /** Largest request head; 16 KiB. Larger: 431. */
   maxHeaderBytes?: number;
+  /**
+   * Serve HTTPS with this source's certificate, and each new one it gives
+   * from then on. A plaintext request is then refused in the handshake: the
+   * client gets a TLS alert and the connection closes (Deno's node:tls
+   * consumes the first bytes before the server could tell them apart, so
+   * there is no Go-style "400 Client sent an HTTP request to an HTTPS
+   * server").
+   */
+  tls?: CertificateSource;
 }
 
 export interface HttpServer {
@@ -72,12 +94,57 @@ export async function serveHttp(
   let closing = false;
   let drained: (() => void) | undefined;
 
-  const server = http.createServer({
+  const serverOptions: http.ServerOptions = {
     maxHeaderSize: maxHeaderBytes,
     // Node answers an HTTP/1.1 request without Host with a bare 400; the
     // handler below answers it with the error body.
     requireHostHeader: false,
-  });
+  };
+  const source = options.tls;
+  const server: http.Server = source
+    ? https.createServer({
+      ...serverOptions,
+      ...secureContextOptions(source.current),
+      ...clientCertificateOptions(source.current),
+    })
+    : http.createServer(serverOptions);
+  // setSecureContext replaces what new handshakes use; the connections
+  // open keep theirs. (An SNICallback returning the context in force works
+  // as well under Deno; this is the one call made for it.)
+  const unsubscribe = source?.subscribe((material) =>
+    (server as https.Server).setSecureContext(secureContextOptions(material))
+  );
+  /**
+   * With TLS, the TCP connections, by remote address: each must complete
+   * its handshake within the header time-out (Deno's node:tls does not
+   * enforce `handshakeTimeout`), and shutdown closes those that have not.
+   */
+  const raw = new Map<
+    string,
+    { socket: Socket; timer: ReturnType<typeof setTimeout> }
+  >();
+  if (source) {
+    server.on("connection", (socket: Socket) => {
+      const key = remoteKey(socket);
+      const entry = {
+        socket,
+        timer: setTimeout(() => socket.destroy(), headerTimeoutMs),
+      };
+      raw.set(key, entry);
+      socket.on("close", () => {
+        clearTimeout(entry.timer);
+        if (raw.get(key) === entry) raw.delete(key);
+      });
+    });
+    server.on("secureConnection", (socket: Socket) => {
+      clearTimeout(raw.get(remoteKey(socket))?.timer);
+    });
+    // A failed handshake (a plaintext request, a scanner) is the client's
+    // problem; node:tls closes the connection.
+    server.on("tlsClientError", (error: Error) => {
+      log.debug("Refused TLS handshake", { cause: error.message });
+    });
+  }
   // Advertised to clients (Keep-Alive: timeout=N); the socket time-out
   // below enforces it.
   server.keepAliveTimeout = idleTimeoutMs;
@@ -90,7 +157,9 @@ export async function serveHttp(
     }, ms);
   }
 
-  server.on("connection", (socket: Socket) => {
+  // With TLS, requests come on the TLS socket, which exists once the
+  // handshake is done.
+  server.on(source ? "secureConnection" : "connection", (socket: Socket) => {
     const state: SocketState = { active: 0 };
     sockets.set(socket, state);
     armHeaderTimer(socket, state, headerTimeoutMs);
@@ -269,6 +338,7 @@ export async function serveHttp(
     } catch {
       return send(res, invalid("Invalid request"));
     }
+    setPeer(request, peerOfSocket(req.socket));
     const response = await options.handler(request);
     if (res.destroyed) {
       // The client went away, or the listener answered for the handler.
@@ -334,8 +404,28 @@ export async function serveHttp(
         clearTimeout(timer);
       }
       for (const socket of sockets.keys()) socket.destroy();
+      for (const { socket } of raw.values()) socket.destroy();
+      unsubscribe?.();
       await closed;
     },
+  };
+}
+
+/** The remote end of a connection: the same for its TCP and TLS sockets. */
+function remoteKey(socket: Socket): string {
+  return `${socket.remoteAddress}|${socket.remotePort}`;
+}
+
+/** The client's address, and its verified client certificate's subject. */
+function peerOfSocket(socket: Socket): Peer {
+  const address = formatAddress(socket.remoteAddress, socket.remotePort);
+  const secure = socket as TLSSocket;
+  const certificate = secure.encrypted
+    ? certificateIdentity(secure.authorized, secure.getPeerCertificate())
+    : undefined;
+  return {
+    ...(address ? { address } : {}),
+    ...(certificate ? { certificate } : {}),
   };
 }
 

@@ -21,6 +21,19 @@ export interface Call {
   key: string;
   /** The HTTP route, "GET /apis/v1alpha2/clusters", for HTTP calls. */
   route?: string;
+  /** Who is at the other end of the connection, as far as TLS tells. */
+  peer?: Peer;
+}
+
+/** The connection a call came on. */
+export interface Peer {
+  /** The client's IP and port, "10.0.0.7:51234" or "[fd00::7]:51234". */
+  address?: string;
+  /**
+   * The client certificate's subject (CN and O), present only when the
+   * certificate verified against --client-ca-file.
+   */
+  certificate?: { commonName?: string; organizations: string[] };
 }
 
 export interface DispatcherOptions {

@@ -1,0 +1,42 @@
+/** What the listeners say of their addresses, for either transport. */
+
+/** "the HTTP address 0.0.0.0:8888 is in use" */
+export function listenError(
+  what: string,
+  host: string,
+  port: number,
+  error: Error,
+): Error {
+  const inUse = /EADDRINUSE|address already in use/i.test(
+    `${(error as { code?: string }).code} ${error.message}`,
+  );
+  const address = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  return new Error(
+    inUse
+      ? `the ${what} address ${address} is in use`
+      : `cannot listen for ${what} on ${address}: ${error.message}`,
+    { cause: error },
+  );
+}
+
+/**
+ * The URLs a person wants at start-up: the API base, the docs page and the
+ * gRPC address, reachable from this host (a wildcard address as localhost).
+ */
+export function serviceUrls(
+  options: { host: string; httpPort: number; grpcPort: number; tls: boolean },
+): { api: string; docs: string; grpc: string } {
+  const host = ["0.0.0.0", "::", ""].includes(options.host)
+    ? "localhost"
+    : options.host.includes(":")
+    ? `[${options.host}]`
+    : options.host;
+  const base = `${
+    options.tls ? "https" : "http"
+  }://${host}:${options.httpPort}`;
+  return {
+    api: `${base}/apis/v1alpha2`,
+    docs: `${base}/docs`,
+    grpc: `${host}:${options.grpcPort}`,
+  };
+}
