@@ -191,6 +191,16 @@ Deno.test("buf:breaking names a REF that is not a commit", async () => {
   }
 });
 
+Deno.test("the repository holds no copy of the google.api protos", async () => {
+  const files = (await git(ROOT.pathname, "ls-files", "-z")).split("\0");
+  const copies = files.filter((path) => /(^|\/)google\/.+\.proto$/.test(path));
+  assert.deepEqual(
+    copies,
+    [],
+    "buf's tasks write them from google-proto-files",
+  );
+});
+
 async function copy(from: URL, to: string): Promise<void> {
   const info = await Deno.stat(from);
   if (!info.isDirectory) {
