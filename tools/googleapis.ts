@@ -1,82 +1,65 @@
 /**
- * The google.api protos that proto/ imports, copied from the
- * google-proto-files package (the copies the service loads at run time) into
- * third_party/googleapis/, where buf reads them: buf cannot reach its
- * registry from here, and a `.git#ref=...` input sees committed files only.
- *
- *   deno task googleapis:sync   rewrite the copies (after upgrading the package)
- *
- * tests/tools/buf_test.ts fails when a copy differs from the package's.
+ * The google.api protos that a proto/ directory imports, read from the
+ * installed google-proto-files package (the files the service loads at run
+ * time). tools/buf.ts and tools/buf_breaking.ts write them into the
+ * temporary buf workspaces they run buf in: buf cannot reach its registry
+ * from here, and the repository keeps no copy of them.
  */
 import { getProtoPath } from "google-proto-files";
 
-const ROOT = new URL("../", import.meta.url);
-const PROTO_DIR = new URL("proto/", ROOT);
-export const THIRD_PARTY_DIR = new URL("third_party/googleapis/", ROOT);
-
-/** Files buf brings itself (the well-known types), so not copied. */
+/** Files buf brings itself (the well-known types), so not written. */
 const BUILT_IN = /^google\/protobuf\//;
 
-/** What third_party/googleapis/ should hold: path -> text. */
-export async function wantedCopies(): Promise<Map<string, string>> {
+/**
+ * The google-proto-files files that the .proto files of `protoDir` import,
+ * directly or through each other: path as imported -> text, in path order.
+ */
+export async function googleProtos(
+  protoDir: string,
+): Promise<Map<string, string>> {
   const source = getProtoPath("..") + "/";
-  const wanted = new Map<string, string>();
-  wanted.set("LICENSE", await Deno.readTextFile(source + "LICENSE"));
+  const found = new Map<string, string>();
   const pending: string[] = [];
-  for await (const entry of Deno.readDir(PROTO_DIR)) {
+  for await (const entry of Deno.readDir(protoDir)) {
     if (entry.isFile && entry.name.endsWith(".proto")) {
+      const text = await Deno.readTextFile(`${protoDir}/${entry.name}`);
       pending.push(
-        ...imports(await Deno.readTextFile(new URL(entry.name, PROTO_DIR))),
+        ...imports(text).filter((path) => path.startsWith("google/")),
       );
     }
   }
   while (pending.length > 0) {
     const path = pending.pop()!;
-    if (wanted.has(path) || BUILT_IN.test(path)) continue;
-    const text = await Deno.readTextFile(source + path);
-    wanted.set(path, text);
+    if (found.has(path) || BUILT_IN.test(path)) continue;
+    let text: string;
+    try {
+      text = await Deno.readTextFile(source + path);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      throw new Error(
+        `Cannot find "${path}" in google-proto-files: imported by ${protoDir}`,
+      );
+    }
+    found.set(path, text);
     pending.push(...imports(text));
   }
-  return new Map([...wanted].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
+  return new Map([...found].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Writes googleProtos(protoDir) under `into`, as buf's module of them. */
+export async function writeGoogleProtos(
+  protoDir: string,
+  into: string,
+): Promise<void> {
+  for (const [path, text] of await googleProtos(protoDir)) {
+    const file = `${into}/${path}`;
+    await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
+    await Deno.writeTextFile(file, text);
+  }
 }
 
 /** The files a .proto imports, as written in its import statements. */
 function imports(text: string): string[] {
   return [...text.matchAll(/^\s*import\s+(?:public\s+|weak\s+)?"([^"]+)"/gm)]
     .map((m) => m[1]);
-}
-
-/** The files third_party/googleapis/ holds now: path -> text. */
-export async function presentCopies(): Promise<Map<string, string>> {
-  const present = new Map<string, string>();
-  async function walk(dir: URL, prefix: string): Promise<void> {
-    for await (const entry of Deno.readDir(dir)) {
-      if (entry.isDirectory) {
-        await walk(new URL(`${entry.name}/`, dir), `${prefix}${entry.name}/`);
-      } else if (entry.isFile) {
-        present.set(
-          prefix + entry.name,
-          await Deno.readTextFile(new URL(entry.name, dir)),
-        );
-      }
-    }
-  }
-  try {
-    await walk(THIRD_PARTY_DIR, "");
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
-  return new Map([...present].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
-}
-
-if (import.meta.main) {
-  await Deno.remove(THIRD_PARTY_DIR, { recursive: true }).catch((error) => {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  });
-  for (const [path, text] of await wantedCopies()) {
-    const file = new URL(path, THIRD_PARTY_DIR);
-    await Deno.mkdir(new URL("./", file), { recursive: true });
-    await Deno.writeTextFile(file, text);
-    console.log(`Wrote third_party/googleapis/${path}`);
-  }
 }

@@ -1,10 +1,10 @@
 /**
- * buf lint over proto/ with the repository's buf.yaml, run through the buf
- * pinned in deno.json (the npm package ships the binary for each platform).
- * Offline: the google.api protos are a local module (third_party/googleapis).
+ * `deno task buf` and `deno task buf:breaking` (tools/buf.ts,
+ * tools/buf_breaking.ts): the pinned buf over proto/ with the repository's
+ * buf.yaml, the google.api protos written from google-proto-files into a
+ * temporary workspace. Offline: buf gets a cache of its own and no registry.
  */
 import assert from "node:assert/strict";
-import { presentCopies, wantedCopies } from "../../tools/googleapis.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -13,23 +13,32 @@ interface Run {
   output: string;
 }
 
-/** `deno task buf ...` in `cwd`, with a cache of its own. */
-async function buf(args: string[], cwd: URL | string = ROOT): Promise<Run> {
+/**
+ * tools/`script` with `args` in `cwd`, as its `deno task` runs it from the
+ * repository's root.
+ */
+async function tool(
+  script: "buf.ts" | "buf_breaking.ts",
+  args: string[],
+  cwd: string = ROOT.pathname,
+): Promise<Run> {
   const cache = await Deno.makeTempDir({ prefix: "corral-buf-cache-" });
   try {
     const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
       args: [
         "run",
-        "--allow-read",
-        "--allow-env",
-        "--allow-run",
         // Resolved by the tests' deno.json and deno.lock, wherever `cwd` is.
         `--config=${new URL("tests/deno.json", ROOT).pathname}`,
-        "@bufbuild/buf/buf",
+        "--allow-read",
+        "--allow-write",
+        "--allow-env",
+        "--allow-run",
+        new URL(`tools/${script}`, ROOT).pathname,
         ...args,
       ],
       cwd,
       env: { BUF_CACHE_DIR: cache, NO_COLOR: "1" },
+      stdin: "null",
       stdout: "piped",
       stderr: "piped",
     }).output();
@@ -40,19 +49,69 @@ async function buf(args: string[], cwd: URL | string = ROOT): Promise<Run> {
   }
 }
 
+/** A new temporary directory holding copies of buf.yaml and proto/. */
+async function apiCopy(prefix: string): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix });
+  for (const path of ["buf.yaml", "proto"]) {
+    await copy(new URL(path, ROOT), `${dir}/${path}`);
+  }
+  return dir;
+}
+
+/** git with `args` in `dir`, failing the test when git fails. */
+async function git(dir: string, ...args: string[]): Promise<string> {
+  const { code, stdout, stderr } = await new Deno.Command("git", {
+    args: [
+      "-c",
+      "user.name=Corral tests",
+      "-c",
+      "user.email=tests@corral.invalid",
+      "-c",
+      "commit.gpgsign=false",
+      ...args,
+    ],
+    cwd: dir,
+    stdin: "null",
+  }).output();
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  assert.equal(code, 0, `git ${args.join(" ")} failed:\n${decode(stderr)}`);
+  return decode(stdout);
+}
+
+/** A git repository whose one commit holds copies of buf.yaml and proto/. */
+async function apiRepo(): Promise<string> {
+  const dir = await apiCopy("corral-buf-breaking-");
+  await git(dir, "init", "-q");
+  await git(dir, "add", ".");
+  await git(dir, "commit", "-q", "-m", "API");
+  return dir;
+}
+
+/** Renumbers Cluster.user from 3 to 13 in `dir`/proto/cluster.proto. */
+async function renumberUser(dir: string): Promise<void> {
+  const file = `${dir}/proto/cluster.proto`;
+  const text = await Deno.readTextFile(file);
+  const edited = text.replace("string user = 3 ", "string user = 13 ");
+  assert.notEqual(edited, text, "cluster.proto has no `string user = 3`");
+  await Deno.writeTextFile(file, edited);
+}
+
+const USER_DELETED =
+  /proto\/cluster\.proto:\d+:\d+:Previously present field "3" with name "user" on message "Cluster" was deleted\./;
+
 Deno.test("buf lint passes on proto/", async () => {
-  const { code, output } = await buf(["lint", "--error-format=text"]);
+  const { code, output } = await tool("buf.ts", [
+    "lint",
+    "--error-format=text",
+  ]);
   assert.equal(code, 0, `buf lint failed:\n${output}`);
 });
 
 Deno.test("buf lint still fails a proto that breaks the rules buf.yaml keeps", async () => {
-  // A copy of the workspace plus a file with a message without a comment and
-  // a field not in snake_case: the exceptions must not hide either.
-  const dir = await Deno.makeTempDir({ prefix: "corral-buf-lint-" });
+  // buf.yaml and proto/ plus a file with a message without a comment and a
+  // field not in snake_case: the exceptions must not hide either.
+  const dir = await apiCopy("corral-buf-lint-");
   try {
-    for (const path of ["buf.yaml", "proto", "third_party"]) {
-      await copy(new URL(path, ROOT), `${dir}/${path}`);
-    }
     await Deno.writeTextFile(
       `${dir}/proto/extra.proto`,
       [
@@ -70,15 +129,19 @@ Deno.test("buf lint still fails a proto that breaks the rules buf.yaml keeps", a
         "",
       ].join("\n"),
     );
-    const { code, output } = await buf(["lint", "--error-format=text"], dir);
+    const { code, output } = await tool(
+      "buf.ts",
+      ["lint", "--error-format=text"],
+      dir,
+    );
     assert.notEqual(code, 0, `buf lint passed a bad file:\n${output}`);
     assert.match(
       output,
-      /extra\.proto:8:1:Message "Extra" should have a non-empty comment/,
+      /proto\/extra\.proto:8:1:Message "Extra" should have a non-empty comment/,
     );
     assert.match(
       output,
-      /extra\.proto:10:10:Field name "badName" should be lower_snake_case/,
+      /proto\/extra\.proto:10:10:Field name "badName" should be lower_snake_case/,
     );
     assert.doesNotMatch(output, /cluster\.proto|compute_template\.proto/);
   } finally {
@@ -86,20 +149,56 @@ Deno.test("buf lint still fails a proto that breaks the rules buf.yaml keeps", a
   }
 });
 
-Deno.test("third_party/googleapis holds google-proto-files' copies of the protos proto/ imports", async () => {
-  const want = await wantedCopies();
-  const got = await presentCopies();
-  assert.deepEqual(
-    [...got.keys()],
-    [...want.keys()],
-    "run `deno task googleapis:sync`",
-  );
-  for (const [path, text] of want) {
-    assert.ok(
-      got.get(path) === text,
-      `third_party/googleapis/${path} differs from google-proto-files' copy: run \`deno task googleapis:sync\``,
-    );
+Deno.test("buf:breaking reports a field renumbered since HEAD~1, its default", async () => {
+  const dir = await apiRepo();
+  try {
+    await renumberUser(dir);
+    await git(dir, "commit", "-q", "-a", "-m", "Renumber Cluster.user");
+    const { code, output } = await tool("buf_breaking.ts", [], dir);
+    assert.notEqual(code, 0, `buf breaking passed a renumbering:\n${output}`);
+    assert.match(output, USER_DELETED);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("buf:breaking compares the work tree's uncommitted proto/ with REF", async (t) => {
+  const dir = await apiRepo();
+  try {
+    await t.step("unchanged: passes", async () => {
+      const { code, output } = await tool("buf_breaking.ts", ["HEAD"], dir);
+      assert.equal(code, 0, `buf breaking failed:\n${output}`);
+    });
+    await t.step("a field renumbered: fails, naming it", async () => {
+      await renumberUser(dir);
+      const { code, output } = await tool("buf_breaking.ts", ["HEAD"], dir);
+      assert.notEqual(code, 0, `buf breaking passed a renumbering:\n${output}`);
+      assert.match(output, USER_DELETED);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("buf:breaking names a REF that is not a commit", async () => {
+  const dir = await apiRepo();
+  try {
+    const { code, output } = await tool("buf_breaking.ts", ["no-such"], dir);
+    assert.notEqual(code, 0);
+    assert.match(output, /Cannot compare with "no-such": not a commit of /);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the repository holds no copy of the google.api protos", async () => {
+  const files = (await git(ROOT.pathname, "ls-files", "-z")).split("\0");
+  const copies = files.filter((path) => /(^|\/)google\/.+\.proto$/.test(path));
+  assert.deepEqual(
+    copies,
+    [],
+    "buf's tasks write them from google-proto-files",
+  );
 });
 
 async function copy(from: URL, to: string): Promise<void> {
