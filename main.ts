@@ -3,11 +3,12 @@
  * the environment or opens ports; settings.ts checks every setting before
  * anything here binds a port.
  */
+import { createAccess } from "./api/auth/access.ts";
 import { createApi } from "./api/mod.ts";
 import { bindGrpc, shutdownGrpc } from "./api/grpc/listener.ts";
 import { serveHttp } from "./api/http/server.ts";
 import { listenError, serviceUrls } from "./api/listen.ts";
-import { createLogger } from "./api/log.ts";
+import { createLogger, logStrayErrors } from "./api/log.ts";
 import { grpcServerCredentials } from "./api/grpc/credentials.ts";
 import { loadCertificates, TlsFileError } from "./api/tls.ts";
 import type { Logger } from "./domain/log.ts";
@@ -15,9 +16,9 @@ import {
   createKubernetesOrchestrator,
   loadKubeConfig,
 } from "./orchestrator/kubernetes.ts";
+import { tokenReviewClient } from "./orchestrator/token_review.ts";
 import { ENVIRONMENT, parseSettings, type Settings } from "./settings.ts";
 import denoJson from "./deno.json" with { type: "json" };
-import * as grpc from "@grpc/grpc-js";
 import * as k8s from "@kubernetes/client-node";
 
 export const VERSION: string = denoJson.version;
@@ -41,22 +42,9 @@ async function main(): Promise<void> {
   }
   const { settings } = invocation;
   const log = createLogger({ level: settings.logLevel });
-  // grpc-js's own diagnostics join the JSON log instead of bare stderr lines.
-  grpc.setLogger({
-    error: (...args: unknown[]) => log.debug(args.join(" "), { lib: "grpc" }),
-  } as Partial<Console>);
-  for (const warning of invocation.warnings) log.warn(warning);
-  // A bug must not take the service down: log it and keep serving.
-  globalThis.addEventListener("unhandledrejection", (event) => {
-    event.preventDefault();
-    log.error("Unhandled promise rejection", { cause: String(event.reason) });
-  });
-  globalThis.addEventListener("error", (event) => {
-    event.preventDefault();
-    log.error("Uncaught exception", { cause: String(event.error) });
-  });
+  logStrayErrors(log);
   try {
-    await run(settings, log);
+    await run(settings, log, invocation.warnings);
   } catch (error) {
     log.error(
       `Cannot start: ${(error as Error).message}`,
@@ -68,7 +56,11 @@ async function main(): Promise<void> {
   }
 }
 
-async function run(settings: Settings, log: Logger): Promise<void> {
+async function run(
+  settings: Settings,
+  log: Logger,
+  warnings: string[],
+): Promise<void> {
   const closers: Closer[] = [];
   // First: a certificate that cannot be used stops the start before
   // anything else is set up.
@@ -95,8 +87,15 @@ async function run(settings: Settings, log: Logger): Promise<void> {
     kubeConfig = loadKubeConfig(path ? { path } : { inCluster: true });
   }
 
+  const access = await createAccess(settings.auth, {
+    log,
+    tokenReview: tokenReviewClient(kubeConfig),
+  });
+  closers.push(access);
   const { group, version, plural } = settings.cluster;
   const api = await createApi({
+    access,
+    metricsRequireAuth: settings.auth.metricsRequireAuth,
     orchestrator: createKubernetesOrchestrator({
       kubeConfig,
       group,
@@ -164,6 +163,7 @@ async function run(settings: Settings, log: Logger): Promise<void> {
 
   // Last, once a signal would stop it cleanly: whoever waits for this line
   // may signal at once.
+  for (const warning of warnings) log.warn(warning);
   log.info("Corral started", {
     version: VERSION,
     mode: settings.orchestrator,
@@ -179,6 +179,7 @@ async function run(settings: Settings, log: Logger): Promise<void> {
     host: settings.host,
     server: kubeConfig.getCurrentCluster()?.server,
     namespaces: settings.namespaces.length > 0 ? settings.namespaces : "all",
+    ...access.summary,
   });
 }
 

@@ -6,6 +6,7 @@
  * `Deno.args` and the environment, and binds nothing until this has passed.
  */
 import { parseArgs } from "node:util";
+import type { AuthSettings } from "./api/auth/access.ts";
 import { type Level, LEVELS } from "./api/log.ts";
 import { validateNamespace } from "./domain/validation.ts";
 
@@ -35,6 +36,7 @@ export interface Settings {
   logLevel: Level;
   /** Serve HTTPS and gRPC over TLS with these files; absent: plaintext. */
   tls?: TlsFiles;
+  auth: AuthSettings;
 }
 
 /** The certificate files of both listeners, as the flags name them. */
@@ -62,6 +64,8 @@ interface Spec {
   /** The value's name in --help. */
   value: string;
   multiple?: true;
+  /** A switch: `--flag` is `--flag=true`; its variable is true or false. */
+  boolean?: true;
 }
 
 /**
@@ -211,6 +215,87 @@ const SPECS = {
     help:
       "with TLS: PEM certificate authorities to verify client certificates against; a client may present one (a verified one identifies the caller), or none",
   },
+  "token-auth-file": {
+    env: "CORRAL_TOKEN_AUTH_FILE",
+    default: "",
+    value: "FILE",
+    help:
+      'static bearer tokens in the Kubernetes API server\'s CSV format (token,user,uid,"group1,group2"); re-read when it changes',
+  },
+  "oidc-issuer-url": {
+    env: "CORRAL_OIDC_ISSUER_URL",
+    default: "",
+    value: "URL",
+    help:
+      "accept OIDC ID tokens of this issuer (https://), found by discovery; needs --oidc-client-id",
+  },
+  "oidc-client-id": {
+    env: "CORRAL_OIDC_CLIENT_ID",
+    default: "",
+    value: "ID",
+    help: "the audience an ID token must be issued for",
+  },
+  "oidc-ca-file": {
+    env: "CORRAL_OIDC_CA_FILE",
+    default: "",
+    value: "FILE",
+    help: "PEM certificate authorities trusted for the issuer's TLS",
+  },
+  "oidc-username-claim": {
+    env: "CORRAL_OIDC_USERNAME_CLAIM",
+    default: "sub",
+    value: "CLAIM",
+    help: "the ID token claim that is the username",
+  },
+  "oidc-groups-claim": {
+    env: "CORRAL_OIDC_GROUPS_CLAIM",
+    default: "groups",
+    value: "CLAIM",
+    help: "the ID token claim that lists the user's groups",
+  },
+  "oidc-username-prefix": {
+    env: "CORRAL_OIDC_USERNAME_PREFIX",
+    default: "",
+    value: "PREFIX",
+    help: "put before every OIDC username (e.g. oidc:); none by default",
+  },
+  "authentication-token-review": {
+    env: "CORRAL_AUTHENTICATION_TOKEN_REVIEW",
+    default: "false",
+    value: "BOOL",
+    boolean: true,
+    help:
+      "ask the Kubernetes API server (TokenReview) about tokens no other authenticator knows: service-account tokens of in-cluster workloads",
+  },
+  "allow-anonymous": {
+    env: "CORRAL_ALLOW_ANONYMOUS",
+    default: "false",
+    value: "BOOL",
+    boolean: true,
+    help:
+      "serve requests without credentials as system:anonymous; embedded mode does so when no authenticator is configured",
+  },
+  "authorization-policy-file": {
+    env: "CORRAL_AUTHORIZATION_POLICY_FILE",
+    default: "",
+    value: "FILE",
+    help:
+      "YAML rules of who may do what where (deny unless a rule grants); re-read when it changes. Without it every authenticated caller may do everything",
+  },
+  "audit-log-path": {
+    env: "CORRAL_AUDIT_LOG_PATH",
+    default: "",
+    value: "FILE",
+    help:
+      "append the audit trail (one JSON line per mutating or denied request) to this file; standard error by default",
+  },
+  "metrics-require-auth": {
+    env: "CORRAL_METRICS_REQUIRE_AUTH",
+    default: "false",
+    value: "BOOL",
+    boolean: true,
+    help: "/metrics needs credentials, as the API does",
+  },
   "log-level": {
     env: "CORRAL_LOG_LEVEL",
     default: "info",
@@ -252,6 +337,11 @@ export function parseSettings(args: string[], env: Environment): Invocation {
       }
     }
   }
+  if (settings.orchestrator === "kubernetes" && settings.auth.anonymous) {
+    warnings.push(
+      "Serving requests without credentials as system:anonymous (--allow-anonymous)",
+    );
+  }
   return { kind: "run", settings, warnings };
 }
 
@@ -273,7 +363,11 @@ function readFlags(args: string[], problems: string[]): GivenFlags {
     options: {
       ...Object.fromEntries(SWITCHES.map((s) => [s, { type: "boolean" }])),
       ...Object.fromEntries(
-        FLAGS.map((flag) => [flag, { type: "string" as const }]),
+        FLAGS.map((flag) => [flag, {
+          type: "boolean" in SPECS[flag]
+            ? "boolean" as const
+            : "string" as const,
+        }]),
       ),
     },
   });
@@ -304,6 +398,10 @@ function readFlags(args: string[], problems: string[]): GivenFlags {
       continue;
     }
     const flag = name as Flag;
+    if ("boolean" in SPECS[flag]) {
+      values[flag] = token.value ?? "true";
+      continue;
+    }
     if (token.value === undefined) {
       problems.push(`--${flag} needs a value (${SPECS[flag].value})`);
       continue;
@@ -382,7 +480,76 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
     shutdownGraceMs: check("shutdown-grace", duration, 0),
     logLevel: check("log-level", oneOf(LEVELS), "info"),
     ...tlsFiles(raw, problems),
+    auth: authSettings(raw, problems),
   };
+}
+
+/**
+ * Kubernetes mode never serves everyone unless told to in so many words;
+ * embedded mode (loopback development) does when no authenticator is set.
+ */
+function authSettings(raw: RawSettings, problems: string[]): AuthSettings {
+  const v = raw.values;
+  const flag = (name: Flag) => v[name].trim();
+  const bool = (name: Flag) => {
+    const text = flag(name).toLowerCase();
+    if (["true", "1", "yes", ""].includes(text)) return text !== "";
+    if (["false", "0", "no"].includes(text)) return false;
+    problems.push(`--${name} must be true or false, got "${v[name]}"`);
+    return false;
+  };
+  const issuerUrl = flag("oidc-issuer-url");
+  const clientId = flag("oidc-client-id");
+  if (issuerUrl) {
+    if (!/^https:\/\/[^\s/?#]+/.test(issuerUrl) || /[?#]/.test(issuerUrl)) {
+      problems.push(
+        `--oidc-issuer-url must be an https:// URL without query or fragment, got "${issuerUrl}"`,
+      );
+    }
+    if (!clientId) problems.push("--oidc-issuer-url needs --oidc-client-id");
+  } else {
+    for (
+      const name of [
+        "oidc-client-id",
+        "oidc-ca-file",
+        "oidc-username-prefix",
+      ] as const
+    ) {
+      if (flag(name)) problems.push(`--${name} needs --oidc-issuer-url`);
+    }
+  }
+  const auth: AuthSettings = {
+    tokenAuthFile: flag("token-auth-file"),
+    ...(issuerUrl
+      ? {
+        oidc: {
+          issuerUrl,
+          clientId,
+          caFile: flag("oidc-ca-file"),
+          usernameClaim: flag("oidc-username-claim") || "sub",
+          groupsClaim: flag("oidc-groups-claim") || "groups",
+          usernamePrefix: v["oidc-username-prefix"],
+        },
+      }
+      : {}),
+    tokenReview: bool("authentication-token-review"),
+    anonymous: bool("allow-anonymous"),
+    policyFile: flag("authorization-policy-file"),
+    auditLogPath: flag("audit-log-path"),
+    metricsRequireAuth: bool("metrics-require-auth"),
+  };
+  const authenticates = auth.tokenAuthFile !== "" || issuerUrl !== "" ||
+    auth.tokenReview || flag("client-ca-file") !== "";
+  if (!authenticates) {
+    if (raw.mode === "embedded") {
+      auth.anonymous = true;
+    } else if (!auth.anonymous) {
+      problems.push(
+        "Kubernetes mode needs an authenticator: --token-auth-file, --oidc-issuer-url, --authentication-token-review or --client-ca-file; or --allow-anonymous to serve every caller as system:anonymous",
+      );
+    }
+  }
+  return auth;
 }
 
 /**

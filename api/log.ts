@@ -1,4 +1,5 @@
 /** Structured logging: one JSON object per line. */
+import * as grpc from "@grpc/grpc-js";
 import type { LogFields, Logger } from "../domain/log.ts";
 
 export const LEVELS = ["debug", "info", "warn", "error"] as const;
@@ -38,4 +39,22 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 /** A logger that drops everything, for tests that do not look at logs. */
 export function silentLogger(): Logger {
   return createLogger({ write: () => {} });
+}
+
+/**
+ * Errors nothing caught, and grpc-js's own diagnostics, go to the JSON log
+ * (a bug must not take the service down: it is logged and serving goes on).
+ */
+export function logStrayErrors(log: Logger): void {
+  grpc.setLogger({
+    error: (...args: unknown[]) => log.debug(args.join(" "), { lib: "grpc" }),
+  } as Partial<Console>);
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    log.error("Unhandled promise rejection", { cause: String(event.reason) });
+  });
+  globalThis.addEventListener("error", (event) => {
+    event.preventDefault();
+    log.error("Uncaught exception", { cause: String(event.error) });
+  });
 }

@@ -83,6 +83,21 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly authentications = new Counter({
+    name: "corral_authentication_attempts_total",
+    help:
+      "Authentication of API calls, by authenticator (none when no authenticator decided) and result (success or the reason of the failure).",
+    labelNames: ["authenticator", "result"] as const,
+    registers: [this.registry],
+  });
+  readonly authorizations = new Counter({
+    name: "corral_authorization_decisions_total",
+    help:
+      "Authorization of API calls, by verb, resource and decision (allowed, or the reason of the denial).",
+    labelNames: ["verb", "resource", "decision"] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: MetricsOptions = {}) {
     new Gauge({
       name: "process_memory_bytes",

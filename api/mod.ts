@@ -5,6 +5,10 @@
  */
 import type * as grpc from "@grpc/grpc-js";
 import type { Logger } from "../domain/log.ts";
+import { Code, ServiceError } from "../domain/errors.ts";
+import { credentialsOf } from "./auth/authenticate.ts";
+import type { Access } from "./auth/access.ts";
+import { errorBody, httpStatus } from "./errors.ts";
 import type { Orchestrator } from "../domain/ports.ts";
 import { docsPages, loadScalarBundle } from "./docs.ts";
 import { createGrpcServer } from "./grpc/server.ts";
@@ -16,6 +20,7 @@ import {
 import { addReflection } from "./grpc/reflection.ts";
 import { Health, livenessPage, readinessPage } from "./health.ts";
 import { createGateway } from "./http/gateway.ts";
+import { peerOf } from "./http/peer.ts";
 import { createHttpApp, type Router } from "./http/router.ts";
 import { compileRoutes } from "./http/rules.ts";
 import { Metrics, metricsPage } from "./metrics.ts";
@@ -26,6 +31,10 @@ import { createHandlers } from "./service/handlers.ts";
 
 export interface ApiOptions {
   orchestrator: Orchestrator;
+  /** Who may call: authenticators, policy, audit trail. */
+  access: Access;
+  /** /metrics answers only authenticated callers (--metrics-require-auth). */
+  metricsRequireAuth?: boolean;
   /** apiVersion of the RayClusters written, e.g. "ray.io/v1". */
   clusterApiVersion: string;
   /** Namespaces served; empty serves every namespace. */
@@ -60,6 +69,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   const health = new Health({ ping: (call) => orchestrator.ping(call) });
   const dispatcher = createDispatcher({
     handlers,
+    access: options.access,
     log,
     metrics,
     onKubernetesCall: health.observe,
@@ -73,7 +83,9 @@ export async function createApi(options: ApiOptions): Promise<Api> {
       ...docsPages(openApiDocument(routes), await loadScalarBundle()),
       "/healthz": livenessPage,
       "/readyz": () => readinessPage(health),
-      "/metrics": () => metricsPage(metrics),
+      "/metrics": options.metricsRequireAuth
+        ? authenticated(options.access, () => metricsPage(metrics))
+        : () => metricsPage(metrics),
     },
   });
 
@@ -95,4 +107,31 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     schema.root,
   );
   return { http, grpc, health, grpcHealth };
+}
+
+/** A page for authenticated callers only: 401 with the API's error body. */
+function authenticated(
+  access: Access,
+  page: (request: Request) => Response | Promise<Response>,
+): (request: Request) => Promise<Response> {
+  return async (request) => {
+    try {
+      await access.authenticator.authenticate(
+        credentialsOf(
+          request.headers.get("authorization"),
+          peerOf(request)?.certificate,
+        ),
+        request.signal,
+      );
+    } catch (thrown) {
+      const error = thrown instanceof ServiceError
+        ? thrown
+        : new ServiceError(Code.UNAUTHENTICATED, "Unauthorized");
+      return Response.json(errorBody(error), {
+        status: httpStatus(error.code),
+        headers: { "www-authenticate": 'Bearer realm="corral"' },
+      });
+    }
+    return page(request);
+  };
 }

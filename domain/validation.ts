@@ -139,6 +139,7 @@ export function validateCreateCluster(
     if (cluster.user.length > MAX_USER_LENGTH) {
       v.add("cluster.user", `must be at most ${MAX_USER_LENGTH} characters`);
     }
+    // deno-lint-ignore no-control-regex -- control characters are the point
     if (/[\u0000-\u001f\u007f-\u009f]/.test(cluster.user)) {
       v.add("cluster.user", "must not contain control characters");
     }

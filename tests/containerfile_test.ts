@@ -238,6 +238,8 @@ async function runImageCommand(
   const passed: Record<string, string> = {
     NO_COLOR: "1",
     CORRAL_SHUTDOWN_DELAY: "0s",
+    // Not about authentication: every caller is system:anonymous.
+    CORRAL_ALLOW_ANONYMOUS: "true",
   };
   // Where this machine's Deno keeps its cache (the image's DENO_DIR).
   for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME"]) {

@@ -15,6 +15,7 @@ import { NS, sampleCluster } from "./api/cases.ts";
 import { eventually } from "./eventually.ts";
 import { type FaultProxy, startFaultProxy } from "./fault_proxy.ts";
 import {
+  ANONYMOUS,
   FREE_PORTS,
   type LogRecord,
   type MainProcess,
@@ -50,6 +51,7 @@ async function startRig(extra: string[] = []): Promise<Rig> {
         kubeconfig,
         ...FREE_PORTS,
         ...NO_SHUTDOWN_DELAY,
+        ...ANONYMOUS,
         ...extra,
       ],
     });

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import * as k8s from "@kubernetes/client-node";
+import { type Access, openAccess } from "../api/auth/access.ts";
 import { createDispatcher } from "../api/service/dispatcher.ts";
 import { httpStatus } from "../api/errors.ts";
 import { createGateway, type Gateway } from "../api/http/gateway.ts";
@@ -64,6 +65,8 @@ export async function startCorral(
     onKubernetesCall?: (record: KubernetesCallRecord) => void;
     /** Counts every request and Kubernetes call. */
     metrics?: Metrics;
+    /** Who may call; every caller may do everything by default. */
+    access?: Access;
   } = {},
 ): Promise<Corral> {
   const log = options.log ?? silentLogger();
@@ -79,6 +82,7 @@ export async function startCorral(
   });
   const dispatcher = createDispatcher({
     handlers,
+    access: options.access ?? openAccess(),
     log,
     onKubernetesCall: options.onKubernetesCall,
     metrics: options.metrics,

@@ -34,6 +34,12 @@ export const FREE_PORTS = [
  */
 export const NO_SHUTDOWN_DELAY = ["--shutdown-delay", "0s"];
 
+/**
+ * Kubernetes mode refuses to start without an authenticator; tests that are
+ * not about authentication serve every caller as system:anonymous.
+ */
+export const ANONYMOUS = ["--allow-anonymous"];
+
 /** Embedded mode on free ports, the simulated operator quick. */
 export const EMBEDDED = [
   "--orchestrator",

@@ -238,6 +238,7 @@ Deno.test("main.ts checks every setting before it binds a port: problems on stde
     assert.deepEqual(stderr.trim().split("\n"), [
       "Unknown flag --bogus",
       '--shutdown-grace needs a unit: "20s" or "20ms", not "20"',
+      "Kubernetes mode needs an authenticator: --token-auth-file, --oidc-issuer-url, --authentication-token-review or --client-ca-file; or --allow-anonymous to serve every caller as system:anonymous",
       "Run with --help to see every flag",
     ]);
   } finally {
@@ -274,7 +275,7 @@ Deno.test("main.ts with a port in use logs one JSON line naming it and exits 1",
   );
   try {
     const modes = {
-      kubernetes: ["--kubeconfig", kubeconfig],
+      kubernetes: ["--kubeconfig", kubeconfig, "--allow-anonymous"],
       embedded: ["--orchestrator", "embedded"],
     };
     for (

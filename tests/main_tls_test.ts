@@ -58,6 +58,8 @@ Deno.test("main.ts with TLS files serves HTTPS and gRPC over TLS, and refuses pl
     permissions: DEV_PERMISSIONS,
     args: [
       ...EMBEDDED,
+      // A client certificate is optional: callers without one are anonymous.
+      "--allow-anonymous",
       "--tls-cert-file",
       volume.path("tls.crt"),
       "--tls-private-key-file",

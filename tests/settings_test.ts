@@ -8,6 +8,14 @@ import {
   type Settings,
 } from "../settings.ts";
 
+/**
+ * parseSettings() with --allow-anonymous: kubernetes mode refuses to start
+ * without an authenticator, which most tests here are not about.
+ */
+function parse(args: string[], env: Record<string, string>): Invocation {
+  return parseSettings(["--allow-anonymous", ...args], env);
+}
+
 function settingsOf(invocation: Invocation): Settings {
   assert.equal(invocation.kind, "run", JSON.stringify(invocation));
   return (invocation as { settings: Settings }).settings;
@@ -19,7 +27,7 @@ function problemsOf(invocation: Invocation): string[] {
 }
 
 Deno.test("parseSettings() gives kubernetes mode's defaults without flags", () => {
-  assert.deepEqual(settingsOf(parseSettings([], {})), {
+  assert.deepEqual(settingsOf(parse([], {})), {
     host: "0.0.0.0",
     httpPort: 8888,
     grpcPort: 8887,
@@ -37,19 +45,27 @@ Deno.test("parseSettings() gives kubernetes mode's defaults without flags", () =
     shutdownDelayMs: 10_000,
     shutdownGraceMs: 20_000,
     logLevel: "info",
+    auth: {
+      tokenAuthFile: "",
+      tokenReview: false,
+      anonymous: true,
+      policyFile: "",
+      auditLogPath: "",
+      metricsRequireAuth: false,
+    },
   });
 });
 
 Deno.test("parseSettings() has no shutdown delay in embedded mode unless told", () => {
   const embedded = ["--orchestrator", "embedded"];
-  assert.equal(settingsOf(parseSettings(embedded, {})).shutdownDelayMs, 0);
+  assert.equal(settingsOf(parse(embedded, {})).shutdownDelayMs, 0);
   assert.equal(
-    settingsOf(parseSettings([...embedded, "--shutdown-delay", "3s"], {}))
+    settingsOf(parse([...embedded, "--shutdown-delay", "3s"], {}))
       .shutdownDelayMs,
     3000,
   );
   assert.equal(
-    settingsOf(parseSettings([], { CORRAL_ORCHESTRATOR: "embedded" }))
+    settingsOf(parse([], { CORRAL_ORCHESTRATOR: "embedded" }))
       .shutdownDelayMs,
     0,
   );
@@ -57,13 +73,13 @@ Deno.test("parseSettings() has no shutdown delay in embedded mode unless told", 
 
 Deno.test("parseSettings() takes flags over the environment over defaults", () => {
   const env = { CORRAL_HTTP_PORT: "9000", CORRAL_GRPC_PORT: "9001" };
-  const settings = settingsOf(parseSettings(["--http-port", "9100"], env));
+  const settings = settingsOf(parse(["--http-port", "9100"], env));
   assert.equal(settings.httpPort, 9100);
   assert.equal(settings.grpcPort, 9001);
 });
 
 Deno.test("parseSettings() reads every flag in both forms and ignores a bare --", () => {
-  const settings = settingsOf(parseSettings([
+  const settings = settingsOf(parse([
     "--",
     "--host=127.0.0.1",
     "--orchestrator",
@@ -94,7 +110,7 @@ Deno.test("parseSettings() reads every flag in both forms and ignores a bare --"
 
 Deno.test("parseSettings() reads a repeatable flag's variable as a comma list", () => {
   const settings = settingsOf(
-    parseSettings(["--orchestrator=embedded"], {
+    parse(["--orchestrator=embedded"], {
       CORRAL_CRDS: "a.yaml,b.yaml",
     }),
   );
@@ -102,7 +118,7 @@ Deno.test("parseSettings() reads a repeatable flag's variable as a comma list", 
 });
 
 Deno.test("parseSettings() reports every problem at once", () => {
-  const problems = problemsOf(parseSettings([
+  const problems = problemsOf(parse([
     "--kube-timout",
     "10s",
     "--http-port",
@@ -141,7 +157,7 @@ Deno.test("parseSettings() refuses bad values, naming the flag", async (t) => {
   ];
   for (const [args, want] of cases) {
     await t.step(args.join(" ") || "(empty)", () => {
-      const problems = problemsOf(parseSettings(args, {}));
+      const problems = problemsOf(parse(args, {}));
       assert.equal(problems.length, 1, problems.join("\n"));
       assert.match(problems[0], want);
     });
@@ -149,24 +165,25 @@ Deno.test("parseSettings() refuses bad values, naming the flag", async (t) => {
 });
 
 Deno.test("parseSettings() warns of embedded-only flags in kubernetes mode", () => {
-  const invocation = parseSettings(["--crd", "a.yaml"], {});
+  const invocation = parse(["--crd", "a.yaml"], {});
   assert.equal(invocation.kind, "run");
   assert.deepEqual((invocation as { warnings: string[] }).warnings, [
     "Ignored --crd: it applies to embedded mode only",
+    "Serving requests without credentials as system:anonymous (--allow-anonymous)",
   ]);
 });
 
 Deno.test("parseSettings() answers --help and --version before checking values", () => {
   assert.equal(
-    parseSettings(["--version", "--http-port", "x"], {}).kind,
+    parse(["--version", "--http-port", "x"], {}).kind,
     "version",
   );
-  const help = parseSettings(["--help", "--http-port", "x"], {});
+  const help = parse(["--help", "--http-port", "x"], {});
   assert.equal(help.kind, "help");
 });
 
 Deno.test("--help names every flag, its variable and default", () => {
-  const help = parseSettings(["--help"], {});
+  const help = parse(["--help"], {});
   assert.equal(help.kind, "help");
   const text = (help as { text: string }).text;
   for (const name of ENVIRONMENT) {
@@ -178,7 +195,7 @@ Deno.test("--help names every flag, its variable and default", () => {
 });
 
 Deno.test("--help under deno task dev's flags shows the values dev mode runs with", () => {
-  const help = parseSettings(
+  const help = parse(
     ["--orchestrator", "embedded", "--host", "127.0.0.1", "--help"],
     { CORRAL_HTTP_PORT: "9999" },
   );
@@ -229,9 +246,9 @@ Deno.test("bytes() reads Kubernetes binary suffixes", () => {
 });
 
 Deno.test("parseSettings() serves TLS with both files, and a client CA with them", () => {
-  assert.equal(settingsOf(parseSettings([], {})).tls, undefined);
+  assert.equal(settingsOf(parse([], {})).tls, undefined);
   assert.deepEqual(
-    settingsOf(parseSettings([
+    settingsOf(parse([
       "--tls-cert-file",
       "/tls/tls.crt",
       "--tls-private-key-file=/tls/tls.key",
@@ -239,7 +256,7 @@ Deno.test("parseSettings() serves TLS with both files, and a client CA with them
     { certFile: "/tls/tls.crt", keyFile: "/tls/tls.key" },
   );
   assert.deepEqual(
-    settingsOf(parseSettings([], {
+    settingsOf(parse([], {
       CORRAL_TLS_CERT_FILE: "/tls/tls.crt",
       CORRAL_TLS_PRIVATE_KEY_FILE: "/tls/tls.key",
       CORRAL_CLIENT_CA_FILE: "/ca/ca.crt",
@@ -281,23 +298,118 @@ Deno.test("parseSettings() refuses one TLS file without the other, and a client 
   ];
   for (const [name, args, env, want] of cases) {
     await t.step(name, () => {
-      assert.deepEqual(problemsOf(parseSettings(args, env)), [want]);
+      assert.deepEqual(problemsOf(parse(args, env)), [want]);
     });
   }
 });
 
 Deno.test("parseSettings() reports TLS problems with every other problem at once", () => {
   const problems = problemsOf(
-    parseSettings(["--client-ca-file", "/ca/ca.crt", "--http-port", "x"], {}),
+    parse(["--client-ca-file", "/ca/ca.crt", "--http-port", "x"], {}),
   );
   assert.equal(problems.length, 2, problems.join("\n"));
 });
 
 Deno.test("parseSettings() reads no file: missing TLS files are main.ts's to find", () => {
-  const settings = settingsOf(parseSettings([
+  const settings = settingsOf(parse([
     "--tls-cert-file=/nonexistent/tls.crt",
     "--tls-private-key-file=/nonexistent/tls.key",
     "--client-ca-file=/nonexistent/ca.crt",
   ], {}));
   assert.equal(settings.tls?.certFile, "/nonexistent/tls.crt");
+});
+
+Deno.test("parseSettings() refuses kubernetes mode without an authenticator, saying how to configure one", () => {
+  const problems = problemsOf(parseSettings([], {}));
+  assert.deepEqual(problems, [
+    "Kubernetes mode needs an authenticator: --token-auth-file, --oidc-issuer-url, --authentication-token-review or --client-ca-file; or --allow-anonymous to serve every caller as system:anonymous",
+  ]);
+});
+
+Deno.test("parseSettings() serves anonymous callers in embedded mode only without an authenticator", () => {
+  const embedded = ["--orchestrator", "embedded"];
+  assert.equal(settingsOf(parseSettings(embedded, {})).auth.anonymous, true);
+  const withTokens = [...embedded, "--token-auth-file", "tokens.csv"];
+  assert.equal(settingsOf(parseSettings(withTokens, {})).auth.anonymous, false);
+  assert.equal(
+    settingsOf(parseSettings([...withTokens, "--allow-anonymous"], {})).auth
+      .anonymous,
+    true,
+  );
+});
+
+Deno.test("parseSettings() reads every authenticator, policy and audit setting", () => {
+  const settings = settingsOf(parseSettings([
+    "--token-auth-file=/etc/corral/auth/tokens.csv",
+    "--oidc-issuer-url",
+    "https://dex.example.com/dex",
+    "--oidc-client-id",
+    "corral",
+    "--oidc-ca-file",
+    "/etc/corral/oidc/ca.crt",
+    "--oidc-username-claim",
+    "email",
+    "--oidc-username-prefix",
+    "oidc:",
+    "--authentication-token-review",
+    "--authorization-policy-file",
+    "/etc/corral/policy/policy.yaml",
+    "--audit-log-path",
+    "/var/log/corral/audit.log",
+  ], { CORRAL_METRICS_REQUIRE_AUTH: "true" }));
+  assert.deepEqual(settings.auth, {
+    tokenAuthFile: "/etc/corral/auth/tokens.csv",
+    oidc: {
+      issuerUrl: "https://dex.example.com/dex",
+      clientId: "corral",
+      caFile: "/etc/corral/oidc/ca.crt",
+      usernameClaim: "email",
+      groupsClaim: "groups",
+      usernamePrefix: "oidc:",
+    },
+    tokenReview: true,
+    anonymous: false,
+    policyFile: "/etc/corral/policy/policy.yaml",
+    auditLogPath: "/var/log/corral/audit.log",
+    metricsRequireAuth: true,
+  });
+});
+
+Deno.test("parseSettings() refuses half an OIDC configuration and bad switches", async (t) => {
+  const cases: [string[], Record<string, string>, string[]][] = [
+    [["--oidc-issuer-url", "https://dex.example.com"], {}, [
+      "--oidc-issuer-url needs --oidc-client-id",
+    ]],
+    [
+      ["--oidc-issuer-url", "http://dex.example.com", "--oidc-client-id", "c"],
+      {},
+      [
+        '--oidc-issuer-url must be an https:// URL without query or fragment, got "http://dex.example.com"',
+      ],
+    ],
+    [["--token-auth-file", "t.csv", "--oidc-client-id", "corral"], {}, [
+      "--oidc-client-id needs --oidc-issuer-url",
+    ]],
+    [["--token-auth-file", "t.csv"], { CORRAL_ALLOW_ANONYMOUS: "maybe" }, [
+      '--allow-anonymous must be true or false, got "maybe"',
+    ]],
+  ];
+  for (const [args, env, want] of cases) {
+    await t.step(args.join(" "), () => {
+      assert.deepEqual(problemsOf(parseSettings(args, env)), want);
+    });
+  }
+});
+
+Deno.test("parseSettings() takes a switch as --flag, --flag=false or its variable", () => {
+  const tokens = ["--token-auth-file", "t.csv"];
+  const review = (args: string[], env: Record<string, string> = {}) =>
+    settingsOf(parseSettings([...tokens, ...args], env)).auth.tokenReview;
+  assert.equal(review([]), false);
+  assert.equal(review(["--authentication-token-review"]), true);
+  assert.equal(review(["--authentication-token-review=false"]), false);
+  assert.equal(
+    review([], { CORRAL_AUTHENTICATION_TOKEN_REVIEW: "true" }),
+    true,
+  );
 });

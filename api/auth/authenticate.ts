@@ -36,6 +36,24 @@ export interface Credentials {
   certificate?: PeerCertificateLike | null;
 }
 
+/**
+ * The credentials of a call: its Authorization header or metadata, and the
+ * subject of a client certificate the TLS layer verified.
+ */
+export function credentialsOf(
+  authorization: string | null | undefined,
+  certificate?: { commonName?: string; organizations: string[] },
+): Credentials {
+  return {
+    authorization,
+    certificate: certificate
+      ? {
+        subject: { CN: certificate.commonName, O: certificate.organizations },
+      }
+      : null,
+  };
+}
+
 export interface ChainOptions {
   /** Requests without credentials are system:anonymous (--anonymous-auth). */
   anonymous?: boolean;

@@ -69,25 +69,19 @@ export function createGrpcServer(options: GrpcOptions): grpc.Server {
         const reply = new grpc.Metadata();
         reply.set("x-request-id", requestId);
         call.sendMetadata(reply);
+        const authorization = call.metadata.get("authorization")[0];
         const info = {
           transport: "grpc" as const,
           requestId,
           key,
           peer: grpcPeer(call),
+          authorization: authorization === undefined
+            ? undefined
+            : String(authorization),
         };
-        const started = performance.now();
-        let message: Message;
-        try {
-          message = decode(requestType, call.request);
-        } catch (thrown) {
-          const error = thrown as ServiceError;
-          dispatcher.reject(info, error, started);
-          callback(encodeStatus(error));
-          return;
-        }
         const { result, error } = await dispatcher.invoke(
           info,
-          message,
+          () => decode(requestType, call.request),
           callSignal(call),
         );
         if (error) {

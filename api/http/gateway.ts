@@ -56,32 +56,39 @@ export function createGateway(options: GatewayOptions): Gateway {
       key: route.key,
       route: `${route.verb} ${route.template}`,
       peer: peerOf(request),
+      authorization: request.headers.get("authorization") ?? undefined,
     };
-    const started = performance.now();
-    let message: Message;
-    try {
-      message = await decodeRequest(
-        route,
-        params,
-        new URL(request.url),
-        request,
-        maxBodyBytes,
-      );
-    } catch (thrown) {
-      const error = thrown instanceof ServiceError
-        ? thrown
-        : new ServiceError(Code.INVALID_ARGUMENT, "Invalid request", {
-          cause: thrown,
-        });
-      dispatcher.reject(call, error, started);
-      return errorResponse(error, requestId);
-    }
+    // Decoded once the caller is authenticated: a caller without
+    // credentials learns nothing of what the body should hold.
+    const decode = async (): Promise<Message> => {
+      try {
+        return await decodeRequest(
+          route,
+          params,
+          new URL(request.url),
+          request,
+          maxBodyBytes,
+        );
+      } catch (thrown) {
+        throw thrown instanceof ServiceError
+          ? thrown
+          : new ServiceError(Code.INVALID_ARGUMENT, "Invalid request", {
+            cause: thrown,
+          });
+      }
+    };
     const { result, error } = await dispatcher.invoke(
       call,
-      message,
+      decode,
       request.signal,
     );
-    if (error) return errorResponse(error, requestId);
+    if (error) {
+      // RFC 6750: a 401 names the scheme the caller should use.
+      const headers = error.code === Code.UNAUTHENTICATED
+        ? new Headers({ "www-authenticate": 'Bearer realm="corral"' })
+        : undefined;
+      return errorResponse(error, requestId, headers);
+    }
     return jsonResponse(
       200,
       messageToJson(route.responseType, result!),

@@ -1,8 +1,9 @@
 /**
- * What both transports do around a handler: give the call a request id, a
- * logger and Kubernetes call options (cancellation, observation), turn
- * anything thrown into a ServiceError, count it in the metrics, and log one
- * line per call.
+ * What both transports do around a handler: authenticate the caller before
+ * anything else (the request is decoded only then), give the call a request
+ * id, a logger, the caller and Kubernetes call options (cancellation,
+ * observation), turn anything thrown into a ServiceError, count it in the
+ * metrics, log one line per call, and write the audit trail.
  */
 import type { Message } from "../../domain/codec.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
@@ -11,6 +12,12 @@ import type { KubernetesCallRecord } from "../../domain/ports.ts";
 import { asServiceError, describeCause } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Handlers } from "./handlers.ts";
+import type { Access } from "../auth/access.ts";
+import { actionOf, mutates } from "../auth/actions.ts";
+import { credentialsOf } from "../auth/authenticate.ts";
+import { callerOf } from "../auth/caller.ts";
+import { AuthenticationError, type Identity } from "../auth/identity.ts";
+import { AuthorizationError } from "../auth/policy.ts";
 
 export type Transport = "http" | "grpc";
 
@@ -23,6 +30,8 @@ export interface Call {
   route?: string;
   /** Who is at the other end of the connection, as far as TLS tells. */
   peer?: Peer;
+  /** The Authorization header (HTTP) or metadata (gRPC), if any. */
+  authorization?: string;
 }
 
 /** The connection a call came on. */
@@ -38,6 +47,8 @@ export interface Peer {
 
 export interface DispatcherOptions {
   handlers: Handlers;
+  /** Who may call: authenticators, policy, audit trail. */
+  access: Access;
   log: Logger;
   metrics?: Metrics;
   /** Told of every Kubernetes call any request makes (readiness). */
@@ -51,17 +62,80 @@ export interface Outcome {
 
 export interface Dispatcher {
   /**
-   * Runs the handler for `call.key`. `signal` aborts when the caller goes
-   * away or its deadline passes; the Kubernetes calls are cancelled with it.
+   * Authenticates the caller, then decodes the request (`decode` throws a
+   * ServiceError for a malformed one) and runs the handler for `call.key`.
+   * `signal` aborts when the caller goes away or its deadline passes; the
+   * Kubernetes calls are cancelled with it.
    */
-  invoke(call: Call, request: Message, signal?: AbortSignal): Promise<Outcome>;
+  invoke(
+    call: Call,
+    decode: () => Message | Promise<Message>,
+    signal?: AbortSignal,
+  ): Promise<Outcome>;
   /** Logs and counts a call that failed before reaching a handler. */
   reject(call: Call, error: ServiceError, started: number): void;
   readonly log: Logger;
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const { handlers, log, metrics } = options;
+  const { handlers, log, metrics, access } = options;
+
+  async function authenticate(
+    call: Call,
+    signal?: AbortSignal,
+  ): Promise<Identity> {
+    try {
+      const identity = await access.authenticator.authenticate(
+        credentialsOf(call.authorization, call.peer?.certificate),
+        signal,
+      );
+      metrics?.authentications.inc({
+        authenticator: identity.authenticator,
+        result: "success",
+      });
+      return identity;
+    } catch (error) {
+      metrics?.authentications.inc({
+        authenticator: error instanceof AuthenticationError
+          ? error.authenticator ?? "none"
+          : "none",
+        result: error instanceof AuthenticationError ? error.reason : "error",
+      });
+      throw error;
+    }
+  }
+
+  /** Mutating calls, and calls refused for want of credentials or rights. */
+  function audit(
+    call: Call,
+    identity: Identity | undefined,
+    request: Message | undefined,
+    error: ServiceError | undefined,
+  ): void {
+    const action = actionOf(call.key);
+    const denied = error instanceof AuthenticationError ||
+      error instanceof AuthorizationError;
+    if (!denied && !(action && mutates(action))) return;
+    const text = (value: unknown) =>
+      typeof value === "string" && value !== "" ? value : undefined;
+    const body = (request?.cluster ?? request?.computeTemplate) as
+      | Message
+      | undefined;
+    access.audit.record({
+      requestId: call.requestId,
+      user: identity?.user,
+      groups: identity?.groups,
+      authenticator: identity?.authenticator,
+      verb: action?.verb,
+      resource: action?.resource,
+      namespace: text(request?.namespace),
+      name: text(request?.name) ?? text(body?.name),
+      code: error?.code ?? Code.OK,
+      ...(denied ? { reason: (error as AuthenticationError).reason } : {}),
+      transport: call.transport,
+      sourceAddress: call.peer?.address,
+    });
+  }
 
   function finish(
     call: Call,
@@ -69,6 +143,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     error: ServiceError | undefined,
     started: number,
     kubernetesCalls: number,
+    identity?: Identity,
   ): void {
     const seconds = (performance.now() - started) / 1000;
     const name = call.route ?? call.key;
@@ -81,12 +156,20 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       { transport: call.transport, rpc: name },
       seconds,
     );
-    logCall(log, call, request, error, seconds * 1000, kubernetesCalls);
+    logCall(
+      log,
+      call,
+      request,
+      error,
+      seconds * 1000,
+      kubernetesCalls,
+      identity,
+    );
   }
 
   return {
     log,
-    async invoke(call, request, signal) {
+    async invoke(call, decode, signal) {
       const started = performance.now();
       const callLog = log.with({ requestId: call.requestId });
       let kubernetesCalls = 0;
@@ -111,7 +194,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       };
       metrics?.inFlight.inc({ transport: call.transport });
       let outcome: Outcome;
+      let identity: Identity | undefined;
+      let request: Message | undefined;
       try {
+        identity = await authenticate(call, kube.signal);
+        request = await decode();
         const handler = handlers[call.key];
         if (!handler) {
           throw new ServiceError(
@@ -119,14 +206,21 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             `Method ${call.key} is not implemented`,
           );
         }
-        outcome = { result: await handler(request, { log: callLog, kube }) };
+        const caller = callerOf(identity, access.policy, {
+          onDecision: (verb, resource, decision) =>
+            metrics?.authorizations.inc({ verb, resource, decision }),
+        });
+        outcome = {
+          result: await handler(request, { log: callLog, kube, caller }),
+        };
       } catch (thrown) {
         outcome = { error: asServiceError(thrown) };
       } finally {
         done.abort();
         metrics?.inFlight.dec({ transport: call.transport });
       }
-      finish(call, request, outcome.error, started, kubernetesCalls);
+      finish(call, request, outcome.error, started, kubernetesCalls, identity);
+      audit(call, identity, request, outcome.error);
       return outcome;
     },
     reject(call, error, started) {
@@ -143,10 +237,12 @@ function logCall(
   error: ServiceError | undefined,
   durationMs: number,
   kubernetesCalls: number,
+  identity: Identity | undefined,
 ): void {
   const fields = {
     requestId: call.requestId,
     transport: call.transport,
+    ...(identity ? { user: identity.user } : {}),
     rpc: call.key,
     ...(call.route ? { route: call.route } : {}),
     ...(typeof request?.namespace === "string" && request.namespace

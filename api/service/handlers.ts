@@ -8,6 +8,7 @@ import { Code, ServiceError } from "../../domain/errors.ts";
 import {
   clusterFromResource,
   clusterToResource,
+  clusterWorkload,
   computeTemplateFromConfigMap,
   computeTemplateToConfigMap,
   eventsByCluster,
@@ -15,6 +16,13 @@ import {
   referencedTemplates,
 } from "../../domain/conversions.ts";
 import type { Logger } from "../../domain/log.ts";
+import type { Caller } from "../auth/caller.ts";
+import {
+  AuthorizationError,
+  type Resource,
+  type Rule,
+  type Verb,
+} from "../auth/policy.ts";
 import type { CallOptions, Orchestrator } from "../../domain/ports.ts";
 import type { Cluster, ComputeTemplate } from "../../domain/types.ts";
 import {
@@ -33,6 +41,8 @@ export interface CallContext {
   log: Logger;
   /** Handed to every Kubernetes call the request causes. */
   kube: CallOptions;
+  /** Who calls, and what the policy lets them do. */
+  caller: Caller;
 }
 
 export type Handler = (
@@ -83,17 +93,96 @@ export function createHandlers(options: ServiceOptions): Handlers {
     );
   }
 
+  /**
+   * The rules that let the caller do this here; PERMISSION_DENIED if
+   * `--namespaces` or the policy forbids it. An empty namespace is left to
+   * validation, which comes next and says it is required.
+   */
+  function permit(
+    caller: Caller,
+    action: string,
+    verb: Verb,
+    resource: Resource,
+    namespace: string,
+  ): Rule[] {
+    checkServed(namespace, action);
+    if (namespace === "") return [];
+    return caller.authorize(action, verb, resource, namespace);
+  }
+
+  /**
+   * The namespaces a list across namespaces covers: those both the policy
+   * and `--namespaces` allow (undefined: all of them, one cluster-wide
+   * list); PERMISSION_DENIED when that is none.
+   */
+  function listScope(
+    caller: Caller,
+    resource: Resource,
+    action: string,
+  ): string[] | undefined {
+    const allowed = caller.namespaces("list", resource);
+    const namespaces = allowed === "*"
+      ? (served.length > 0 ? served : undefined)
+      : allowed.filter((n) => served.length === 0 || served.includes(n));
+    if (namespaces?.length === 0) {
+      throw new AuthorizationError(
+        "no-rule",
+        `${action}: user "${caller.identity.user}" may list ${resource} in no namespace${
+          served.length > 0 ? " this Corral serves" : ""
+        }`,
+      );
+    }
+    return namespaces;
+  }
+
   async function createCluster(
     request: { cluster?: Cluster; namespace: string },
-    { log, kube }: CallContext,
+    { log, kube, caller }: CallContext,
   ): Promise<Cluster> {
-    checkServed(
+    const action = clusterAction(
+      "create",
       request.namespace,
-      clusterAction("create", request.namespace, request.cluster?.name ?? ""),
+      request.cluster?.name ?? "",
     );
+    const rules = permit(
+      caller,
+      action,
+      "create",
+      "clusters",
+      request.namespace,
+    );
+    // An authenticated caller's clusters are theirs: the user is filled in
+    // when left empty, and may name no one else.
+    const { identity } = caller;
+    if (caller.authenticated && request.cluster && !request.cluster.user) {
+      request = {
+        ...request,
+        cluster: { ...request.cluster, user: identity.user },
+      };
+    }
     validateCreateCluster(request);
     const namespace = request.namespace;
     const cluster = { ...request.cluster!, namespace };
+    if (caller.authenticated && cluster.user !== identity.user) {
+      throw new AuthorizationError(
+        "no-rule",
+        `${action}: cluster.user: user "${identity.user}" may not create clusters for "${cluster.user}"`,
+      );
+    }
+    const workload = clusterWorkload(cluster);
+    caller.admit(
+      action,
+      rules,
+      {
+        images: workload.images.map((i) => i.image),
+        hostPath: workload.hostPaths.length > 0,
+      },
+      (denial) =>
+        denial.reason === "host-path"
+          ? workload.hostPaths[0]
+          : workload.images.find((i) => i.image === denial.image)?.field ??
+            "cluster",
+    );
     const wanted = referencedTemplates(cluster);
     const templates = new Map<string, ComputeTemplate>();
     if (wanted.length > 0) {
@@ -122,10 +211,10 @@ export function createHandlers(options: ServiceOptions): Handlers {
 
   async function getCluster(
     request: NamespacedName,
-    { kube }: CallContext,
+    { kube, caller }: CallContext,
   ): Promise<Cluster> {
     const action = clusterAction("get", request.namespace, request.name);
-    checkServed(request.namespace, action);
+    permit(caller, action, "get", "clusters", request.namespace);
     validateClusterKey(request, action);
     const [resource, events] = await Promise.all([
       orchestrator.getCluster(request.namespace, request.name, kube),
@@ -134,13 +223,14 @@ export function createHandlers(options: ServiceOptions): Handlers {
     return clusterFromResource(resource, events);
   }
 
+  /** The clusters of one namespace, of several, or (undefined) of all. */
   async function listClusters(
-    namespace: string | undefined,
+    namespace: string | string[] | undefined,
     kube: CallOptions,
   ): Promise<Cluster[]> {
-    if (namespace === undefined && served.length > 0) {
+    if (Array.isArray(namespace)) {
       const lists = await Promise.all(
-        served.map((ns) => listClusters(ns, kube)),
+        namespace.map((ns) => listClusters(ns, kube)),
       );
       return lists.flat();
     }
@@ -164,10 +254,10 @@ export function createHandlers(options: ServiceOptions): Handlers {
 
   async function deleteCluster(
     request: NamespacedName,
-    { log, kube }: CallContext,
+    { log, kube, caller }: CallContext,
   ): Promise<Record<string, never>> {
     const action = clusterAction("delete", request.namespace, request.name);
-    checkServed(request.namespace, action);
+    permit(caller, action, "delete", "clusters", request.namespace);
     validateClusterKey(request, action);
     await orchestrator.deleteCluster(request.namespace, request.name, kube);
     log.info("Deleted cluster", { ...request });
@@ -176,15 +266,18 @@ export function createHandlers(options: ServiceOptions): Handlers {
 
   async function createComputeTemplate(
     request: { computeTemplate?: ComputeTemplate; namespace: string },
-    { log, kube }: CallContext,
+    { log, kube, caller }: CallContext,
   ): Promise<ComputeTemplate> {
-    checkServed(
-      request.namespace,
+    permit(
+      caller,
       computeTemplateAction(
         "create",
         request.namespace,
         request.computeTemplate?.name ?? "",
       ),
+      "create",
+      "computetemplates",
+      request.namespace,
     );
     validateCreateComputeTemplate(request);
     const template = {
@@ -204,14 +297,14 @@ export function createHandlers(options: ServiceOptions): Handlers {
 
   async function getComputeTemplate(
     request: NamespacedName,
-    { kube }: CallContext,
+    { kube, caller }: CallContext,
   ): Promise<ComputeTemplate> {
     const action = computeTemplateAction(
       "get",
       request.namespace,
       request.name,
     );
-    checkServed(request.namespace, action);
+    permit(caller, action, "get", "computetemplates", request.namespace);
     validateComputeTemplateKey(request, action);
     return computeTemplateFromConfigMap(
       await orchestrator.getComputeTemplate(
@@ -222,13 +315,14 @@ export function createHandlers(options: ServiceOptions): Handlers {
     );
   }
 
+  /** The templates of one namespace, of several, or (undefined) of all. */
   async function listComputeTemplates(
-    namespace: string | undefined,
+    namespace: string | string[] | undefined,
     kube: CallOptions,
   ): Promise<ComputeTemplate[]> {
-    if (namespace === undefined && served.length > 0) {
+    if (Array.isArray(namespace)) {
       const lists = await Promise.all(
-        served.map((ns) => listComputeTemplates(ns, kube)),
+        namespace.map((ns) => listComputeTemplates(ns, kube)),
       );
       return lists.flat();
     }
@@ -242,14 +336,14 @@ export function createHandlers(options: ServiceOptions): Handlers {
 
   async function deleteComputeTemplate(
     request: NamespacedName,
-    { log, kube }: CallContext,
+    { log, kube, caller }: CallContext,
   ): Promise<Record<string, never>> {
     const action = computeTemplateAction(
       "delete",
       request.namespace,
       request.name,
     );
-    checkServed(request.namespace, action);
+    permit(caller, action, "delete", "computetemplates", request.namespace);
     validateComputeTemplateKey(request, action);
     await orchestrator.deleteComputeTemplate(
       request.namespace,
@@ -269,21 +363,20 @@ export function createHandlers(options: ServiceOptions): Handlers {
     "proto.ClusterService/CreateCluster": as(createCluster),
     "proto.ClusterService/GetCluster": as(getCluster),
     "proto.ClusterService/ListCluster": as(
-      async (request: { namespace: string }, { kube }: CallContext) => {
-        checkServed(
-          request.namespace,
-          `Cannot list clusters in namespace "${request.namespace}"`,
-        );
-        validateNamespace(
-          request.namespace,
-          `Cannot list clusters in namespace "${request.namespace}"`,
-        );
+      async (request: { namespace: string }, { kube, caller }: CallContext) => {
+        const action =
+          `Cannot list clusters in namespace "${request.namespace}"`;
+        permit(caller, action, "list", "clusters", request.namespace);
+        validateNamespace(request.namespace, action);
         return { clusters: await listClusters(request.namespace, kube) };
       },
     ),
     "proto.ClusterService/ListAllClusters": as(
-      async (_: unknown, { kube }: CallContext) => ({
-        clusters: await listClusters(undefined, kube),
+      async (_: unknown, { kube, caller }: CallContext) => ({
+        clusters: await listClusters(
+          listScope(caller, "clusters", "Cannot list clusters"),
+          kube,
+        ),
       }),
     ),
     "proto.ClusterService/DeleteCluster": as(deleteCluster),
@@ -292,23 +385,26 @@ export function createHandlers(options: ServiceOptions): Handlers {
     ),
     "proto.ComputeTemplateService/GetComputeTemplate": as(getComputeTemplate),
     "proto.ComputeTemplateService/ListComputeTemplates": as(
-      async (request: { namespace: string }, { kube }: CallContext) => {
-        checkServed(
-          request.namespace,
-          `Cannot list compute templates in namespace "${request.namespace}"`,
-        );
-        validateNamespace(
-          request.namespace,
-          `Cannot list compute templates in namespace "${request.namespace}"`,
-        );
+      async (request: { namespace: string }, { kube, caller }: CallContext) => {
+        const action =
+          `Cannot list compute templates in namespace "${request.namespace}"`;
+        permit(caller, action, "list", "computetemplates", request.namespace);
+        validateNamespace(request.namespace, action);
         return {
           computeTemplates: await listComputeTemplates(request.namespace, kube),
         };
       },
     ),
     "proto.ComputeTemplateService/ListAllComputeTemplates": as(
-      async (_: unknown, { kube }: CallContext) => ({
-        computeTemplates: await listComputeTemplates(undefined, kube),
+      async (_: unknown, { kube, caller }: CallContext) => ({
+        computeTemplates: await listComputeTemplates(
+          listScope(
+            caller,
+            "computetemplates",
+            "Cannot list compute templates",
+          ),
+          kube,
+        ),
       }),
     ),
     "proto.ComputeTemplateService/DeleteComputeTemplate": as(

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { openAccess } from "../../../api/auth/access.ts";
 import { createDispatcher } from "../../../api/service/dispatcher.ts";
 import { createGateway } from "../../../api/http/gateway.ts";
 import { silentLogger } from "../../../api/log.ts";
@@ -20,7 +21,11 @@ async function withCorral(fn: (corral: Corral) => Promise<void>) {
 Deno.test("the gateway answers an unknown path with 404 Not Found", async () => {
   const gateway = createGateway({
     schema: await schema(),
-    dispatcher: createDispatcher({ handlers: {}, log: silentLogger() }),
+    dispatcher: createDispatcher({
+      handlers: {},
+      access: openAccess(),
+      log: silentLogger(),
+    }),
   });
   for (
     const path of ["/", "/apis", "/apis/v1alpha2/namespaces/a/clusters/b/c"]
@@ -34,7 +39,11 @@ Deno.test("the gateway answers an unknown path with 404 Not Found", async () => 
 Deno.test("the gateway answers a known path with the wrong method with 405 and Allow", async () => {
   const gateway = createGateway({
     schema: await schema(),
-    dispatcher: createDispatcher({ handlers: {}, log: silentLogger() }),
+    dispatcher: createDispatcher({
+      handlers: {},
+      access: openAccess(),
+      log: silentLogger(),
+    }),
   });
   const response = await gateway(
     new Request(`${BASE}/apis/v1alpha2/namespaces/a/clusters`, {

@@ -7,6 +7,7 @@ import net from "node:net";
 import { type HttpServer, serveHttp } from "../../../api/http/server.ts";
 import { silentLogger } from "../../../api/log.ts";
 import { createGateway } from "../../../api/http/gateway.ts";
+import { openAccess } from "../../../api/auth/access.ts";
 import { createDispatcher } from "../../../api/service/dispatcher.ts";
 import { schema } from "../../harness.ts";
 
@@ -312,7 +313,11 @@ function exchange(port: number, text: string): Promise<string> {
 Deno.test("serveHttp() answers every request it cannot hand on with the JSON error body and its status", async (t) => {
   const gateway = createGateway({
     schema: await schema(),
-    dispatcher: createDispatcher({ handlers: {}, log: silentLogger() }),
+    dispatcher: createDispatcher({
+      handlers: {},
+      access: openAccess(),
+      log: silentLogger(),
+    }),
   });
   const clusters = "/apis/v1alpha2/clusters";
   const create = "/apis/v1alpha2/namespaces/team-a/clusters";

@@ -1,0 +1,174 @@
+/**
+ * Who may call, as the settings configure it: the authenticator chain, the
+ * authorization policy and the audit trail, built once at start-up and
+ * handed to the dispatcher. Nothing here knows a transport.
+ */
+import type { Logger } from "../../domain/log.ts";
+import { type AuditLog, createAuditLog } from "./audit.ts";
+import {
+  createAuthenticator,
+  type RequestAuthenticator,
+} from "./authenticate.ts";
+import {
+  AUTHENTICATED_GROUP,
+  type Authenticator,
+  UNAUTHENTICATED_GROUP,
+} from "./identity.ts";
+import { oidcAuthenticator } from "./oidc.ts";
+import { allowAll, type Policy, policyFile, policyOf } from "./policy.ts";
+import { tokenFileAuthenticator } from "./token_file.ts";
+import {
+  tokenReviewAuthenticator,
+  type TokenReviewPort,
+} from "./token_review.ts";
+
+/** Who may call, and what is recorded of it: settings.ts fills it. */
+export interface AuthSettings {
+  /** "" for none. */
+  tokenAuthFile: string;
+  oidc?: {
+    issuerUrl: string;
+    clientId: string;
+    /** "" trusts the system's certificate authorities. */
+    caFile: string;
+    usernameClaim: string;
+    groupsClaim: string;
+    usernamePrefix: string;
+  };
+  tokenReview: boolean;
+  /** Requests without credentials are served as system:anonymous. */
+  anonymous: boolean;
+  /** "" for none: every authenticated caller may do everything. */
+  policyFile: string;
+  /** "" for standard error. */
+  auditLogPath: string;
+  metricsRequireAuth: boolean;
+}
+
+export interface Access {
+  /** What the start-up log says of who may call and do what. */
+  summary?: { authentication: string[]; authorization: string };
+  authenticator: RequestAuthenticator;
+  /** The rules in force; a policy file's are re-read when it changes. */
+  policy: Policy;
+  audit: AuditLog;
+  /** Stops re-reading files and closes the audit log. */
+  close(): Promise<void>;
+}
+
+export interface AccessOptions {
+  log: Logger;
+  /** The Kubernetes API's TokenReview, for --authentication-token-review. */
+  tokenReview?: TokenReviewPort;
+}
+
+/**
+ * The authenticators in the Kubernetes API server's order: client
+ * certificates (inside the chain), then the token file, OIDC, TokenReview.
+ */
+export async function createAccess(
+  settings: AuthSettings,
+  options: AccessOptions,
+): Promise<Access> {
+  const log = options.log.with({ component: "authentication" });
+  const authenticators: Authenticator[] = [];
+  const closers: (() => unknown)[] = [];
+  try {
+    if (settings.tokenAuthFile) {
+      authenticators.push(
+        await tokenFileAuthenticator({ path: settings.tokenAuthFile, log }),
+      );
+    }
+    if (settings.oidc) {
+      const { caFile, ...oidc } = settings.oidc;
+      authenticators.push(
+        await oidcAuthenticator({
+          ...oidc,
+          ...(caFile ? { caFile } : {}),
+          log,
+        }),
+      );
+    }
+    if (settings.tokenReview) {
+      if (!options.tokenReview) {
+        throw new Error(
+          "--authentication-token-review needs the Kubernetes API",
+        );
+      }
+      authenticators.push(
+        tokenReviewAuthenticator({ api: options.tokenReview, log }),
+      );
+    }
+    const authenticator = createAuthenticator(authenticators, {
+      anonymous: settings.anonymous,
+    });
+    closers.push(() => authenticator.close());
+    let policy: Policy;
+    if (settings.policyFile) {
+      const file = await policyFile({
+        path: settings.policyFile,
+        log: options.log,
+      });
+      closers.push(() => file.close());
+      policy = file;
+    } else {
+      policy = settings.anonymous ? allowEveryone() : allowAll();
+    }
+    const audit = await createAuditLog({
+      path: settings.auditLogPath,
+      log: options.log,
+    });
+    closers.push(() => audit.close());
+    return {
+      summary: {
+        authentication: [
+          ...authenticators.map((a) => a.name),
+          ...(settings.anonymous ? ["anonymous"] : []),
+        ],
+        authorization: settings.policyFile
+          ? `policy file ${settings.policyFile}`
+          : settings.anonymous
+          ? "none: every caller may do everything, without credentials too"
+          : "none: every authenticated caller may do everything",
+      },
+      authenticator,
+      policy,
+      audit,
+      async close() {
+        for (const close of closers.reverse()) await close();
+      },
+    };
+  } catch (error) {
+    for (const authenticator of authenticators) authenticator.close?.();
+    for (const close of closers.reverse()) await close();
+    throw error;
+  }
+}
+
+/**
+ * Anonymous callers and everyone else may do everything: embedded mode's
+ * default, and kubernetes mode's with --allow-anonymous and no policy.
+ */
+export function allowEveryone(): Policy {
+  return policyOf([{
+    users: [],
+    groups: [AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP],
+    namespaces: ["*"],
+    resources: ["*"],
+    verbs: ["*"],
+    allowHostPath: true,
+  }]);
+}
+
+/**
+ * Every caller is system:anonymous and may do everything, and nothing is
+ * audited: for tests of other parts than access.
+ */
+export function openAccess(): Access {
+  return {
+    authenticator: createAuthenticator([], { anonymous: true }),
+    policy: allowEveryone(),
+    audit: { record() {}, async close() {} },
+    async close() {},
+  };
+}
