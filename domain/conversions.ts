@@ -284,7 +284,10 @@ export function clusterWorkload(cluster: Cluster): ClusterWorkload {
   const workload: ClusterWorkload = { images: [], hostPaths: [] };
   const spec = "cluster.clusterSpec";
   const groups = [
-    { path: `${spec}.headGroupSpec`, group: cluster.clusterSpec?.headGroupSpec },
+    {
+      path: `${spec}.headGroupSpec`,
+      group: cluster.clusterSpec?.headGroupSpec,
+    },
     ...(cluster.clusterSpec?.workerGroupSpec ?? []).map((group, i) => ({
       path: `${spec}.workerGroupSpec[${i}]`,
       group,
