@@ -4,13 +4,14 @@
  * every cluster shape is valid and loses no field, unknown fields are pruned
  * as a real server prunes them, and a 422 becomes INVALID_ARGUMENT.
  */
+import { send } from "../standin/requests.ts";
 import assert from "node:assert/strict";
 import { KubeConfig } from "@kubernetes/client-node";
 import { clusterToResource } from "../../domain/conversions.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { RayCluster } from "../../domain/resources.ts";
 import { createKubernetesOrchestrator } from "../../orchestrator/kubernetes.ts";
-import { kubeconfigFor, type Standin } from "../../standin/mod.ts";
+import { kubeconfigFor } from "../../standin/mod.ts";
 import {
   asCluster,
   leaves,
@@ -25,37 +26,6 @@ import { withStandin } from "../standin/with_standin.ts";
 type Json = any;
 
 const RC = `/apis/ray.io/v1/namespaces/${NAMESPACE}/rayclusters`;
-
-interface Answer {
-  status: number;
-  body: Json;
-  warnings: string[];
-}
-
-async function send(
-  standin: Standin,
-  method: string,
-  path: string,
-  body?: unknown,
-  contentType = "application/json",
-): Promise<Answer> {
-  const response = await fetch(`${standin.url}${path}`, {
-    method,
-    headers: body === undefined ? {} : { "content-type": contentType },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  const warnings = [
-    ...(response.headers.get("warning") ?? "").matchAll(
-      /299 - "((?:[^"\\]|\\.)*)"/g,
-    ),
-  ].map((m) => m[1].replace(/\\(.)/g, "$1"));
-  return {
-    status: response.status,
-    body: text ? JSON.parse(text) : {},
-    warnings,
-  };
-}
 
 // ---------------------------------------------------------------------------
 // The KubeRay CRD and what Corral writes

@@ -5,6 +5,7 @@
  * what Corral writes under that CRD is tested in
  * tests/orchestrator/kuberay_crd_test.ts.
  */
+import { type Answer, send } from "./requests.ts";
 import assert from "node:assert/strict";
 import { type Standin, startStandin } from "../../standin/mod.ts";
 import { NAMESPACE, RAY_CRD } from "../orchestrator/cluster_shapes.ts";
@@ -17,37 +18,6 @@ type Json = any;
 const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 const WIDGETS = "/apis/example.dev/v1/namespaces/team-a/widgets";
 const RC = `/apis/ray.io/v1/namespaces/${NAMESPACE}/rayclusters`;
-
-interface Answer {
-  status: number;
-  body: Json;
-  warnings: string[];
-}
-
-async function send(
-  standin: Standin,
-  method: string,
-  path: string,
-  body?: unknown,
-  contentType = "application/json",
-): Promise<Answer> {
-  const response = await fetch(`${standin.url}${path}`, {
-    method,
-    headers: body === undefined ? {} : { "content-type": contentType },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  const warnings = [
-    ...(response.headers.get("warning") ?? "").matchAll(
-      /299 - "((?:[^"\\]|\\.)*)"/g,
-    ),
-  ].map((m) => m[1].replace(/\\(.)/g, "$1"));
-  return {
-    status: response.status,
-    body: text ? JSON.parse(text) : {},
-    warnings,
-  };
-}
 
 /** A small CRD using the schema features the stand-in validates. */
 function widgetCrd(extra: Record<string, unknown> = {}) {

@@ -7,9 +7,12 @@ import type { Standin } from "../../standin/mod.ts";
 
 export interface Answer {
   status: number;
+  /** The JSON body; {} for an empty one, undefined for one not JSON. */
   // deno-lint-ignore no-explicit-any
   body: any;
   text: string;
+  /** The texts of the answer's `Warning: 299 - "..."` headers. */
+  warnings: string[];
 }
 
 export async function send(
@@ -31,11 +34,16 @@ export async function send(
   const text = await response.text();
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = text === "" ? {} : JSON.parse(text);
   } catch {
     parsed = undefined;
   }
-  return { status: response.status, body: parsed, text };
+  const warnings = [
+    ...(response.headers.get("warning") ?? "").matchAll(
+      /299 - "((?:[^"\\]|\\.)*)"/g,
+    ),
+  ].map((m) => m[1].replace(/\\(.)/g, "$1"));
+  return { status: response.status, body: parsed, text, warnings };
 }
 
 export const CM = "/api/v1/namespaces/team-a/configmaps";
