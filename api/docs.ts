@@ -167,6 +167,9 @@ function initScript(): string {
     defaultOpenAllTags: true,
     operationTitleSource: "summary",
     showOperationId: true,
+    // A person pastes a bearer token once; "Test Request" sends it.
+    authentication: { preferredSecurityScheme: "bearerAuth" },
+    persistAuth: false,
   };
   return `// Corral's API reference: ${DOCS_PATHS.json} rendered by Scalar.
 Scalar.createApiReference("#app", ${JSON.stringify(configuration, null, 2)});

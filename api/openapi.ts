@@ -49,6 +49,7 @@ export type OpenApiDocument = Record<string, unknown> & {
     schemas: Record<string, Schema>;
     responses: Record<string, Schema>;
     examples: Record<string, Schema>;
+    securitySchemes: Record<string, Schema>;
   };
 };
 export type Operation = Record<string, unknown> & { operationId: string };
@@ -103,6 +104,9 @@ export const EXAMPLES: Record<string, unknown> = {
     },
   },
 };
+
+/** The name of the security scheme every operation requires. */
+export const SECURITY_SCHEME = "bearerAuth";
 
 export function openApiDocument(
   routes: Route[],
@@ -206,16 +210,22 @@ export function openApiDocument(
           "they use. Every operation is also served over gRPC " +
           "(`proto.ClusterService`, `proto.ComputeTemplateService`). " +
           "Request bodies also accept snake_case field names and enum " +
-          "numbers; responses always use the names shown here. Corral does " +
-          "not authenticate its callers: whoever reaches its port may call " +
-          "every operation.",
+          "numbers; responses always use the names shown here.\n\n" +
+          "Every operation needs credentials: a bearer token (from the " +
+          "token file, an OIDC ID token, or a Kubernetes service-account " +
+          "token, as the installation configures them) in the " +
+          "`Authorization` header, or a client certificate over TLS. " +
+          "Without valid ones the answer is 401 (code 16); an operation the " +
+          "authorization policy does not grant is 403 (code 7).",
+      license: { name: "Apache-2.0", identifier: "Apache-2.0" },
     },
     // The Corral that serves this document: a relative URL resolves
     // against the document's own address, so "Test Request" on /docs calls
     // the Corral the page came from, whatever its host and port.
     servers: [{ url: "/", description: "This Corral" }],
-    // No operation asks for credentials (an empty list of requirements).
-    security: [],
+    // Every operation asks for a bearer token (or a client certificate,
+    // which OpenAPI cannot say of an http scheme; the description does).
+    security: [{ [SECURITY_SCHEME]: [] }],
     tags: [...tags].map(([name, description]) =>
       dropUndefined({ name, description })
     ),
@@ -224,6 +234,17 @@ export function openApiDocument(
       schemas: sortKeys(schemas),
       responses: errorResponses(),
       examples: ERROR_EXAMPLES,
+      securitySchemes: {
+        [SECURITY_SCHEME]: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "A token of Corral's token file, an OIDC ID token of its issuer, " +
+            "or a Kubernetes service-account token, whichever the " +
+            "installation accepts. On /docs, paste it under Authentication: " +
+            '"Test Request" sends it.',
+        },
+      },
     },
   };
 }

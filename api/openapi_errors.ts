@@ -65,6 +65,36 @@ export const ERROR_EXAMPLES = {
         'Cannot create cluster "team-a/blue": compute template "small" not found in namespace "team-a"',
     },
   },
+  noCredentials: {
+    summary: "No credentials: code 16",
+    value: {
+      code: Code.UNAUTHENTICATED,
+      message: "Unauthorized: the request has no bearer token",
+    },
+  },
+  invalidToken: {
+    summary: "A token no authenticator accepts: code 16",
+    value: {
+      code: Code.UNAUTHENTICATED,
+      message: "Unauthorized: the token is not valid",
+    },
+  },
+  policyDenied: {
+    summary: "The authorization policy grants no such thing: code 7",
+    value: {
+      code: Code.PERMISSION_DENIED,
+      message:
+        'Cannot get cluster "team-b/blue": user "alice@example.com" may not get clusters in namespace "team-b"',
+    },
+  },
+  workloadDenied: {
+    summary: "A host path or image the granting rule does not allow: code 7",
+    value: {
+      code: Code.PERMISSION_DENIED,
+      message:
+        'Cannot create cluster "team-a/blue": cluster.clusterSpec.headGroupSpec.volumes[0].volumeType: user "alice@example.com" may not mount HOST_PATH volumes',
+    },
+  },
   unauthenticated: {
     summary: "Kubernetes refused Corral's credentials: code 16",
     value: {
@@ -162,19 +192,34 @@ export const ERROR_ANSWERS: ErrorAnswer[] = [
   {
     status: httpStatus(Code.UNAUTHENTICATED),
     name: "Unauthenticated",
-    description: "Kubernetes refused Corral's own credentials (code 16 " +
-      "UNAUTHENTICATED): a fault of the installation, not of the request. " +
-      "Corral does not authenticate its callers",
-    examples: ["unauthenticated"],
+    description: "Code 16 UNAUTHENTICATED: the request has no credentials, " +
+      "or none an authenticator accepts (the `WWW-Authenticate` header names " +
+      "the Bearer scheme); or Kubernetes refused Corral's own credentials, a " +
+      "fault of the installation",
+    examples: ["noCredentials", "invalidToken", "unauthenticated"],
+    headers: {
+      "WWW-Authenticate": {
+        description: 'The scheme to authenticate with: `Bearer realm="corral"`',
+        schema: { type: "string" },
+      },
+    },
   },
   {
     status: httpStatus(Code.PERMISSION_DENIED),
     name: "PermissionDenied",
     description:
-      "Code 7 PERMISSION_DENIED: the namespace is not one this Corral " +
-      "serves (`--namespaces`), or Kubernetes refused Corral's service " +
-      "account (its RBAC grants too little)",
-    examples: ["namespaceNotServed", "kubernetesDenied"],
+      "Code 7 PERMISSION_DENIED: the authorization policy grants the caller " +
+      "no such operation in that namespace, or the cluster's user, a " +
+      "HOST_PATH volume or an image is not allowed (the message names the " +
+      "field); the namespace is not one this Corral serves " +
+      "(`--namespaces`); or Kubernetes refused Corral's service account " +
+      "(its RBAC grants too little)",
+    examples: [
+      "policyDenied",
+      "workloadDenied",
+      "namespaceNotServed",
+      "kubernetesDenied",
+    ],
   },
   {
     status: httpStatus(Code.NOT_FOUND),

@@ -20,6 +20,8 @@ import {
 import { loadApiSchema } from "../../api/schema.ts";
 import { messageFromJson } from "../../domain/codec.ts";
 import type { Code, FieldViolation } from "../../domain/errors.ts";
+import { createAccess } from "../../api/auth/access.ts";
+import { silentLogger } from "../../api/log.ts";
 import { httpRequest, schema, startCorral } from "../harness.ts";
 import { CASES, sampleCluster } from "./cases.ts";
 import { currentDocument, GOLDEN } from "./openapi_golden.ts";
@@ -673,4 +675,77 @@ Deno.test("the document does not depend on the order the .proto files load in", 
     openApiJson(openApiDocument(compileRoutes(reversed))),
     openApiJson(openApiDocument(routes)),
   );
+});
+
+Deno.test("the examples of refused callers are what the gateway answers", async () => {
+  const doc = await currentDocument();
+  const examples = doc.components.examples as Record<
+    string,
+    { value: Record<string, unknown> }
+  >;
+  const dir = await Deno.makeTempDir({ prefix: "corral-openapi-access-" });
+  await Deno.writeTextFile(
+    `${dir}/tokens.csv`,
+    'alice-token,alice@example.com,1,"team-a"\n',
+  );
+  await Deno.writeTextFile(
+    `${dir}/policy.yaml`,
+    'rules:\n  - groups: ["team-a"]\n    namespaces: ["team-a"]\n    resources: ["*"]\n    verbs: ["*"]\n',
+  );
+  const access = await createAccess({
+    tokenAuthFile: `${dir}/tokens.csv`,
+    tokenReview: false,
+    anonymous: false,
+    policyFile: `${dir}/policy.yaml`,
+    auditLogPath: "",
+    metricsRequireAuth: false,
+  }, { log: silentLogger() });
+  const corral = await startCorral({ access });
+  const send = async (
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: unknown,
+  ) =>
+    await (await corral.gateway(
+      new Request(`http://corral.test${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    )).json();
+  const alice = { authorization: "Bearer alice-token" };
+  try {
+    const blue = "/apis/v1alpha2/namespaces/team-b/clusters/blue";
+    assert.deepEqual(await send("GET", blue, {}), examples.noCredentials.value);
+    assert.deepEqual(
+      await send("GET", blue, { authorization: "Bearer not-a-token" }),
+      examples.invalidToken.value,
+    );
+    assert.deepEqual(
+      await send("GET", blue, alice),
+      examples.policyDenied.value,
+    );
+    const hostPath = sampleCluster({ user: "" }) as Record<string, unknown>;
+    (hostPath.clusterSpec as { headGroupSpec: { volumes: unknown[] } })
+      .headGroupSpec.volumes = [{
+        name: "data",
+        mountPath: "/data",
+        source: "/var/data",
+        volumeType: "HOST_PATH",
+      }];
+    assert.deepEqual(
+      await send(
+        "POST",
+        "/apis/v1alpha2/namespaces/team-a/clusters",
+        alice,
+        hostPath,
+      ),
+      examples.workloadDenied.value,
+    );
+  } finally {
+    await corral.close();
+    await access.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });
