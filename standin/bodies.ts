@@ -10,10 +10,10 @@ import type { State } from "./state.ts";
 import { badRequest, StatusError, unsupportedMediaType } from "./status.ts";
 import { groupVersion, type KubeObject, type ResourceType } from "./types.ts";
 
-export async function readText(
+export function readBytes(
   state: State,
   request: Request,
-): Promise<string> {
+): Promise<Uint8Array> {
   const limit = state.maxBodyBytes;
   const tooLarge = () =>
     new StatusError(
@@ -21,8 +21,14 @@ export async function readText(
       "RequestEntityTooLarge",
       `Request entity too large: limit is ${limit}`,
     );
-  const bytes = await readLimitedBody(request, limit, tooLarge);
-  return new TextDecoder().decode(bytes);
+  return readLimitedBody(request, limit, tooLarge);
+}
+
+export async function readText(
+  state: State,
+  request: Request,
+): Promise<string> {
+  return new TextDecoder().decode(await readBytes(state, request));
 }
 
 function parseJson(text: string, resource: ResourceType): unknown {
@@ -37,7 +43,7 @@ function parseJson(text: string, resource: ResourceType): unknown {
   }
 }
 
-function isJsonMediaType(contentType: string | null): boolean {
+export function isJsonMediaType(contentType: string | null): boolean {
   if (contentType === null || contentType === "") return true;
   const media = contentType.split(";")[0].trim().toLowerCase();
   return media === "application/json" || media === "*/*";
@@ -64,7 +70,7 @@ function checkStringMap(value: unknown, path: string): void {
   }
 }
 
-function jsonType(value: unknown): string {
+export function jsonType(value: unknown): string {
   if (Array.isArray(value)) return "array";
   if (value === null) return "null";
   return typeof value === "object" ? "object" : typeof value;

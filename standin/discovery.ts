@@ -4,7 +4,7 @@
  * serves.
  */
 
-import { groupVersion, type ResourceType } from "./types.ts";
+import { DEFAULT_VERBS, groupVersion, type ResourceType } from "./types.ts";
 
 /** The Kubernetes version discovery reports. */
 export const SERVER_VERSION = {
@@ -84,8 +84,6 @@ export function apiGroup(resources: readonly ResourceType[], group: string) {
   };
 }
 
-const VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"];
-
 export function apiResourceList(
   resources: readonly ResourceType[],
   group: string,
@@ -104,7 +102,7 @@ export function apiResourceList(
         singularName: r.singular,
         namespaced: r.namespaced,
         kind: r.kind,
-        verbs: VERBS,
+        verbs: r.verbs ?? DEFAULT_VERBS,
         ...(r.shortNames ? { shortNames: r.shortNames } : {}),
         ...(r.categories ? { categories: r.categories } : {}),
       },
@@ -114,6 +112,15 @@ export function apiResourceList(
         namespaced: r.namespaced,
         kind: r.kind,
         verbs: ["get", "patch", "update"],
+      })),
+      ...Object.entries(r.actions ?? {}).map(([sub, action]) => ({
+        name: `${r.plural}/${sub}`,
+        singularName: "",
+        namespaced: r.namespaced,
+        group: action.group,
+        version: action.version,
+        kind: action.kind,
+        verbs: ["create"],
       })),
     ]),
   };

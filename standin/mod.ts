@@ -44,13 +44,22 @@
  * kubectl's default strict validation, and carries the CRD schemas for
  * `kubectl explain`.
  *
+ * Service accounts: ServiceAccounts are stored like any kind, every
+ * namespace gets its "default" one (as the serviceaccounts controller gives
+ * it), `serviceaccounts/{name}/token` issues tokens (token_request.ts), and
+ * `authentication.k8s.io/v1` `tokenreviews` reviews them (token_review.ts),
+ * so `kubectl create token` and Corral's --authentication-token-review work
+ * against the stand-in. Its tokens are opaque random strings, not the JWTs
+ * a real server signs: only the stand-in can review them.
+ *
  * Not modelled (yet): server-side apply, dryRun (rejected with 400 rather
  * than silently writing), managedFields, strategic merge patch for lists
  * with merge keys (it is treated as a JSON merge patch), Table output
  * (kubectl falls back to its client-side columns), most CEL validation
  * rules, CRD conversion webhooks (versions share one stored form), and
- * protobuf: bodies are JSON only, so kubectl can read everything and write
- * custom resources, but its writes of built-in kinds (`kubectl create
+ * protobuf: bodies are JSON only (but for the TokenRequest of `kubectl
+ * create token`), so kubectl can read everything and write custom
+ * resources, but its other writes of built-in kinds (`kubectl create
  * configmap`, which sends protobuf) are answered 415.
  */
 

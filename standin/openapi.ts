@@ -6,7 +6,7 @@
 import { SERVER_VERSION } from "./discovery.ts";
 import { json } from "./json.ts";
 import { unknownPath } from "./status.ts";
-import type { ResourceType } from "./types.ts";
+import { type ResourceType, serves } from "./types.ts";
 
 /** `api/v1`, `apis/ray.io/v1`: how OpenAPI v3 names a group version. */
 function openApiPath(group: string, version: string): string {
@@ -60,16 +60,27 @@ function openApiGroupVersion(
     const base = `/${openApiPath(group, version)}${
       resource.namespaced ? "/namespaces/{namespace}" : ""
     }/${resource.plural}`;
-    paths[base] = {
-      get: operation("list", false),
-      post: operation("post", true),
-    };
-    paths[`${base}/{name}`] = {
-      get: operation("get", false),
-      put: operation("put", true),
-      patch: operation("patch", true),
-      delete: operation("delete", false),
-    };
+    // Only the served verbs: a TokenReview is created, nothing else.
+    const served = (
+      entries: [string, string, string, boolean][],
+    ): Record<string, unknown> =>
+      Object.fromEntries(
+        entries.filter(([verb]) => serves(resource, verb)).map((
+          [, method, action, withFieldValidation],
+        ) => [method, operation(action, withFieldValidation)]),
+      );
+    const collection = served([
+      ["list", "get", "list", false],
+      ["create", "post", "post", true],
+    ]);
+    const item = served([
+      ["get", "get", "get", false],
+      ["update", "put", "put", true],
+      ["patch", "patch", "patch", true],
+      ["delete", "delete", "delete", false],
+    ]);
+    if (Object.keys(collection).length > 0) paths[base] = collection;
+    if (Object.keys(item).length > 0) paths[`${base}/{name}`] = item;
     schemas[definitionName(resource)] = {
       ...(resource.schema ?? { type: "object" }),
       "x-kubernetes-group-version-kind": gvk,

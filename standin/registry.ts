@@ -1,12 +1,15 @@
 /**
  * The resource types the stand-in serves by default (ConfigMap, Event,
- * Namespace, CustomResourceDefinition and RayCluster) with their
- * kind-specific rules as hooks; serving another kind is one more entry.
+ * Namespace, ServiceAccount, TokenReview, CustomResourceDefinition and
+ * RayCluster) with their kind-specific rules as hooks; serving another kind
+ * is one more entry.
  */
 
 import { CUSTOM_RESOURCE_DEFINITION } from "./crd.ts";
 import { field, isRecord } from "./json.ts";
+import { SERVICE_ACCOUNT } from "./service_accounts.ts";
 import { invalidCause } from "./status.ts";
+import { TOKEN_REVIEW } from "./token_review.ts";
 import type {
   KubeObject,
   ObjectMeta,
@@ -140,7 +143,8 @@ export function rayClusterResource(
 }
 
 /**
- * The resource types Corral uses (ConfigMap, Event, Namespace, RayCluster),
+ * The resource types Corral uses (ConfigMap, Event, Namespace, RayCluster;
+ * ServiceAccount tokens and TokenReview for --authentication-token-review),
  * and CustomResourceDefinition to add more.
  */
 export function defaultResources(
@@ -150,6 +154,8 @@ export function defaultResources(
     CONFIG_MAP,
     EVENT,
     NAMESPACE,
+    SERVICE_ACCOUNT,
+    TOKEN_REVIEW,
     CUSTOM_RESOURCE_DEFINITION,
     rayClusterResource(rayCluster),
   ];

@@ -1,7 +1,9 @@
 /**
  * Paths and methods to handlers: the discovery, version, health and OpenAPI
  * paths, and the resource paths below `/api/v1` and `/apis/{group}/{version}`
- * (collections, items, the status subresource).
+ * (collections, items, the status subresource, action subresources such as
+ * `serviceaccounts/token`), each method checked against the verbs its
+ * resource type serves.
  */
 
 import { readDeleteOptions, readObject } from "./bodies.ts";
@@ -19,7 +21,12 @@ import { openApiV3 } from "./openapi.ts";
 import { findResource } from "./registry.ts";
 import type { RequestContext, State } from "./state.ts";
 import { badRequest, methodNotAllowed, unknownPath } from "./status.ts";
-import { type ResourceType, withTypeMeta } from "./types.ts";
+import {
+  type ActionSubresource,
+  type ResourceType,
+  serves,
+  withTypeMeta,
+} from "./types.ts";
 import { create, getOrNotFound, patch, remove, update } from "./verbs.ts";
 import { watch } from "./watch.ts";
 
@@ -31,6 +38,13 @@ export type Route =
     namespace: string;
     name: string;
     status: boolean;
+  }
+  | {
+    kind: "action";
+    resource: ResourceType;
+    namespace: string;
+    name: string;
+    action: ActionSubresource;
   };
 
 /**
@@ -58,6 +72,8 @@ function resolveResourcePath(
       ) {
         return { kind: "item", resource, namespace, name, status: true };
       }
+      const action = resource.actions?.[subresource];
+      if (action) return { kind: "action", resource, namespace, name, action };
     }
   }
   const [plural, name, subresource, ...extra] = rest;
@@ -72,6 +88,10 @@ function resolveResourcePath(
   }
   if (subresource === "status" && resource.subresources?.includes("status")) {
     return { kind: "item", resource, namespace: "", name, status: true };
+  }
+  const action = resource.actions?.[subresource];
+  if (action) {
+    return { kind: "action", resource, namespace: "", name, action };
   }
   throw unknownPath();
 }
@@ -211,16 +231,29 @@ async function resourceRequest(
   context.fieldValidation = readFieldValidation(url.searchParams);
   const method = request.method;
   const { resource } = target;
+  if (target.kind === "action") {
+    if (method !== "POST") throw methodNotAllowed();
+    return await target.action.create(state, request, target, context);
+  }
+  const allow = (verb: string) => {
+    if (!serves(resource, verb)) throw methodNotAllowed();
+  };
   if (target.kind === "collection") {
     if (method === "GET") {
       if (isWatch(url.searchParams)) {
+        allow("watch");
         return watch(state, resource, target.namespace, url.searchParams);
       }
+      allow("list");
       return await list(state, resource, target.namespace, url.searchParams);
     }
     const canCreate = target.namespace !== undefined || !resource.namespaced;
     if (method === "POST" && canCreate) {
+      allow("create");
       const body = await readObject(state, request, resource);
+      if (resource.answerCreate) {
+        return resource.answerCreate(state, body, context);
+      }
       decodeCustomObject(resource, body, context);
       return create(state, resource, target.namespace ?? "", body);
     }
@@ -228,19 +261,23 @@ async function resourceRequest(
   }
   switch (method) {
     case "GET":
+      allow("get");
       return json(withTypeMeta(
         resource,
         getOrNotFound(state, resource, target.namespace, target.name),
       ));
     case "PUT": {
+      allow("update");
       const body = await readObject(state, request, resource);
       decodeCustomObject(resource, body, context);
       return update(state, target, body);
     }
     case "PATCH":
+      allow("patch");
       return patch(state, target, request, context);
     case "DELETE":
       if (target.status) throw methodNotAllowed();
+      allow("delete");
       return remove(state, target, await readDeleteOptions(state, request));
     default:
       throw methodNotAllowed();

@@ -10,6 +10,7 @@ import { installCrdFiles } from "./crd_files.ts";
 import { json } from "./json.ts";
 import { defaultResources, findResource } from "./registry.ts";
 import { route } from "./routing.ts";
+import { createDefaultServiceAccount } from "./service_accounts.ts";
 import type { RequestContext, State } from "./state.ts";
 import { StatusError } from "./status.ts";
 import { ObjectStore } from "./store.ts";
@@ -42,6 +43,11 @@ export interface StandinOptions {
   watchHistory?: number;
   /** How often a watch with allowWatchBookmarks gets a BOOKMARK (60 s). */
   bookmarkIntervalMs?: number;
+  /**
+   * The clock of service-account token lifetimes, in milliseconds since the
+   * epoch; Date.now by default. Tests move it to expire tokens.
+   */
+  now?: () => number;
   logger?: Logger;
 }
 
@@ -84,9 +90,12 @@ export function startStandin(options: StandinOptions = {}): Standin {
     watches: new Set(),
     logger: options.logger,
     namespaceResource: findResource(resources, "", "v1", "namespaces"),
+    tokens: new Map(),
+    now: options.now ?? Date.now,
   };
   state.store.subscribe((event) => {
     if (isCrdResource(event.resource)) syncCrd(state, event);
+    createDefaultServiceAccount(state, event);
   });
   if (state.namespaceResource) {
     for (const name of INITIAL_NAMESPACES) {

@@ -2,6 +2,7 @@
 
 import type { Logger } from "../domain/log.ts";
 import type { ObjectStore } from "./store.ts";
+import type { IssuedToken } from "./token_request.ts";
 import type { ResourceType } from "./types.ts";
 
 export interface State {
@@ -17,6 +18,10 @@ export interface State {
   watches: Set<{ resource: ResourceType; end(): void }>;
   logger?: Logger;
   namespaceResource?: ResourceType;
+  /** The service-account tokens issued, by token (token_request.ts). */
+  tokens: Map<string, IssuedToken>;
+  /** The clock of token lifetimes, in milliseconds since the epoch. */
+  now: () => number;
 }
 
 /** What one request carries beside its route: warnings and options. */

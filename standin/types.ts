@@ -5,6 +5,23 @@
  */
 
 import type { JsonSchema } from "./schema.ts";
+import type { RequestContext, State } from "./state.ts";
+
+/** The verbs of a stored kind, as discovery lists them. */
+export const DEFAULT_VERBS = [
+  "create",
+  "delete",
+  "get",
+  "list",
+  "patch",
+  "update",
+  "watch",
+];
+
+/** Whether the resource type serves `verb`. */
+export function serves(resource: ResourceType, verb: string): boolean {
+  return (resource.verbs ?? DEFAULT_VERBS).includes(verb);
+}
 
 /** A Kubernetes object as JSON. */
 export type KubeObject = Record<string, unknown> & { metadata: ObjectMeta };
@@ -55,6 +72,26 @@ export interface ResourceType {
   /** Subresources served; only "status" is understood. */
   subresources?: "status"[];
   /**
+   * The verbs served, as discovery lists them; the full set (create,
+   * delete, get, list, patch, update, watch) when absent. Others are
+   * answered 405.
+   */
+  verbs?: string[];
+  /**
+   * Subresources that are actions rather than parts of the object, by
+   * name: a POST of another kind (`serviceaccounts/token`).
+   */
+  actions?: Record<string, ActionSubresource>;
+  /**
+   * For a kind that is never stored (TokenReview): what answers a POST of
+   * the decoded object, in place of storing it.
+   */
+  answerCreate?(
+    state: State,
+    object: KubeObject,
+    context: RequestContext,
+  ): Response;
+  /**
    * Field selector labels this type supports, with how to read each. When
    * absent: `metadata.name` and `metadata.namespace`, and an unknown label
    * is answered as the real server's default conversion does; when present,
@@ -75,6 +112,23 @@ export interface ResourceType {
   deprecationWarning?: string;
   /** The name of the CustomResourceDefinition that serves this type. */
   definedBy?: string;
+}
+
+/**
+ * A subresource that is an action (`serviceaccounts/token`): created with a
+ * kind of its own, which discovery names.
+ */
+export interface ActionSubresource {
+  group: string;
+  version: string;
+  kind: string;
+  /** Answers a POST to `.../{name}/{subresource}`. */
+  create(
+    state: State,
+    request: Request,
+    target: { resource: ResourceType; namespace: string; name: string },
+    context: RequestContext,
+  ): Promise<Response>;
 }
 
 export interface RayClusterResourceOptions {

@@ -4,9 +4,14 @@
  * promise: ports and NodePorts, probes on /healthz and /readyz, exactly the
  * least-privilege RBAC verbs per resource, a locked-down security context,
  * and for the namespaced variant a Role, a RoleBinding and `--namespaces`.
+ * Every variant is secure by default (an authenticator, a policy, never
+ * anonymous), its command line is one Corral accepts, and every file a flag
+ * names is on a mounted volume the image may read.
  */
 import assert from "node:assert/strict";
 import YAML from "yaml";
+import { parsePolicy } from "../api/auth/policy.ts";
+import { parseSettings } from "../settings.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
@@ -21,6 +26,11 @@ const LEAST_PRIVILEGE: Record<string, string[]> = {
   "ray.io/rayclusters": ["create", "delete", "get", "list"],
   "/configmaps": ["create", "delete", "get", "list"],
   "/events": ["list"],
+};
+
+/** What --authentication-token-review needs, cluster-wide in every variant. */
+const TOKEN_REVIEW: Record<string, string[]> = {
+  "authentication.k8s.io/tokenreviews": ["create"],
 };
 
 const CLUSTER_SCOPED = new Set([
@@ -68,6 +78,14 @@ async function render(dir: string): Promise<Obj[]> {
 function only(objects: Obj[], kind: string): Obj {
   const found = objects.filter((o) => o.kind === kind);
   assert.equal(found.length, 1, `exactly one ${kind}`);
+  return found[0];
+}
+
+function named(objects: Obj[], kind: string, name: string): Obj {
+  const found = objects.filter((o) =>
+    o.kind === kind && o.metadata.name === name
+  );
+  assert.equal(found.length, 1, `exactly one ${kind} ${name}`);
   return found[0];
 }
 
@@ -175,18 +193,149 @@ async function checkWorkload(objects: Obj[]): Promise<string> {
   const account = only(objects, "ServiceAccount");
   assert.equal(account.metadata.name, "corral");
   assert.equal(account.metadata.namespace, namespace);
+  await checkSecurity(objects, namespace);
   return namespace;
+}
+
+/** `--flag=value` and `--flag value` as [flag, value] pairs. */
+function flagsOf(args: string[]): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < args.length; i++) {
+    const match = /^--([^=]+)(?:=(.*))?$/s.exec(args[i]);
+    assert.ok(match, `args[${i}] ${args[i]} is a flag`);
+    const value = match[2] ??
+      (args[i + 1]?.startsWith("--") === false ? args[++i] : "true");
+    pairs.push([match[1], value]);
+  }
+  return pairs;
+}
+
+/**
+ * Secure by default, in every variant: the command line (args, and the
+ * CORRAL_ variables, with the pod's own namespace for $(POD_NAMESPACE)) is
+ * one Corral accepts in Kubernetes mode, with an authenticator, a policy,
+ * no anonymous access and the audit trail on standard error; every file
+ * flag names a file on a mounted volume under --allow-read; the token file
+ * and the policy are never optional; the policy ConfigMap holds a policy
+ * Corral accepts; every binding names a role the variant has.
+ */
+async function checkSecurity(objects: Obj[], namespace: string): Promise<void> {
+  const pod = only(objects, "Deployment").spec.template.spec;
+  const [container] = pod.containers;
+  const expand = (value: string) =>
+    value.replaceAll("$(POD_NAMESPACE)", namespace);
+  const args: string[] = (container.args ?? []).map(expand);
+  const env: Record<string, string> = Object.fromEntries(
+    container.env.filter((e: Obj) => e.name.startsWith("CORRAL_")).map((
+      e: Obj,
+    ) => [e.name, expand(e.value)]),
+  );
+  const invocation = parseSettings(
+    ["--orchestrator", "kubernetes", ...args],
+    env,
+  );
+  assert.equal(
+    invocation.kind,
+    "run",
+    `Corral accepts the command line: ${JSON.stringify(invocation)}`,
+  );
+
+  const flags = [
+    ...flagsOf(args),
+    ...Object.entries(env).map(([name, value]): [string, string] => [
+      name.replace(/^CORRAL_/, "").toLowerCase().replaceAll("_", "-"),
+      value,
+    ]),
+  ];
+  const given = (flag: string) =>
+    flags.filter(([f]) => f === flag).map(([, v]) => v);
+  assert.deepEqual(given("token-auth-file"), ["/etc/corral/auth/tokens.csv"]);
+  assert.deepEqual(given("authentication-token-review"), ["true"]);
+  assert.deepEqual(given("authorization-policy-file"), [
+    "/etc/corral/policy/policy.yaml",
+  ]);
+  assert.deepEqual(given("allow-anonymous"), [], "never anonymous");
+  assert.deepEqual(given("audit-log-path"), [], "the audit trail on stderr");
+
+  // `deno task start`'s, which tests/containerfile_test.ts checks is the
+  // image's.
+  const denoJson = JSON.parse(
+    await Deno.readTextFile(new URL("deno.json", ROOT)),
+  );
+  const readable = /--allow-read=(\S+)/.exec(denoJson.tasks.start)![1]
+    .split(",");
+  const within = (path: string, dir: string) =>
+    path === dir || path.startsWith(`${dir.replace(/\/$/, "")}/`);
+  const mounts: Obj[] = container.volumeMounts ?? [];
+  const volumes = new Map<string, Obj>(
+    (pod.volumes ?? []).map((v: Obj) => [v.name, v]),
+  );
+  for (const mount of mounts) {
+    assert.ok(volumes.has(mount.name), `volume ${mount.name} exists`);
+    assert.equal(mount.readOnly, true, `${mount.mountPath} is read-only`);
+    assert.ok(
+      readable.some((dir) => within(mount.mountPath, dir)),
+      `--allow-read reaches ${mount.mountPath}`,
+    );
+  }
+  for (const [flag, path] of flags) {
+    if (!flag.endsWith("-file")) continue;
+    const mount = mounts.find((m) => within(path, m.mountPath));
+    assert.ok(mount, `--${flag}=${path} is on a mounted volume`);
+    // A volume that lists its items provides those files only.
+    const source = volumes.get(mount.name)!;
+    const items: Obj[] | undefined = (source.secret ?? source.configMap)?.items;
+    if (items) {
+      assert.ok(
+        items.some((item) => `${mount.mountPath}/${item.path}` === path),
+        `volume ${mount.name} provides ${path}`,
+      );
+    }
+  }
+
+  const tokens = volumes.get("tokens")?.secret;
+  assert.equal(tokens?.secretName, "corral-tokens");
+  assert.equal(tokens.optional, false, "no token file, no start");
+  const policyVolume = volumes.get("policy")?.configMap;
+  assert.equal(policyVolume?.name, "corral-policy");
+  assert.equal(policyVolume.optional, false);
+  const policy = named(objects, "ConfigMap", "corral-policy");
+  assert.equal(policy.metadata.namespace, namespace);
+  const rules = parsePolicy(policy.data["policy.yaml"]);
+  assert.ok(rules.length > 0, "the example policy grants something");
+
+  const roles = new Set(
+    objects.filter((o) => o.kind === "Role" || o.kind === "ClusterRole")
+      .map((o) => `${o.kind}/${o.metadata.name}`),
+  );
+  for (const binding of objects) {
+    if (
+      binding.kind !== "RoleBinding" && binding.kind !== "ClusterRoleBinding"
+    ) {
+      continue;
+    }
+    const { kind, name } = binding.roleRef;
+    assert.ok(
+      roles.has(`${kind}/${name}`),
+      `${binding.kind} ${binding.metadata.name} binds ${kind} ${name}, which the variant has`,
+    );
+  }
+  assert.deepEqual(
+    permissions(named(objects, "ClusterRole", "corral-token-review").rules),
+    TOKEN_REVIEW,
+  );
 }
 
 function checkBinding(
   binding: Obj,
   roleKind: string,
   namespace: string,
+  roleName = "corral",
 ): void {
   assert.deepEqual(binding.roleRef, {
     apiGroup: "rbac.authorization.k8s.io",
     kind: roleKind,
-    name: "corral",
+    name: roleName,
   });
   assert.deepEqual(binding.subjects, [
     { kind: "ServiceAccount", name: "corral", namespace },
@@ -221,6 +370,7 @@ if (!(await onPath("kubectl"))) {
     assert.deepEqual(variants(), [
       "deploy/base",
       "deploy/overlays/namespaced",
+      "deploy/overlays/oidc",
       "deploy/overlays/tls",
     ]);
     for (const dir of variants()) {
@@ -239,17 +389,30 @@ if (!(await onPath("kubectl"))) {
     const namespaceObject = only(objects, "Namespace");
     assert.equal(namespaceObject.metadata.name, namespace);
     assert.deepEqual(
-      permissions(only(objects, "ClusterRole").rules),
+      permissions(named(objects, "ClusterRole", "corral").rules),
       LEAST_PRIVILEGE,
     );
-    checkBinding(only(objects, "ClusterRoleBinding"), "ClusterRole", namespace);
+    checkBinding(
+      named(objects, "ClusterRoleBinding", "corral"),
+      "ClusterRole",
+      namespace,
+    );
+    checkBinding(
+      named(objects, "ClusterRoleBinding", "corral-token-review"),
+      "ClusterRole",
+      namespace,
+      "corral-token-review",
+    );
     assert.deepEqual(
       objects.filter((o) => o.kind === "Role" || o.kind === "RoleBinding"),
       [],
     );
     const container =
       only(objects, "Deployment").spec.template.spec.containers[0];
-    assert.equal(container.args, undefined, "serves every namespace");
+    assert.ok(
+      !container.args.some((a: string) => a.startsWith("--namespaces")),
+      "serves every namespace",
+    );
   });
 
   Deno.test("deploy/overlays/tls: the TLS Secret mounted where the image may read it, the flags pointing into it, probes over HTTPS", async () => {
@@ -292,15 +455,23 @@ if (!(await onPath("kubectl"))) {
     }
   });
 
-  Deno.test("deploy/overlays/namespaced: a Role and RoleBinding, --namespaces, nothing cluster-scoped", async () => {
+  Deno.test("deploy/overlays/namespaced: a Role and RoleBinding, --namespaces, nothing cluster-scoped but TokenReview's", async () => {
     const objects = await render("deploy/overlays/namespaced");
     const namespace = await checkWorkload(objects);
     assert.deepEqual(
-      objects.filter((o) => CLUSTER_SCOPED.has(o.kind)).map((o) => o.kind),
-      [],
-      "a namespace admin can install it",
+      objects.filter((o) => CLUSTER_SCOPED.has(o.kind)).map((o) =>
+        `${o.kind} ${o.metadata.name}`
+      ),
+      [
+        "ClusterRole corral-token-review",
+        // Named after the namespace: installs in several namespaces each
+        // keep their own binding.
+        `ClusterRoleBinding corral-token-review-${namespace}`,
+      ],
+      "a namespace admin can install the rest",
     );
     for (const object of objects) {
+      if (CLUSTER_SCOPED.has(object.kind)) continue;
       assert.equal(
         object.metadata.namespace,
         namespace,
@@ -309,10 +480,21 @@ if (!(await onPath("kubectl"))) {
     }
     assert.deepEqual(permissions(only(objects, "Role").rules), LEAST_PRIVILEGE);
     checkBinding(only(objects, "RoleBinding"), "Role", namespace);
+    checkBinding(
+      only(objects, "ClusterRoleBinding"),
+      "ClusterRole",
+      namespace,
+      "corral-token-review",
+    );
 
     const container =
       only(objects, "Deployment").spec.template.spec.containers[0];
-    assert.deepEqual(container.args, ["--namespaces=$(POD_NAMESPACE)"]);
+    assert.deepEqual(container.args, [
+      "--token-auth-file=/etc/corral/auth/tokens.csv",
+      "--authentication-token-review",
+      "--authorization-policy-file=/etc/corral/policy/policy.yaml",
+      "--namespaces=$(POD_NAMESPACE)",
+    ]);
     assert.deepEqual(
       container.env.find((e: Obj) => e.name === "POD_NAMESPACE"),
       {
@@ -321,5 +503,23 @@ if (!(await onPath("kubectl"))) {
       },
       "$(POD_NAMESPACE) is the pod's own namespace",
     );
+  });
+
+  Deno.test("deploy/overlays/oidc: OIDC ID tokens of the issuer, users by e-mail, the issuer's CA from a ConfigMap", async () => {
+    const objects = await render("deploy/overlays/oidc");
+    await checkWorkload(objects);
+    const pod = only(objects, "Deployment").spec.template.spec;
+    const [container] = pod.containers;
+    const flags = Object.fromEntries(flagsOf(container.args));
+    assert.match(flags["oidc-issuer-url"], /^https:\/\//);
+    assert.ok(flags["oidc-client-id"]);
+    assert.equal(flags["oidc-username-claim"], "email");
+    assert.equal(flags["oidc-ca-file"], "/etc/corral/oidc/ca.crt");
+    assert.equal(flags["token-auth-file"], "/etc/corral/auth/tokens.csv");
+    const volume = pod.volumes.find((v: Obj) => v.name === "oidc-ca");
+    assert.deepEqual(volume.configMap, {
+      name: "corral-oidc-ca",
+      optional: false,
+    });
   });
 }

@@ -155,6 +155,16 @@ Deno.test("stand-in discovery documents describe the served groups and resources
     assert.deepEqual(api.body.versions, ["v1"]);
     const apis = await send(standin, "GET", "/apis");
     assert.deepEqual(apis.body.groups, [{
+      name: "authentication.k8s.io",
+      versions: [{
+        groupVersion: "authentication.k8s.io/v1",
+        version: "v1",
+      }],
+      preferredVersion: {
+        groupVersion: "authentication.k8s.io/v1",
+        version: "v1",
+      },
+    }, {
       name: "apiextensions.k8s.io",
       versions: [{
         groupVersion: "apiextensions.k8s.io/v1",
@@ -175,7 +185,13 @@ Deno.test("stand-in discovery documents describe the served groups and resources
       core.body.resources.map((r: { name: string; namespaced: boolean }) =>
         `${r.name}:${r.namespaced}`
       ),
-      ["configmaps:true", "events:true", "namespaces:false"],
+      [
+        "configmaps:true",
+        "events:true",
+        "namespaces:false",
+        "serviceaccounts:true",
+        "serviceaccounts/token:true",
+      ],
     );
     const ray = await send(standin, "GET", "/apis/ray.io/v1");
     assert.deepEqual(
