@@ -57,6 +57,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       route: `${route.verb} ${route.template}`,
       peer: peerOf(request),
       authorization: request.headers.get("authorization") ?? undefined,
+      target: { namespace: params.namespace, name: params.name },
     };
     // Decoded once the caller is authenticated: a caller without
     // credentials learns nothing of what the body should hold.

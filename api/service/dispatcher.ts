@@ -32,6 +32,11 @@ export interface Call {
   peer?: Peer;
   /** The Authorization header (HTTP) or metadata (gRPC), if any. */
   authorization?: string;
+  /**
+   * The namespace and name the path names (HTTP), known before the request
+   * is decoded: the audit trail says what a refused caller aimed at.
+   */
+  target?: { namespace?: string; name?: string };
 }
 
 /** The connection a call came on. */
@@ -128,8 +133,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       authenticator: identity?.authenticator,
       verb: action?.verb,
       resource: action?.resource,
-      namespace: text(request?.namespace),
-      name: text(request?.name) ?? text(body?.name),
+      namespace: text(request?.namespace) ?? text(call.target?.namespace),
+      name: text(request?.name) ?? text(body?.name) ?? text(call.target?.name),
       code: error?.code ?? Code.OK,
       ...(denied ? { reason: (error as AuthenticationError).reason } : {}),
       transport: call.transport,
