@@ -67,10 +67,17 @@ export async function startCorral(
     metrics?: Metrics;
     /** Who may call; every caller may do everything by default. */
     access?: Access;
+    /**
+     * The base URL of a stand-in another Corral started, to share what it
+     * holds; that Corral closes it. A new stand-in by default.
+     */
+    kubeUrl?: string;
   } = {},
 ): Promise<Corral> {
   const log = options.log ?? silentLogger();
-  const standin = await startStandin({ hostname: "127.0.0.1", port: 0 });
+  const standin = options.kubeUrl === undefined
+    ? await startStandin({ hostname: "127.0.0.1", port: 0 })
+    : { url: options.kubeUrl, close: async () => {} };
   const kubeConfig = new k8s.KubeConfig();
   kubeConfig.loadFromString(kubeconfigFor(standin.url));
   const orchestrator = createKubernetesOrchestrator({ kubeConfig });
