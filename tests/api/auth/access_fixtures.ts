@@ -28,7 +28,12 @@ function tokenOf(name: string): string {
   return `${base}-${"0123456789abcdef".repeat(3)}`.slice(0, 40);
 }
 
-function person(name: string, user: string, groups: string[] = []): Person {
+/** Someone with a token made of their name. */
+export function person(
+  name: string,
+  user: string,
+  groups: string[] = [],
+): Person {
   return { name, user, groups, token: tokenOf(name) };
 }
 
