@@ -67,10 +67,17 @@ export async function startCorral(
     metrics?: Metrics;
     /** Who may call; every caller may do everything by default. */
     access?: Access;
+    /**
+     * The base URL of a stand-in another Corral started, to share what it
+     * holds; that Corral closes it. A new stand-in by default.
+     */
+    kubeUrl?: string;
   } = {},
 ): Promise<Corral> {
   const log = options.log ?? silentLogger();
-  const standin = await startStandin({ hostname: "127.0.0.1", port: 0 });
+  const standin = options.kubeUrl === undefined
+    ? await startStandin({ hostname: "127.0.0.1", port: 0 })
+    : { url: options.kubeUrl, close: async () => {} };
   const kubeConfig = new k8s.KubeConfig();
   kubeConfig.loadFromString(kubeconfigFor(standin.url));
   const orchestrator = createKubernetesOrchestrator({ kubeConfig });
@@ -117,21 +124,35 @@ function routeOf(corral: Corral, rpc: string): Route {
   return compileRoutes(corral.schema.services).find((r) => r.key === rpc)!;
 }
 
+/** How a test call presents itself. */
+export interface CallOptions {
+  /**
+   * The Authorization header (HTTP) or metadata (gRPC) value, sent as it is;
+   * none by default.
+   */
+  authorization?: string;
+}
+
 /** The HTTP request a user would send for the JSON request. */
 export function httpRequest(
   route: Route,
   request: Record<string, unknown>,
+  options: CallOptions = {},
 ): Request {
   const path = route.segments.map((s) =>
     "literal" in s
       ? s.literal
       : encodeURIComponent(String(request[s.variable] ?? ""))
   ).join("/");
-  const init: RequestInit = { method: route.verb };
+  const headers = new Headers();
+  if (options.authorization !== undefined) {
+    headers.set("authorization", options.authorization);
+  }
+  const init: RequestInit = { method: route.verb, headers };
   const body = route.body === "*" ? request : request[route.body];
   if (body !== undefined) {
     init.body = JSON.stringify(body);
-    init.headers = { "content-type": "application/json" };
+    headers.set("content-type", "application/json");
   }
   return new Request(`http://corral.test/${path}`, init);
 }
@@ -144,9 +165,10 @@ export async function viaHttp(
   corral: Corral,
   rpc: string,
   request: Record<string, unknown>,
+  options: CallOptions = {},
 ): Promise<Outcome> {
   const response = await corral.gateway(
-    httpRequest(routeOf(corral, rpc), request),
+    httpRequest(routeOf(corral, rpc), request, options),
   );
   const body = await response.json();
   if (response.status === 200) {
@@ -169,6 +191,7 @@ export async function viaGrpc(
   corral: Corral,
   rpc: string,
   request: Record<string, unknown>,
+  options: CallOptions = {},
 ): Promise<Outcome> {
   const route = routeOf(corral, rpc);
   const violations: FieldViolation[] = [];
@@ -178,7 +201,11 @@ export async function viaGrpc(
     [],
     "the case's request is valid JSON for the message",
   );
-  const outcome = await corral.grpc.call(rpc, message);
+  const metadata = new grpc.Metadata();
+  if (options.authorization !== undefined) {
+    metadata.set("authorization", options.authorization);
+  }
+  const outcome = await corral.grpc.call(rpc, message, metadata);
   return {
     code: outcome.code,
     message: outcome.message,

@@ -50,6 +50,14 @@ export interface Peer {
   certificate?: { commonName?: string; organizations: string[] };
 }
 
+/** What the policy said of a call, as corral_authorization_decisions_total counts it. */
+interface Decision {
+  verb: string;
+  resource: string;
+  /** "allowed", or the reason of a denial. */
+  decision: string;
+}
+
 export interface DispatcherOptions {
   handlers: Handlers;
   /** Who may call: authenticators, policy, audit trail. */
@@ -201,6 +209,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       let outcome: Outcome;
       let identity: Identity | undefined;
       let request: Message | undefined;
+      // The policy's last word on the call, counted once it has ended.
+      let decision: Decision | undefined;
       try {
         identity = await authenticate(call, kube.signal);
         request = await decode();
@@ -212,8 +222,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           );
         }
         const caller = callerOf(identity, access.policy, {
-          onDecision: (verb, resource, decision) =>
-            metrics?.authorizations.inc({ verb, resource, decision }),
+          onDecision: (verb, resource, said) =>
+            decision = { verb, resource, decision: said },
         });
         outcome = {
           result: await handler(request, { log: callLog, kube, caller }),
@@ -223,6 +233,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       } finally {
         done.abort();
         metrics?.inFlight.dec({ transport: call.transport });
+      }
+      if (decision) {
+        // One decision per call: one the namespace allowed and its workload
+        // or user then refused counts as refused, for that reason.
+        metrics?.authorizations.inc({
+          ...decision,
+          decision: outcome.error instanceof AuthorizationError
+            ? outcome.error.reason
+            : decision.decision,
+        });
       }
       finish(call, request, outcome.error, started, kubernetesCalls, identity);
       audit(call, identity, request, outcome.error);
