@@ -12,7 +12,12 @@ import {
   runMain,
   startMain,
 } from "./main_process.ts";
-import { createCa, issueServer, SecretVolume } from "./test_certificates.ts";
+import {
+  createCa,
+  issue,
+  issueServer,
+  SecretVolume,
+} from "./test_certificates.ts";
 
 const ca = await createCa();
 
@@ -159,5 +164,102 @@ Deno.test("main.ts with a TLS file it cannot use logs one JSON line naming the f
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("main.ts takes a client certificate's CN as the user and its O as groups, which the policy then judges", async () => {
+  const server = await issueServer(ca);
+  const alice = await issue(ca, {
+    commonName: "alice",
+    organizations: ["team-a"],
+    usage: "client",
+  });
+  const volume = await SecretVolume.create({
+    "tls.crt": server.cert,
+    "tls.key": server.key,
+    "ca.crt": ca.cert,
+  });
+  const dir = await Deno.makeTempDir({ prefix: "corral-client-cert-" });
+  await Deno.writeTextFile(
+    `${dir}/policy.yaml`,
+    'rules:\n  - groups: ["team-a"]\n    namespaces: ["team-a"]\n    resources: ["*"]\n    verbs: ["*"]\n',
+  );
+  const main = await startMain({
+    permissions: DEV_PERMISSIONS,
+    args: [
+      ...EMBEDDED,
+      "--tls-cert-file",
+      volume.path("tls.crt"),
+      "--tls-private-key-file",
+      volume.path("tls.key"),
+      "--client-ca-file",
+      volume.path("ca.crt"),
+      "--authorization-policy-file",
+      `${dir}/policy.yaml`,
+    ],
+  });
+  const get = (path: string, certificate?: { cert: string; key: string }) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      https.get(
+        `https://localhost:${main.started.httpPort}${path}`,
+        { ca: ca.cert, agent: false, ...certificate },
+        (response) => {
+          let body = "";
+          response.setEncoding("utf8");
+          response.on("data", (chunk) => body += chunk);
+          response.on(
+            "end",
+            () => resolve({ status: response.statusCode!, body }),
+          );
+        },
+      ).on("error", reject);
+    });
+  try {
+    const own = "/apis/v1alpha2/namespaces/team-a/clusters";
+    const other = "/apis/v1alpha2/namespaces/team-b/clusters";
+    assert.equal((await get(own, alice)).status, 200);
+    const denied = await get(other, alice);
+    assert.equal(denied.status, 403, denied.body);
+    assert.match(denied.body, /user \\"alice\\" may not list clusters/);
+    // Without a certificate (and without a token) the caller is nobody.
+    assert.equal((await get(own)).status, 401);
+
+    const channel = grpc.credentials.createSsl(
+      Buffer.from(ca.cert),
+      Buffer.from(alice.key),
+      Buffer.from(alice.cert),
+    );
+    const client = new grpc.Client(
+      `localhost:${main.started.grpcPort}`,
+      channel,
+    );
+    const list = (namespace: string) =>
+      new Promise<number>((resolve) =>
+        client.makeUnaryRequest(
+          "/proto.ClusterService/ListCluster",
+          () =>
+            Buffer.from([
+              0x0a,
+              namespace.length,
+              ...new TextEncoder().encode(namespace),
+            ]),
+          (bytes: Buffer) => bytes,
+          {},
+          new grpc.Metadata(),
+          { deadline: Date.now() + 5_000 },
+          (error: grpc.ServiceError | null) => resolve(error?.code ?? 0),
+        )
+      );
+    try {
+      assert.equal(await list("team-a"), grpc.status.OK);
+      assert.equal(await list("team-b"), grpc.status.PERMISSION_DENIED);
+    } finally {
+      client.close();
+    }
+  } finally {
+    const status = await main.stop();
+    await volume.remove();
+    await Deno.remove(dir, { recursive: true });
+    assert.equal(status.code, 0, main.logs.join("\n"));
   }
 });
