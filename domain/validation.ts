@@ -6,7 +6,11 @@
  * The rules are those Kubernetes and the KubeRay operator would otherwise
  * apply later, when the caller can no longer be told: names that become
  * object names or label values, the operator's own limits on RayCluster
- * names, replica bounds, volume and environment variable names.
+ * names, replica bounds, volume and environment variable names; and the
+ * upper bounds of limits.ts, which keep one request from asking for more
+ * than a platform team allows. No map field lands in a label or an
+ * annotation (envs become container variables, engineStartParams the ray
+ * start command line), so only those places' rules apply to their keys.
  */
 import {
   Code,
@@ -23,6 +27,15 @@ import {
   MAX_LABEL_LENGTH,
   MAX_SUBDOMAIN_LENGTH,
 } from "./kubernetes_names.ts";
+import {
+  DEFAULT_LIMITS,
+  LIMIT_FLAGS,
+  type Limits,
+  MAX_ENV_NAME_LENGTH,
+  MAX_ENV_VALUE_LENGTH,
+  MAX_START_PARAM_NAME_LENGTH,
+  MAX_START_PARAM_VALUE_LENGTH,
+} from "./limits.ts";
 import type {
   Cluster,
   ComputeTemplate,
@@ -76,6 +89,41 @@ class Violations {
   }
 }
 
+/**
+ * `must be at most 1000 (--max-replicas)` when `value` exceeds the limit.
+ * Undefined (an unset optional field) is within every limit.
+ */
+function checkLimit(
+  v: Violations,
+  field: string,
+  value: number | undefined,
+  limits: Limits,
+  limit: keyof Limits,
+): void {
+  if (value !== undefined && value > limits[limit]) {
+    v.add(
+      field,
+      `must be at most ${limits[limit]} (--${LIMIT_FLAGS[limit]})`,
+    );
+  }
+}
+
+/** `must have at most 100 entries (--max-map-entries)` for a map too large. */
+function checkMapSize(
+  v: Violations,
+  field: string,
+  map: Record<string, string> | undefined,
+  limits: Limits,
+): void {
+  const entries = Object.keys(map ?? {}).length;
+  if (entries > limits.maxMapEntries) {
+    v.add(
+      field,
+      `must have at most ${limits.maxMapEntries} entries, got ${entries} (--${LIMIT_FLAGS.maxMapEntries})`,
+    );
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Actions: the first part of every message
 
@@ -111,6 +159,7 @@ function describe(namespace: string, name: string): string {
 /** Validates a CreateClusterRequest; throws INVALID_ARGUMENT listing all violations. */
 export function validateCreateCluster(
   request: { cluster?: Cluster; namespace: string },
+  limits: Limits = DEFAULT_LIMITS,
 ): void {
   const v = new Violations();
   checkNamespace(v, "namespace", request.namespace);
@@ -148,7 +197,7 @@ export function validateCreateCluster(
     }
   }
   v.addAll("cluster.version", labelValueProblems(cluster.version));
-  checkEnvs(v, "cluster.envs", cluster.envs);
+  checkEnvs(v, "cluster.envs", cluster.envs, limits);
 
   const spec = cluster.clusterSpec;
   if (spec === undefined || spec === null) {
@@ -164,12 +213,20 @@ export function validateCreateCluster(
         `${path}.headGroupSpec`,
         spec.headGroupSpec,
         hasVersion,
+        limits,
+      );
+    }
+    const workers = spec.workerGroupSpec ?? [];
+    if (workers.length > limits.maxWorkerGroups) {
+      v.add(
+        `${path}.workerGroupSpec`,
+        `must have at most ${limits.maxWorkerGroups} worker groups, got ${workers.length} (--${LIMIT_FLAGS.maxWorkerGroups})`,
       );
     }
     const groupNames = new Map<string, number>();
-    (spec.workerGroupSpec ?? []).forEach((group, index) => {
+    workers.forEach((group, index) => {
       const groupPath = `${path}.workerGroupSpec[${index}]`;
-      checkWorkerGroup(v, groupPath, group, hasVersion);
+      checkWorkerGroup(v, groupPath, group, hasVersion, limits);
       const first = groupNames.get(group.groupName);
       if (group.groupName !== "" && first !== undefined) {
         v.add(
@@ -189,8 +246,9 @@ function checkHeadGroup(
   path: string,
   group: HeadGroupSpec,
   hasVersion: boolean,
+  limits: Limits,
 ): void {
-  checkGroup(v, path, group, hasVersion);
+  checkGroup(v, path, group, hasVersion, limits);
   if (
     group.serviceType !== "" &&
     !(SERVICE_TYPES as readonly string[]).includes(group.serviceType)
@@ -207,15 +265,19 @@ function checkWorkerGroup(
   path: string,
   group: WorkerGroupSpec,
   hasVersion: boolean,
+  limits: Limits,
 ): void {
   if (group.groupName === "") {
     v.add(`${path}.groupName`, "is required");
   } else {
     v.addAll(`${path}.groupName`, dns1123LabelProblems(group.groupName));
   }
-  checkGroup(v, path, group, hasVersion);
+  checkGroup(v, path, group, hasVersion, limits);
 
   const { replicas, minReplicas: min, maxReplicas: max } = group;
+  checkLimit(v, `${path}.replicas`, replicas, limits, "maxReplicas");
+  checkLimit(v, `${path}.minReplicas`, min, limits, "maxReplicas");
+  checkLimit(v, `${path}.maxReplicas`, max, limits, "maxReplicas");
   if (replicas < 0) v.add(`${path}.replicas`, "must not be negative");
   if (min !== undefined && min < 0) {
     v.add(`${path}.minReplicas`, "must not be negative");
@@ -252,6 +314,7 @@ function checkGroup(
   path: string,
   group: HeadGroupSpec | WorkerGroupSpec,
   hasVersion: boolean,
+  limits: Limits,
 ): void {
   if (group.computeTemplate !== "") {
     v.addAll(
@@ -266,14 +329,12 @@ function checkGroup(
   } else if (/\s/.test(group.image)) {
     v.add(`${path}.image`, "must not contain whitespace");
   }
-  for (const key of Object.keys(group.engineStartParams ?? {})) {
-    if (key.trim() === "") {
-      v.add(
-        `${path}.engineStartParams[${JSON.stringify(key)}]`,
-        "must have a name",
-      );
-    }
-  }
+  checkStartParams(
+    v,
+    `${path}.engineStartParams`,
+    group.engineStartParams,
+    limits,
+  );
   checkVolumes(v, `${path}.volumes`, group.volumes ?? []);
 }
 
@@ -329,14 +390,57 @@ function checkVolumes(v: Violations, path: string, volumes: Volume[]): void {
   });
 }
 
+/**
+ * Start parameters become `--key=value` on the ray start command line (see
+ * limits.ts for their lengths).
+ */
+function checkStartParams(
+  v: Violations,
+  path: string,
+  params: Record<string, string> | undefined,
+  limits: Limits,
+): void {
+  checkMapSize(v, path, params, limits);
+  for (const [key, value] of Object.entries(params ?? {})) {
+    const at = `${path}[${JSON.stringify(key)}]`;
+    if (key.trim() === "") {
+      v.add(at, "must have a name");
+    } else if (key.length > MAX_START_PARAM_NAME_LENGTH) {
+      v.add(
+        at,
+        `must have a name of at most ${MAX_START_PARAM_NAME_LENGTH} characters`,
+      );
+    }
+    if (value.length > MAX_START_PARAM_VALUE_LENGTH) {
+      v.add(
+        at,
+        `must have a value of at most ${MAX_START_PARAM_VALUE_LENGTH} characters (it lands on the ray start command line)`,
+      );
+    }
+  }
+}
+
 function checkEnvs(
   v: Violations,
   path: string,
   envs: Record<string, string> | undefined,
+  limits: Limits,
 ): void {
-  for (const name of Object.keys(envs ?? {})) {
+  checkMapSize(v, path, envs, limits);
+  for (const [name, value] of Object.entries(envs ?? {})) {
     const at = `${path}[${JSON.stringify(name)}]`;
-    if (!ENV_VAR_NAME.test(name)) {
+    if (value.length > MAX_ENV_VALUE_LENGTH) {
+      v.add(
+        at,
+        `must have a value of at most ${MAX_ENV_VALUE_LENGTH} characters (it lands in every container's environment)`,
+      );
+    }
+    if (name.length > MAX_ENV_NAME_LENGTH) {
+      v.add(
+        at,
+        `must have a name of at most ${MAX_ENV_NAME_LENGTH} characters`,
+      );
+    } else if (!ENV_VAR_NAME.test(name)) {
       v.add(
         at,
         `is not a valid environment variable name: ${ENV_VAR_NAME_MESSAGE}`,
@@ -407,6 +511,7 @@ export function missingTemplatesError(
 /** Validates a CreateComputeTemplateRequest; throws listing all violations. */
 export function validateCreateComputeTemplate(
   request: { computeTemplate?: ComputeTemplate; namespace: string },
+  limits: Limits = DEFAULT_LIMITS,
 ): void {
   const v = new Violations();
   checkNamespace(v, "namespace", request.namespace);
@@ -434,6 +539,9 @@ export function validateCreateComputeTemplate(
   if (!(template.cpu > 0)) v.add(`${path}.cpu`, "must be greater than 0");
   if (!(template.memory > 0)) v.add(`${path}.memory`, "must be greater than 0");
   if (!(template.gpu >= 0)) v.add(`${path}.gpu`, "must not be negative");
+  checkLimit(v, `${path}.cpu`, template.cpu, limits, "maxTemplateCpu");
+  checkLimit(v, `${path}.memory`, template.memory, limits, "maxTemplateMemory");
+  checkLimit(v, `${path}.gpu`, template.gpu, limits, "maxTemplateGpu");
   if (template.gpuAccelerator !== "") {
     v.addAll(
       `${path}.gpuAccelerator`,

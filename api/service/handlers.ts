@@ -15,6 +15,7 @@ import {
   namespacedName,
   referencedTemplates,
 } from "../../domain/conversions.ts";
+import { DEFAULT_LIMITS, type Limits } from "../../domain/limits.ts";
 import type { Logger } from "../../domain/log.ts";
 import type { Caller } from "../auth/caller.ts";
 import {
@@ -65,6 +66,8 @@ export interface ServiceOptions {
    * served namespace (a namespaced Role forbids cluster-wide lists).
    */
   namespaces?: readonly string[];
+  /** Upper bounds of what a request may ask for; DEFAULT_LIMITS when unset. */
+  limits?: Limits;
 }
 
 interface NamespacedName {
@@ -75,6 +78,7 @@ interface NamespacedName {
 export function createHandlers(options: ServiceOptions): Handlers {
   const { orchestrator, clusterApiVersion } = options;
   const now = options.now ?? (() => new Date());
+  const limits = options.limits ?? DEFAULT_LIMITS;
   // Sorted, so a merged list-all comes in the order Kubernetes lists in.
   const served = [...new Set(options.namespaces ?? [])].sort();
 
@@ -160,7 +164,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
         cluster: { ...request.cluster, user: identity.user },
       };
     }
-    validateCreateCluster(request);
+    validateCreateCluster(request, limits);
     const namespace = request.namespace;
     const cluster = { ...request.cluster!, namespace };
     if (caller.authenticated && cluster.user !== identity.user) {
@@ -279,7 +283,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
       "computetemplates",
       request.namespace,
     );
-    validateCreateComputeTemplate(request);
+    validateCreateComputeTemplate(request, limits);
     const template = {
       ...request.computeTemplate!,
       namespace: request.namespace,

@@ -82,6 +82,21 @@ export const CASES: Case[] = [
     },
   },
   {
+    name:
+      "CreateComputeTemplate refuses 4,294,967,295 CPUs (--max-template-cpu)",
+    rpc: `${CT}/CreateComputeTemplate`,
+    request: {
+      namespace: NS,
+      computeTemplate: { name: "vast", cpu: 4_294_967_295, memory: 4 },
+    },
+    want: {
+      code: 3,
+      message:
+        'Cannot create compute template "team-a/vast": computeTemplate.cpu: must be at most 1024 (--max-template-cpu)',
+      fields: ["computeTemplate.cpu"],
+    },
+  },
+  {
     name: "GetComputeTemplate answers a missing template with not found",
     rpc: `${CT}/GetComputeTemplate`,
     request: { namespace: NS, name: "missing" },
@@ -250,6 +265,23 @@ export const CASES: Case[] = [
     want: {
       code: 3,
       fields: ["cluster.clusterSpec.workerGroupSpec[0].maxReplicas"],
+    },
+  },
+  {
+    name: "CreateCluster refuses 2,147,483,647 replicas (--max-replicas)",
+    rpc: `${CS}/CreateCluster`,
+    request: {
+      namespace: NS,
+      cluster: withSpec({
+        headGroupSpec: {},
+        workerGroupSpec: [{ groupName: "w", replicas: 2_147_483_647 }],
+      }),
+    },
+    want: {
+      code: 3,
+      message:
+        'Cannot create cluster "team-a/blue": cluster.clusterSpec.workerGroupSpec[0].replicas: must be at most 1000 (--max-replicas)',
+      fields: ["cluster.clusterSpec.workerGroupSpec[0].replicas"],
     },
   },
   {

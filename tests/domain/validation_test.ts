@@ -14,6 +14,7 @@ import {
   validateCreateComputeTemplate,
   validateNamespace,
 } from "../../domain/validation.ts";
+import { DEFAULT_LIMITS } from "../../domain/limits.ts";
 import type {
   Cluster,
   ComputeTemplate,
@@ -1129,4 +1130,225 @@ Deno.test("missingTemplatesError() is FAILED_PRECONDITION naming the templates",
       );
     });
   }
+});
+
+// ---------------------------------------------------------------------------
+// Limits
+
+/** A map of `n` entries KEY_0..KEY_n-1 (valid env names and start params). */
+function entries(n: number, key = (i: number) => `KEY_${i}`) {
+  return Object.fromEntries(
+    Array.from({ length: n }, (_, i) => [key(i), "x"]),
+  );
+}
+
+const LIMIT_CASES: ClusterCase[] = [
+  {
+    name: "refuses 2,147,483,647 replicas (--max-replicas)",
+    request: request(withWorker({
+      replicas: 2_147_483_647,
+      minReplicas: 1_001,
+      maxReplicas: 2_147_483_647,
+    })),
+    want: [
+      {
+        field: `${WORKER}.replicas`,
+        description: "must be at most 1000 (--max-replicas)",
+      },
+      {
+        field: `${WORKER}.minReplicas`,
+        description: "must be at most 1000 (--max-replicas)",
+      },
+      {
+        field: `${WORKER}.maxReplicas`,
+        description: "must be at most 1000 (--max-replicas)",
+      },
+    ],
+  },
+  {
+    name: "refuses a 21st worker group (--max-worker-groups)",
+    request: request(cluster({
+      clusterSpec: {
+        headGroupSpec: headGroup(),
+        workerGroupSpec: Array.from(
+          { length: 21 },
+          (_, i) => workerGroup({ groupName: `g${i}` }),
+        ),
+      },
+    })),
+    want: [{
+      field: "cluster.clusterSpec.workerGroupSpec",
+      description:
+        "must have at most 20 worker groups, got 21 (--max-worker-groups)",
+    }],
+  },
+  {
+    name: "refuses 101 envs and 101 start parameters (--max-map-entries)",
+    request: request(cluster({
+      envs: entries(101),
+      clusterSpec: {
+        headGroupSpec: headGroup({
+          engineStartParams: entries(101, (i) => `param-${i}`),
+        }),
+        workerGroupSpec: [],
+      },
+    })),
+    want: [
+      {
+        field: "cluster.envs",
+        description:
+          "must have at most 100 entries, got 101 (--max-map-entries)",
+      },
+      {
+        field: `${HEAD}.engineStartParams`,
+        description:
+          "must have at most 100 entries, got 101 (--max-map-entries)",
+      },
+    ],
+  },
+  {
+    name: "refuses env values over 4 KiB and names over 256 characters",
+    request: request(cluster({
+      envs: { BIG: "x".repeat(4097), ["N".repeat(257)]: "x" },
+    })),
+    want: [
+      {
+        field: 'cluster.envs["BIG"]',
+        description:
+          "must have a value of at most 4096 characters (it lands in every container's environment)",
+      },
+      {
+        field: `cluster.envs[${JSON.stringify("N".repeat(257))}]`,
+        description: "must have a name of at most 256 characters",
+      },
+    ],
+  },
+  {
+    name: "refuses start parameter values over 1 KiB and names over 63",
+    request: request(withHead({
+      engineStartParams: { big: "x".repeat(1025), ["n".repeat(64)]: "1" },
+    })),
+    want: [
+      {
+        field: `${HEAD}.engineStartParams["big"]`,
+        description:
+          "must have a value of at most 1024 characters (it lands on the ray start command line)",
+      },
+      {
+        field: `${HEAD}.engineStartParams[${JSON.stringify("n".repeat(64))}]`,
+        description: "must have a name of at most 63 characters",
+      },
+    ],
+  },
+];
+
+Deno.test("validateCreateCluster() refuses what exceeds the default limits", async (t) => {
+  for (const c of LIMIT_CASES) {
+    await t.step(c.name, () => {
+      assertViolations(
+        violationsOf(() => validateCreateCluster(c.request)).violations,
+        c.want,
+      );
+    });
+  }
+});
+
+Deno.test("validateCreateCluster() accepts what the limits allow, and raised limits", () => {
+  const atLimits = request(cluster({
+    envs: entries(100),
+    clusterSpec: {
+      headGroupSpec: headGroup({
+        engineStartParams: entries(100, (i) => `param-${i}`),
+      }),
+      workerGroupSpec: Array.from({ length: 20 }, (_, i) =>
+        workerGroup({
+          groupName: `g${i}`,
+          replicas: 1000,
+          minReplicas: 1000,
+          maxReplicas: 1000,
+        })),
+    },
+  }));
+  assertViolations(
+    violationsOf(() => validateCreateCluster(atLimits)).violations,
+    [],
+  );
+  const raised = { ...DEFAULT_LIMITS, maxReplicas: 5000 };
+  assertViolations(
+    violationsOf(() =>
+      validateCreateCluster(
+        request(withWorker({ replicas: 5000, maxReplicas: 5000 })),
+        raised,
+      )
+    ).violations,
+    [],
+  );
+  assertViolations(
+    violationsOf(() =>
+      validateCreateCluster(
+        request(withWorker({ replicas: 5001, maxReplicas: 5001 })),
+        raised,
+      )
+    ).violations,
+    [
+      {
+        field: `${WORKER}.replicas`,
+        description: "must be at most 5000 (--max-replicas)",
+      },
+      {
+        field: `${WORKER}.maxReplicas`,
+        description: "must be at most 5000 (--max-replicas)",
+      },
+    ],
+  );
+});
+
+Deno.test("validateCreateComputeTemplate() refuses what exceeds the limits", () => {
+  const request = {
+    computeTemplate: template({
+      cpu: 4_294_967_295,
+      memory: 16_385,
+      gpu: 65,
+    }),
+    namespace: "team-a",
+  };
+  assertViolations(
+    violationsOf(() => validateCreateComputeTemplate(request)).violations,
+    [
+      {
+        field: "computeTemplate.cpu",
+        description: "must be at most 1024 (--max-template-cpu)",
+      },
+      {
+        field: "computeTemplate.memory",
+        description: "must be at most 16384 (--max-template-memory)",
+      },
+      {
+        field: "computeTemplate.gpu",
+        description: "must be at most 64 (--max-template-gpu)",
+      },
+    ],
+  );
+  const atLimits = template({ cpu: 1024, memory: 16_384, gpu: 64 });
+  assertViolations(
+    violationsOf(() =>
+      validateCreateComputeTemplate({
+        computeTemplate: atLimits,
+        namespace: "team-a",
+      })
+    ).violations,
+    [],
+  );
+  assertViolations(
+    violationsOf(() =>
+      validateCreateComputeTemplate(
+        { computeTemplate: template({ gpu: 1 }), namespace: "team-a" },
+        { ...DEFAULT_LIMITS, maxTemplateGpu: 0 },
+      )
+    ).violations,
+    [{
+      field: "computeTemplate.gpu",
+      description: "must be at most 0 (--max-template-gpu)",
+    }],
+  );
 });
