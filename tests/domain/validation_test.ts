@@ -8,6 +8,7 @@ import {
   clusterAction,
   computeTemplateAction,
   missingTemplatesError,
+  shellWordProblem,
   validateClusterKey,
   validateComputeTemplateKey,
   validateCreateCluster,
@@ -1351,4 +1352,96 @@ Deno.test("validateCreateComputeTemplate() refuses what exceeds the limits", () 
       description: "must be at most 0 (--max-template-gpu)",
     }],
   );
+});
+
+// ---------------------------------------------------------------------------
+// Start parameters: the operator puts them unquoted on a bash command line
+
+Deno.test("validateCreateCluster() refuses start parameter names that are not flag names", async (t) => {
+  for (const key of ["Num-CPUs", "num_cpus", "-x", "a b", "x;y", "--block"]) {
+    await t.step(JSON.stringify(key), () => {
+      assertViolations(
+        violationsOf(() =>
+          validateCreateCluster(
+            request(withHead({ engineStartParams: { [key]: "1" } })),
+          )
+        ).violations,
+        [{
+          field: `${HEAD}.engineStartParams[${JSON.stringify(key)}]`,
+          description:
+            "must have a ray start flag name: lower case alphanumeric characters or '-', starting with an alphanumeric character",
+        }],
+      );
+    });
+  }
+});
+
+Deno.test("shellWordProblem() refuses what bash would run, expand or split", async (t) => {
+  const cases: [string, string][] = [
+    ["1 --address=evil", '" " is allowed only in quotes'],
+    ["1;reboot", '";" is allowed only in quotes'],
+    ["1|nc", '"|" is allowed only in quotes'],
+    ["1&", '"&" is allowed only in quotes'],
+    ["x>/etc/passwd", '">" is allowed only in quotes'],
+    ["<in", '"<" is allowed only in quotes'],
+    ["(x)", '"(" is allowed only in quotes'],
+    ["$(id)", '"$" is allowed only in $MY_POD_IP'],
+    ["$HOME", '"$" is allowed only in $MY_POD_IP'],
+    ["$MY_POD_IPX", '"$" is allowed only in $MY_POD_IP'],
+    ['"$(id)"', '"$" is allowed only in $MY_POD_IP'],
+    ["`id`", "backquotes are not allowed"],
+    ['"`id`"', "backquotes are not allowed"],
+    ["a\nb", "control characters such as newline or tab are not allowed"],
+    ["a\tb", "control characters such as newline or tab are not allowed"],
+    ['"open', 'its " quote is not closed'],
+    ["'open", "its ' quote is not closed"],
+    ["a\\;b", '"\\\\" is allowed only in quotes'],
+    ["*", '"*" is allowed only in quotes'],
+    ["~/x", '"~" is allowed only in quotes'],
+    ["{a,b}", '"{" is allowed only in quotes'],
+  ];
+  for (const [value, want] of cases) {
+    await t.step(JSON.stringify(value), () => {
+      assert.equal(shellWordProblem(value), want);
+    });
+  }
+});
+
+Deno.test("shellWordProblem() accepts plain values, quoted text and $MY_POD_IP", async (t) => {
+  for (
+    const value of [
+      "",
+      "0.0.0.0",
+      "true",
+      "8265",
+      "10.0.0.1:6379",
+      "/tmp/ray",
+      "--x=y",
+      "$MY_POD_IP",
+      "${MY_POD_IP}",
+      '"$MY_POD_IP"',
+      '"{\\"GPU\\": 1, \\"custom\\": 2}"',
+      "'{\"GPU\": 1}'",
+      "'$(not run)'",
+      '"a; b | c & d > e"',
+    ]
+  ) {
+    await t.step(JSON.stringify(value), () => {
+      assert.equal(shellWordProblem(value), undefined);
+    });
+  }
+});
+
+Deno.test("validateCreateCluster() names the start parameter whose value the shell would run", () => {
+  const { violations, message } = violationsOf(() =>
+    validateCreateCluster(
+      request(withHead({ engineStartParams: { block: "true; curl x|sh" } })),
+    )
+  );
+  assertViolations(violations, [{
+    field: `${HEAD}.engineStartParams["block"]`,
+    description:
+      'must have a value the shell reads as plain text: ";" is allowed only in quotes (the operator puts it unquoted on a bash command line)',
+  }]);
+  assert.match(message, /^Cannot create cluster "team-a\/[a-z-]+": cluster\./);
 });
