@@ -587,6 +587,35 @@ export function missingTemplatesError(
   );
 }
 
+/** How many clusters a template-in-use refusal names before "and N more". */
+const CLUSTERS_NAMED = 5;
+
+/**
+ * The FAILED_PRECONDITION error of deleting a compute template that
+ * clusters use: `Cannot delete compute template "team-a/small": clusters
+ * "a", "b", "c", "d", "e" and 3 more use it`.
+ */
+export function templateInUseError(
+  namespace: string,
+  name: string,
+  clusters: string[],
+): ServiceError {
+  const named = clusters.slice(0, CLUSTERS_NAMED).map((c) => `"${c}"`);
+  const more = clusters.length - named.length;
+  const list = more > 0
+    ? `${named.join(", ")} and ${more} more`
+    : named.length > 1
+    ? `${named.slice(0, -1).join(", ")} and ${named[named.length - 1]}`
+    : named[0];
+  const subject = clusters.length === 1
+    ? `cluster ${list} uses`
+    : `clusters ${list} use`;
+  return new ServiceError(
+    Code.FAILED_PRECONDITION,
+    `${computeTemplateAction("delete", namespace, name)}: ${subject} it`,
+  );
+}
+
 // ---------------------------------------------------------------------------
 // Compute templates
 

@@ -30,6 +30,7 @@ import {
   clusterAction,
   computeTemplateAction,
   missingTemplatesError,
+  templateInUseError,
   validateClusterKey,
   validateComputeTemplateKey,
   validateCreateCluster,
@@ -349,6 +350,19 @@ export function createHandlers(options: ServiceOptions): Handlers {
     );
     permit(caller, action, "delete", "computetemplates", request.namespace);
     validateComputeTemplateKey(request, action);
+    // Clusters keep the names of their templates (pod annotation
+    // ray.io/compute-template); one list of the namespace's clusters finds
+    // those that use this one. Kubernetes has no transaction across
+    // objects, so a cluster created between this list and the delete still
+    // slips through: the guard catches the common mistake, not a race. The
+    // KubeRay API server has no such guard at all.
+    const users = (await orchestrator.listClusters(request.namespace, kube))
+      .map((resource) => clusterFromResource(resource, []))
+      .filter((cluster) => referencedTemplates(cluster).includes(request.name))
+      .map((cluster) => cluster.name);
+    if (users.length > 0) {
+      throw templateInUseError(request.namespace, request.name, users);
+    }
     await orchestrator.deleteComputeTemplate(
       request.namespace,
       request.name,

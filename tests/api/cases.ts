@@ -371,6 +371,16 @@ export const CASES: Case[] = [
     want: { code: 5, message: /^Cannot delete cluster "team-a\/green": / },
   },
   {
+    name: "DeleteComputeTemplate refuses a template a cluster uses",
+    rpc: `${CT}/DeleteComputeTemplate`,
+    request: { namespace: NS, name: "small" },
+    want: {
+      code: 9,
+      message:
+        'Cannot delete compute template "team-a/small": cluster "blue" uses it',
+    },
+  },
+  {
     name: "DeleteCluster deletes the cluster",
     rpc: `${CS}/DeleteCluster`,
     request: { namespace: NS, name: "blue" },

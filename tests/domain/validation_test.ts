@@ -9,6 +9,7 @@ import {
   computeTemplateAction,
   missingTemplatesError,
   shellWordProblem,
+  templateInUseError,
   validateClusterKey,
   validateComputeTemplateKey,
   validateCreateCluster,
@@ -1444,4 +1445,26 @@ Deno.test("validateCreateCluster() names the start parameter whose value the she
       'must have a value the shell reads as plain text: ";" is allowed only in quotes (the operator puts it unquoted on a bash command line)',
   }]);
   assert.match(message, /^Cannot create cluster "team-a\/[a-z-]+": cluster\./);
+});
+
+Deno.test("templateInUseError() is FAILED_PRECONDITION naming up to five clusters", async (t) => {
+  const cases: [string[], string][] = [
+    [["a"], 'cluster "a" uses it'],
+    [["a", "b"], 'clusters "a" and "b" use it'],
+    [["a", "b", "c", "d", "e"], 'clusters "a", "b", "c", "d" and "e" use it'],
+    [
+      ["a", "b", "c", "d", "e", "f", "g", "h"],
+      'clusters "a", "b", "c", "d", "e" and 3 more use it',
+    ],
+  ];
+  for (const [clusters, want] of cases) {
+    await t.step(`${clusters.length} clusters`, () => {
+      const error = templateInUseError("team-a", "small", clusters);
+      assert.equal(error.code, Code.FAILED_PRECONDITION);
+      assert.equal(
+        error.message,
+        `Cannot delete compute template "team-a/small": ${want}`,
+      );
+    });
+  }
 });
