@@ -106,6 +106,7 @@ async function run(
     clusterApiVersion: `${group}/${version}`,
     namespaces: settings.namespaces,
     maxBodyBytes: settings.maxBodyBytes,
+    limits: settings.limits,
     version: VERSION,
     log,
   });

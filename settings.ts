@@ -8,6 +8,7 @@
 import { parseArgs } from "node:util";
 import type { AuthSettings } from "./api/auth/access.ts";
 import { type Level, LEVELS } from "./api/log.ts";
+import { DEFAULT_LIMITS, type Limits, MAX_LIMIT } from "./domain/limits.ts";
 import { validateNamespace } from "./domain/validation.ts";
 
 export type Mode = "kubernetes" | "embedded";
@@ -28,6 +29,8 @@ export interface Settings {
   /** Empty: every namespace. */
   namespaces: string[];
   maxBodyBytes: number;
+  /** Upper bounds of what one request may ask for. */
+  limits: Limits;
   kubeTimeoutMs: number;
   headerTimeoutMs: number;
   idleTimeoutMs: number;
@@ -161,6 +164,46 @@ const SPECS = {
     value: "SIZE",
     help:
       "largest request body (HTTP) or message (gRPC); larger ones are refused with code 8 (e.g. 3Mi, 512Ki)",
+  },
+  "max-replicas": {
+    env: "CORRAL_MAX_REPLICAS",
+    default: String(DEFAULT_LIMITS.maxReplicas),
+    value: "N",
+    help:
+      "most replicas, minReplicas and maxReplicas of one worker group; more is refused with code 3",
+  },
+  "max-worker-groups": {
+    env: "CORRAL_MAX_WORKER_GROUPS",
+    default: String(DEFAULT_LIMITS.maxWorkerGroups),
+    value: "N",
+    help: "most worker groups of one cluster; more is refused with code 3",
+  },
+  "max-template-cpu": {
+    env: "CORRAL_MAX_TEMPLATE_CPU",
+    default: String(DEFAULT_LIMITS.maxTemplateCpu),
+    value: "N",
+    help: "most CPU cores of a compute template; more is refused with code 3",
+  },
+  "max-template-memory": {
+    env: "CORRAL_MAX_TEMPLATE_MEMORY",
+    default: String(DEFAULT_LIMITS.maxTemplateMemory),
+    value: "GIB",
+    help:
+      "most memory of a compute template, in GiB; more is refused with code 3",
+  },
+  "max-template-gpu": {
+    env: "CORRAL_MAX_TEMPLATE_GPU",
+    default: String(DEFAULT_LIMITS.maxTemplateGpu),
+    value: "N",
+    help:
+      "most GPUs of a compute template (0 allows none); more is refused with code 3",
+  },
+  "max-map-entries": {
+    env: "CORRAL_MAX_MAP_ENTRIES",
+    default: String(DEFAULT_LIMITS.maxMapEntries),
+    value: "N",
+    help:
+      "most entries of each map field (envs, engineStartParams); more is refused with code 3",
   },
   "kube-timeout": {
     env: "CORRAL_KUBE_TIMEOUT",
@@ -473,6 +516,14 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
     },
     namespaces: check("namespaces", namespaces, []),
     maxBodyBytes: check("max-body-bytes", bytes, 0),
+    limits: {
+      maxReplicas: check("max-replicas", count(1), 0),
+      maxWorkerGroups: check("max-worker-groups", count(1), 0),
+      maxTemplateCpu: check("max-template-cpu", count(1), 0),
+      maxTemplateMemory: check("max-template-memory", count(1), 0),
+      maxTemplateGpu: check("max-template-gpu", count(0), 0),
+      maxMapEntries: check("max-map-entries", count(1), 0),
+    },
     kubeTimeoutMs: check("kube-timeout", positive(duration), 0),
     headerTimeoutMs: check("header-timeout", positive(duration), 0),
     idleTimeoutMs: check("idle-timeout", positive(duration), 0),
@@ -629,6 +680,19 @@ export function duration(text: string): number {
     );
   }
   return total;
+}
+
+/** A whole number from `min` to MAX_LIMIT (the CRD's int32 bound). */
+function count(min: number) {
+  return (text: string): number => {
+    const n = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!(n >= min && n <= MAX_LIMIT)) {
+      throw new Error(
+        `must be a whole number from ${min} to ${MAX_LIMIT}, got "${text}"`,
+      );
+    }
+    return n;
+  };
 }
 
 function positive(parse: (text: string) => number) {

@@ -4,6 +4,7 @@
  * and gRPC health and reflection. Nothing here binds a port.
  */
 import type * as grpc from "@grpc/grpc-js";
+import type { Limits } from "../domain/limits.ts";
 import type { Logger } from "../domain/log.ts";
 import { Code, ServiceError } from "../domain/errors.ts";
 import { credentialsOf } from "./auth/authenticate.ts";
@@ -41,6 +42,8 @@ export interface ApiOptions {
   namespaces: readonly string[];
   /** Largest HTTP body and gRPC message. */
   maxBodyBytes: number;
+  /** Upper bounds of what a request may ask for (the --max-* flags). */
+  limits?: Limits;
   /** Corral's version, for corral_build_info. */
   version: string;
   log: Logger;
@@ -64,6 +67,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     orchestrator,
     namespaces: options.namespaces,
     clusterApiVersion: options.clusterApiVersion,
+    limits: options.limits,
   });
   const metrics = new Metrics({ version: options.version });
   const health = new Health({ ping: (call) => orchestrator.ping(call) });

@@ -6,7 +6,11 @@
  * The rules are those Kubernetes and the KubeRay operator would otherwise
  * apply later, when the caller can no longer be told: names that become
  * object names or label values, the operator's own limits on RayCluster
- * names, replica bounds, volume and environment variable names.
+ * names, replica bounds, volume and environment variable names; and the
+ * upper bounds of limits.ts, which keep one request from asking for more
+ * than a platform team allows. No map field lands in a label or an
+ * annotation (envs become container variables, engineStartParams the ray
+ * start command line), so only those places' rules apply to their keys.
  */
 import {
   Code,
@@ -23,6 +27,15 @@ import {
   MAX_LABEL_LENGTH,
   MAX_SUBDOMAIN_LENGTH,
 } from "./kubernetes_names.ts";
+import {
+  DEFAULT_LIMITS,
+  LIMIT_FLAGS,
+  type Limits,
+  MAX_ENV_NAME_LENGTH,
+  MAX_ENV_VALUE_LENGTH,
+  MAX_START_PARAM_NAME_LENGTH,
+  MAX_START_PARAM_VALUE_LENGTH,
+} from "./limits.ts";
 import type {
   Cluster,
   ComputeTemplate,
@@ -76,6 +89,41 @@ class Violations {
   }
 }
 
+/**
+ * `must be at most 1000 (--max-replicas)` when `value` exceeds the limit.
+ * Undefined (an unset optional field) is within every limit.
+ */
+function checkLimit(
+  v: Violations,
+  field: string,
+  value: number | undefined,
+  limits: Limits,
+  limit: keyof Limits,
+): void {
+  if (value !== undefined && value > limits[limit]) {
+    v.add(
+      field,
+      `must be at most ${limits[limit]} (--${LIMIT_FLAGS[limit]})`,
+    );
+  }
+}
+
+/** `must have at most 100 entries (--max-map-entries)` for a map too large. */
+function checkMapSize(
+  v: Violations,
+  field: string,
+  map: Record<string, string> | undefined,
+  limits: Limits,
+): void {
+  const entries = Object.keys(map ?? {}).length;
+  if (entries > limits.maxMapEntries) {
+    v.add(
+      field,
+      `must have at most ${limits.maxMapEntries} entries, got ${entries} (--${LIMIT_FLAGS.maxMapEntries})`,
+    );
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Actions: the first part of every message
 
@@ -111,6 +159,7 @@ function describe(namespace: string, name: string): string {
 /** Validates a CreateClusterRequest; throws INVALID_ARGUMENT listing all violations. */
 export function validateCreateCluster(
   request: { cluster?: Cluster; namespace: string },
+  limits: Limits = DEFAULT_LIMITS,
 ): void {
   const v = new Violations();
   checkNamespace(v, "namespace", request.namespace);
@@ -148,7 +197,7 @@ export function validateCreateCluster(
     }
   }
   v.addAll("cluster.version", labelValueProblems(cluster.version));
-  checkEnvs(v, "cluster.envs", cluster.envs);
+  checkEnvs(v, "cluster.envs", cluster.envs, limits);
 
   const spec = cluster.clusterSpec;
   if (spec === undefined || spec === null) {
@@ -164,12 +213,20 @@ export function validateCreateCluster(
         `${path}.headGroupSpec`,
         spec.headGroupSpec,
         hasVersion,
+        limits,
+      );
+    }
+    const workers = spec.workerGroupSpec ?? [];
+    if (workers.length > limits.maxWorkerGroups) {
+      v.add(
+        `${path}.workerGroupSpec`,
+        `must have at most ${limits.maxWorkerGroups} worker groups, got ${workers.length} (--${LIMIT_FLAGS.maxWorkerGroups})`,
       );
     }
     const groupNames = new Map<string, number>();
-    (spec.workerGroupSpec ?? []).forEach((group, index) => {
+    workers.forEach((group, index) => {
       const groupPath = `${path}.workerGroupSpec[${index}]`;
-      checkWorkerGroup(v, groupPath, group, hasVersion);
+      checkWorkerGroup(v, groupPath, group, hasVersion, limits);
       const first = groupNames.get(group.groupName);
       if (group.groupName !== "" && first !== undefined) {
         v.add(
@@ -189,8 +246,9 @@ function checkHeadGroup(
   path: string,
   group: HeadGroupSpec,
   hasVersion: boolean,
+  limits: Limits,
 ): void {
-  checkGroup(v, path, group, hasVersion);
+  checkGroup(v, path, group, hasVersion, limits);
   if (
     group.serviceType !== "" &&
     !(SERVICE_TYPES as readonly string[]).includes(group.serviceType)
@@ -207,15 +265,19 @@ function checkWorkerGroup(
   path: string,
   group: WorkerGroupSpec,
   hasVersion: boolean,
+  limits: Limits,
 ): void {
   if (group.groupName === "") {
     v.add(`${path}.groupName`, "is required");
   } else {
     v.addAll(`${path}.groupName`, dns1123LabelProblems(group.groupName));
   }
-  checkGroup(v, path, group, hasVersion);
+  checkGroup(v, path, group, hasVersion, limits);
 
   const { replicas, minReplicas: min, maxReplicas: max } = group;
+  checkLimit(v, `${path}.replicas`, replicas, limits, "maxReplicas");
+  checkLimit(v, `${path}.minReplicas`, min, limits, "maxReplicas");
+  checkLimit(v, `${path}.maxReplicas`, max, limits, "maxReplicas");
   if (replicas < 0) v.add(`${path}.replicas`, "must not be negative");
   if (min !== undefined && min < 0) {
     v.add(`${path}.minReplicas`, "must not be negative");
@@ -252,6 +314,7 @@ function checkGroup(
   path: string,
   group: HeadGroupSpec | WorkerGroupSpec,
   hasVersion: boolean,
+  limits: Limits,
 ): void {
   if (group.computeTemplate !== "") {
     v.addAll(
@@ -266,14 +329,12 @@ function checkGroup(
   } else if (/\s/.test(group.image)) {
     v.add(`${path}.image`, "must not contain whitespace");
   }
-  for (const key of Object.keys(group.engineStartParams ?? {})) {
-    if (key.trim() === "") {
-      v.add(
-        `${path}.engineStartParams[${JSON.stringify(key)}]`,
-        "must have a name",
-      );
-    }
-  }
+  checkStartParams(
+    v,
+    `${path}.engineStartParams`,
+    group.engineStartParams,
+    limits,
+  );
   checkVolumes(v, `${path}.volumes`, group.volumes ?? []);
 }
 
@@ -329,14 +390,139 @@ function checkVolumes(v: Violations, path: string, volumes: Volume[]): void {
   });
 }
 
+/**
+ * Start parameters become `--key=value` on the ray start command line (see
+ * limits.ts for their lengths).
+ */
+function checkStartParams(
+  v: Violations,
+  path: string,
+  params: Record<string, string> | undefined,
+  limits: Limits,
+): void {
+  checkMapSize(v, path, params, limits);
+  for (const [key, value] of Object.entries(params ?? {})) {
+    const at = `${path}[${JSON.stringify(key)}]`;
+    if (key.trim() === "") {
+      v.add(at, "must have a name");
+    } else if (key.length > MAX_START_PARAM_NAME_LENGTH) {
+      v.add(
+        at,
+        `must have a name of at most ${MAX_START_PARAM_NAME_LENGTH} characters`,
+      );
+    } else if (!START_PARAM_NAME.test(key)) {
+      v.add(at, START_PARAM_NAME_MESSAGE);
+    }
+    if (value.length > MAX_START_PARAM_VALUE_LENGTH) {
+      v.add(
+        at,
+        `must have a value of at most ${MAX_START_PARAM_VALUE_LENGTH} characters (it lands on the ray start command line)`,
+      );
+    } else {
+      const problem = shellWordProblem(value);
+      if (problem !== undefined) {
+        v.add(
+          at,
+          `must have a value the shell reads as plain text: ${problem} (the operator puts it unquoted on a bash command line)`,
+        );
+      }
+    }
+  }
+}
+
+/**
+ * A ray start flag name without its dashes (`num-cpus`, `dashboard-host`):
+ * the operator writes `--<key>`, so anything else is not a flag.
+ */
+const START_PARAM_NAME = /^[a-z0-9][a-z0-9-]*$/;
+const START_PARAM_NAME_MESSAGE =
+  "must have a ray start flag name: lower case alphanumeric characters or '-', starting with an alphanumeric character";
+
+/**
+ * Characters a value may hold outside quotes: none the shell gives a
+ * meaning to (no white space, `; | & < > ( ) $ \` \\ ' " * ? [ ] { } ~ # !`).
+ */
+const PLAIN_WORD_CHARACTER = /[A-Za-z0-9_\-.,:\/=+@%^]/;
+/** The pod IP variable the service sets on every container (`$MY_POD_IP`). */
+const POD_IP_REFERENCE = /^\$(?:MY_POD_IP\b|\{MY_POD_IP\})/;
+
+/**
+ * Why bash would read `value` as more than plain text, or undefined.
+ *
+ * The KubeRay operator (convertParamMap in its pod builder) writes each
+ * start parameter as ` --key=value ` into the ray start command, which it
+ * runs with `bash -lc`; the value is not quoted or escaped. So a value is
+ * shell source, and one a caller sends could end the command (`;`, `&`,
+ * `|`, newline), run another (`$(...)`, backquotes), redirect (`<`, `>`),
+ * glob, or split into more arguments. Corral accepts a value only when
+ * bash reads it, with nothing run or expanded, as part of the one word
+ * `--key=value`:
+ *
+ * - outside quotes, PLAIN_WORD_CHARACTER only;
+ * - `"double-quoted"` text without `$`, backquotes or control characters
+ *   (a backslash escapes the next character): KubeRay's documentation
+ *   passes custom resources so, `"{\"GPU\": 1}"`;
+ * - `'single-quoted'` text without control characters;
+ * - `$MY_POD_IP` or `${MY_POD_IP}`, in quotes or not: the pod's IP, which
+ *   the service sets on every container for `node-ip-address`.
+ *
+ * Objects KubeRay or kubectl wrote may hold other values; they are read
+ * back as they are, only what Corral writes is refused.
+ */
+export function shellWordProblem(value: string): string | undefined {
+  // deno-lint-ignore no-control-regex -- control characters are the point
+  if (/[\u0000-\u001f\u007f]/.test(value)) {
+    return "control characters such as newline or tab are not allowed";
+  }
+  let quote: '"' | "'" | undefined;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+      continue;
+    }
+    if (c === "$") {
+      const reference = POD_IP_REFERENCE.exec(value.slice(i));
+      if (reference === null) return '"$" is allowed only in $MY_POD_IP';
+      i += reference[0].length - 1;
+      continue;
+    }
+    if (c === "`") return "backquotes are not allowed";
+    if (quote === '"') {
+      if (c === '"') quote = undefined;
+      else if (c === "\\") i++;
+      continue;
+    }
+    if (c === '"' || c === "'") {
+      quote = c;
+    } else if (!PLAIN_WORD_CHARACTER.test(c)) {
+      return `${JSON.stringify(c)} is allowed only in quotes`;
+    }
+  }
+  return quote === undefined ? undefined : `its ${quote} quote is not closed`;
+}
+
 function checkEnvs(
   v: Violations,
   path: string,
   envs: Record<string, string> | undefined,
+  limits: Limits,
 ): void {
-  for (const name of Object.keys(envs ?? {})) {
+  checkMapSize(v, path, envs, limits);
+  for (const [name, value] of Object.entries(envs ?? {})) {
     const at = `${path}[${JSON.stringify(name)}]`;
-    if (!ENV_VAR_NAME.test(name)) {
+    if (value.length > MAX_ENV_VALUE_LENGTH) {
+      v.add(
+        at,
+        `must have a value of at most ${MAX_ENV_VALUE_LENGTH} characters (it lands in every container's environment)`,
+      );
+    }
+    if (name.length > MAX_ENV_NAME_LENGTH) {
+      v.add(
+        at,
+        `must have a name of at most ${MAX_ENV_NAME_LENGTH} characters`,
+      );
+    } else if (!ENV_VAR_NAME.test(name)) {
       v.add(
         at,
         `is not a valid environment variable name: ${ENV_VAR_NAME_MESSAGE}`,
@@ -401,12 +587,42 @@ export function missingTemplatesError(
   );
 }
 
+/** How many clusters a template-in-use refusal names before "and N more". */
+const CLUSTERS_NAMED = 5;
+
+/**
+ * The FAILED_PRECONDITION error of deleting a compute template that
+ * clusters use: `Cannot delete compute template "team-a/small": clusters
+ * "a", "b", "c", "d", "e" and 3 more use it`.
+ */
+export function templateInUseError(
+  namespace: string,
+  name: string,
+  clusters: string[],
+): ServiceError {
+  const named = clusters.slice(0, CLUSTERS_NAMED).map((c) => `"${c}"`);
+  const more = clusters.length - named.length;
+  const list = more > 0
+    ? `${named.join(", ")} and ${more} more`
+    : named.length > 1
+    ? `${named.slice(0, -1).join(", ")} and ${named[named.length - 1]}`
+    : named[0];
+  const subject = clusters.length === 1
+    ? `cluster ${list} uses`
+    : `clusters ${list} use`;
+  return new ServiceError(
+    Code.FAILED_PRECONDITION,
+    `${computeTemplateAction("delete", namespace, name)}: ${subject} it`,
+  );
+}
+
 // ---------------------------------------------------------------------------
 // Compute templates
 
 /** Validates a CreateComputeTemplateRequest; throws listing all violations. */
 export function validateCreateComputeTemplate(
   request: { computeTemplate?: ComputeTemplate; namespace: string },
+  limits: Limits = DEFAULT_LIMITS,
 ): void {
   const v = new Violations();
   checkNamespace(v, "namespace", request.namespace);
@@ -434,6 +650,9 @@ export function validateCreateComputeTemplate(
   if (!(template.cpu > 0)) v.add(`${path}.cpu`, "must be greater than 0");
   if (!(template.memory > 0)) v.add(`${path}.memory`, "must be greater than 0");
   if (!(template.gpu >= 0)) v.add(`${path}.gpu`, "must not be negative");
+  checkLimit(v, `${path}.cpu`, template.cpu, limits, "maxTemplateCpu");
+  checkLimit(v, `${path}.memory`, template.memory, limits, "maxTemplateMemory");
+  checkLimit(v, `${path}.gpu`, template.gpu, limits, "maxTemplateGpu");
   if (template.gpuAccelerator !== "") {
     v.addAll(
       `${path}.gpuAccelerator`,

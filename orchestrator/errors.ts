@@ -81,6 +81,37 @@ function networkFailure(error: unknown): string | undefined {
   return undefined;
 }
 
+/** The longest Kubernetes text a caller is shown. */
+const MAX_KUBERNETES_TEXT = 512;
+
+/**
+ * Kubernetes' text as a caller may see it: addresses (URLs, IP addresses
+ * with or without a port, host names under .svc, .cluster.local or
+ * .internal) and credentials (bearer tokens, `password=`, `token=`)
+ * replaced, cut to MAX_KUBERNETES_TEXT. An admission webhook's denial
+ * often names its registry or its own Service; that helps an attacker
+ * more than the caller. The full text stays in the error's cause, which
+ * the dispatcher logs.
+ */
+export function callerText(text: string): string {
+  const cleaned = text
+    .replace(/\bhttps?:\/\/[^\s"'<>]+/gi, "<address>")
+    .replace(/\bbearer\s+[A-Za-z0-9._~+\/=-]+/gi, "Bearer <redacted>")
+    .replace(
+      /\b(password|passwd|token|secret|apikey|api-key)(["']?\s*[=:]\s*)[^\s,;"')]+/gi,
+      "$1$2<redacted>",
+    )
+    .replace(/\[[0-9a-f:]*:[0-9a-f:]+\](:\d+)?/gi, "<address>")
+    .replace(/\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b/g, "<address>")
+    .replace(
+      /\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(svc|cluster\.local|internal)(\.[a-z0-9-]+)*(:\d+)?\b/gi,
+      "<address>",
+    );
+  return cleaned.length > MAX_KUBERNETES_TEXT
+    ? `${cleaned.slice(0, MAX_KUBERNETES_TEXT - 3)}...`
+    : cleaned;
+}
+
 function retryDelay(headers: Record<string, string> | undefined): string {
   const seconds = Number(headers?.["retry-after"]);
   return Number.isFinite(seconds) && seconds > 0 ? `${seconds}s` : "1s";
@@ -114,7 +145,7 @@ export function translateKubernetesError(
   }
 
   const status = parseStatus(error.body);
-  const statusMessage = status.message ?? `HTTP ${error.code}`;
+  const statusMessage = callerText(status.message ?? `HTTP ${error.code}`);
   switch (error.code) {
     case 400:
       return make(Code.INVALID_ARGUMENT, statusMessage);
@@ -124,6 +155,12 @@ export function translateKubernetesError(
         "Kubernetes API rejected the service's credentials",
       );
     case 403:
+      // An admission webhook's denial is a 403 whose message says why
+      // (`admission webhook "x" denied the request: ...`): the caller can
+      // act on it. Other 403s are RBAC's, about Corral's own account.
+      if (/admission webhook/i.test(status.message ?? "")) {
+        return make(Code.PERMISSION_DENIED, statusMessage);
+      }
       return make(Code.PERMISSION_DENIED, "Kubernetes API denied access");
     case 404: {
       if (verb === "create" && status.details?.kind === "namespaces") {
@@ -151,8 +188,8 @@ export function translateKubernetesError(
       const violations: FieldViolation[] = (status.details?.causes ?? []).map(
         (cause) => ({
           // The API server writes "<nil>" where a cause has no field.
-          field: cause.field === "<nil>" ? "" : cause.field ?? "",
-          description: cause.message ?? cause.reason ?? "invalid",
+          field: cause.field === "<nil>" ? "" : callerText(cause.field ?? ""),
+          description: callerText(cause.message ?? cause.reason ?? "invalid"),
         }),
       );
       if (violations.length === 0) {

@@ -39,6 +39,14 @@ Deno.test("parseSettings() gives kubernetes mode's defaults without flags", () =
     cluster: { group: "ray.io", version: "v1", plural: "rayclusters" },
     namespaces: [],
     maxBodyBytes: 3 * 1024 * 1024,
+    limits: {
+      maxReplicas: 1_000,
+      maxWorkerGroups: 20,
+      maxTemplateCpu: 1_024,
+      maxTemplateMemory: 16_384,
+      maxTemplateGpu: 64,
+      maxMapEntries: 100,
+    },
     kubeTimeoutMs: 10_000,
     headerTimeoutMs: 10_000,
     idleTimeoutMs: 60_000,
@@ -106,6 +114,51 @@ Deno.test("parseSettings() reads every flag in both forms and ignores a bare --"
   assert.equal(settings.maxBodyBytes, 512 * 1024);
   assert.equal(settings.kubeTimeoutMs, 90_000);
   assert.equal(settings.logLevel, "debug");
+});
+
+Deno.test("parseSettings() reads the limits from flags and the environment", () => {
+  const settings = settingsOf(parse([
+    "--max-replicas",
+    "5000",
+    "--max-worker-groups=40",
+    "--max-template-cpu",
+    "2048",
+    "--max-template-memory",
+    "32768",
+    "--max-template-gpu",
+    "0",
+  ], { CORRAL_MAX_MAP_ENTRIES: "250" }));
+  assert.deepEqual(settings.limits, {
+    maxReplicas: 5000,
+    maxWorkerGroups: 40,
+    maxTemplateCpu: 2048,
+    maxTemplateMemory: 32768,
+    maxTemplateGpu: 0,
+    maxMapEntries: 250,
+  });
+});
+
+Deno.test("parseSettings() refuses every bad limit at once", () => {
+  const problems = problemsOf(parse([
+    "--max-replicas",
+    "0",
+    "--max-worker-groups",
+    "1e3",
+    "--max-template-cpu",
+    "-1",
+    "--max-template-memory",
+    "2147483648",
+    "--max-template-gpu",
+    "many",
+  ], { CORRAL_MAX_MAP_ENTRIES: "" }));
+  assert.deepEqual(problems, [
+    '--max-replicas must be a whole number from 1 to 2147483647, got "0"',
+    '--max-worker-groups must be a whole number from 1 to 2147483647, got "1e3"',
+    '--max-template-cpu must be a whole number from 1 to 2147483647, got "-1"',
+    '--max-template-memory must be a whole number from 1 to 2147483647, got "2147483648"',
+    '--max-template-gpu must be a whole number from 0 to 2147483647, got "many"',
+    '--max-map-entries (from CORRAL_MAX_MAP_ENTRIES) must be a whole number from 1 to 2147483647, got ""',
+  ]);
 });
 
 Deno.test("parseSettings() reads a repeatable flag's variable as a comma list", () => {

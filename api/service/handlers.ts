@@ -15,6 +15,7 @@ import {
   namespacedName,
   referencedTemplates,
 } from "../../domain/conversions.ts";
+import { DEFAULT_LIMITS, type Limits } from "../../domain/limits.ts";
 import type { Logger } from "../../domain/log.ts";
 import type { Caller } from "../auth/caller.ts";
 import {
@@ -29,6 +30,7 @@ import {
   clusterAction,
   computeTemplateAction,
   missingTemplatesError,
+  templateInUseError,
   validateClusterKey,
   validateComputeTemplateKey,
   validateCreateCluster,
@@ -65,6 +67,8 @@ export interface ServiceOptions {
    * served namespace (a namespaced Role forbids cluster-wide lists).
    */
   namespaces?: readonly string[];
+  /** Upper bounds of what a request may ask for; DEFAULT_LIMITS when unset. */
+  limits?: Limits;
 }
 
 interface NamespacedName {
@@ -75,6 +79,7 @@ interface NamespacedName {
 export function createHandlers(options: ServiceOptions): Handlers {
   const { orchestrator, clusterApiVersion } = options;
   const now = options.now ?? (() => new Date());
+  const limits = options.limits ?? DEFAULT_LIMITS;
   // Sorted, so a merged list-all comes in the order Kubernetes lists in.
   const served = [...new Set(options.namespaces ?? [])].sort();
 
@@ -160,7 +165,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
         cluster: { ...request.cluster, user: identity.user },
       };
     }
-    validateCreateCluster(request);
+    validateCreateCluster(request, limits);
     const namespace = request.namespace;
     const cluster = { ...request.cluster!, namespace };
     if (caller.authenticated && cluster.user !== identity.user) {
@@ -279,7 +284,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
       "computetemplates",
       request.namespace,
     );
-    validateCreateComputeTemplate(request);
+    validateCreateComputeTemplate(request, limits);
     const template = {
       ...request.computeTemplate!,
       namespace: request.namespace,
@@ -345,6 +350,19 @@ export function createHandlers(options: ServiceOptions): Handlers {
     );
     permit(caller, action, "delete", "computetemplates", request.namespace);
     validateComputeTemplateKey(request, action);
+    // Clusters keep the names of their templates (pod annotation
+    // ray.io/compute-template); one list of the namespace's clusters finds
+    // those that use this one. Kubernetes has no transaction across
+    // objects, so a cluster created between this list and the delete still
+    // slips through: the guard catches the common mistake, not a race. The
+    // KubeRay API server has no such guard at all.
+    const users = (await orchestrator.listClusters(request.namespace, kube))
+      .map((resource) => clusterFromResource(resource, []))
+      .filter((cluster) => referencedTemplates(cluster).includes(request.name))
+      .map((cluster) => cluster.name);
+    if (users.length > 0) {
+      throw templateInUseError(request.namespace, request.name, users);
+    }
     await orchestrator.deleteComputeTemplate(
       request.namespace,
       request.name,

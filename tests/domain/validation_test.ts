@@ -8,12 +8,15 @@ import {
   clusterAction,
   computeTemplateAction,
   missingTemplatesError,
+  shellWordProblem,
+  templateInUseError,
   validateClusterKey,
   validateComputeTemplateKey,
   validateCreateCluster,
   validateCreateComputeTemplate,
   validateNamespace,
 } from "../../domain/validation.ts";
+import { DEFAULT_LIMITS } from "../../domain/limits.ts";
 import type {
   Cluster,
   ComputeTemplate,
@@ -1126,6 +1129,341 @@ Deno.test("missingTemplatesError() is FAILED_PRECONDITION naming the templates",
         error.message,
         c.want,
         `got ${error.message}, want ${c.want}`,
+      );
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------
+// Limits
+
+/** A map of `n` entries KEY_0..KEY_n-1 (valid env names and start params). */
+function entries(n: number, key = (i: number) => `KEY_${i}`) {
+  return Object.fromEntries(
+    Array.from({ length: n }, (_, i) => [key(i), "x"]),
+  );
+}
+
+const LIMIT_CASES: ClusterCase[] = [
+  {
+    name: "refuses 2,147,483,647 replicas (--max-replicas)",
+    request: request(withWorker({
+      replicas: 2_147_483_647,
+      minReplicas: 1_001,
+      maxReplicas: 2_147_483_647,
+    })),
+    want: [
+      {
+        field: `${WORKER}.replicas`,
+        description: "must be at most 1000 (--max-replicas)",
+      },
+      {
+        field: `${WORKER}.minReplicas`,
+        description: "must be at most 1000 (--max-replicas)",
+      },
+      {
+        field: `${WORKER}.maxReplicas`,
+        description: "must be at most 1000 (--max-replicas)",
+      },
+    ],
+  },
+  {
+    name: "refuses a 21st worker group (--max-worker-groups)",
+    request: request(cluster({
+      clusterSpec: {
+        headGroupSpec: headGroup(),
+        workerGroupSpec: Array.from(
+          { length: 21 },
+          (_, i) => workerGroup({ groupName: `g${i}` }),
+        ),
+      },
+    })),
+    want: [{
+      field: "cluster.clusterSpec.workerGroupSpec",
+      description:
+        "must have at most 20 worker groups, got 21 (--max-worker-groups)",
+    }],
+  },
+  {
+    name: "refuses 101 envs and 101 start parameters (--max-map-entries)",
+    request: request(cluster({
+      envs: entries(101),
+      clusterSpec: {
+        headGroupSpec: headGroup({
+          engineStartParams: entries(101, (i) => `param-${i}`),
+        }),
+        workerGroupSpec: [],
+      },
+    })),
+    want: [
+      {
+        field: "cluster.envs",
+        description:
+          "must have at most 100 entries, got 101 (--max-map-entries)",
+      },
+      {
+        field: `${HEAD}.engineStartParams`,
+        description:
+          "must have at most 100 entries, got 101 (--max-map-entries)",
+      },
+    ],
+  },
+  {
+    name: "refuses env values over 4 KiB and names over 256 characters",
+    request: request(cluster({
+      envs: { BIG: "x".repeat(4097), ["N".repeat(257)]: "x" },
+    })),
+    want: [
+      {
+        field: 'cluster.envs["BIG"]',
+        description:
+          "must have a value of at most 4096 characters (it lands in every container's environment)",
+      },
+      {
+        field: `cluster.envs[${JSON.stringify("N".repeat(257))}]`,
+        description: "must have a name of at most 256 characters",
+      },
+    ],
+  },
+  {
+    name: "refuses start parameter values over 1 KiB and names over 63",
+    request: request(withHead({
+      engineStartParams: { big: "x".repeat(1025), ["n".repeat(64)]: "1" },
+    })),
+    want: [
+      {
+        field: `${HEAD}.engineStartParams["big"]`,
+        description:
+          "must have a value of at most 1024 characters (it lands on the ray start command line)",
+      },
+      {
+        field: `${HEAD}.engineStartParams[${JSON.stringify("n".repeat(64))}]`,
+        description: "must have a name of at most 63 characters",
+      },
+    ],
+  },
+];
+
+Deno.test("validateCreateCluster() refuses what exceeds the default limits", async (t) => {
+  for (const c of LIMIT_CASES) {
+    await t.step(c.name, () => {
+      assertViolations(
+        violationsOf(() => validateCreateCluster(c.request)).violations,
+        c.want,
+      );
+    });
+  }
+});
+
+Deno.test("validateCreateCluster() accepts what the limits allow, and raised limits", () => {
+  const atLimits = request(cluster({
+    envs: entries(100),
+    clusterSpec: {
+      headGroupSpec: headGroup({
+        engineStartParams: entries(100, (i) => `param-${i}`),
+      }),
+      workerGroupSpec: Array.from({ length: 20 }, (_, i) =>
+        workerGroup({
+          groupName: `g${i}`,
+          replicas: 1000,
+          minReplicas: 1000,
+          maxReplicas: 1000,
+        })),
+    },
+  }));
+  assertViolations(
+    violationsOf(() => validateCreateCluster(atLimits)).violations,
+    [],
+  );
+  const raised = { ...DEFAULT_LIMITS, maxReplicas: 5000 };
+  assertViolations(
+    violationsOf(() =>
+      validateCreateCluster(
+        request(withWorker({ replicas: 5000, maxReplicas: 5000 })),
+        raised,
+      )
+    ).violations,
+    [],
+  );
+  assertViolations(
+    violationsOf(() =>
+      validateCreateCluster(
+        request(withWorker({ replicas: 5001, maxReplicas: 5001 })),
+        raised,
+      )
+    ).violations,
+    [
+      {
+        field: `${WORKER}.replicas`,
+        description: "must be at most 5000 (--max-replicas)",
+      },
+      {
+        field: `${WORKER}.maxReplicas`,
+        description: "must be at most 5000 (--max-replicas)",
+      },
+    ],
+  );
+});
+
+Deno.test("validateCreateComputeTemplate() refuses what exceeds the limits", () => {
+  const request = {
+    computeTemplate: template({
+      cpu: 4_294_967_295,
+      memory: 16_385,
+      gpu: 65,
+    }),
+    namespace: "team-a",
+  };
+  assertViolations(
+    violationsOf(() => validateCreateComputeTemplate(request)).violations,
+    [
+      {
+        field: "computeTemplate.cpu",
+        description: "must be at most 1024 (--max-template-cpu)",
+      },
+      {
+        field: "computeTemplate.memory",
+        description: "must be at most 16384 (--max-template-memory)",
+      },
+      {
+        field: "computeTemplate.gpu",
+        description: "must be at most 64 (--max-template-gpu)",
+      },
+    ],
+  );
+  const atLimits = template({ cpu: 1024, memory: 16_384, gpu: 64 });
+  assertViolations(
+    violationsOf(() =>
+      validateCreateComputeTemplate({
+        computeTemplate: atLimits,
+        namespace: "team-a",
+      })
+    ).violations,
+    [],
+  );
+  assertViolations(
+    violationsOf(() =>
+      validateCreateComputeTemplate(
+        { computeTemplate: template({ gpu: 1 }), namespace: "team-a" },
+        { ...DEFAULT_LIMITS, maxTemplateGpu: 0 },
+      )
+    ).violations,
+    [{
+      field: "computeTemplate.gpu",
+      description: "must be at most 0 (--max-template-gpu)",
+    }],
+  );
+});
+
+// ---------------------------------------------------------------------------
+// Start parameters: the operator puts them unquoted on a bash command line
+
+Deno.test("validateCreateCluster() refuses start parameter names that are not flag names", async (t) => {
+  for (const key of ["Num-CPUs", "num_cpus", "-x", "a b", "x;y", "--block"]) {
+    await t.step(JSON.stringify(key), () => {
+      assertViolations(
+        violationsOf(() =>
+          validateCreateCluster(
+            request(withHead({ engineStartParams: { [key]: "1" } })),
+          )
+        ).violations,
+        [{
+          field: `${HEAD}.engineStartParams[${JSON.stringify(key)}]`,
+          description:
+            "must have a ray start flag name: lower case alphanumeric characters or '-', starting with an alphanumeric character",
+        }],
+      );
+    });
+  }
+});
+
+Deno.test("shellWordProblem() refuses what bash would run, expand or split", async (t) => {
+  const cases: [string, string][] = [
+    ["1 --address=evil", '" " is allowed only in quotes'],
+    ["1;reboot", '";" is allowed only in quotes'],
+    ["1|nc", '"|" is allowed only in quotes'],
+    ["1&", '"&" is allowed only in quotes'],
+    ["x>/etc/passwd", '">" is allowed only in quotes'],
+    ["<in", '"<" is allowed only in quotes'],
+    ["(x)", '"(" is allowed only in quotes'],
+    ["$(id)", '"$" is allowed only in $MY_POD_IP'],
+    ["$HOME", '"$" is allowed only in $MY_POD_IP'],
+    ["$MY_POD_IPX", '"$" is allowed only in $MY_POD_IP'],
+    ['"$(id)"', '"$" is allowed only in $MY_POD_IP'],
+    ["`id`", "backquotes are not allowed"],
+    ['"`id`"', "backquotes are not allowed"],
+    ["a\nb", "control characters such as newline or tab are not allowed"],
+    ["a\tb", "control characters such as newline or tab are not allowed"],
+    ['"open', 'its " quote is not closed'],
+    ["'open", "its ' quote is not closed"],
+    ["a\\;b", '"\\\\" is allowed only in quotes'],
+    ["*", '"*" is allowed only in quotes'],
+    ["~/x", '"~" is allowed only in quotes'],
+    ["{a,b}", '"{" is allowed only in quotes'],
+  ];
+  for (const [value, want] of cases) {
+    await t.step(JSON.stringify(value), () => {
+      assert.equal(shellWordProblem(value), want);
+    });
+  }
+});
+
+Deno.test("shellWordProblem() accepts plain values, quoted text and $MY_POD_IP", async (t) => {
+  for (
+    const value of [
+      "",
+      "0.0.0.0",
+      "true",
+      "8265",
+      "10.0.0.1:6379",
+      "/tmp/ray",
+      "--x=y",
+      "$MY_POD_IP",
+      "${MY_POD_IP}",
+      '"$MY_POD_IP"',
+      '"{\\"GPU\\": 1, \\"custom\\": 2}"',
+      "'{\"GPU\": 1}'",
+      "'$(not run)'",
+      '"a; b | c & d > e"',
+    ]
+  ) {
+    await t.step(JSON.stringify(value), () => {
+      assert.equal(shellWordProblem(value), undefined);
+    });
+  }
+});
+
+Deno.test("validateCreateCluster() names the start parameter whose value the shell would run", () => {
+  const { violations, message } = violationsOf(() =>
+    validateCreateCluster(
+      request(withHead({ engineStartParams: { block: "true; curl x|sh" } })),
+    )
+  );
+  assertViolations(violations, [{
+    field: `${HEAD}.engineStartParams["block"]`,
+    description:
+      'must have a value the shell reads as plain text: ";" is allowed only in quotes (the operator puts it unquoted on a bash command line)',
+  }]);
+  assert.match(message, /^Cannot create cluster "team-a\/[a-z-]+": cluster\./);
+});
+
+Deno.test("templateInUseError() is FAILED_PRECONDITION naming up to five clusters", async (t) => {
+  const cases: [string[], string][] = [
+    [["a"], 'cluster "a" uses it'],
+    [["a", "b"], 'clusters "a" and "b" use it'],
+    [["a", "b", "c", "d", "e"], 'clusters "a", "b", "c", "d" and "e" use it'],
+    [
+      ["a", "b", "c", "d", "e", "f", "g", "h"],
+      'clusters "a", "b", "c", "d", "e" and 3 more use it',
+    ],
+  ];
+  for (const [clusters, want] of cases) {
+    await t.step(`${clusters.length} clusters`, () => {
+      const error = templateInUseError("team-a", "small", clusters);
+      assert.equal(error.code, Code.FAILED_PRECONDITION);
+      assert.equal(
+        error.message,
+        `Cannot delete compute template "team-a/small": ${want}`,
       );
     });
   }
