@@ -109,7 +109,12 @@ export function createAuthenticator(
     if (fromCertificate) return authenticated(fromCertificate);
 
     const header = credentials.authorization;
-    if (header === undefined || header === null) {
+    // A scheme without a token is no credentials, as the Kubernetes API
+    // server's bearer-token authenticator takes it: clients such as the
+    // /docs page send "Bearer" when no token was typed.
+    if (
+      header === undefined || header === null || /^\s*bearer\s*$/i.test(header)
+    ) {
       if (options.anonymous) return anonymousIdentity();
       throw new AuthenticationError(
         "no-credentials",

@@ -195,7 +195,8 @@ Deno.test("the API reference page works offline in headless chromium and sends t
         const response = await testListAllClusters(page);
         // With the field empty Scalar 1.72.1 still sends the scheme with no
         // token after it (it has no setting to leave the header out), which
-        // Corral refuses as malformed: 401, code 16, as with no header.
+        // Corral takes as no credentials, as the Kubernetes API server does:
+        // 401, code 16, where a token file is configured.
         assert.equal(
           await response.request().headerValue("authorization"),
           "Bearer",
@@ -285,6 +286,44 @@ Deno.test("the API reference page works offline in headless chromium and sends t
         assertNoTrouble(trouble);
       },
     );
+  } finally {
+    await context?.close();
+    const status = corral ? await corral.stop() : undefined;
+    await Deno.remove(dir, { recursive: true });
+    if (corral) assert.equal(status?.code, 0, corral.logs.join("\n"));
+  }
+});
+
+Deno.test("the API reference page of plain deno task dev (anonymous) answers Test Request without a token", async () => {
+  assert.ok(isFile(CHROMIUM), `${CHROMIUM} is missing`);
+  const dir = await Deno.makeTempDir({ prefix: "corral-docs-anonymous-" });
+  let corral: MainProcess | undefined;
+  let context: BrowserContext | undefined;
+  try {
+    corral = await startMain({
+      args: EMBEDDED,
+      permissions: DEV_PERMISSIONS,
+      startTimeoutMs: 20_000,
+    });
+    context = await chromium.launchPersistentContext(`${dir}/chromium`, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--no-sandbox", "--disable-background-networking"],
+      viewport: { width: 1400, height: 900 },
+    });
+    context.setDefaultTimeout(10_000);
+    const page = context.pages()[0] ?? await context.newPage();
+    const trouble = watch(page, corral.http);
+    await page.goto(`${corral.http}/docs`, { waitUntil: "networkidle" });
+    const response = await testListAllClusters(page);
+    // The empty "Bearer" the page sends is no credentials: anonymous.
+    assert.equal(
+      await response.request().headerValue("authorization"),
+      "Bearer",
+    );
+    assert.equal(response.status(), 200, await response.text());
+    await page.getByText("200 OK").first().waitFor();
+    assertNoTrouble(trouble);
   } finally {
     await context?.close();
     const status = corral ? await corral.stop() : undefined;

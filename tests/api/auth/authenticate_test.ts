@@ -222,8 +222,11 @@ Deno.test("createAuthenticator() without credentials: 401, or system:anonymous w
     anonymous: true,
   });
 
-  for (const authorization of [undefined, null]) {
-    await t.step(`authorization ${authorization}`, async () => {
+  // A scheme with no token is no credentials, as kube-apiserver takes it.
+  for (
+    const authorization of [undefined, null, "Bearer", "bearer ", "Bearer  "]
+  ) {
+    await t.step(`authorization ${JSON.stringify(authorization)}`, async () => {
       const error = await failure(strict.authenticate({ authorization }));
       assert.equal(error.code, Code.UNAUTHENTICATED);
       assert.equal(error.reason, "no-credentials");
