@@ -139,7 +139,11 @@ export async function createAccess(
       },
     };
   } catch (error) {
-    for (const authenticator of authenticators) authenticator.close?.();
+    // Nothing is left re-reading files: the chain closes its authenticators
+    // once it exists, before that they are closed one by one.
+    if (closers.length === 0) {
+      for (const authenticator of authenticators) authenticator.close?.();
+    }
     for (const close of closers.reverse()) await close();
     throw error;
   }
