@@ -18,6 +18,7 @@ import {
 } from "./orchestrator/kubernetes.ts";
 import { tokenReviewClient } from "./orchestrator/token_review.ts";
 import { ENVIRONMENT, parseSettings, type Settings } from "./settings.ts";
+import { httpTimeouts } from "./settings.ts";
 import denoJson from "./deno.json" with { type: "json" };
 import * as k8s from "@kubernetes/client-node";
 
@@ -124,8 +125,7 @@ async function run(
     port: settings.httpPort,
     handler: api.http,
     log,
-    headerTimeoutMs: settings.headerTimeoutMs,
-    idleTimeoutMs: settings.idleTimeoutMs,
+    ...httpTimeouts(settings),
     tls: certificates,
   }).catch((error) => {
     api.grpc.forceShutdown();

@@ -43,6 +43,16 @@ export interface HttpServerOptions {
   headerTimeoutMs?: number;
   /** A connection with no traffic for this long is closed; 60 s. */
   idleTimeoutMs?: number;
+  /**
+   * A request's body must arrive in full within this of its headers; 30 s.
+   * Past it: 408 code 4, and the connection closes.
+   */
+  bodyTimeoutMs?: number;
+  /**
+   * Longest a request may take, headers to the end of its answer; 60 s, as
+   * the Kubernetes API server's --request-timeout. Past it: 504 code 4.
+   */
+  requestTimeoutMs?: number;
   /** Longest request line URL; 8 KiB. Longer: 414. */
   maxUrlBytes?: number;
   /** Largest request head; 16 KiB. Larger: 431. */
@@ -86,6 +96,8 @@ export async function serveHttp(
 ): Promise<HttpServer> {
   const headerTimeoutMs = options.headerTimeoutMs ?? 10_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   const maxUrlBytes = options.maxUrlBytes ?? 8 * 1024;
   const maxHeaderBytes = options.maxHeaderBytes ?? 16 * 1024;
   const { log } = options;
@@ -281,6 +293,8 @@ export async function serveHttp(
         }
       });
       handle(req, res).catch((error) => {
+        // Answered already when the listener cut the request short.
+        if (res.writableEnded) return;
         log.error("Failed to answer HTTP request", { cause: String(error) });
         res.destroy();
       });
@@ -322,15 +336,55 @@ export async function serveHttp(
       }
     }
     const hasBody = method !== "GET" && method !== "HEAD";
+    const body = hasBody ? bodyStream(req) : undefined;
+    // The listener answers for the handler when the client is too slow or
+    // the request too long; the handler's own answer is then dropped.
+    const cutShort = (status: 408 | 504, message: string): void => {
+      const error = new HttpError(status, Code.DEADLINE_EXCEEDED, message);
+      body?.fail(error);
+      controller.abort(error);
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      send(res, { error });
+      // What the client still sends is not read: the connection closes once
+      // the answer is out, at the latest a second later.
+      if (!req.complete) {
+        setTimeout(() => req.socket.destroy(), 1_000).unref?.();
+      }
+    };
+    // Code 4 for both: a time limit passed; the request itself may well be
+    // right (3 would tell the client not to send it again as it is).
+    const timers = [
+      setTimeout(
+        () =>
+          cutShort(
+            504,
+            `Request timed out: not answered within ${requestTimeoutMs} ms`,
+          ),
+        requestTimeoutMs,
+      ),
+      body && !req.complete
+        ? setTimeout(
+          () =>
+            cutShort(
+              408,
+              `Request body timed out: not received in full within ${bodyTimeoutMs} ms`,
+            ),
+          bodyTimeoutMs,
+        )
+        : undefined,
+    ];
+    req.once("end", () => clearTimeout(timers[1]));
+    res.once("close", () => timers.forEach(clearTimeout));
     let request: Request;
     try {
       // The host header is the client's to choose: only the path is used.
       request = new Request(new URL(target, "http://corral.invalid"), {
         method,
         headers,
-        body: hasBody
-          ? Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>
-          : undefined,
+        body: body?.stream,
         signal: controller.signal,
         // @ts-ignore: a streaming body needs half duplex (fetch spec)
         duplex: "half",
@@ -340,7 +394,7 @@ export async function serveHttp(
     }
     setPeer(request, peerOfSocket(req.socket));
     const response = await options.handler(request);
-    if (res.destroyed) {
+    if (res.destroyed || res.headersSent) {
       // The client went away, or the listener answered for the handler.
       await response.body?.cancel();
       return;
@@ -407,6 +461,53 @@ export async function serveHttp(
       for (const { socket } of raw.values()) socket.destroy();
       unsubscribe?.();
       await closed;
+    },
+  };
+}
+
+/**
+ * A request's body as a stream the listener can fail: with the error of a
+ * time-out, the handler reading it stops at once. Underneath, node:stream's
+ * web view of the request, which node:http's keep-alive handling expects.
+ */
+function bodyStream(req: http.IncomingMessage): {
+  stream: ReadableStream<Uint8Array>;
+  fail(error: Error): void;
+} {
+  const source = (Readable.toWeb(req) as unknown as ReadableStream<
+    Uint8Array
+  >).getReader();
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let open = true;
+  const stream = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    async pull() {
+      try {
+        const { done, value } = await source.read();
+        if (!open) return;
+        if (done) {
+          open = false;
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (error) {
+        if (open) controller.error(error);
+        open = false;
+      }
+    },
+    cancel(reason) {
+      open = false;
+      return source.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+  return {
+    stream,
+    fail(error) {
+      if (open) controller.error(error);
+      open = false;
     },
   };
 }

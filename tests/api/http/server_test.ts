@@ -15,7 +15,13 @@ type Handler = (request: Request) => Promise<Response>;
 
 async function withServer(
   handler: Handler,
-  options: { headerTimeoutMs?: number; idleTimeoutMs?: number },
+  options: {
+    headerTimeoutMs?: number;
+    idleTimeoutMs?: number;
+    bodyTimeoutMs?: number;
+    requestTimeoutMs?: number;
+    maxInflightBodyBytes?: number;
+  },
   fn: (server: HttpServer) => Promise<void>,
 ): Promise<void> {
   const server = await serveHttp({
@@ -397,5 +403,73 @@ Deno.test("serveHttp() answers every request it cannot hand on with the JSON err
         assert.equal(got.at(-1)!.headers.connection, "close", text);
       });
     }
+  });
+});
+
+/** Answers once it has read the whole body, with its size. */
+const reader: Handler = async (request) => {
+  try {
+    const body = await request.arrayBuffer();
+    return new Response(`read ${body.byteLength}`);
+  } catch {
+    return new Response("failed", { status: 500 });
+  }
+};
+
+Deno.test("serveHttp() answers a body trickling in past the body time-out with 408 code 4 and closes the connection", async () => {
+  await withServer(reader, { bodyTimeoutMs: 300 }, async (server) => {
+    const conn = await Deno.connect({
+      hostname: "127.0.0.1",
+      port: server.port,
+    });
+    await send(
+      conn,
+      "POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nab",
+    );
+    // One byte every 50 ms: the body would take 5 s.
+    let trickling = true;
+    const trickle = (async () => {
+      while (trickling) {
+        await new Promise((r) => setTimeout(r, 50));
+        await send(conn, "c").catch(() => trickling = false);
+      }
+    })();
+    const started = performance.now();
+    const { text, closed } = await readUntilClosed(conn, 5_000);
+    trickling = false;
+    await trickle;
+    const elapsed = performance.now() - started;
+    assert.match(text, /^HTTP\/1\.1 408 /, text);
+    assert.match(text, /connection: close/i, text);
+    assert.equal(JSON.parse(text.slice(text.indexOf("{"))).code, 4, text);
+    assert.ok(closed, "want the connection closed");
+    assert.ok(elapsed < 2_500, `closed after ${elapsed} ms`);
+  });
+});
+
+Deno.test("serveHttp() answers a request not answered within the request time-out with 504 code 4", async () => {
+  let aborted = false;
+  const slow: Handler = (request) =>
+    new Promise((resolve) =>
+      request.signal.addEventListener("abort", () => {
+        aborted = true;
+        resolve(new Response("too late"));
+      })
+    );
+  await withServer(slow, { requestTimeoutMs: 300 }, async (server) => {
+    const response = await fetch(`http://127.0.0.1:${server.port}/x`);
+    assert.equal(response.status, 504);
+    assert.equal((await response.json()).code, 4);
+    assert.ok(aborted, "want the handler's signal aborted");
+  });
+});
+
+Deno.test("serveHttp() lets a body that arrives within the body time-out through", async () => {
+  await withServer(reader, { bodyTimeoutMs: 2_000 }, async (server) => {
+    const response = await fetch(`http://127.0.0.1:${server.port}/x`, {
+      method: "POST",
+      body: "x".repeat(1000),
+    });
+    assert.equal(await response.text(), "read 1000");
   });
 });
