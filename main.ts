@@ -126,6 +126,7 @@ async function run(
     handler: api.http,
     log,
     ...httpTimeouts(settings),
+    onInFlight: api.httpInFlight,
     tls: certificates,
   }).catch((error) => {
     api.grpc.forceShutdown();

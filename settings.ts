@@ -42,16 +42,23 @@ export interface Settings {
   auth: AuthSettings;
 }
 
-/** The HTTP listener's time-outs, as serveHttp() takes them. */
+/** The HTTP listener's time-outs and budget, as serveHttp() takes them. */
 export function httpTimeouts(settings: Settings): {
   headerTimeoutMs: number;
   idleTimeoutMs: number;
   bodyTimeoutMs: number;
   requestTimeoutMs: number;
+  maxInflightBodyBytes: number;
 } {
   const { headerTimeoutMs, idleTimeoutMs, bodyTimeoutMs, requestTimeoutMs } =
     settings;
-  return { headerTimeoutMs, idleTimeoutMs, bodyTimeoutMs, requestTimeoutMs };
+  return {
+    headerTimeoutMs,
+    idleTimeoutMs,
+    bodyTimeoutMs,
+    requestTimeoutMs,
+    maxInflightBodyBytes: settings.maxInflightBodyBytes,
+  };
 }
 
 /** The certificate files of both listeners, as the flags name them. */

@@ -55,6 +55,8 @@ export interface Api {
   health: Health;
   /** gRPC health's own state, ended on shutdown. */
   grpcHealth: HealthReporter;
+  /** The HTTP listener's requests in flight, for corral_requests_in_flight. */
+  httpInFlight: (delta: 1 | -1) => void;
 }
 
 export async function createApi(options: ApiOptions): Promise<Api> {
@@ -106,7 +108,9 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     [...schema.services, healthServiceDefinition()],
     schema.root,
   );
-  return { http, grpc, health, grpcHealth };
+  const httpInFlight = (delta: 1 | -1) =>
+    metrics.inFlight.inc({ transport: "http" }, delta);
+  return { http, grpc, health, grpcHealth, httpInFlight };
 }
 
 /** A page for authenticated callers only: 401 with the API's error body. */

@@ -53,6 +53,15 @@ export interface HttpServerOptions {
    * the Kubernetes API server's --request-timeout. Past it: 504 code 4.
    */
   requestTimeoutMs?: number;
+  /**
+   * Request bodies being received at once, in bytes: 64 MiB. A body counts
+   * by its Content-Length from its headers on, or chunk by chunk as it
+   * arrives, until its request is answered. Past it, a new body gets 429
+   * code 8 with Retry-After before any of it is read.
+   */
+  maxInflightBodyBytes?: number;
+  /** Told when a request arrives (+1) and when it is done (-1). */
+  onInFlight?: (delta: 1 | -1) => void;
   /** Longest request line URL; 8 KiB. Longer: 414. */
   maxUrlBytes?: number;
   /** Largest request head; 16 KiB. Larger: 431. */
@@ -98,11 +107,14 @@ export async function serveHttp(
   const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+  const maxInflightBodyBytes = options.maxInflightBodyBytes ?? 64 * 1024 ** 2;
   const maxUrlBytes = options.maxUrlBytes ?? 8 * 1024;
   const maxHeaderBytes = options.maxHeaderBytes ?? 16 * 1024;
   const { log } = options;
   const sockets = new Map<Socket, SocketState>();
   let inFlight = 0;
+  /** Bytes of the request bodies counted against the budget now. */
+  let bodyBytes = 0;
   let closing = false;
   let drained: (() => void) | undefined;
 
@@ -278,9 +290,11 @@ export async function serveHttp(
       state.active++;
       state.current = { req, res };
       inFlight++;
+      options.onInFlight?.(1);
       res.on("close", () => {
         state.active--;
         inFlight--;
+        options.onInFlight?.(-1);
         if (state.broken && state.active === 0) {
           socket.end(state.refusal ?? "");
         } else if (closing) {
@@ -336,7 +350,28 @@ export async function serveHttp(
       }
     }
     const hasBody = method !== "GET" && method !== "HEAD";
-    const body = hasBody ? bodyStream(req) : undefined;
+    let counted = 0;
+    if (hasBody && !req.complete) {
+      // Refused before a byte of it is read: the budget would be exceeded
+      // by what it declares, or is exhausted by bodies streaming in. One
+      // body alone always fits, so that the handler can say 413 itself.
+      const declared = Number(req.headers["content-length"]);
+      const over = Number.isFinite(declared)
+        ? bodyBytes > 0 && bodyBytes + declared > maxInflightBodyBytes
+        : bodyBytes >= maxInflightBodyBytes;
+      if (over) return send(res, busy());
+      counted = Number.isFinite(declared) ? declared : 0;
+      bodyBytes += counted;
+      res.once("close", () => bodyBytes -= counted);
+    }
+    const body = hasBody
+      ? bodyStream(req, (chunk) => {
+        // A chunked body counts as it arrives.
+        if (req.headers["content-length"] !== undefined) return;
+        counted += chunk;
+        bodyBytes += chunk;
+      })
+      : undefined;
     // The listener answers for the handler when the client is too slow or
     // the request too long; the handler's own answer is then dropped.
     const cutShort = (status: 408 | 504, message: string): void => {
@@ -423,6 +458,7 @@ export async function serveHttp(
     res.statusCode = errorStatus(refusal.error);
     res.setHeader("content-type", "application/json");
     if (refusal.allow) res.setHeader("allow", refusal.allow);
+    if (refusal.retryAfter) res.setHeader("retry-after", refusal.retryAfter);
     res.end(JSON.stringify(errorBody(refusal.error)));
   }
 
@@ -470,7 +506,10 @@ export async function serveHttp(
  * time-out, the handler reading it stops at once. Underneath, node:stream's
  * web view of the request, which node:http's keep-alive handling expects.
  */
-function bodyStream(req: http.IncomingMessage): {
+function bodyStream(
+  req: http.IncomingMessage,
+  onChunk: (bytes: number) => void,
+): {
   stream: ReadableStream<Uint8Array>;
   fail(error: Error): void;
 } {
@@ -491,6 +530,7 @@ function bodyStream(req: http.IncomingMessage): {
           open = false;
           controller.close();
         } else {
+          onChunk(value.byteLength);
           controller.enqueue(value);
         }
       } catch (error) {
@@ -541,6 +581,8 @@ type ParseError = Error & {
 interface Refusal {
   error: ServiceError;
   allow?: string;
+  /** Seconds, for a 429. */
+  retryAfter?: string;
 }
 
 /** Methods `new Request()` refuses (fetch's forbidden methods). */
@@ -548,6 +590,21 @@ const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
 
 /** method SP request-target SP HTTP-version CRLF (RFC 9112, 3). */
 const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/\d\.\d\r\n/;
+
+/**
+ * Too many request bodies on their way in: code 8, as for a body over the
+ * limit, since the same request a moment later may well be taken.
+ */
+function busy(): Refusal {
+  return {
+    error: new HttpError(
+      429,
+      Code.RESOURCE_EXHAUSTED,
+      "Too many request bodies in flight: try again later",
+    ),
+    retryAfter: "1",
+  };
+}
 
 function invalid(message: string): Refusal {
   return { error: new ServiceError(Code.INVALID_ARGUMENT, message) };

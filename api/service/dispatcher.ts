@@ -197,7 +197,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           options.onKubernetesCall?.(record);
         },
       };
-      metrics?.inFlight.inc({ transport: call.transport });
+      // The HTTP listener counts its requests itself, from their headers
+      // on: a body still arriving is a request in flight too.
+      const counted = call.transport !== "http";
+      if (counted) metrics?.inFlight.inc({ transport: call.transport });
       let outcome: Outcome;
       let identity: Identity | undefined;
       let request: Message | undefined;
@@ -222,7 +225,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         outcome = { error: asServiceError(thrown) };
       } finally {
         done.abort();
-        metrics?.inFlight.dec({ transport: call.transport });
+        if (counted) metrics?.inFlight.dec({ transport: call.transport });
       }
       finish(call, request, outcome.error, started, kubernetesCalls, identity);
       audit(call, identity, request, outcome.error);

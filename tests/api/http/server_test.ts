@@ -473,3 +473,65 @@ Deno.test("serveHttp() lets a body that arrives within the body time-out through
     assert.equal(await response.text(), "read 1000");
   });
 });
+
+Deno.test("serveHttp() refuses a body past the in-flight body budget with 429 code 8 and Retry-After, before reading it", async () => {
+  let inFlight = 0;
+  const server = await serveHttp({
+    hostname: "127.0.0.1",
+    port: 0,
+    handler: reader,
+    log: silentLogger(),
+    maxInflightBodyBytes: 1_000,
+    onInFlight: (delta) => inFlight += delta,
+  });
+  const connect = () =>
+    Deno.connect({ hostname: "127.0.0.1", port: server.port });
+  const post = (length: number) =>
+    `POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: ${length}\r\n\r\n`;
+  const open: Deno.Conn[] = [];
+  try {
+    // Most of an 800-byte body, then nothing: it holds 800 of the budget.
+    const holding = await connect();
+    open.push(holding);
+    await send(holding, post(800) + "x".repeat(700));
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(inFlight, 1, "a request whose body is arriving is in flight");
+
+    const refused = await connect();
+    await send(refused, post(800) + "y".repeat(10));
+    const { text } = await readUntilClosed(refused, 5_000);
+    assert.match(text, /^HTTP\/1\.1 429 /, text);
+    assert.match(text, /retry-after: 1/i, text);
+    assert.equal(JSON.parse(text.slice(text.indexOf("{"))).code, 8, text);
+
+    // A chunked body counts as it streams: 300 more bytes fill the budget.
+    const chunked = await connect();
+    open.push(chunked);
+    await send(
+      chunked,
+      "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" +
+        `12c\r\n${"z".repeat(300)}\r\n`,
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    const small = await connect();
+    await send(small, post(10));
+    assert.match(
+      (await readUntilClosed(small, 5_000)).text,
+      /^HTTP\/1\.1 429 /,
+    );
+
+    // Once the holder's body is in and answered, its share is free again.
+    await send(holding, "x".repeat(100));
+    await send(chunked, "0\r\n\r\n");
+    await new Promise((r) => setTimeout(r, 100));
+    const response = await fetch(`http://127.0.0.1:${server.port}/x`, {
+      method: "POST",
+      body: "x".repeat(900),
+    });
+    assert.equal(await response.text(), "read 900");
+  } finally {
+    for (const conn of open) conn.close();
+    await server.shutdown(1_000);
+  }
+  assert.equal(inFlight, 0);
+});
