@@ -24,9 +24,7 @@ import * as k8s from "@kubernetes/client-node";
 
 export const VERSION: string = denoJson.version;
 
-interface Closer {
-  close(): Promise<void>;
-}
+type Closer = { close(): Promise<void> };
 
 async function main(): Promise<void> {
   const env = Object.fromEntries(ENVIRONMENT.map((n) => [n, Deno.env.get(n)]));
@@ -107,6 +105,7 @@ async function run(
     clusterApiVersion: `${group}/${version}`,
     namespaces: settings.namespaces,
     maxBodyBytes: settings.maxBodyBytes,
+    idleTimeoutMs: settings.idleTimeoutMs,
     version: VERSION,
     log,
   });
@@ -115,6 +114,7 @@ async function run(
     settings.host,
     settings.grpcPort,
     grpcServerCredentials(certificates),
+    settings.headerTimeoutMs,
   ).catch((error) => {
     throw listenError("gRPC", settings.host, settings.grpcPort, error);
   });

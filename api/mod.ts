@@ -41,6 +41,8 @@ export interface ApiOptions {
   namespaces: readonly string[];
   /** Largest HTTP body and gRPC message. */
   maxBodyBytes: number;
+  /** A gRPC connection without calls for this long closes; 60 s. */
+  idleTimeoutMs?: number;
   /** Corral's version, for corral_build_info. */
   version: string;
   log: Logger;
@@ -95,6 +97,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     schema,
     dispatcher,
     maxReceiveBytes: maxBodyBytes,
+    idleTimeoutMs: options.idleTimeoutMs,
   });
   const grpcHealth = addHealthService(
     grpc,
