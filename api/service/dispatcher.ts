@@ -183,12 +183,20 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const done = new AbortController();
       const kube = {
         signal: signal ? AbortSignal.any([signal, done.signal]) : done.signal,
-        observe(record: KubernetesCallRecord) {
+        observe(observed: KubernetesCallRecord) {
           kubernetesCalls++;
+          // A call cut short because its request ended (the client gave up,
+          // its deadline passed, a sibling call failed) says nothing about
+          // Kubernetes: counted as cancelled, and readiness ignores it.
+          const record = observed.outcome !== "ok" && kube.signal.aborted
+            ? { ...observed, outcome: "CANCELLED" }
+            : observed;
           metrics?.kubernetesCalls.inc({
             verb: record.verb,
             resource: record.resource,
-            outcome: record.outcome,
+            outcome: record.outcome === "CANCELLED"
+              ? "cancelled"
+              : record.outcome,
           });
           metrics?.kubernetesDuration.observe(
             { verb: record.verb, resource: record.resource },
