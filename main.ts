@@ -141,13 +141,13 @@ async function run(
     // already: a second signal changes nothing.
     if (stopping) return;
     stopping = true;
-    // Not ready from now on, but still serving for the delay, so that load
-    // balancers stop sending before the listeners close (a connection the
-    // kernel accepted just before a listener closes is reset). Then both
-    // listeners stop accepting, and what they accepted finishes, within
-    // the grace period.
+    // Not ready from now on, but serving for the delay (each answer saying
+    // Connection: close) so that load balancers stop sending before the
+    // listeners close: a connection accepted as a listener closes is reset.
+    // Then what the listeners accepted finishes, within the grace period.
     log.info("Stopping", { signal, delayMs, graceMs });
     api.health.beginShutdown();
+    httpServer.drain();
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     log.info("Closing listeners", { inFlight: httpServer.inFlight });
     api.grpcHealth.shutdown(); // ends health Watch streams, which would hold it

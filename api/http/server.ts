@@ -82,6 +82,12 @@ export interface HttpServer {
   /** Requests being handled now. */
   readonly inFlight: number;
   /**
+   * From now on every answer carries `Connection: close`, so that
+   * keep-alive clients move to new connections (which a load balancer sends
+   * elsewhere) before the listener closes.
+   */
+  drain(): void;
+  /**
    * Stops accepting connections, lets the requests in flight finish (at
    * most `graceMs`), then closes every connection.
    */
@@ -116,6 +122,7 @@ export async function serveHttp(
   /** Bytes of the request bodies counted against the budget now. */
   let bodyBytes = 0;
   let closing = false;
+  let draining = false;
   let drained: (() => void) | undefined;
 
   const serverOptions: http.ServerOptions = {
@@ -316,7 +323,6 @@ export async function serveHttp(
   );
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse) {
-    if (closing) res.setHeader("connection", "close");
     const target = req.url ?? "/";
     const method = req.method ?? "GET";
     if (target.length > maxUrlBytes) {
@@ -434,8 +440,11 @@ export async function serveHttp(
       await response.body?.cancel();
       return;
     }
-    // The parser gave up on what followed: nothing more can be read.
-    if (sockets.get(req.socket)?.broken) res.setHeader("connection", "close");
+    // The parser gave up on what followed: nothing more can be read. Or the
+    // server is stopping.
+    if (sockets.get(req.socket)?.broken || draining || closing) {
+      res.setHeader("connection", "close");
+    }
     res.statusCode = response.status;
     response.headers.forEach((value, name) => res.setHeader(name, value));
     if (!response.body || method === "HEAD") {
@@ -454,7 +463,9 @@ export async function serveHttp(
   function send(res: http.ServerResponse, refusal: Refusal) {
     // A body left unread cannot be trusted to end where the next request
     // begins.
-    if (!res.req.complete) res.setHeader("connection", "close");
+    if (!res.req.complete || draining || closing) {
+      res.setHeader("connection", "close");
+    }
     res.statusCode = errorStatus(refusal.error);
     res.setHeader("content-type", "application/json");
     if (refusal.allow) res.setHeader("allow", refusal.allow);
@@ -476,6 +487,9 @@ export async function serveHttp(
     port,
     get inFlight() {
       return inFlight;
+    },
+    drain() {
+      draining = true;
     },
     async shutdown(graceMs) {
       closing = true;
