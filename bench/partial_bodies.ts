@@ -5,10 +5,17 @@
  * the process (VmHWM, VmRSS from /proc) while they wait and after they go,
  * and what the clients were answered.
  *
- *   deno run -A bench/partial_bodies.ts [path/to/main.ts] [connections]
+ * Flags after `--` go to main.ts (e.g. --body-timeout=3s); the clients
+ * wait WAIT_MS (5000) before the figures are taken.
+ *
+ *   deno run -A bench/partial_bodies.ts [path/to/main.ts] [connections] [-- flags]
  */
-const main = Deno.args[0] ?? new URL("../main.ts", import.meta.url).pathname;
-const connections = Number(Deno.args[1] ?? 150);
+const split = Deno.args.indexOf("--");
+const args = split < 0 ? Deno.args : Deno.args.slice(0, split);
+const flags = split < 0 ? [] : Deno.args.slice(split + 1);
+const main = args[0] ?? new URL("../main.ts", import.meta.url).pathname;
+const connections = Number(args[1] ?? 150);
+const waitMs = Number(Deno.env.get("WAIT_MS") ?? 5_000);
 const size = 3 * 1024 * 1024;
 const sent = size - 64 * 1024;
 
@@ -21,6 +28,7 @@ const child = new Deno.Command(Deno.execPath(), {
     "--host=127.0.0.1",
     "--http-port=0",
     "--grpc-port=0",
+    ...flags,
   ],
   stderr: "piped",
   stdout: "null",
@@ -88,8 +96,11 @@ const reads = conns.map(async (conn) => {
     answers.set("reset", (answers.get("reset") ?? 0) + 1);
   }
 });
-await new Promise((r) => setTimeout(r, 5_000));
+await new Promise((r) => setTimeout(r, waitMs));
 const attacked = memory();
+// Still open: neither answered nor closed by the server while they waited.
+const stillOpen = connections -
+  [...answers.values()].reduce((a, b) => a + b, 0);
 for (const conn of conns) {
   try {
     conn.close();
@@ -109,5 +120,5 @@ console.log(JSON.stringify({
   rssWhileWaitingMiB: attacked.rssMiB,
   rssAfterMiB: after.rssMiB,
   answered: Object.fromEntries(answers),
-  unanswered: connections - [...answers.values()].reduce((a, b) => a + b, 0),
+  stillOpenAfterWait: stillOpen,
 }));
