@@ -18,14 +18,13 @@ import {
 } from "./orchestrator/kubernetes.ts";
 import { tokenReviewClient } from "./orchestrator/token_review.ts";
 import { ENVIRONMENT, parseSettings, type Settings } from "./settings.ts";
+import { httpTimeouts } from "./settings.ts";
 import denoJson from "./deno.json" with { type: "json" };
 import * as k8s from "@kubernetes/client-node";
 
 export const VERSION: string = denoJson.version;
 
-interface Closer {
-  close(): Promise<void>;
-}
+type Closer = { close(): Promise<void> };
 
 async function main(): Promise<void> {
   const env = Object.fromEntries(ENVIRONMENT.map((n) => [n, Deno.env.get(n)]));
@@ -92,21 +91,20 @@ async function run(
     tokenReview: tokenReviewClient(kubeConfig),
   });
   closers.push(access);
-  const { group, version, plural } = settings.cluster;
+  const { group, version } = settings.cluster;
   const api = await createApi({
     access,
     metricsRequireAuth: settings.auth.metricsRequireAuth,
     orchestrator: createKubernetesOrchestrator({
+      ...settings.cluster,
       kubeConfig,
-      group,
-      version,
-      plural,
       timeoutMs: settings.kubeTimeoutMs,
     }),
     clusterApiVersion: `${group}/${version}`,
     namespaces: settings.namespaces,
     maxBodyBytes: settings.maxBodyBytes,
     limits: settings.limits,
+    idleTimeoutMs: settings.idleTimeoutMs,
     version: VERSION,
     log,
   });
@@ -115,6 +113,7 @@ async function run(
     settings.host,
     settings.grpcPort,
     grpcServerCredentials(certificates),
+    settings.headerTimeoutMs,
   ).catch((error) => {
     throw listenError("gRPC", settings.host, settings.grpcPort, error);
   });
@@ -125,8 +124,8 @@ async function run(
     port: settings.httpPort,
     handler: api.http,
     log,
-    headerTimeoutMs: settings.headerTimeoutMs,
-    idleTimeoutMs: settings.idleTimeoutMs,
+    ...httpTimeouts(settings),
+    onInFlight: api.httpInFlight,
     tls: certificates,
   }).catch((error) => {
     api.grpc.forceShutdown();
@@ -141,13 +140,13 @@ async function run(
     // already: a second signal changes nothing.
     if (stopping) return;
     stopping = true;
-    // Not ready from now on, but still serving for the delay, so that load
-    // balancers stop sending before the listeners close (a connection the
-    // kernel accepted just before a listener closes is reset). Then both
-    // listeners stop accepting, and what they accepted finishes, within
-    // the grace period.
+    // Not ready from now on, but serving for the delay (each answer saying
+    // Connection: close) so that load balancers stop sending before the
+    // listeners close: a connection accepted as a listener closes is reset.
+    // Then what the listeners accepted finishes, within the grace period.
     log.info("Stopping", { signal, delayMs, graceMs });
     api.health.beginShutdown();
+    httpServer.drain();
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     log.info("Closing listeners", { inFlight: httpServer.inFlight });
     api.grpcHealth.shutdown(); // ends health Watch streams, which would hold it

@@ -45,12 +45,34 @@ export interface Settings {
   kubeTimeoutMs: number;
   headerTimeoutMs: number;
   idleTimeoutMs: number;
+  bodyTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxInflightBodyBytes: number;
   shutdownDelayMs: number;
   shutdownGraceMs: number;
   logLevel: Level;
   /** Serve HTTPS and gRPC over TLS with these files; absent: plaintext. */
   tls?: TlsFiles;
   auth: AuthSettings;
+}
+
+/** The HTTP listener's time-outs and budget, as serveHttp() takes them. */
+export function httpTimeouts(settings: Settings): {
+  headerTimeoutMs: number;
+  idleTimeoutMs: number;
+  bodyTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxInflightBodyBytes: number;
+} {
+  const { headerTimeoutMs, idleTimeoutMs, bodyTimeoutMs, requestTimeoutMs } =
+    settings;
+  return {
+    headerTimeoutMs,
+    idleTimeoutMs,
+    bodyTimeoutMs,
+    requestTimeoutMs,
+    maxInflightBodyBytes: settings.maxInflightBodyBytes,
+  };
 }
 
 /** The certificate files of both listeners, as the flags name them. */
@@ -234,6 +256,27 @@ const SPECS = {
     default: "60s",
     value: "DURATION",
     help: "an HTTP connection without traffic for this long is closed",
+  },
+  "body-timeout": {
+    env: "CORRAL_BODY_TIMEOUT",
+    default: "30s",
+    value: "DURATION",
+    help:
+      "an HTTP request's body must arrive in full within this of its headers; past it: 408 code 4, connection closed",
+  },
+  "request-timeout": {
+    env: "CORRAL_REQUEST_TIMEOUT",
+    default: "60s",
+    value: "DURATION",
+    help:
+      "longest an HTTP request may take, from its headers to the end of its answer; past it: 504 code 4",
+  },
+  "max-inflight-body-bytes": {
+    env: "CORRAL_MAX_INFLIGHT_BODY_BYTES",
+    default: "64Mi",
+    value: "SIZE",
+    help:
+      "request bodies being received at once, in bytes (by Content-Length, or as chunks arrive); past it new bodies get 429 code 8 with Retry-After",
   },
   "shutdown-delay": {
     env: "CORRAL_SHUTDOWN_DELAY",
@@ -538,6 +581,9 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
     kubeTimeoutMs: check("kube-timeout", positive(duration), 0),
     headerTimeoutMs: check("header-timeout", positive(duration), 0),
     idleTimeoutMs: check("idle-timeout", positive(duration), 0),
+    bodyTimeoutMs: check("body-timeout", positive(duration), 0),
+    requestTimeoutMs: check("request-timeout", positive(duration), 0),
+    maxInflightBodyBytes: check("max-inflight-body-bytes", bytes, 0),
     shutdownDelayMs: check("shutdown-delay", duration, 0),
     shutdownGraceMs: check("shutdown-grace", duration, 0),
     logLevel: check("log-level", oneOf(LEVELS), "info"),

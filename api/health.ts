@@ -1,9 +1,14 @@
 /**
  * Liveness and readiness. Liveness: the process serves HTTP. Readiness: both
  * listeners are up, no shutdown has begun, and the Kubernetes API answered
- * within the last few seconds (any answer counts: a 404 shows it is there;
- * only unavailability, time-outs and cancellations do not). When no request
- * has reached Kubernetes lately, a readiness check asks it for its version.
+ * within the last few seconds (an answer about a resource counts: a 404
+ * shows it is there). A call that failed otherwise, for whatever reason,
+ * makes Corral not ready: unavailability and time-outs, and failures on
+ * Corral's side too (client-node refusing the configuration, a 401 for
+ * Corral's own credentials), since every request would fail the same way.
+ * Calls cancelled because their client gave up are ignored. When no
+ * request has reached Kubernetes lately, a readiness check asks it for its
+ * version.
  */
 import { Code, ServiceError } from "../domain/errors.ts";
 import type { KubernetesCallRecord } from "../domain/ports.ts";
@@ -27,8 +32,21 @@ export interface Readiness {
   reasons: string[];
 }
 
-/** Outcomes that show the Kubernetes API did not answer. */
-const NO_ANSWER = new Set(["UNAVAILABLE", "DEADLINE_EXCEEDED"]);
+/**
+ * Outcomes that show Kubernetes answered, about the resource asked for.
+ * Every other failure (UNAVAILABLE, DEADLINE_EXCEEDED, INTERNAL, UNKNOWN,
+ * UNAUTHENTICATED...) means calls are not getting through.
+ */
+const ANSWERED = new Set([
+  "ok",
+  "NOT_FOUND",
+  "ALREADY_EXISTS",
+  "ABORTED",
+  "INVALID_ARGUMENT",
+  "FAILED_PRECONDITION",
+  "OUT_OF_RANGE",
+  "PERMISSION_DENIED",
+]);
 
 export class Health {
   readonly listeners = { http: false, grpc: false };
@@ -52,14 +70,16 @@ export class Health {
   readonly observe = (record: KubernetesCallRecord): void => {
     // A call its caller cancelled says nothing about Kubernetes.
     if (record.outcome === "CANCELLED") return;
-    if (NO_ANSWER.has(record.outcome)) {
-      this.#lastFailure = `Kubernetes API ${
-        record.outcome === "UNAVAILABLE" ? "unavailable" : "did not answer"
-      } (${record.outcome})`;
-      this.#lastAnswer = -Infinity;
-    } else {
+    if (ANSWERED.has(record.outcome)) {
       this.#lastAnswer = this.#now();
+      return;
     }
+    this.#lastFailure = record.outcome === "UNAVAILABLE"
+      ? "Kubernetes API unavailable (UNAVAILABLE)"
+      : record.outcome === "DEADLINE_EXCEEDED"
+      ? "Kubernetes API did not answer (DEADLINE_EXCEEDED)"
+      : `Kubernetes API calls failing (${record.outcome})`;
+    this.#lastAnswer = -Infinity;
   };
 
   get shuttingDown(): boolean {

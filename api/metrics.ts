@@ -71,7 +71,7 @@ export class Metrics {
   readonly kubernetesCalls = new Counter({
     name: "corral_kubernetes_requests_total",
     help:
-      "Kubernetes API calls, by verb, resource and outcome (ok or the service code of the failure).",
+      "Kubernetes API calls, by verb, resource and outcome (ok, cancelled when the request that caused it ended first, or the service code of the failure).",
     labelNames: ["verb", "resource", "outcome"] as const,
     registers: [this.registry],
   });

@@ -44,6 +44,8 @@ export interface ApiOptions {
   maxBodyBytes: number;
   /** Upper bounds of what a request may ask for (the --max-* flags). */
   limits?: Limits;
+  /** A gRPC connection without calls for this long closes; 60 s. */
+  idleTimeoutMs?: number;
   /** Corral's version, for corral_build_info. */
   version: string;
   log: Logger;
@@ -58,6 +60,8 @@ export interface Api {
   health: Health;
   /** gRPC health's own state, ended on shutdown. */
   grpcHealth: HealthReporter;
+  /** The HTTP listener's requests in flight, for corral_requests_in_flight. */
+  httpInFlight: (delta: 1 | -1) => void;
 }
 
 export async function createApi(options: ApiOptions): Promise<Api> {
@@ -97,6 +101,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     schema,
     dispatcher,
     maxReceiveBytes: maxBodyBytes,
+    idleTimeoutMs: options.idleTimeoutMs,
   });
   const grpcHealth = addHealthService(
     grpc,
@@ -110,7 +115,9 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     [...schema.services, healthServiceDefinition()],
     schema.root,
   );
-  return { http, grpc, health, grpcHealth };
+  const httpInFlight = (delta: 1 | -1) =>
+    metrics.inFlight.inc({ transport: "http" }, delta);
+  return { http, grpc, health, grpcHealth, httpInFlight };
 }
 
 /** A page for authenticated callers only: 401 with the API's error body. */

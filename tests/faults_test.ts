@@ -577,6 +577,29 @@ Deno.test("a client's deadline or disconnect cancels the Kubernetes call it caus
       },
     );
 
+    await t.step(
+      "the abandoned calls count as cancelled, not as Kubernetes failures, and readiness holds",
+      async () => {
+        const metrics = await (await fetch(`${main.http}/metrics`)).text();
+        const creates = metrics.split("\n").filter((line) =>
+          line.startsWith("corral_kubernetes_requests_total{") &&
+          line.includes('verb="create"')
+        );
+        assert.ok(
+          creates.some((l) => l.includes('outcome="cancelled"')),
+          creates.join("\n"),
+        );
+        assert.ok(
+          !creates.some((l) =>
+            /outcome="(DEADLINE_EXCEEDED|CANCELLED|UNAVAILABLE)"/.test(l)
+          ),
+          creates.join("\n"),
+        );
+        const ready = await fetch(`${main.http}/readyz`);
+        assert.equal(ready.status, 200, await ready.text());
+      },
+    );
+
     await t.step("neither cluster exists", async () => {
       const list = await (await fetch(
         `${rig.standin.url}${KUBE_CLUSTERS}`,

@@ -100,3 +100,70 @@ Deno.test("after SIGTERM, new connections are answered until the load balancer h
   const stopping = corral.records.find((r) => r.msg === "Stopping");
   assert.equal(stopping?.delayMs, delayMs);
 });
+
+/** One GET over a keep-alive agent: how it ended, and its Connection. */
+function getKeptAlive(
+  url: string,
+  agent: http.Agent,
+): Promise<{ outcome: Outcome; connection?: string }> {
+  return new Promise((resolve) => {
+    const request = http.get(url, { agent }, (response) => {
+      response.resume();
+      response.on("end", () =>
+        resolve({
+          outcome: response.statusCode === 200
+            ? "answered"
+            : `status ${response.statusCode}`,
+          connection: response.headers.connection,
+        }));
+      response.on("error", (error) => resolve({ outcome: String(error) }));
+    });
+    request.on(
+      "error",
+      (error: NodeJS.ErrnoException) =>
+        resolve({ outcome: error.code ?? String(error) }),
+    );
+  });
+}
+
+Deno.test("after SIGTERM, keep-alive clients are told Connection: close and none is reset, over repeated runs", async (t) => {
+  for (let run = 1; run <= 3; run++) {
+    await t.step(`run ${run}`, async () => {
+      const corral = await startMain({
+        args: [...EMBEDDED, "--shutdown-delay", "1s"],
+      });
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+      let sending = true;
+      let signalledAt = Infinity;
+      const results: { at: number; outcome: Outcome; connection?: string }[] =
+        [];
+      const client = async () => {
+        while (sending) {
+          const at = performance.now();
+          results.push({
+            at,
+            ...await getKeptAlive(`${corral.http}/healthz`, agent),
+          });
+        }
+      };
+      const clients = Array.from({ length: 4 }, client);
+      await new Promise((r) => setTimeout(r, 200));
+      signalledAt = performance.now();
+      const stopped = corral.stop();
+      // The load balancer stops sending well within the delay.
+      await new Promise((r) => setTimeout(r, 500));
+      sending = false;
+      await Promise.all(clients);
+      const status = await stopped;
+      agent.destroy();
+
+      const failed = results.filter((r) => r.outcome !== "answered");
+      assert.deepEqual(failed, [], "no request reset or refused");
+      const after = results.filter((r) => r.at > signalledAt + 200);
+      assert.ok(after.length > 10, `${after.length} requests after SIGTERM`);
+      const kept = after.filter((r) => r.connection !== "close");
+      assert.deepEqual(kept, [], "every answer after SIGTERM says close");
+      assert.equal(status.code, 0, corral.logs.join("\n"));
+    });
+  }
+});

@@ -27,15 +27,30 @@ export interface GrpcOptions {
   dispatcher: Dispatcher;
   /** Larger messages are refused with RESOURCE_EXHAUSTED; 3 MiB by default. */
   maxReceiveBytes?: number;
+  /**
+   * A connection without calls for this long gets GOAWAY and closes; 60 s,
+   * as --idle-timeout for HTTP. Keepalive pings follow the same period.
+   */
+  idleTimeoutMs?: number;
+  /**
+   * Larger request metadata is refused with RESOURCE_EXHAUSTED; 16 KiB, as
+   * the HTTP listener's header limit.
+   */
+  maxMetadataBytes?: number;
 }
 
 /** A gRPC server with the API's services added, not yet bound. */
 export function createGrpcServer(options: GrpcOptions): grpc.Server {
   const { schema, dispatcher } = options;
   const log = dispatcher.log;
+  const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+  const maxMetadataBytes = options.maxMetadataBytes ?? 16 * 1024;
   const server = new grpc.Server({
     "grpc.max_receive_message_length": options.maxReceiveBytes ??
       DEFAULT_MAX_BODY_BYTES,
+    "grpc.max_connection_idle_ms": idleTimeoutMs,
+    "grpc.keepalive_time_ms": idleTimeoutMs,
+    "grpc.keepalive_timeout_ms": 20_000,
   });
   const encodeStatus = statusEncoder(schema.root);
   for (const service of schema.services) {
@@ -64,6 +79,17 @@ export function createGrpcServer(options: GrpcOptions): grpc.Server {
         call: grpc.ServerUnaryCall<Buffer, Uint8Array>,
         callback: grpc.sendUnaryData<Uint8Array>,
       ) => {
+        // grpc-js 1.14 has no server-side metadata limit: the call is
+        // refused here, as HTTP refuses headers over its limit (431 code 8).
+        const metadataBytes = sizeOfMetadata(call.metadata);
+        if (metadataBytes > maxMetadataBytes) {
+          callback({
+            code: Code.RESOURCE_EXHAUSTED,
+            details:
+              `Request metadata too large: the limit is ${maxMetadataBytes} bytes`,
+          });
+          return;
+        }
         const requestId = String(call.metadata.get("x-request-id")[0] ?? "")
           .slice(0, 128) || crypto.randomUUID();
         const reply = new grpc.Metadata();
@@ -130,6 +156,17 @@ function callSignal(
     );
   });
   return controller.signal;
+}
+
+/** Metadata as HTTP/2 counts a header list: name, value, 32 per entry. */
+function sizeOfMetadata(metadata: grpc.Metadata): number {
+  let size = 0;
+  for (const [name, values] of Object.entries(metadata.toHttp2Headers())) {
+    for (const value of [values ?? ""].flat()) {
+      size += name.length + String(value).length + 32;
+    }
+  }
+  return size;
 }
 
 function decode(type: protobuf.Type, bytes: Uint8Array): Message {

@@ -43,6 +43,25 @@ export interface HttpServerOptions {
   headerTimeoutMs?: number;
   /** A connection with no traffic for this long is closed; 60 s. */
   idleTimeoutMs?: number;
+  /**
+   * A request's body must arrive in full within this of its headers; 30 s.
+   * Past it: 408 code 4, and the connection closes.
+   */
+  bodyTimeoutMs?: number;
+  /**
+   * Longest a request may take, headers to the end of its answer; 60 s, as
+   * the Kubernetes API server's --request-timeout. Past it: 504 code 4.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * Request bodies being received at once, in bytes: 64 MiB. A body counts
+   * by its Content-Length from its headers on, or chunk by chunk as it
+   * arrives, until its request is answered. Past it, a new body gets 429
+   * code 8 with Retry-After before any of it is read.
+   */
+  maxInflightBodyBytes?: number;
+  /** Told when a request arrives (+1) and when it is done (-1). */
+  onInFlight?: (delta: 1 | -1) => void;
   /** Longest request line URL; 8 KiB. Longer: 414. */
   maxUrlBytes?: number;
   /** Largest request head; 16 KiB. Larger: 431. */
@@ -62,6 +81,12 @@ export interface HttpServer {
   readonly port: number;
   /** Requests being handled now. */
   readonly inFlight: number;
+  /**
+   * From now on every answer carries `Connection: close`, so that
+   * keep-alive clients move to new connections (which a load balancer sends
+   * elsewhere) before the listener closes.
+   */
+  drain(): void;
   /**
    * Stops accepting connections, lets the requests in flight finish (at
    * most `graceMs`), then closes every connection.
@@ -86,12 +111,18 @@ export async function serveHttp(
 ): Promise<HttpServer> {
   const headerTimeoutMs = options.headerTimeoutMs ?? 10_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+  const maxInflightBodyBytes = options.maxInflightBodyBytes ?? 64 * 1024 ** 2;
   const maxUrlBytes = options.maxUrlBytes ?? 8 * 1024;
   const maxHeaderBytes = options.maxHeaderBytes ?? 16 * 1024;
   const { log } = options;
   const sockets = new Map<Socket, SocketState>();
   let inFlight = 0;
+  /** Bytes of the request bodies counted against the budget now. */
+  let bodyBytes = 0;
   let closing = false;
+  let draining = false;
   let drained: (() => void) | undefined;
 
   const serverOptions: http.ServerOptions = {
@@ -266,9 +297,11 @@ export async function serveHttp(
       state.active++;
       state.current = { req, res };
       inFlight++;
+      options.onInFlight?.(1);
       res.on("close", () => {
         state.active--;
         inFlight--;
+        options.onInFlight?.(-1);
         if (state.broken && state.active === 0) {
           socket.end(state.refusal ?? "");
         } else if (closing) {
@@ -281,6 +314,8 @@ export async function serveHttp(
         }
       });
       handle(req, res).catch((error) => {
+        // Answered already when the listener cut the request short.
+        if (res.writableEnded) return;
         log.error("Failed to answer HTTP request", { cause: String(error) });
         res.destroy();
       });
@@ -288,7 +323,6 @@ export async function serveHttp(
   );
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse) {
-    if (closing) res.setHeader("connection", "close");
     const target = req.url ?? "/";
     const method = req.method ?? "GET";
     if (target.length > maxUrlBytes) {
@@ -322,15 +356,76 @@ export async function serveHttp(
       }
     }
     const hasBody = method !== "GET" && method !== "HEAD";
+    let counted = 0;
+    if (hasBody && !req.complete) {
+      // Refused before a byte of it is read: the budget would be exceeded
+      // by what it declares, or is exhausted by bodies streaming in. One
+      // body alone always fits, so that the handler can say 413 itself.
+      const declared = Number(req.headers["content-length"]);
+      const over = Number.isFinite(declared)
+        ? bodyBytes > 0 && bodyBytes + declared > maxInflightBodyBytes
+        : bodyBytes >= maxInflightBodyBytes;
+      if (over) return send(res, busy());
+      counted = Number.isFinite(declared) ? declared : 0;
+      bodyBytes += counted;
+      res.once("close", () => bodyBytes -= counted);
+    }
+    const body = hasBody
+      ? bodyStream(req, (chunk) => {
+        // A chunked body counts as it arrives.
+        if (req.headers["content-length"] !== undefined) return;
+        counted += chunk;
+        bodyBytes += chunk;
+      })
+      : undefined;
+    // The listener answers for the handler when the client is too slow or
+    // the request too long; the handler's own answer is then dropped.
+    const cutShort = (status: 408 | 504, message: string): void => {
+      const error = new HttpError(status, Code.DEADLINE_EXCEEDED, message);
+      body?.fail(error);
+      controller.abort(error);
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      send(res, { error });
+      // What the client still sends is not read: the connection closes once
+      // the answer is out, at the latest a second later.
+      if (!req.complete) {
+        setTimeout(() => req.socket.destroy(), 1_000).unref?.();
+      }
+    };
+    // Code 4 for both: a time limit passed; the request itself may well be
+    // right (3 would tell the client not to send it again as it is).
+    const timers = [
+      setTimeout(
+        () =>
+          cutShort(
+            504,
+            `Request timed out: not answered within ${requestTimeoutMs} ms`,
+          ),
+        requestTimeoutMs,
+      ),
+      body && !req.complete
+        ? setTimeout(
+          () =>
+            cutShort(
+              408,
+              `Request body timed out: not received in full within ${bodyTimeoutMs} ms`,
+            ),
+          bodyTimeoutMs,
+        )
+        : undefined,
+    ];
+    req.once("end", () => clearTimeout(timers[1]));
+    res.once("close", () => timers.forEach(clearTimeout));
     let request: Request;
     try {
       // The host header is the client's to choose: only the path is used.
       request = new Request(new URL(target, "http://corral.invalid"), {
         method,
         headers,
-        body: hasBody
-          ? Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>
-          : undefined,
+        body: body?.stream,
         signal: controller.signal,
         // @ts-ignore: a streaming body needs half duplex (fetch spec)
         duplex: "half",
@@ -340,13 +435,16 @@ export async function serveHttp(
     }
     setPeer(request, peerOfSocket(req.socket));
     const response = await options.handler(request);
-    if (res.destroyed) {
+    if (res.destroyed || res.headersSent) {
       // The client went away, or the listener answered for the handler.
       await response.body?.cancel();
       return;
     }
-    // The parser gave up on what followed: nothing more can be read.
-    if (sockets.get(req.socket)?.broken) res.setHeader("connection", "close");
+    // The parser gave up on what followed: nothing more can be read. Or the
+    // server is stopping.
+    if (sockets.get(req.socket)?.broken || draining || closing) {
+      res.setHeader("connection", "close");
+    }
     res.statusCode = response.status;
     response.headers.forEach((value, name) => res.setHeader(name, value));
     if (!response.body || method === "HEAD") {
@@ -365,10 +463,13 @@ export async function serveHttp(
   function send(res: http.ServerResponse, refusal: Refusal) {
     // A body left unread cannot be trusted to end where the next request
     // begins.
-    if (!res.req.complete) res.setHeader("connection", "close");
+    if (!res.req.complete || draining || closing) {
+      res.setHeader("connection", "close");
+    }
     res.statusCode = errorStatus(refusal.error);
     res.setHeader("content-type", "application/json");
     if (refusal.allow) res.setHeader("allow", refusal.allow);
+    if (refusal.retryAfter) res.setHeader("retry-after", refusal.retryAfter);
     res.end(JSON.stringify(errorBody(refusal.error)));
   }
 
@@ -386,6 +487,9 @@ export async function serveHttp(
     port,
     get inFlight() {
       return inFlight;
+    },
+    drain() {
+      draining = true;
     },
     async shutdown(graceMs) {
       closing = true;
@@ -407,6 +511,57 @@ export async function serveHttp(
       for (const { socket } of raw.values()) socket.destroy();
       unsubscribe?.();
       await closed;
+    },
+  };
+}
+
+/**
+ * A request's body as a stream the listener can fail: with the error of a
+ * time-out, the handler reading it stops at once. Underneath, node:stream's
+ * web view of the request, which node:http's keep-alive handling expects.
+ */
+function bodyStream(
+  req: http.IncomingMessage,
+  onChunk: (bytes: number) => void,
+): {
+  stream: ReadableStream<Uint8Array>;
+  fail(error: Error): void;
+} {
+  const source = (Readable.toWeb(req) as unknown as ReadableStream<
+    Uint8Array
+  >).getReader();
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let open = true;
+  const stream = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    async pull() {
+      try {
+        const { done, value } = await source.read();
+        if (!open) return;
+        if (done) {
+          open = false;
+          controller.close();
+        } else {
+          onChunk(value.byteLength);
+          controller.enqueue(value);
+        }
+      } catch (error) {
+        if (open) controller.error(error);
+        open = false;
+      }
+    },
+    cancel(reason) {
+      open = false;
+      return source.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+  return {
+    stream,
+    fail(error) {
+      if (open) controller.error(error);
+      open = false;
     },
   };
 }
@@ -440,6 +595,8 @@ type ParseError = Error & {
 interface Refusal {
   error: ServiceError;
   allow?: string;
+  /** Seconds, for a 429. */
+  retryAfter?: string;
 }
 
 /** Methods `new Request()` refuses (fetch's forbidden methods). */
@@ -447,6 +604,21 @@ const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
 
 /** method SP request-target SP HTTP-version CRLF (RFC 9112, 3). */
 const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/\d\.\d\r\n/;
+
+/**
+ * Too many request bodies on their way in: code 8, as for a body over the
+ * limit, since the same request a moment later may well be taken.
+ */
+function busy(): Refusal {
+  return {
+    error: new HttpError(
+      429,
+      Code.RESOURCE_EXHAUSTED,
+      "Too many request bodies in flight: try again later",
+    ),
+    retryAfter: "1",
+  };
+}
 
 function invalid(message: string): Refusal {
   return { error: new ServiceError(Code.INVALID_ARGUMENT, message) };

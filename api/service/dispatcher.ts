@@ -191,12 +191,20 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const done = new AbortController();
       const kube = {
         signal: signal ? AbortSignal.any([signal, done.signal]) : done.signal,
-        observe(record: KubernetesCallRecord) {
+        observe(observed: KubernetesCallRecord) {
           kubernetesCalls++;
+          // A call cut short because its request ended (the client gave up,
+          // its deadline passed, a sibling call failed) says nothing about
+          // Kubernetes: counted as cancelled, and readiness ignores it.
+          const record = observed.outcome !== "ok" && kube.signal.aborted
+            ? { ...observed, outcome: "CANCELLED" }
+            : observed;
           metrics?.kubernetesCalls.inc({
             verb: record.verb,
             resource: record.resource,
-            outcome: record.outcome,
+            outcome: record.outcome === "CANCELLED"
+              ? "cancelled"
+              : record.outcome,
           });
           metrics?.kubernetesDuration.observe(
             { verb: record.verb, resource: record.resource },
@@ -205,7 +213,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           options.onKubernetesCall?.(record);
         },
       };
-      metrics?.inFlight.inc({ transport: call.transport });
+      // The HTTP listener counts its requests itself, from their headers
+      // on: a body still arriving is a request in flight too.
+      const counted = call.transport !== "http";
+      if (counted) metrics?.inFlight.inc({ transport: call.transport });
       let outcome: Outcome;
       let identity: Identity | undefined;
       let request: Message | undefined;
@@ -232,7 +243,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         outcome = { error: asServiceError(thrown) };
       } finally {
         done.abort();
-        metrics?.inFlight.dec({ transport: call.transport });
+        if (counted) metrics?.inFlight.dec({ transport: call.transport });
       }
       if (decision) {
         // One decision per call: one the namespace allowed and its workload

@@ -22,7 +22,7 @@ const record = (outcome: string): KubernetesCallRecord => ({
 /** A Kubernetes API whose answers to the readiness ping the test sets. */
 class FakeKubernetes {
   pings = 0;
-  answer: "ok" | "unavailable" | "hang" = "ok";
+  answer: "ok" | "unavailable" | "refused" | "hang" = "ok";
   readonly ping: HealthOptions["ping"] = ({ signal, observe }) => {
     this.pings++;
     if (this.answer === "ok") {
@@ -35,6 +35,17 @@ class FakeKubernetes {
         new ServiceError(
           Code.UNAVAILABLE,
           "Cannot reach Kubernetes: Kubernetes API unavailable: connection refused",
+        ),
+      );
+    }
+    if (this.answer === "refused") {
+      // client-node refusing the configuration before sending anything (a
+      // token over http://): the call fails on Corral's side.
+      observe(record("INTERNAL"));
+      return Promise.reject(
+        new ServiceError(
+          Code.INTERNAL,
+          "Cannot reach Kubernetes: internal error",
         ),
       );
     }
@@ -205,4 +216,27 @@ Deno.test("Health takes a call its caller cancelled as no news about Kubernetes"
   health.observe(record("CANCELLED"));
   assert.deepEqual(await health.readiness(), { ready: true, reasons: [] });
   assert.equal(kube.pings, 0, "the earlier answer still counts");
+});
+
+Deno.test("Health is not ready while Kubernetes calls fail on Corral's side, the ping included", async () => {
+  const kube = new FakeKubernetes();
+  kube.answer = "refused";
+  const { health, advance } = upHealth(kube);
+  health.observe(record("INTERNAL"));
+  const { ready, reasons } = await health.readiness();
+  assert.equal(ready, false);
+  assert.deepEqual(reasons, ["Cannot reach Kubernetes: internal error"]);
+  kube.answer = "ok";
+  advance(1);
+  health.observe(record("ok"));
+  assert.equal((await health.readiness()).ready, true);
+});
+
+Deno.test("Health ignores calls cancelled because their client gave up", async () => {
+  const kube = new FakeKubernetes();
+  const { health } = upHealth(kube);
+  health.observe(record("ok"));
+  health.observe(record("CANCELLED"));
+  assert.deepEqual(await health.readiness(), { ready: true, reasons: [] });
+  assert.equal(kube.pings, 0);
 });

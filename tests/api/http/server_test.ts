@@ -15,7 +15,13 @@ type Handler = (request: Request) => Promise<Response>;
 
 async function withServer(
   handler: Handler,
-  options: { headerTimeoutMs?: number; idleTimeoutMs?: number },
+  options: {
+    headerTimeoutMs?: number;
+    idleTimeoutMs?: number;
+    bodyTimeoutMs?: number;
+    requestTimeoutMs?: number;
+    maxInflightBodyBytes?: number;
+  },
   fn: (server: HttpServer) => Promise<void>,
 ): Promise<void> {
   const server = await serveHttp({
@@ -398,4 +404,134 @@ Deno.test("serveHttp() answers every request it cannot hand on with the JSON err
       });
     }
   });
+});
+
+/** Answers once it has read the whole body, with its size. */
+const reader: Handler = async (request) => {
+  try {
+    const body = await request.arrayBuffer();
+    return new Response(`read ${body.byteLength}`);
+  } catch {
+    return new Response("failed", { status: 500 });
+  }
+};
+
+Deno.test("serveHttp() answers a body trickling in past the body time-out with 408 code 4 and closes the connection", async () => {
+  await withServer(reader, { bodyTimeoutMs: 300 }, async (server) => {
+    const conn = await Deno.connect({
+      hostname: "127.0.0.1",
+      port: server.port,
+    });
+    await send(
+      conn,
+      "POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nab",
+    );
+    // One byte every 50 ms: the body would take 5 s.
+    let trickling = true;
+    const trickle = (async () => {
+      while (trickling) {
+        await new Promise((r) => setTimeout(r, 50));
+        await send(conn, "c").catch(() => trickling = false);
+      }
+    })();
+    const started = performance.now();
+    const { text, closed } = await readUntilClosed(conn, 5_000);
+    trickling = false;
+    await trickle;
+    const elapsed = performance.now() - started;
+    assert.match(text, /^HTTP\/1\.1 408 /, text);
+    assert.match(text, /connection: close/i, text);
+    assert.equal(JSON.parse(text.slice(text.indexOf("{"))).code, 4, text);
+    assert.ok(closed, "want the connection closed");
+    assert.ok(elapsed < 2_500, `closed after ${elapsed} ms`);
+  });
+});
+
+Deno.test("serveHttp() answers a request not answered within the request time-out with 504 code 4", async () => {
+  let aborted = false;
+  const slow: Handler = (request) =>
+    new Promise((resolve) =>
+      request.signal.addEventListener("abort", () => {
+        aborted = true;
+        resolve(new Response("too late"));
+      })
+    );
+  await withServer(slow, { requestTimeoutMs: 300 }, async (server) => {
+    const response = await fetch(`http://127.0.0.1:${server.port}/x`);
+    assert.equal(response.status, 504);
+    assert.equal((await response.json()).code, 4);
+    assert.ok(aborted, "want the handler's signal aborted");
+  });
+});
+
+Deno.test("serveHttp() lets a body that arrives within the body time-out through", async () => {
+  await withServer(reader, { bodyTimeoutMs: 2_000 }, async (server) => {
+    const response = await fetch(`http://127.0.0.1:${server.port}/x`, {
+      method: "POST",
+      body: "x".repeat(1000),
+    });
+    assert.equal(await response.text(), "read 1000");
+  });
+});
+
+Deno.test("serveHttp() refuses a body past the in-flight body budget with 429 code 8 and Retry-After, before reading it", async () => {
+  let inFlight = 0;
+  const server = await serveHttp({
+    hostname: "127.0.0.1",
+    port: 0,
+    handler: reader,
+    log: silentLogger(),
+    maxInflightBodyBytes: 1_000,
+    onInFlight: (delta) => inFlight += delta,
+  });
+  const connect = () =>
+    Deno.connect({ hostname: "127.0.0.1", port: server.port });
+  const post = (length: number) =>
+    `POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: ${length}\r\n\r\n`;
+  const open: Deno.Conn[] = [];
+  try {
+    // Most of an 800-byte body, then nothing: it holds 800 of the budget.
+    const holding = await connect();
+    open.push(holding);
+    await send(holding, post(800) + "x".repeat(700));
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(inFlight, 1, "a request whose body is arriving is in flight");
+
+    const refused = await connect();
+    await send(refused, post(800) + "y".repeat(10));
+    const { text } = await readUntilClosed(refused, 5_000);
+    assert.match(text, /^HTTP\/1\.1 429 /, text);
+    assert.match(text, /retry-after: 1/i, text);
+    assert.equal(JSON.parse(text.slice(text.indexOf("{"))).code, 8, text);
+
+    // A chunked body counts as it streams: 300 more bytes fill the budget.
+    const chunked = await connect();
+    open.push(chunked);
+    await send(
+      chunked,
+      "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" +
+        `12c\r\n${"z".repeat(300)}\r\n`,
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    const small = await connect();
+    await send(small, post(10));
+    assert.match(
+      (await readUntilClosed(small, 5_000)).text,
+      /^HTTP\/1\.1 429 /,
+    );
+
+    // Once the holder's body is in and answered, its share is free again.
+    await send(holding, "x".repeat(100));
+    await send(chunked, "0\r\n\r\n");
+    await new Promise((r) => setTimeout(r, 100));
+    const response = await fetch(`http://127.0.0.1:${server.port}/x`, {
+      method: "POST",
+      body: "x".repeat(900),
+    });
+    assert.equal(await response.text(), "read 900");
+  } finally {
+    for (const conn of open) conn.close();
+    await server.shutdown(1_000);
+  }
+  assert.equal(inFlight, 0);
 });
