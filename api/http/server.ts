@@ -278,8 +278,15 @@ export async function serveHttp(
         allow: allowed.join(", "),
       };
     }
-    // No path (CONNECT's host:port) or no router to ask: a method Corral
-    // serves nowhere.
+    // CONNECT's host:port names no resource of Corral's: 405, with an empty
+    // Allow (RFC 9110: nothing is allowed there), as TRACE gets.
+    if (FORBIDDEN_METHODS.has(method.toUpperCase())) {
+      return {
+        error: new HttpError(405, Code.UNIMPLEMENTED, "Method Not Allowed"),
+        allow: "",
+      };
+    }
+    // No router to ask: a method Corral serves nowhere.
     return {
       error: new ServiceError(
         Code.UNIMPLEMENTED,
@@ -468,7 +475,7 @@ export async function serveHttp(
     }
     res.statusCode = errorStatus(refusal.error);
     res.setHeader("content-type", "application/json");
-    if (refusal.allow) res.setHeader("allow", refusal.allow);
+    if (refusal.allow !== undefined) res.setHeader("allow", refusal.allow);
     if (refusal.retryAfter) res.setHeader("retry-after", refusal.retryAfter);
     res.end(JSON.stringify(errorBody(refusal.error)));
   }
@@ -635,7 +642,7 @@ function rawAnswer(refusal: Refusal): string {
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ""}`,
     "content-type: application/json",
     `content-length: ${new TextEncoder().encode(body).byteLength}`,
-    ...(refusal.allow ? [`allow: ${refusal.allow}`] : []),
+    ...(refusal.allow !== undefined ? [`allow: ${refusal.allow}`] : []),
     "connection: close",
     "",
     body,

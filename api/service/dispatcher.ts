@@ -300,10 +300,14 @@ function logCall(
       cause: describeCause(error),
     });
   } else {
-    log.info("Handled request", {
-      ...fields,
-      error: error.message,
-      ...(error.cause ? { cause: describeCause(error) } : {}),
-    });
+    log.info("Handled request", { ...fields, error: error.message });
+    // What Kubernetes said in full (addresses, registry names), which the
+    // caller got only the helpful part of: for whoever debugs.
+    if (error.cause) {
+      log.debug("Cause of the refusal", {
+        requestId: call.requestId,
+        cause: describeCause(error),
+      });
+    }
   }
 }

@@ -346,7 +346,7 @@ Deno.test("serveHttp() answers every request it cannot hand on with the JSON err
       [405, 12, "POST, GET, HEAD"],
     ]],
     ["CONNECT", "CONNECT example.com:443 HTTP/1.1\r\nHost: x\r\n\r\n", [
-      [501, 12],
+      [405, 12, ""],
     ]],
     [
       "a method the parser knows",
