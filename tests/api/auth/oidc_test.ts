@@ -347,9 +347,18 @@ Deno.test("oidcAuthenticator() leaves tokens that are not its issuer's to the ne
 });
 
 Deno.test("oidcAuthenticator() takes a rotated key, fetching keys at most once per cool-down", async () => {
-  const cooldown = 500;
+  // Long enough that nothing below but the waits can outlast it on a busy
+  // machine: the keys and tokens are all made before the clock matters.
+  const cooldown = 1_500;
   await using s = await setUp({ keyRefetchCooldownMs: cooldown });
   const jwksFetches = () => s.issuer.fetches["/keys"] ?? 0;
+  const next = await makeSigningKey("ES256", "key-2");
+  const rotated = await sign(next, claims(s.issuer));
+  const old = await sign(s.key, claims(s.issuer));
+  const ghost = await sign(
+    await makeSigningKey("RS256", "ghost"),
+    claims(s.issuer),
+  );
 
   assert.equal(
     (await s.auth.authenticate(await sign(s.key, claims(s.issuer))))?.user,
@@ -360,9 +369,7 @@ Deno.test("oidcAuthenticator() takes a rotated key, fetching keys at most once p
 
   // The issuer publishes a new key. Within the cool-down of the last fetch a
   // token of an unknown kid is refused without fetching, however many come.
-  const next = await makeSigningKey("ES256", "key-2");
   s.issuer.keys.push(next);
-  const rotated = await sign(next, claims(s.issuer));
   for (let i = 0; i < 5; i++) {
     await rejected(s.auth.authenticate(rotated), rotated, {
       message: /key is not one of the issuer's/,
@@ -387,13 +394,8 @@ Deno.test("oidcAuthenticator() takes a rotated key, fetching keys at most once p
   // The issuer withdraws the old key. Its tokens pass while the keys in hand
   // hold it; a token of a kid never published is refused, fetching at most
   // once per cool-down, and that fetch replaces the keys in hand.
-  const old = await sign(s.key, claims(s.issuer));
   s.issuer.keys = [next];
   assert.equal((await s.auth.authenticate(old))?.user, "alice");
-  const ghost = await sign(
-    await makeSigningKey("RS256", "ghost"),
-    claims(s.issuer),
-  );
   await rejected(s.auth.authenticate(ghost), ghost, {
     message: /key is not one/,
   });
