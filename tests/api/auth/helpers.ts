@@ -1,4 +1,5 @@
 /** Small helpers shared by the auth tests. */
+import { createLogger } from "../../../api/log.ts";
 import type { LogFields, Logger } from "../../../domain/log.ts";
 
 export interface LogLine {
@@ -10,19 +11,14 @@ export interface LogLine {
 /** A logger that keeps every line, for tests that look at logs. */
 export function recordingLogger(): Logger & { lines: LogLine[] } {
   const lines: LogLine[] = [];
-  function make(base: LogFields): Logger {
-    const emit = (level: string) => (message: string, fields?: LogFields) => {
-      lines.push({ level, message, fields: { ...base, ...fields } });
-    };
-    return {
-      debug: emit("debug"),
-      info: emit("info"),
-      warn: emit("warn"),
-      error: emit("error"),
-      with: (fields) => make({ ...base, ...fields }),
-    };
-  }
-  return Object.assign(make({}), { lines });
+  const log = createLogger({
+    level: "debug",
+    write: (line) => {
+      const { level, msg, time: _time, ...fields } = JSON.parse(line);
+      lines.push({ level, message: msg, fields });
+    },
+  });
+  return Object.assign(log, { lines });
 }
 
 /**
