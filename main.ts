@@ -103,6 +103,7 @@ async function run(
     clusterApiVersion: `${group}/${version}`,
     namespaces: settings.namespaces,
     maxBodyBytes: settings.maxBodyBytes,
+    kuberayJson: settings.kuberayJson,
     limits: settings.limits,
     idleTimeoutMs: settings.idleTimeoutMs,
     version: VERSION,

@@ -10,6 +10,7 @@ import type { AuthSettings } from "./api/auth/access.ts";
 import { type Level, LEVELS } from "./api/log.ts";
 import { DEFAULT_LIMITS, type Limits } from "./domain/limits.ts";
 import {
+  boolean,
   bytes,
   closest,
   count,
@@ -39,6 +40,8 @@ export interface Settings {
   cluster: { group: string; version: string; plural: string };
   /** Empty: every namespace. */
   namespaces: string[];
+  /** HTTP speaks KubeRay's JSON dialect (--kuberay-json). */
+  kuberayJson: boolean;
   maxBodyBytes: number;
   /** Upper bounds of what one request may ask for. */
   limits: Limits;
@@ -190,6 +193,14 @@ const SPECS = {
     value: "LIST",
     help:
       "comma-separated namespaces to serve, for a namespaced install (others get code 7); empty serves all",
+  },
+  "kuberay-json": {
+    env: "CORRAL_KUBERAY_JSON",
+    default: "false",
+    value: "BOOL",
+    boolean: true,
+    help:
+      "HTTP answers in the JSON KubeRay's API server writes (enums as numbers, unpopulated fields left out) and request fields the API does not know are dropped with a warning instead of refused",
   },
   "max-body-bytes": {
     env: "CORRAL_MAX_BODY_BYTES",
@@ -569,6 +580,7 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
       plural: check("cluster-plural", nonEmpty, ""),
     },
     namespaces: check("namespaces", namespaces, []),
+    kuberayJson: check("kuberay-json", boolean, false),
     maxBodyBytes: check("max-body-bytes", bytes, 0),
     limits: {
       maxReplicas: check("max-replicas", count(1), 0),
@@ -600,11 +612,12 @@ function authSettings(raw: RawSettings, problems: string[]): AuthSettings {
   const v = raw.values;
   const flag = (name: Flag) => v[name].trim();
   const bool = (name: Flag) => {
-    const text = flag(name).toLowerCase();
-    if (["true", "1", "yes", ""].includes(text)) return text !== "";
-    if (["false", "0", "no"].includes(text)) return false;
-    problems.push(`--${name} must be true or false, got "${v[name]}"`);
-    return false;
+    try {
+      return boolean(flag(name));
+    } catch (error) {
+      problems.push(`--${name} ${(error as Error).message}`);
+      return false;
+    }
   };
   const issuerUrl = flag("oidc-issuer-url");
   const clientId = flag("oidc-client-id");

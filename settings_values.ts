@@ -11,6 +11,14 @@ export function nonEmpty(text: string): string {
   return text;
 }
 
+/** true/1/yes or false/0/no; empty is false (a flag given without value is true). */
+export function boolean(text: string): boolean {
+  const lower = text.toLowerCase();
+  if (["true", "1", "yes"].includes(lower)) return true;
+  if (["false", "0", "no", ""].includes(lower)) return false;
+  throw new Error(`must be true or false, got "${text}"`);
+}
+
 export function port(text: string): number {
   const n = /^\d+$/.test(text) ? Number(text) : NaN;
   if (!(n >= 0 && n <= 65535)) {

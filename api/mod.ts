@@ -40,6 +40,8 @@ export interface ApiOptions {
   clusterApiVersion: string;
   /** Namespaces served; empty serves every namespace. */
   namespaces: readonly string[];
+  /** HTTP speaks KubeRay's JSON dialect (--kuberay-json). */
+  kuberayJson?: boolean;
   /** Largest HTTP body and gRPC message. */
   maxBodyBytes: number;
   /** Upper bounds of what a request may ask for (the --max-* flags). */
@@ -84,7 +86,13 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   });
   // Compiled once: the gateway routes with them, the document describes them.
   const routes = compileRoutes(schema.services);
-  const gateway = createGateway({ schema, routes, dispatcher, maxBodyBytes });
+  const gateway = createGateway({
+    schema,
+    routes,
+    dispatcher,
+    maxBodyBytes,
+    ...(options.kuberayJson ? { kuberayJson: { log } } : {}),
+  });
   const http = createHttpApp({
     gateway,
     pages: {

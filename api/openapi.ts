@@ -137,10 +137,19 @@ export function openApiDocument(
     return { $ref: `#/components/schemas/${name}` };
   };
 
+  // A method's additional bindings are operations of their own, numbered
+  // from 2 as grpc-gateway's generator numbers them, each pointing at the
+  // main path.
+  const bindings = new Map<string, Route[]>();
   for (const route of inDefinitionOrder(routes)) {
     const service = route.method.parent as protobuf.Service;
     tags.set(service.name, clean(service.comment));
-    const operationId = `${service.name}_${route.method.name}`;
+    const earlier = bindings.get(route.key) ?? [];
+    bindings.set(route.key, [...earlier, route]);
+    const main = earlier[0];
+    const operationId = `${service.name}_${route.method.name}${
+      main === undefined ? "" : earlier.length + 1
+    }`;
     const path = openApiPath(route);
     const pathVariables = route.segments.flatMap((s) =>
       "variable" in s ? [s.variable] : []
@@ -151,6 +160,9 @@ export function openApiDocument(
       summary: firstSentence(route.method.comment) ?? route.method.name,
       description: [
         clean(route.method.comment),
+        main === undefined ? undefined : `Another path of \`${
+          main.verb.toUpperCase()
+        } ${openApiPath(main)}\`, the same call.`,
         `gRPC: \`${methodKey(route.method)}\`.`,
       ].filter(Boolean).join("\n\n"),
     };

@@ -101,7 +101,7 @@ export function messageFromJson(
   const out = emptyMessage(type);
   if (fullName(type) === EMPTY && isPlainObject(json)) {
     for (const key of Object.keys(json)) {
-      violations.push({ field: join(path, key), description: "unknown field" });
+      violations.push({ field: join(path, key), description: UNKNOWN_FIELD });
     }
     return out;
   }
@@ -120,8 +120,8 @@ export function messageFromJson(
       violations.push({
         field: join(path, key),
         description: hint
-          ? `unknown field; did you mean "${hint}"?`
-          : "unknown field",
+          ? `${UNKNOWN_FIELD}; did you mean "${hint}"?`
+          : UNKNOWN_FIELD,
       });
       continue;
     }
@@ -256,6 +256,15 @@ function singleFromJson(
   return bad(`has unsupported type ${field.type}`);
 }
 
+/**
+ * Other spellings of fields, accepted on input only: KubeRay's clients send
+ * the start parameters under the product's name, where ours say "engine".
+ */
+const JSON_ALIASES: Readonly<Record<string, string>> = {
+  rayStartParams: "engineStartParams",
+  ray_start_params: "engineStartParams",
+};
+
 function fieldByJsonKey(type: Type, key: string): Field | undefined {
   for (const field of type.fieldsArray) {
     if (
@@ -264,7 +273,20 @@ function fieldByJsonKey(type: Type, key: string): Field | undefined {
       return field;
     }
   }
-  return undefined;
+  const alias = Object.hasOwn(JSON_ALIASES, key) ? JSON_ALIASES[key] : "";
+  return type.fields[alias];
+}
+
+/** The description of a violation that names an unknown JSON field. */
+const UNKNOWN_FIELD = "unknown field";
+
+/**
+ * Whether a violation of messageFromJson only names a field the message
+ * does not have (a client that may drop such fields instead of refusing
+ * them can tell them apart).
+ */
+export function isUnknownField(violation: FieldViolation): boolean {
+  return violation.description.startsWith(UNKNOWN_FIELD);
 }
 
 /** The closest field name to an unknown key, if one is close. */
@@ -349,6 +371,60 @@ function singleToJson(field: Field, value: unknown): unknown {
   return value;
 }
 
+/**
+ * Encodes a message as KubeRay's API server writes JSON (grpc-gateway with
+ * `UseEnumNumbers: true` and without `EmitUnpopulated`): enums as numbers,
+ * fields at their default value left out, proto3 `optional` fields kept
+ * when set.
+ */
+export function messageToGatewayJson(
+  type: Type,
+  message: Message,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of type.fieldsArray) {
+    const value = message[field.name];
+    if (!isPopulated(field, value)) continue;
+    const key = field.jsonName ?? field.name;
+    if (isMap(field)) {
+      const entries: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        setOwn(entries, k, singleToGatewayJson(field, v));
+      }
+      out[key] = entries;
+    } else if (field.repeated) {
+      out[key] = (value as unknown[]).map((v) => singleToGatewayJson(field, v));
+    } else {
+      out[key] = singleToGatewayJson(field, value);
+    }
+  }
+  return out;
+}
+
+function isPopulated(field: Field, value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (isMap(field)) return Object.keys(value as object).length > 0;
+  if (field.repeated) return (value as unknown[]).length > 0;
+  if (messageTypeOf(field) || hasPresence(field)) return true;
+  const e = enumOf(field);
+  if (e) return enumNumber(e, value) !== 0;
+  if (value instanceof Uint8Array) return value.length > 0;
+  return value !== "" && value !== 0 && value !== false;
+}
+
+function singleToGatewayJson(field: Field, value: unknown): unknown {
+  if (isTimestamp(field)) return formatTimestamp(value as Date);
+  const messageType = messageTypeOf(field);
+  if (messageType) return messageToGatewayJson(messageType, value as Message);
+  const e = enumOf(field);
+  if (e) return enumNumber(e, value);
+  return value;
+}
+
+function enumNumber(e: Enum, value: unknown): number {
+  return typeof value === "number" ? value : e.values[value as string] ?? 0;
+}
+
 // --------------------------------------------------------- protobufjs in/out
 
 /**
@@ -362,6 +438,19 @@ export function messageFromProto(
   violations: FieldViolation[],
 ): Message {
   const out = emptyMessage(type);
+  // protobufjs keeps the fields the definition lacks, as their bytes; a
+  // request that carries one is refused, as JSON with an unknown key is,
+  // rather than losing what the client meant silently.
+  const unknowns = (decoded as { $unknowns?: Uint8Array[] }).$unknowns ?? [];
+  for (const bytes of unknowns) {
+    const number = fieldNumberOf(bytes);
+    violations.push({
+      field: join(path, `#${number}`),
+      description: `${UNKNOWN_FIELD} number ${number} of message ${
+        fullName(type)
+      }`,
+    });
+  }
   for (const field of type.fieldsArray) {
     const value = decoded[field.name];
     if (value === undefined || value === null) continue;
@@ -462,6 +551,16 @@ function singleToProto(field: Field, value: unknown): unknown {
   const messageType = messageTypeOf(field);
   if (messageType) return messageToProto(messageType, value as Message);
   return value;
+}
+
+/** The field number of an encoded field: its key, a varint, shifted by 3. */
+function fieldNumberOf(bytes: Uint8Array): number {
+  let key = 0;
+  for (let i = 0, shift = 0; i < bytes.length && i < 5; i++, shift += 7) {
+    key += (bytes[i] & 0x7f) * 2 ** shift;
+    if ((bytes[i] & 0x80) === 0) break;
+  }
+  return Math.floor(key / 8);
 }
 
 function toNumber(value: unknown): number {

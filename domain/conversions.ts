@@ -23,9 +23,14 @@
  *   caller sent), so a round-trip is the identity.
  * - A group without a compute template gets no resource requests or limits
  *   (the annotation `ray.io/compute-template` is then empty).
- * - `envs` go on every container (head and workers) after `MY_POD_IP`, sorted
- *   by name so the object is deterministic; they read back from the head
- *   container's plain-value variables.
+ * - `envs` go on every container (head and workers) after `MY_POD_IP`, then
+ *   the group's own `environment`, each sorted by name so the object is
+ *   deterministic. When a group has an `environment`, the annotation
+ *   `ray.io/envs` names the cluster's `envs`, so each reads back where it was
+ *   given; without it (objects the KubeRay API server wrote), `envs` are the
+ *   plain-value variables the head and every worker container share, and a
+ *   group's `environment` the rest of its container's.
+ * - Pod settings and tolerations: pod_conversions.ts.
  * - Mount propagation NONE and `readOnly: false` are left out of the object
  *   (Kubernetes' defaults), as KubeRay writes them.
  * - The annotation `ray.io/creation-timestamp` uses Go's `time.Time.String()`
@@ -34,6 +39,13 @@
 import { isLabelValue, MAX_LABEL_LENGTH } from "./kubernetes_names.ts";
 import { clusterAction, missingTemplatesError } from "./validation.ts";
 import { invalidArgument } from "./errors.ts";
+import {
+  applyPodSettings,
+  podSettingsOf,
+  TOLERATIONS_KEY,
+  tolerationsFromData,
+  tolerationsToData,
+} from "./pod_conversions.ts";
 import {
   ANNOTATION,
   APP_NAME,
@@ -154,6 +166,7 @@ export function clusterToResource(
     }),
   }));
 
+  const groups: (HeadGroupSpec | WorkerGroupSpec)[] = [head, ...workers];
   const resource: RayCluster = {
     apiVersion: options.apiVersion,
     kind: "RayCluster",
@@ -170,6 +183,9 @@ export function clusterToResource(
       },
       annotations: {
         [ANNOTATION.creationTimestamp]: goTimeString(options.now),
+        ...(groups.some((group) => Object.keys(group.environment).length > 0)
+          ? { [ANNOTATION.envs]: JSON.stringify(Object.keys(cluster.envs)) }
+          : {}),
         ...(isLabelValue(cluster.user)
           ? {}
           : { [ANNOTATION.user]: cluster.user }),
@@ -193,6 +209,7 @@ function podTemplate(input: {
   ports?: { name: string; containerPort: number }[];
 }): PodTemplateSpec {
   const { group, template } = input;
+  const environment = group.environment ?? {};
   const container: Container = {
     name: input.containerName,
     image: group.image !== "" ? group.image : defaultImage(input.version),
@@ -204,6 +221,10 @@ function podTemplate(input: {
       ...Object.keys(input.envs).sort().map((name) => ({
         name,
         value: input.envs[name],
+      })),
+      ...Object.keys(environment).sort().map((name) => ({
+        name,
+        value: environment[name],
       })),
     ],
   };
@@ -225,6 +246,7 @@ function podTemplate(input: {
     spec: { containers: [container] },
   };
   if (group.volumes.length > 0) pod.spec.volumes = group.volumes.map(podVolume);
+  applyPodSettings(pod, group, template?.tolerations ?? []);
   return pod;
 }
 
@@ -363,6 +385,14 @@ export function clusterFromResource(
     ? undefined
     : mainContainer(head.template, HEAD_CONTAINER);
 
+  const envNames = metadata.annotations?.[ANNOTATION.envs];
+  const envs = clusterEnvs(
+    envNames,
+    plainEnv(headContainer?.env),
+    (spec.workerGroupSpecs ?? []).map((group) =>
+      plainEnv(mainContainer(group.template, WORKER_CONTAINER)?.env)
+    ),
+  );
   const clusterSpec: ClusterSpec = {
     headGroupSpec: head === undefined ? undefined : {
       computeTemplate: annotation(head.template, ANNOTATION.computeTemplate),
@@ -370,10 +400,18 @@ export function clusterFromResource(
       serviceType: head.serviceType ?? "",
       engineStartParams: stringMap(head.rayStartParams),
       volumes: volumesOf(head.template, headContainer),
+      ...podSettingsOf(head.template),
+      environment: groupEnvironment(
+        headContainer,
+        envs,
+        envNames === undefined,
+      ),
     },
     workerGroupSpec: (spec.workerGroupSpecs ?? []).map((group) => {
       const container = mainContainer(group.template, WORKER_CONTAINER);
       return {
+        ...podSettingsOf(group.template),
+        environment: groupEnvironment(container, envs, envNames === undefined),
         groupName: group.groupName ?? "",
         computeTemplate: annotation(group.template, ANNOTATION.computeTemplate),
         image: imageOf(group.template, container, version),
@@ -399,9 +437,76 @@ export function clusterFromResource(
     clusterState: resource.status?.state ?? "",
     events: eventsOfCluster(resource, events).map(clusterEventFromResource),
     serviceEndpoint: stringMap(resource.status?.endpoints),
-    envs: plainEnv(headContainer?.env),
+    envs,
   };
 }
+
+/**
+ * The cluster's `envs`: the head container's variables that the annotation
+ * names; without a (well-formed) annotation, those the head and every
+ * worker container share, name and value.
+ */
+function clusterEnvs(
+  names: string | undefined,
+  headEnv: Record<string, string>,
+  workerEnvs: Record<string, string>[],
+): Record<string, string> {
+  let listed: unknown;
+  try {
+    listed = names === undefined ? undefined : JSON.parse(names);
+  } catch {
+    listed = undefined;
+  }
+  const envs: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headEnv)) {
+    const wanted = Array.isArray(listed)
+      ? listed.includes(name)
+      : workerEnvs.every((env) => env[name] === value);
+    if (wanted) envs[name] = value;
+  }
+  return envs;
+}
+
+/**
+ * A group container's plain-value variables that are not cluster envs, nor,
+ * in an object the KubeRay API server may have written (no `ray.io/envs`),
+ * its own variables (it sets those in every pod it writes).
+ */
+function groupEnvironment(
+  container: Container | undefined,
+  envs: Record<string, string>,
+  maybeKubeRays: boolean,
+): Record<string, string> {
+  const environment: Record<string, string> = {};
+  for (const [name, value] of Object.entries(plainEnv(container?.env))) {
+    if (Object.hasOwn(envs, name)) continue;
+    if (!(maybeKubeRays && KUBERAY_ENVS.has(name))) {
+      environment[name] = value;
+    }
+  }
+  return environment;
+}
+
+/**
+ * Variables the KubeRay API server v0.6.0 writes into head and worker
+ * containers itself (its converter leaves them out of what it reads back).
+ */
+const KUBERAY_ENVS: ReadonlySet<string> = new Set([
+  "RAY_CLUSTER_NAME",
+  "RAY_PORT",
+  "RAY_ADDRESS",
+  "RAY_USAGE_STATS_KUBERAY_IN_USE",
+  "REDIS_PASSWORD",
+  "RAY_DISABLE_DOCKER_CPU_WARNING",
+  "TYPE",
+  "CPU_REQUEST",
+  "CPU_LIMITS",
+  "MEMORY_REQUESTS",
+  "MEMORY_LIMITS",
+  "MY_POD_NAME",
+  "FQ_RAY_IP",
+  "RAY_IP",
+]);
 
 function environmentOf(label: string | undefined): Environment {
   return ENVIRONMENTS.find((name) => name === label) ?? "DEV";
@@ -613,6 +718,10 @@ export function computeTemplateToConfigMap(
       memory: String(template.memory),
       gpu: String(template.gpu),
       gpu_accelerator: template.gpuAccelerator,
+      // Only when there are some, as KubeRay writes it.
+      ...(template.tolerations.length > 0
+        ? { [TOLERATIONS_KEY]: tolerationsToData(template.tolerations) }
+        : {}),
     },
   };
 }
@@ -633,6 +742,7 @@ export function computeTemplateFromConfigMap(
     memory: decimal(data.memory),
     gpu: decimal(data.gpu),
     gpuAccelerator: data.gpu_accelerator ?? "",
+    tolerations: tolerationsFromData(data[TOLERATIONS_KEY]),
   };
 }
 

@@ -63,6 +63,9 @@ export interface PodTemplateSpec {
   spec: {
     containers: Container[];
     volumes?: PodVolume[];
+    serviceAccountName?: string;
+    imagePullSecrets?: { name?: string }[];
+    tolerations?: Record<string, string>[];
     [key: string]: unknown;
   };
 }
@@ -157,6 +160,11 @@ export const ANNOTATION = {
   user: "ray.io/user",
   computeTemplate: "ray.io/compute-template",
   computeImage: "ray.io/compute-image",
+  /**
+   * The names of the cluster's `envs` (a JSON array), so they read back
+   * apart from the variables of one group's `environment`; Corral's own.
+   */
+  envs: "ray.io/envs",
 } as const;
 
 /** The selector lists of clusters use: only clusters the API server manages. */

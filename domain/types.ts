@@ -142,6 +142,28 @@ export interface HeadGroupSpec {
   engineStartParams: Record<string, string>;
   /** Volumes mounted into the head pod. */
   volumes: Volume[];
+  /**
+   * Kubernetes service account the head pod runs as; the namespace's
+   * default when empty.
+   */
+  serviceAccount: string;
+  /** Name of the Secret holding the credentials to pull the head's image. */
+  imagePullSecret: string;
+  /**
+   * Environment variables of the head container only, in addition to the
+   * cluster's envs (a name may be set in one of the two, not both).
+   */
+  environment: Record<string, string>;
+  /**
+   * Annotations of the head pod. Keys under ray.io/ and
+   * app.kubernetes.io/ are the service's own.
+   */
+  annotations: Record<string, string>;
+  /**
+   * Labels of the head pod. Keys under ray.io/ and app.kubernetes.io/ are
+   * the service's own.
+   */
+  labels: Record<string, string>;
 }
 
 /** A group of identical worker pods. */
@@ -171,6 +193,28 @@ export interface WorkerGroupSpec {
   engineStartParams: Record<string, string>;
   /** Volumes mounted into the worker pods. */
   volumes: Volume[];
+  /**
+   * Kubernetes service account the worker pods run as; the namespace's
+   * default when empty.
+   */
+  serviceAccount: string;
+  /** Name of the Secret holding the credentials to pull the workers' image. */
+  imagePullSecret: string;
+  /**
+   * Environment variables of the worker containers only, in addition to the
+   * cluster's envs (a name may be set in one of the two, not both).
+   */
+  environment: Record<string, string>;
+  /**
+   * Annotations of the worker pods. Keys under ray.io/ and
+   * app.kubernetes.io/ are the service's own.
+   */
+  annotations: Record<string, string>;
+  /**
+   * Labels of the worker pods. Keys under ray.io/ and app.kubernetes.io/
+   * are the service's own.
+   */
+  labels: Record<string, string>;
 }
 
 /** A volume mounted into the pods of a group. */
@@ -230,6 +274,29 @@ export interface ComputeTemplate {
   gpu: number;
   /** Kubernetes resource name of the GPU; defaults to nvidia.com/gpu. */
   gpuAccelerator: string;
+  /**
+   * Tolerations of every pod of a group that uses the template, so that it
+   * can run on tainted nodes (GPU node pools usually are).
+   */
+  tolerations: PodToleration[];
+}
+
+/** A toleration of a node taint, as in a Kubernetes pod. */
+export interface PodToleration {
+  /**
+   * The taint key the toleration applies to; empty with operator Exists
+   * tolerates every taint.
+   */
+  key: string;
+  /** Exists or Equal; empty means Equal. */
+  operator: string;
+  /** The taint value to match with Equal; empty with Exists. */
+  value: string;
+  /**
+   * The taint effect to match: NoSchedule, PreferNoSchedule or NoExecute;
+   * empty matches every effect.
+   */
+  effect: string;
 }
 
 /** The request of CreateComputeTemplate. */

@@ -36,6 +36,10 @@ import {
   MAX_START_PARAM_NAME_LENGTH,
   MAX_START_PARAM_VALUE_LENGTH,
 } from "./limits.ts";
+import {
+  podSettingsViolations,
+  tolerationViolations,
+} from "./pod_validation.ts";
 import type {
   Cluster,
   ComputeTemplate,
@@ -213,6 +217,7 @@ export function validateCreateCluster(
         `${path}.headGroupSpec`,
         spec.headGroupSpec,
         hasVersion,
+        cluster.envs ?? {},
         limits,
       );
     }
@@ -226,7 +231,14 @@ export function validateCreateCluster(
     const groupNames = new Map<string, number>();
     workers.forEach((group, index) => {
       const groupPath = `${path}.workerGroupSpec[${index}]`;
-      checkWorkerGroup(v, groupPath, group, hasVersion, limits);
+      checkWorkerGroup(
+        v,
+        groupPath,
+        group,
+        hasVersion,
+        cluster.envs ?? {},
+        limits,
+      );
       const first = groupNames.get(group.groupName);
       if (group.groupName !== "" && first !== undefined) {
         v.add(
@@ -246,9 +258,10 @@ function checkHeadGroup(
   path: string,
   group: HeadGroupSpec,
   hasVersion: boolean,
+  clusterEnvs: Record<string, string>,
   limits: Limits,
 ): void {
-  checkGroup(v, path, group, hasVersion, limits);
+  checkGroup(v, path, group, hasVersion, clusterEnvs, limits);
   if (
     group.serviceType !== "" &&
     !(SERVICE_TYPES as readonly string[]).includes(group.serviceType)
@@ -265,6 +278,7 @@ function checkWorkerGroup(
   path: string,
   group: WorkerGroupSpec,
   hasVersion: boolean,
+  clusterEnvs: Record<string, string>,
   limits: Limits,
 ): void {
   if (group.groupName === "") {
@@ -272,7 +286,7 @@ function checkWorkerGroup(
   } else {
     v.addAll(`${path}.groupName`, dns1123LabelProblems(group.groupName));
   }
-  checkGroup(v, path, group, hasVersion, limits);
+  checkGroup(v, path, group, hasVersion, clusterEnvs, limits);
 
   const { replicas, minReplicas: min, maxReplicas: max } = group;
   checkLimit(v, `${path}.replicas`, replicas, limits, "maxReplicas");
@@ -314,6 +328,7 @@ function checkGroup(
   path: string,
   group: HeadGroupSpec | WorkerGroupSpec,
   hasVersion: boolean,
+  clusterEnvs: Record<string, string>,
   limits: Limits,
 ): void {
   if (group.computeTemplate !== "") {
@@ -336,6 +351,18 @@ function checkGroup(
     limits,
   );
   checkVolumes(v, `${path}.volumes`, group.volumes ?? []);
+  checkEnvs(v, `${path}.environment`, group.environment, limits);
+  for (const name of Object.keys(group.environment ?? {})) {
+    if (Object.hasOwn(clusterEnvs, name)) {
+      v.add(
+        `${path}.environment[${JSON.stringify(name)}]`,
+        "is also set in cluster.envs: set a variable in one of the two",
+      );
+    }
+  }
+  checkMapSize(v, `${path}.annotations`, group.annotations, limits);
+  checkMapSize(v, `${path}.labels`, group.labels, limits);
+  v.list.push(...podSettingsViolations(path, group));
 }
 
 function checkVolumes(v: Violations, path: string, volumes: Volume[]): void {
@@ -659,6 +686,14 @@ export function validateCreateComputeTemplate(
       extendedResourceNameProblems(template.gpuAccelerator),
     );
   }
+  const tolerations = template.tolerations ?? [];
+  if (tolerations.length > limits.maxMapEntries) {
+    v.add(
+      `${path}.tolerations`,
+      `must have at most ${limits.maxMapEntries} entries, got ${tolerations.length} (--${LIMIT_FLAGS.maxMapEntries})`,
+    );
+  }
+  v.list.push(...tolerationViolations(`${path}.tolerations`, tolerations));
   v.throwIfAny(
     computeTemplateAction("create", request.namespace, template.name),
   );

@@ -4,7 +4,7 @@
  * HTTP gateway and answering the same code and message.
  */
 import * as grpc from "@grpc/grpc-js";
-import type protobuf from "protobufjs";
+import protobuf from "protobufjs";
 import {
   type Message,
   messageFromProto,
@@ -172,7 +172,11 @@ function sizeOfMetadata(metadata: grpc.Metadata): number {
 function decode(type: protobuf.Type, bytes: Uint8Array): Message {
   let decoded: protobuf.Message;
   try {
-    decoded = type.decode(bytes);
+    // Unknown fields kept (protobufjs drops them by default), so that
+    // messageFromProto refuses them as HTTP refuses unknown JSON keys.
+    const reader = protobuf.Reader.create(bytes);
+    (reader as { discardUnknown?: boolean }).discardUnknown = false;
+    decoded = type.decode(reader);
   } catch (error) {
     throw new ServiceError(
       Code.INVALID_ARGUMENT,

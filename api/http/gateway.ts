@@ -5,7 +5,9 @@
 import { readLimitedBody } from "./body.ts";
 import {
   type Message,
+  isUnknownField,
   messageFromJson,
+  messageToGatewayJson,
   messageToJson,
 } from "../../domain/codec.ts";
 import {
@@ -15,6 +17,7 @@ import {
   ServiceError,
 } from "../../domain/errors.ts";
 import type { Dispatcher } from "../service/dispatcher.ts";
+import type { Logger } from "../../domain/log.ts";
 import { errorBody, errorStatus, HttpError } from "../errors.ts";
 import { compileRoutes, matchRoute, type Route } from "./rules.ts";
 import type { ApiSchema } from "../schema.ts";
@@ -30,6 +33,12 @@ export interface GatewayOptions {
   dispatcher: Dispatcher;
   /** Request bodies larger than this are refused with 413; 3 MiB by default. */
   maxBodyBytes?: number;
+  /**
+   * JSON as KubeRay's API server speaks it (--kuberay-json): answers with
+   * enums as numbers and no unpopulated fields, and request fields the API
+   * does not know dropped with a warning in `log` instead of refused.
+   */
+  kuberayJson?: { log: Logger };
 }
 
 /**
@@ -42,7 +51,8 @@ export type Gateway = Router;
 export function createGateway(options: GatewayOptions): Gateway {
   const routes = options.routes ?? compileRoutes(options.schema.services);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const { dispatcher } = options;
+  const { dispatcher, kuberayJson } = options;
+  const encode = kuberayJson ? messageToGatewayJson : messageToJson;
 
   async function call(
     route: Route,
@@ -63,13 +73,22 @@ export function createGateway(options: GatewayOptions): Gateway {
     // credentials learns nothing of what the body should hold.
     const decode = async (): Promise<Message> => {
       try {
-        return await decodeRequest(
+        const { message, unknown } = await decodeRequest(
           route,
           params,
           new URL(request.url),
           request,
           maxBodyBytes,
+          kuberayJson !== undefined,
         );
+        if (unknown.length > 0) {
+          kuberayJson?.log.warn("request fields unknown to the API dropped", {
+            requestId,
+            method: route.key,
+            fields: unknown.map((violation) => violation.field),
+          });
+        }
+        return message;
       } catch (thrown) {
         throw thrown instanceof ServiceError
           ? thrown
@@ -92,7 +111,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     return jsonResponse(
       200,
-      messageToJson(route.responseType, result!),
+      encode(route.responseType, result!),
       requestId,
     );
   }
@@ -136,7 +155,8 @@ async function decodeRequest(
   url: URL,
   request: Request,
   maxBodyBytes: number,
-): Promise<Message> {
+  dropUnknown: boolean,
+): Promise<{ message: Message; unknown: FieldViolation[] }> {
   const violations: FieldViolation[] = [];
   let message: Message;
   if (route.body) {
@@ -161,10 +181,12 @@ async function decodeRequest(
       description: "unknown query parameter",
     });
   }
-  if (violations.length > 0) {
-    throw invalidArgument("Invalid request", violations);
+  const unknown = dropUnknown ? violations.filter(isUnknownField) : [];
+  const refused = violations.filter((v) => !unknown.includes(v));
+  if (refused.length > 0) {
+    throw invalidArgument("Invalid request", refused);
   }
-  return { ...message, ...params };
+  return { message: { ...message, ...params }, unknown };
 }
 
 async function readJsonBody(

@@ -9,6 +9,15 @@ import type {
   WorkerGroupSpec,
 } from "../../domain/types.ts";
 
+/** The pod settings of a group that sets none. */
+export const NO_POD_SETTINGS = {
+  serviceAccount: "",
+  imagePullSecret: "",
+  environment: {},
+  annotations: {},
+  labels: {},
+} as const;
+
 export function headGroup(
   overrides: Partial<HeadGroupSpec> = {},
 ): HeadGroupSpec {
@@ -18,6 +27,7 @@ export function headGroup(
     serviceType: "",
     engineStartParams: {},
     volumes: [],
+    ...NO_POD_SETTINGS,
     ...overrides,
   };
 }
@@ -34,6 +44,7 @@ export function workerGroup(
     maxReplicas: 4,
     engineStartParams: {},
     volumes: [],
+    ...NO_POD_SETTINGS,
     ...overrides,
   };
 }

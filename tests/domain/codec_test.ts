@@ -3,10 +3,12 @@ import {
   type Message,
   messageFromJson,
   messageFromProto,
+  messageToGatewayJson,
   messageToJson,
   messageToProto,
   suggestField,
 } from "../../domain/codec.ts";
+import protobuf from "protobufjs";
 import type { FieldViolation } from "../../domain/errors.ts";
 import { loadApiSchema } from "../../api/schema.ts";
 
@@ -57,11 +59,15 @@ Deno.test("messageFromJson() reports bad input with field paths", async (t) => {
     want: FieldViolation[];
   }[] = [
     {
-      name: "unknown field suggests the engine spelling",
-      json: { clusterSpec: { headGroupSpec: { rayStartParams: {} } } },
+      name: "the start parameters given under both spellings",
+      json: {
+        clusterSpec: {
+          headGroupSpec: { engineStartParams: {}, rayStartParams: {} },
+        },
+      },
       want: [{
-        field: "cluster.clusterSpec.headGroupSpec.rayStartParams",
-        description: 'unknown field; did you mean "engineStartParams"?',
+        field: "cluster.clusterSpec.headGroupSpec.engineStartParams",
+        description: 'given twice, as "engineStartParams" and "rayStartParams"',
       }],
     },
     {
@@ -242,6 +248,11 @@ const fullCluster: Message = {
         hostPathType: "FILE",
         mountPropagationMode: "BIDIRECTIONAL",
       }],
+      serviceAccount: "ray-head",
+      imagePullSecret: "registry",
+      environment: { HEAD_ONLY: "1" },
+      annotations: { "example.com/cost-center": "42" },
+      labels: { team: "a" },
     },
     workerGroupSpec: [{
       groupName: "workers",
@@ -252,6 +263,11 @@ const fullCluster: Message = {
       maxReplicas: 5,
       engineStartParams: {},
       volumes: [],
+      serviceAccount: "",
+      imagePullSecret: "",
+      environment: {},
+      annotations: {},
+      labels: {},
     }],
   },
   createdAt: new Date("2026-11-22T01:02:03Z"),
@@ -387,4 +403,91 @@ Deno.test("messageFromJson() keeps a map key named __proto__ as an entry", () =>
   const envs = message.envs as Record<string, string>;
   assert.deepEqual(Object.keys(envs), ["__proto__", "B"]);
   assert.equal(Object.getPrototypeOf(envs), Object.prototype);
+});
+
+Deno.test("messageFromJson() takes KubeRay's spelling of the start parameters", () => {
+  for (const key of ["rayStartParams", "ray_start_params"]) {
+    const { message, violations } = decode(Cluster, {
+      clusterSpec: {
+        headGroupSpec: { [key]: { "num-cpus": "0" } },
+        workerGroupSpec: [{ groupName: "w", [key]: { "num-gpus": "1" } }],
+      },
+    });
+    assert.deepEqual(violations, []);
+    const spec = message.clusterSpec as Record<string, Message[] & Message>;
+    assert.deepEqual(spec.headGroupSpec.engineStartParams, { "num-cpus": "0" });
+    assert.deepEqual(spec.workerGroupSpec[0].engineStartParams, {
+      "num-gpus": "1",
+    });
+  }
+});
+
+Deno.test("messageFromProto() refuses field numbers the message does not have", () => {
+  // A HeadGroupSpec with compute_template (1) = "small" and a field 42 the
+  // definition lacks, inside a Cluster's cluster_spec (6) head_group_spec
+  // (1), as a newer client would send it.
+  const head = protobuf.Writer.create()
+    .uint32((1 << 3) | 2).string("small")
+    .uint32((42 << 3) | 0).uint32(7)
+    .finish();
+  const spec = protobuf.Writer.create().uint32((1 << 3) | 2).bytes(head)
+    .finish();
+  const bytes = protobuf.Writer.create()
+    .uint32((1 << 3) | 2).string("blue")
+    .uint32((6 << 3) | 2).bytes(spec)
+    .uint32((99 << 3) | 2).string("x")
+    .finish();
+  const reader = protobuf.Reader.create(bytes);
+  (reader as { discardUnknown?: boolean }).discardUnknown = false;
+  const violations: FieldViolation[] = [];
+  const message = messageFromProto(
+    Cluster,
+    Cluster.decode(reader) as unknown as Record<string, unknown>,
+    "cluster",
+    violations,
+  );
+  assert.deepEqual(violations, [
+    {
+      field: "cluster.#99",
+      description: "unknown field number 99 of message proto.Cluster",
+    },
+    {
+      field: "cluster.clusterSpec.headGroupSpec.#42",
+      description: "unknown field number 42 of message proto.HeadGroupSpec",
+    },
+  ]);
+  assert.equal(message.name, "blue");
+});
+
+Deno.test("messageToGatewayJson() writes KubeRay's JSON: enum numbers, no unpopulated fields", () => {
+  const json = messageToGatewayJson(Cluster, fullCluster);
+  assert.equal(json.environment, 2);
+  assert.equal(json.createdAt, "2026-11-22T01:02:03Z");
+  const spec = json.clusterSpec as Record<string, Record<string, unknown>[]>;
+  const worker = spec.workerGroupSpec[0];
+  // minReplicas 0 is set (proto3 optional): kept; empty maps and strings go.
+  assert.deepEqual(Object.keys(worker).sort(), [
+    "computeTemplate",
+    "groupName",
+    "image",
+    "maxReplicas",
+    "minReplicas",
+    "replicas",
+  ]);
+  const head = spec.headGroupSpec as unknown as Record<string, unknown>;
+  assert.equal(head.image, undefined);
+  assert.deepEqual((head.volumes as Record<string, unknown>[])[0], {
+    mountPath: "/data",
+    volumeType: 1,
+    name: "data",
+    source: "/mnt/data",
+    readOnly: true,
+    hostPathType: 1,
+    mountPropagationMode: 2,
+  });
+  assert.deepEqual(
+    (json.events as Record<string, unknown>[])[0].firstTimestamp,
+    undefined,
+  );
+  assert.deepEqual(messageToGatewayJson(Cluster, { environment: "DEV" }), {});
 });

@@ -22,7 +22,13 @@ import type {
   ComputeTemplate,
   WorkerGroupSpec,
 } from "../../domain/types.ts";
-import { cluster, headGroup, volume, workerGroup } from "./builders.ts";
+import {
+  cluster,
+  headGroup,
+  NO_POD_SETTINGS,
+  volume,
+  workerGroup,
+} from "./builders.ts";
 
 // ---------------------------------------------------------------------------
 // Builders
@@ -35,7 +41,7 @@ function computeTemplate(
   gpuAccelerator = "",
   namespace = "team-a",
 ): ComputeTemplate {
-  return { name, namespace, cpu, memory, gpu, gpuAccelerator };
+  return { name, namespace, cpu, memory, gpu, gpuAccelerator, tolerations: [] };
 }
 
 const TEMPLATES: ReadonlyMap<string, ComputeTemplate> = new Map(
@@ -930,8 +936,10 @@ Deno.test("clusterFromResource() reads a RayCluster the KubeRay API server wrote
           hostPathType: "DIRECTORY",
           mountPropagationMode: "HOSTTOCONTAINER",
         }],
+        ...NO_POD_SETTINGS,
       },
       workerGroupSpec: [{
+        ...NO_POD_SETTINGS,
         groupName: "small-wg",
         computeTemplate: "gpu-template",
         image: "rayproject/ray:2.9.0-gpu",
@@ -1202,9 +1210,9 @@ const READ_BACK_CASES: ReadBackCase[] = [
   },
   {
     name:
-      "reads envs from the head container's plain values, without MY_POD_IP",
+      "reads envs from the plain values every container shares, without MY_POD_IP",
     resource: stored((r) => {
-      r.spec.headGroupSpec.template.spec.containers[0].env = [
+      const env = [
         {
           name: "MY_POD_IP",
           valueFrom: { fieldRef: { fieldPath: "status.podIP" } },
@@ -1213,9 +1221,49 @@ const READ_BACK_CASES: ReadBackCase[] = [
         { name: "PLAIN", value: "1" },
         { name: "EMPTY" },
       ];
+      r.spec.headGroupSpec.template.spec.containers[0].env = env;
+      for (const group of r.spec.workerGroupSpecs ?? []) {
+        group.template.spec.containers[0].env = [
+          ...env,
+          { name: "WORKER_ONLY", value: "w" },
+        ];
+      }
+      r.spec.headGroupSpec.template.spec.containers[0].env = [
+        ...env,
+        { name: "HEAD_ONLY", value: "h" },
+      ];
     }),
-    get: (c) => c.envs,
-    want: { PLAIN: "1", EMPTY: "" },
+    get: (c) => [
+      c.envs,
+      c.clusterSpec?.headGroupSpec?.environment,
+      c.clusterSpec?.workerGroupSpec.map((group) => group.environment),
+    ],
+    want: [
+      { PLAIN: "1", EMPTY: "" },
+      { HEAD_ONLY: "h" },
+      [{ WORKER_ONLY: "w" }],
+    ],
+  },
+  {
+    name:
+      "reads each group's environment apart from envs by the names ray.io/envs lists",
+    resource: stored((r) => {
+      r.metadata.annotations = {
+        ...r.metadata.annotations,
+        "ray.io/envs": '["SHARED"]',
+      };
+      const env = [{ name: "SHARED", value: "1" }, { name: "OWN", value: "1" }];
+      r.spec.headGroupSpec.template.spec.containers[0].env = env;
+      for (const group of r.spec.workerGroupSpecs ?? []) {
+        group.template.spec.containers[0].env = env;
+      }
+    }),
+    get: (c) => [
+      c.envs,
+      c.clusterSpec?.headGroupSpec?.environment,
+      c.clusterSpec?.workerGroupSpec.map((group) => group.environment),
+    ],
+    want: [{ SHARED: "1" }, { OWN: "1" }, [{ OWN: "1" }]],
   },
   {
     name: "finds the ray-head container by name when a sidecar comes first",
@@ -1543,7 +1591,22 @@ Deno.test("computeTemplateFromConfigMap() reads ConfigMaps the KubeRay API serve
   );
   assertSame(configMaps.map(computeTemplateFromConfigMap), [
     computeTemplate("default-template", 2, 4, 0, "", "ray-system"),
-    computeTemplate("gpu-template", 4, 16, 1, "nvidia.com/gpu", "ray-system"),
+    {
+      ...computeTemplate(
+        "gpu-template",
+        4,
+        16,
+        1,
+        "nvidia.com/gpu",
+        "ray-system",
+      ),
+      tolerations: [{
+        key: "ray.io/node-type",
+        operator: "Equal",
+        value: "worker",
+        effect: "NoSchedule",
+      }],
+    },
   ]);
 });
 

@@ -73,6 +73,7 @@ function template(overrides: Partial<ComputeTemplate> = {}): ComputeTemplate {
     memory: 16,
     gpu: 0,
     gpuAccelerator: "",
+    tolerations: [],
     ...overrides,
   };
 }
@@ -925,6 +926,7 @@ const TEMPLATE_CASES: {
       computeTemplate: template({
         gpu: 1,
         gpuAccelerator: "nvidia.com/mig-1g.5gb",
+        tolerations: [],
       }),
       namespace: "team-a",
     },
@@ -1025,6 +1027,7 @@ const TEMPLATE_CASES: {
       computeTemplate: template({
         gpu: 1,
         gpuAccelerator: "kubernetes.io/gpu",
+        tolerations: [],
       }),
       namespace: "team-a",
     },
@@ -1053,6 +1056,7 @@ const TEMPLATE_CASES: {
         cpu: 0,
         memory: 0,
         gpuAccelerator: "NVIDIA GPU",
+        tolerations: [],
       }),
       namespace: "team-a",
     },

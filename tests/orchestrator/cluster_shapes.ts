@@ -5,7 +5,7 @@
  * operator's real CRD.
  */
 import type { Cluster, ComputeTemplate } from "../../domain/types.ts";
-import { headGroup, volume } from "../domain/builders.ts";
+import { headGroup, NO_POD_SETTINGS, volume } from "../domain/builders.ts";
 
 /** The operator's RayCluster CRD (a vendored copy). */
 export const RAY_CRD = new URL(
@@ -23,6 +23,7 @@ export const TEMPLATES: ComputeTemplate[] = [
     memory: 4,
     gpu: 0,
     gpuAccelerator: "",
+    tolerations: [],
   },
   {
     name: "gpu",
@@ -31,6 +32,15 @@ export const TEMPLATES: ComputeTemplate[] = [
     memory: 32,
     gpu: 1,
     gpuAccelerator: "",
+    tolerations: [
+      { key: "nvidia.com/gpu", operator: "Exists", value: "", effect: "" },
+      {
+        key: "dedicated",
+        operator: "Equal",
+        value: "ray",
+        effect: "NoSchedule",
+      },
+    ],
   },
   {
     name: "amd",
@@ -39,6 +49,7 @@ export const TEMPLATES: ComputeTemplate[] = [
     memory: 16,
     gpu: 2,
     gpuAccelerator: "amd.com/gpu",
+    tolerations: [],
   },
 ];
 
@@ -79,6 +90,7 @@ export const SHAPES: Record<string, ClusterInput> = {
     }),
     workerGroupSpec: [
       {
+        ...NO_POD_SETTINGS,
         groupName: "small-workers",
         computeTemplate: "small",
         image: "",
@@ -89,6 +101,7 @@ export const SHAPES: Record<string, ClusterInput> = {
         volumes: [],
       },
       {
+        ...NO_POD_SETTINGS,
         groupName: "fixed",
         computeTemplate: "small",
         image: "rayproject/ray:2.9.0-py310",
@@ -97,6 +110,7 @@ export const SHAPES: Record<string, ClusterInput> = {
         volumes: [],
       },
       {
+        ...NO_POD_SETTINGS,
         groupName: "elastic",
         computeTemplate: "small",
         image: "",
@@ -124,6 +138,7 @@ export const SHAPES: Record<string, ClusterInput> = {
       ],
     }),
     workerGroupSpec: [{
+      ...NO_POD_SETTINGS,
       groupName: "workers",
       computeTemplate: "small",
       image: "",
@@ -147,6 +162,7 @@ export const SHAPES: Record<string, ClusterInput> = {
   "envs": cluster("envs", {
     headGroupSpec: headGroup(),
     workerGroupSpec: [{
+      ...NO_POD_SETTINGS,
       groupName: "workers",
       computeTemplate: "small",
       image: "",
@@ -155,6 +171,30 @@ export const SHAPES: Record<string, ClusterInput> = {
       volumes: [],
     }],
   }, { A_VAR: "1", RAY_LOG_LEVEL: "debug", "QUOTED": 'say "hi"' }),
+  "pod settings": cluster("pod-settings", {
+    headGroupSpec: headGroup({
+      serviceAccount: "ray-head",
+      imagePullSecret: "registry-creds",
+      environment: { HEAD_MODE: "driver" },
+      annotations: { "prometheus.io/scrape": "true" },
+      labels: { team: "vision" },
+    }),
+    workerGroupSpec: [{
+      groupName: "gpu",
+      computeTemplate: "gpu",
+      image: "rayproject/ray:2.9.0-gpu",
+      replicas: 1,
+      minReplicas: 0,
+      maxReplicas: 2,
+      engineStartParams: {},
+      volumes: [],
+      serviceAccount: "ray-worker",
+      imagePullSecret: "registry-creds",
+      environment: { NCCL_DEBUG: "INFO" },
+      annotations: { "example.com/cost-center": "ml-42" },
+      labels: { team: "vision", accelerator: "a100" },
+    }],
+  }, { AWS_REGION: "eu-west-1" }),
   "GPU templates": cluster("gpu", {
     headGroupSpec: headGroup({
       computeTemplate: "gpu",
@@ -162,6 +202,7 @@ export const SHAPES: Record<string, ClusterInput> = {
     }),
     workerGroupSpec: [
       {
+        ...NO_POD_SETTINGS,
         groupName: "nvidia",
         computeTemplate: "gpu",
         image: "rayproject/ray:2.9.0-gpu",
@@ -172,6 +213,7 @@ export const SHAPES: Record<string, ClusterInput> = {
         volumes: [],
       },
       {
+        ...NO_POD_SETTINGS,
         groupName: "rocm",
         computeTemplate: "amd",
         image: "my.registry/ray:2.9.0-rocm",
