@@ -160,9 +160,11 @@ export function openApiDocument(
       summary: firstSentence(route.method.comment) ?? route.method.name,
       description: [
         clean(route.method.comment),
-        main === undefined ? undefined : `Another path of \`${
-          main.verb.toUpperCase()
-        } ${openApiPath(main)}\`, the same call.`,
+        main === undefined
+          ? undefined
+          : `Another path of \`${main.verb.toUpperCase()} ${
+            openApiPath(main)
+          }\`, the same call.`,
         `gRPC: \`${methodKey(route.method)}\`.`,
       ].filter(Boolean).join("\n\n"),
     };

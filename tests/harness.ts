@@ -72,11 +72,15 @@ export async function startCorral(
      * holds; that Corral closes it. A new stand-in by default.
      */
     kubeUrl?: string;
+    /** CRD files the new stand-in serves (its --crd). */
+    crds?: string[];
+    /** The gateway speaks KubeRay's JSON (--kuberay-json), logging to `log`. */
+    kuberayJson?: boolean;
   } = {},
 ): Promise<Corral> {
   const log = options.log ?? silentLogger();
   const standin = options.kubeUrl === undefined
-    ? await startStandin({ hostname: "127.0.0.1", port: 0 })
+    ? await startStandin({ hostname: "127.0.0.1", port: 0, crds: options.crds })
     : { url: options.kubeUrl, close: async () => {} };
   const kubeConfig = new k8s.KubeConfig();
   kubeConfig.loadFromString(kubeconfigFor(standin.url));
@@ -94,7 +98,11 @@ export async function startCorral(
     onKubernetesCall: options.onKubernetesCall,
     metrics: options.metrics,
   });
-  const gateway = createGateway({ schema: api, dispatcher });
+  const gateway = createGateway({
+    schema: api,
+    dispatcher,
+    ...(options.kuberayJson ? { kuberayJson: { log } } : {}),
+  });
   const server = createGrpcServer({ schema: api, dispatcher });
   const port = await bindFreePort(server);
   const client = grpcCaller(api, `127.0.0.1:${port}`);

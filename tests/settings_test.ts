@@ -38,6 +38,7 @@ Deno.test("parseSettings() gives kubernetes mode's defaults without flags", () =
     crds: [],
     cluster: { group: "ray.io", version: "v1", plural: "rayclusters" },
     namespaces: [],
+    kuberayJson: false,
     maxBodyBytes: 3 * 1024 * 1024,
     limits: {
       maxReplicas: 1_000,
@@ -117,6 +118,22 @@ Deno.test("parseSettings() reads every flag in both forms and ignores a bare --"
   assert.equal(settings.maxBodyBytes, 512 * 1024);
   assert.equal(settings.kubeTimeoutMs, 90_000);
   assert.equal(settings.logLevel, "debug");
+});
+
+Deno.test("parseSettings() reads --kuberay-json from the flag or the environment", () => {
+  assert.equal(settingsOf(parse(["--kuberay-json"], {})).kuberayJson, true);
+  assert.equal(
+    settingsOf(parse([], { CORRAL_KUBERAY_JSON: "true" })).kuberayJson,
+    true,
+  );
+  assert.equal(
+    settingsOf(parse(["--kuberay-json=false"], { CORRAL_KUBERAY_JSON: "1" }))
+      .kuberayJson,
+    false,
+  );
+  assert.deepEqual(problemsOf(parse(["--kuberay-json=maybe"], {})), [
+    '--kuberay-json must be true or false, got "maybe"',
+  ]);
 });
 
 Deno.test("parseSettings() reads the limits from flags and the environment", () => {

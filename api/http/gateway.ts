@@ -4,8 +4,8 @@
  */
 import { readLimitedBody } from "./body.ts";
 import {
-  type Message,
   isUnknownField,
+  type Message,
   messageFromJson,
   messageToGatewayJson,
   messageToJson,

@@ -67,10 +67,15 @@ Deno.test("the gateway routes every http rule of the API definition", async () =
     "GET /apis/v1alpha2/clusters",
     "DELETE /apis/v1alpha2/namespaces/{namespace}/clusters/{name}",
     "POST /apis/v1/namespaces/{namespace}/compute_templates",
+    "POST /apis/v1alpha2/namespaces/{namespace}/compute_templates",
     "GET /apis/v1/namespaces/{namespace}/compute_templates/{name}",
+    "GET /apis/v1alpha2/namespaces/{namespace}/compute_templates/{name}",
     "GET /apis/v1/namespaces/{namespace}/compute_templates",
+    "GET /apis/v1alpha2/namespaces/{namespace}/compute_templates",
     "GET /apis/v1/compute_templates",
+    "GET /apis/v1alpha2/compute_templates",
     "DELETE /apis/v1/namespaces/{namespace}/compute_templates/{name}",
+    "DELETE /apis/v1alpha2/namespaces/{namespace}/compute_templates/{name}",
   ]);
 });
 
@@ -98,11 +103,11 @@ Deno.test("the gateway refuses bad request bodies with 400 and the field named",
       name: "an unknown field, with the right name suggested",
       body: JSON.stringify(
         sampleCluster({
-          clusterSpec: { headGroupSpec: { rayStartParams: {} } },
+          clusterSpec: { headGroupSpec: { engineStartParam: {} } },
         }),
       ),
       message: /did you mean "engineStartParams"\?/,
-      field: "cluster.clusterSpec.headGroupSpec.rayStartParams",
+      field: "cluster.clusterSpec.headGroupSpec.engineStartParam",
     },
     {
       name: "a wrong type",
@@ -173,6 +178,7 @@ Deno.test("the gateway takes snake_case input and answers in lowerCamelCase", as
       memory: 16,
       gpu: 1,
       gpuAccelerator: "nvidia.com/gpu",
+      tolerations: [],
     });
     const list = await corral.gateway(
       new Request(`${BASE}/apis/v1/namespaces/${NS}/compute_templates`),
