@@ -5,7 +5,8 @@
  */
 import { createAccess } from "./api/auth/access.ts";
 import { createApi } from "./api/mod.ts";
-import { bindGrpc, shutdownGrpc } from "./api/grpc/listener.ts";
+import { bindGrpc } from "./api/grpc/listener.ts";
+import { stopper } from "./api/shutdown.ts";
 import { serveHttp } from "./api/http/server.ts";
 import { listenError, serviceUrls } from "./api/listen.ts";
 import { createLogger, logStrayErrors } from "./api/log.ts";
@@ -23,8 +24,6 @@ import denoJson from "./deno.json" with { type: "json" };
 import * as k8s from "@kubernetes/client-node";
 
 export const VERSION: string = denoJson.version;
-
-type Closer = { close(): Promise<void> };
 
 async function main(): Promise<void> {
   const env = Object.fromEntries(ENVIRONMENT.map((n) => [n, Deno.env.get(n)]));
@@ -60,7 +59,7 @@ async function run(
   log: Logger,
   warnings: string[],
 ): Promise<void> {
-  const closers: Closer[] = [];
+  const closers: { close(): Promise<void> }[] = [];
   // First: a certificate that cannot be used stops the start before
   // anything else is set up.
   const certificates = settings.tls
@@ -92,14 +91,23 @@ async function run(
   });
   closers.push(access);
   const { group, version } = settings.cluster;
+  const orchestrator = createKubernetesOrchestrator({
+    ...settings.cluster,
+    kubeConfig,
+    timeoutMs: settings.kubeTimeoutMs,
+    cache: settings.cache
+      ? {
+        namespaces: settings.namespaces,
+        staleAfterMs: settings.cacheStaleAfterMs,
+        log,
+      }
+      : undefined,
+  });
+  closers.push({ close: async () => await orchestrator.close?.() });
   const api = await createApi({
     access,
     metricsRequireAuth: settings.auth.metricsRequireAuth,
-    orchestrator: createKubernetesOrchestrator({
-      ...settings.cluster,
-      kubeConfig,
-      timeoutMs: settings.kubeTimeoutMs,
-    }),
+    orchestrator,
     clusterApiVersion: `${group}/${version}`,
     namespaces: settings.namespaces,
     maxBodyBytes: settings.maxBodyBytes,
@@ -133,32 +141,16 @@ async function run(
     throw listenError("HTTP", settings.host, settings.httpPort, error);
   });
   api.health.listeners.http = true;
+  orchestrator.start?.();
 
-  const { shutdownDelayMs: delayMs, shutdownGraceMs: graceMs } = settings;
-  let stopping = false;
-  const stop = async (signal: string) => {
-    // `deno task` forwards the terminal's signal to a child that got it
-    // already: a second signal changes nothing.
-    if (stopping) return;
-    stopping = true;
-    // Not ready from now on, but serving for the delay (each answer saying
-    // Connection: close) so that load balancers stop sending before the
-    // listeners close: a connection accepted as a listener closes is reset.
-    // Then what the listeners accepted finishes, within the grace period.
-    log.info("Stopping", { signal, delayMs, graceMs });
-    api.health.beginShutdown();
-    httpServer.drain();
-    if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
-    log.info("Closing listeners", { inFlight: httpServer.inFlight });
-    api.grpcHealth.shutdown(); // ends health Watch streams, which would hold it
-    await Promise.all([
-      httpServer.shutdown(graceMs),
-      shutdownGrpc(api.grpc, graceMs),
-    ]);
-    for (const closer of closers.reverse()) await closer.close();
-    log.info("Stopped");
-    Deno.exit(0);
-  };
+  const stop = stopper({
+    api,
+    httpServer,
+    closers,
+    delayMs: settings.shutdownDelayMs,
+    graceMs: settings.shutdownGraceMs,
+    log,
+  });
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
 
@@ -178,6 +170,7 @@ async function run(
     grpcPort,
     tls: certificates !== undefined,
     host: settings.host,
+    cache: settings.cache,
     server: kubeConfig.getCurrentCluster()?.server,
     namespaces: settings.namespaces.length > 0 ? settings.namespaces : "all",
     ...access.summary,

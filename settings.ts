@@ -46,6 +46,9 @@ export interface Settings {
   /** Upper bounds of what one request may ask for. */
   limits: Limits;
   kubeTimeoutMs: number;
+  /** Reads from a watch-backed cache; stale after cacheStaleAfterMs. */
+  cache: boolean;
+  cacheStaleAfterMs: number;
   headerTimeoutMs: number;
   idleTimeoutMs: number;
   bodyTimeoutMs: number;
@@ -255,6 +258,20 @@ const SPECS = {
     value: "DURATION",
     help:
       "time limit of each Kubernetes API call; past it the request fails with code 4",
+  },
+  cache: {
+    env: "CORRAL_CACHE",
+    default: "on",
+    value: "on|off",
+    help:
+      "on: reads come from a watch-backed cache of the clusters, templates and events (list once, then watch); off: every read asks Kubernetes",
+  },
+  "cache-stale-after": {
+    env: "CORRAL_CACHE_STALE_AFTER",
+    default: "30s",
+    value: "DURATION",
+    help:
+      "a cache whose watch has been down this long is stale: not ready, and reads go to Kubernetes until it is back",
   },
   "header-timeout": {
     env: "CORRAL_HEADER_TIMEOUT",
@@ -591,6 +608,8 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
       maxMapEntries: check("max-map-entries", count(1), 0),
     },
     kubeTimeoutMs: check("kube-timeout", positive(duration), 0),
+    cache: check("cache", oneOf(["on", "off"] as const), "on") === "on",
+    cacheStaleAfterMs: check("cache-stale-after", positive(duration), 0),
     headerTimeoutMs: check("header-timeout", positive(duration), 0),
     idleTimeoutMs: check("idle-timeout", positive(duration), 0),
     bodyTimeoutMs: check("body-timeout", positive(duration), 0),

@@ -8,10 +8,11 @@
  * Corral's own credentials), since every request would fail the same way.
  * Calls cancelled because their client gave up are ignored. When no
  * request has reached Kubernetes lately, a readiness check asks it for its
- * version.
+ * version. With a cache, it must also be in step: listed, and its watches
+ * not down longer than --cache-stale-after.
  */
 import { Code, ServiceError } from "../domain/errors.ts";
-import type { KubernetesCallRecord } from "../domain/ports.ts";
+import type { CacheState, KubernetesCallRecord } from "../domain/ports.ts";
 
 export interface HealthOptions {
   /** Asks Kubernetes for its version; resolves when it answered. */
@@ -19,6 +20,8 @@ export interface HealthOptions {
     signal: AbortSignal;
     observe: (record: KubernetesCallRecord) => void;
   }) => Promise<void>;
+  /** The cache reads come from: not ready while it is not in step. */
+  cache?: () => CacheState;
   /** How long an answer from Kubernetes keeps Corral ready; 5 s. */
   freshMs?: number;
   /** Time limit of the readiness ping; 2 s. */
@@ -97,6 +100,10 @@ export class Health {
     if (this.#shuttingDown) reasons.push("shutting down");
     for (const [name, up] of Object.entries(this.listeners)) {
       if (!up) reasons.push(`${name} listener is not up`);
+    }
+    const cache = this.#options.cache?.();
+    if (cache && !cache.inStep) {
+      reasons.push(cache.reason ?? "cache not in step");
     }
     const freshMs = this.#options.freshMs ?? 5_000;
     if (this.#now() - this.#lastAnswer > freshMs) {

@@ -9,6 +9,7 @@ import {
   Histogram,
   Registry,
 } from "prom-client";
+import type { CacheState } from "../domain/ports.ts";
 
 const LATENCY_BUCKETS = [
   0.001,
@@ -44,6 +45,8 @@ const NEEDS_PROC_SELF = [
 export interface MetricsOptions {
   /** Corral's version, for corral_build_info. */
   version?: string;
+  /** The state of the cache reads come from, when there is one. */
+  cache?: () => CacheState;
 }
 
 /** Corral's metrics, in a registry of their own. */
@@ -122,8 +125,60 @@ export class Metrics {
       version: options.version ?? "unknown",
       runtime: `deno ${Deno.version.deno}`,
     }, 1);
+    if (options.cache) this.#cacheMetrics(options.cache);
     collectDefaultMetrics({ register: this.registry });
     for (const name of NEEDS_PROC_SELF) this.registry.removeSingleMetric(name);
+  }
+
+  /** Gauges read from the cache's own counts at each scrape. */
+  #cacheMetrics(state: () => CacheState): void {
+    const gauge = (
+      name: string,
+      help: string,
+      read: (state: CacheState) => Record<string, number>,
+    ) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ["resource"] as const,
+        registers: [this.registry],
+        collect() {
+          for (const [resource, value] of Object.entries(read(state()))) {
+            this.set({ resource }, value);
+          }
+        },
+      });
+    gauge(
+      "corral_cache_objects",
+      "Objects the cache holds, by resource.",
+      (s) => s.objects,
+    );
+    gauge(
+      "corral_cache_last_in_step_timestamp_seconds",
+      "When the cache was last known in step with Kubernetes (its last list or watch event), by resource; 0 before the first list.",
+      (s) => mapValues(s.lastInStep, (ms) => ms / 1000),
+    );
+    // Counters in all but name: prom-client's Counter cannot be set from a
+    // count kept elsewhere, so these are gauges with the _total suffix.
+    gauge(
+      "corral_cache_relists_total",
+      "Lists the cache made (the first, and each after a failure or 410 Expired), by resource.",
+      (s) => s.relists,
+    );
+    gauge(
+      "corral_cache_watch_restarts_total",
+      "Watches of the cache that ended or failed and were started again, by resource.",
+      (s) => s.restarts,
+    );
+    new Gauge({
+      name: "corral_cache_in_step",
+      help:
+        "1 while reads are answered from the cache, 0 while they go to Kubernetes.",
+      registers: [this.registry],
+      collect() {
+        this.set(state().inStep ? 1 : 0);
+      },
+    });
   }
 
   /** Every metric in the text format. */
@@ -137,4 +192,13 @@ export async function metricsPage(metrics: Metrics): Promise<Response> {
   return new Response(await metrics.render(), {
     headers: { "content-type": metrics.registry.contentType },
   });
+}
+
+function mapValues(
+  record: Record<string, number>,
+  change: (value: number) => number,
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(record).map(([key, value]) => [key, change(value)]),
+  );
 }

@@ -75,8 +75,9 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     clusterApiVersion: options.clusterApiVersion,
     limits: options.limits,
   });
-  const metrics = new Metrics({ version: options.version });
-  const health = new Health({ ping: (call) => orchestrator.ping(call) });
+  const cache = orchestrator.cacheState?.bind(orchestrator);
+  const metrics = new Metrics({ version: options.version, cache });
+  const health = new Health({ ping: (call) => orchestrator.ping(call), cache });
   const dispatcher = createDispatcher({
     handlers,
     access: options.access,

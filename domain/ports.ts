@@ -30,6 +30,25 @@ export interface CallOptions {
 }
 
 /**
+ * What a cache of Kubernetes objects in front of the API knows of itself,
+ * for readiness and metrics. Counts are by resource plural.
+ */
+export interface CacheState {
+  /** Whether reads are answered from memory now. */
+  inStep: boolean;
+  /** Why not, when not. */
+  reason?: string;
+  /** Objects held. */
+  objects: Record<string, number>;
+  /** When each resource was last known in step (Date.now()), or 0. */
+  lastInStep: Record<string, number>;
+  /** Lists made (the first, and each after a failure or 410). */
+  relists: Record<string, number>;
+  /** Watches ended or failed and started again. */
+  restarts: Record<string, number>;
+}
+
+/**
  * Every method takes CallOptions last. Reads are retried with a bounded
  * backoff when the Kubernetes API is unavailable; writes never are.
  */
@@ -102,4 +121,11 @@ export interface Orchestrator {
    * all, for readiness.
    */
   ping(options?: CallOptions): Promise<void>;
+
+  /** Starts what runs in the background (a cache's watches). */
+  start?(): void;
+  /** The state of the cache reads come from, when there is one. */
+  cacheState?(): CacheState;
+  /** Stops what runs in the background (watches). */
+  close?(): Promise<void>;
 }

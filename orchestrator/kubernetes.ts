@@ -36,6 +36,8 @@ import {
   translateKubernetesError,
 } from "./errors.ts";
 import { asConfigMap, asEvent, configMapBody } from "./json.ts";
+import { createCachedOrchestrator } from "./cache.ts";
+import type { Logger } from "../domain/log.ts";
 
 export {
   type KubernetesCall,
@@ -96,6 +98,17 @@ export interface KubernetesOrchestratorOptions {
   timeoutMs?: number;
   /** Attempts of a read while the API is unavailable; default 3. */
   readAttempts?: number;
+  /**
+   * Answer reads from a watch-backed cache (cache.ts) of these namespaces
+   * (empty: all); without, every read asks Kubernetes.
+   */
+  cache?: {
+    namespaces: readonly string[];
+    staleAfterMs?: number;
+    /** First pause after a failed list or watch; 1 s. */
+    backoffMs?: number;
+    log: Logger;
+  };
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -104,19 +117,27 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 export function createKubernetesOrchestrator(
   options: KubernetesOrchestratorOptions,
 ): Orchestrator {
-  return orchestratorOnClients(
-    {
-      customObjects: options.kubeConfig.makeApiClient(CustomObjectsApi),
-      core: options.kubeConfig.makeApiClient(CoreV1Api),
-      version: options.kubeConfig.makeApiClient(VersionApi),
-    },
-    {
-      group: options.group ?? "ray.io",
-      version: options.version ?? "v1",
-      plural: options.plural ?? "rayclusters",
-    },
-    { timeoutMs: options.timeoutMs, readAttempts: options.readAttempts },
-  );
+  const clients = {
+    customObjects: options.kubeConfig.makeApiClient(CustomObjectsApi),
+    core: options.kubeConfig.makeApiClient(CoreV1Api),
+    version: options.kubeConfig.makeApiClient(VersionApi),
+  };
+  const rayCluster = {
+    group: options.group ?? "ray.io",
+    version: options.version ?? "v1",
+    plural: options.plural ?? "rayclusters",
+  };
+  const direct = orchestratorOnClients(clients, rayCluster, {
+    timeoutMs: options.timeoutMs,
+    readAttempts: options.readAttempts,
+  });
+  if (!options.cache) return direct;
+  return createCachedOrchestrator({
+    direct,
+    kubeConfig: options.kubeConfig,
+    rayCluster,
+    ...options.cache,
+  });
 }
 
 /**

@@ -187,14 +187,24 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       req.socket.destroy();
       return;
     }
-    const bytes = new Uint8Array(await answer.arrayBuffer());
     if (gone.signal.aborted) return;
     res.statusCode = answer.status;
     answer.headers.forEach((value, name) => {
       if (!SKIPPED_HEADERS.has(name)) res.setHeader(name, value);
     });
     record.status = answer.status;
-    res.end(bytes);
+    // Relayed as it comes, so that watches stream through the proxy.
+    res.flushHeaders();
+    try {
+      for await (const chunk of answer.body ?? []) {
+        if (gone.signal.aborted) return;
+        res.write(chunk);
+      }
+    } catch {
+      req.socket.destroy();
+      return;
+    }
+    res.end();
   }
 
   function onRequest(req: http.IncomingMessage, res: http.ServerResponse) {

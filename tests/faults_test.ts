@@ -2,7 +2,9 @@
  * Corral against a failing Kubernetes API: main.ts as a subprocess in
  * kubernetes mode, its kubeconfig pointing at a fault-injecting proxy in
  * front of the stand-in. Kubernetes down, slow, throttling and failing;
- * concurrent creates; client deadlines; SIGTERM under load.
+ * concurrent creates; client deadlines; SIGTERM under load. With
+ * --cache=off: these are about the calls each request makes; the cache under
+ * the same faults is tests/cache_test.ts's.
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
@@ -52,6 +54,8 @@ async function startRig(extra: string[] = []): Promise<Rig> {
         ...FREE_PORTS,
         ...NO_SHUTDOWN_DELAY,
         ...ANONYMOUS,
+        "--cache",
+        "off",
         ...extra,
       ],
     });

@@ -24,13 +24,15 @@ import {
 } from "../domain/codec.ts";
 import type { FieldViolation } from "../domain/errors.ts";
 import type { Logger } from "../domain/log.ts";
-import type { KubernetesCallRecord } from "../domain/ports.ts";
+import type { KubernetesCallRecord, Orchestrator } from "../domain/ports.ts";
 import { createKubernetesOrchestrator } from "../orchestrator/kubernetes.ts";
 import { kubeconfigFor, startStandin } from "../standin/mod.ts";
 import { type GrpcCaller, grpcCaller } from "./api/grpc/client.ts";
 
 export interface Corral {
   schema: ApiSchema;
+  /** What serves the calls; absent for a Corral in another process. */
+  orchestrator?: Orchestrator;
   gateway: Gateway;
   grpc: GrpcCaller;
   /** The stand-in's base URL, to look at what Corral wrote. */
@@ -76,6 +78,11 @@ export async function startCorral(
     crds?: string[];
     /** The gateway speaks KubeRay's JSON (--kuberay-json), logging to `log`. */
     kuberayJson?: boolean;
+    /**
+     * Reads from the watch-backed cache (started, and in step before this
+     * resolves); direct reads by default.
+     */
+    cache?: { staleAfterMs?: number; backoffMs?: number };
   } = {},
 ): Promise<Corral> {
   const log = options.log ?? silentLogger();
@@ -84,7 +91,16 @@ export async function startCorral(
     : { url: options.kubeUrl, close: async () => {} };
   const kubeConfig = new k8s.KubeConfig();
   kubeConfig.loadFromString(kubeconfigFor(standin.url));
-  const orchestrator = createKubernetesOrchestrator({ kubeConfig });
+  const orchestrator = createKubernetesOrchestrator({
+    kubeConfig,
+    ...(options.cache
+      ? {
+        cache: { namespaces: options.namespaces ?? [], log, ...options.cache },
+      }
+      : {}),
+  });
+  orchestrator.start?.();
+  await (orchestrator as { synced?: Promise<void> }).synced;
   const api = await schema();
   const handlers = createHandlers({
     orchestrator,
@@ -108,10 +124,12 @@ export async function startCorral(
   const client = grpcCaller(api, `127.0.0.1:${port}`);
   return {
     schema: api,
+    orchestrator,
     gateway,
     grpc: client,
     kubeUrl: standin.url,
     async close() {
+      await orchestrator.close?.();
       client.close();
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
       await standin.close();

@@ -52,6 +52,8 @@ Deno.test("parseSettings() gives kubernetes mode's defaults without flags", () =
     headerTimeoutMs: 10_000,
     idleTimeoutMs: 60_000,
     bodyTimeoutMs: 30_000,
+    cache: true,
+    cacheStaleAfterMs: 30_000,
     requestTimeoutMs: 60_000,
     maxInflightBodyBytes: 64 * 1024 * 1024,
     shutdownDelayMs: 10_000,

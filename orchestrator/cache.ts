@@ -1,0 +1,303 @@
+/**
+ * The Orchestrator with reads from memory: reflectors (reflector.ts) list
+ * and watch the managed RayClusters, the compute-template ConfigMaps and the
+ * Events about RayClusters (per served namespace, or cluster-wide), and
+ * reads are answered from their stores with no Kubernetes call.
+ *
+ * - Get that misses asks Kubernetes once before answering NOT_FOUND, so an
+ *   object another replica created a moment ago is found (and kept).
+ * - Writes go to Kubernetes; what it answers goes into the store at once,
+ *   so a replica reads its own writes before the watch brings them.
+ * - Until the first lists are in, and while a watch has been down longer
+ *   than `staleAfterMs`, reads go to Kubernetes directly (and readiness says
+ *   why not ready).
+ */
+import type { KubeConfig } from "@kubernetes/client-node";
+import type { Logger } from "../domain/log.ts";
+import type { CacheState, Orchestrator } from "../domain/ports.ts";
+import {
+  COMPUTE_TEMPLATE_SELECTOR,
+  type ConfigMap,
+  isComputeTemplate,
+  type KubeEvent,
+  LABEL,
+  MANAGED_CLUSTER_SELECTOR,
+  type RayCluster,
+} from "../domain/resources.ts";
+import { asConfigMap, asEvent } from "./json.ts";
+import type { RayClusterCoordinates } from "./kubernetes.ts";
+import {
+  type ListAnswer,
+  type Reflected,
+  type Reflector,
+  startReflector,
+} from "./reflector.ts";
+import { Store } from "./store.ts";
+import { fetchWatch, type WatchTransport } from "./watch_stream.ts";
+
+const CACHED_RESOURCES = ["rayclusters", "configmaps", "events"] as const;
+type CachedResource = typeof CACHED_RESOURCES[number];
+
+export const EVENTS_SELECTOR = "involvedObject.kind=RayCluster";
+
+export interface CacheOptions {
+  /** The direct orchestrator: writes, live gets, and reads until in step. */
+  direct: Orchestrator;
+  kubeConfig: KubeConfig;
+  rayCluster: RayClusterCoordinates;
+  /** Served namespaces; empty watches every namespace. */
+  namespaces: readonly string[];
+  /** A watch down longer than this makes the cache stale; 30 s. */
+  staleAfterMs?: number;
+  log: Logger;
+  /** The watch transport; Deno's fetch with `kubeConfig`'s credentials. */
+  watch?: WatchTransport;
+  /** First backoff after a failure; 1 s. */
+  backoffMs?: number;
+}
+
+export interface CachedOrchestrator extends Orchestrator {
+  /** Resolves once every first list is in. */
+  readonly synced: Promise<void>;
+  cacheState(): CacheState;
+  close(): Promise<void>;
+}
+
+/** The events store's index key of the cluster an event is about. */
+function involvedKey(event: KubeEvent): string | undefined {
+  const object = event.involvedObject;
+  if (object?.kind !== "RayCluster") return undefined;
+  return `${object.namespace ?? ""}/${object.name ?? ""}`;
+}
+
+export function createCachedOrchestrator(
+  options: CacheOptions,
+): CachedOrchestrator {
+  const { direct, log } = options;
+  const { group, version, plural } = options.rayCluster;
+  const staleAfterMs = options.staleAfterMs ?? 30_000;
+  const watch = options.watch ?? fetchWatch(options.kubeConfig);
+  const clusters = new Store<RayCluster>();
+  const templates = new Store<ConfigMap>();
+  const events = new Store<KubeEvent>(involvedKey);
+  const stores = { rayclusters: clusters, configmaps: templates, events };
+  const scopes = options.namespaces.length > 0 ? options.namespaces : [""];
+  const reflectors: { resource: CachedResource; reflector: Reflector }[] = [];
+  const clock = { wall: Date.now(), mono: performance.now() };
+  const counts = (): Record<CachedResource, number> => ({
+    rayclusters: 0,
+    configmaps: 0,
+    events: 0,
+  });
+  const relists = counts();
+  const restarts = counts();
+
+  let synced = false;
+  let running = false;
+  let markSynced!: () => void;
+  const allSynced = new Promise<void>((resolve) => markSynced = resolve);
+
+  function start(): void {
+    if (running) return;
+    running = true;
+    clock.wall = Date.now();
+    clock.mono = performance.now();
+    for (const namespace of scopes) {
+      const inNamespace = namespace === ""
+        ? ""
+        : `/namespaces/${encodeURIComponent(namespace)}`;
+      const reflect = <T extends Reflected>(
+        resource: CachedResource,
+        store: Store<T>,
+        path: string,
+        selector: { labelSelector?: string; fieldSelector?: string },
+        normalize: (item: unknown) => T,
+      ) =>
+        reflectors.push({
+          resource,
+          reflector: startReflector<T>({
+            resource,
+            namespace,
+            list: async () => {
+              const answer = await watch.list(path, selector) as ListAnswer<T>;
+              return { ...answer, items: (answer.items ?? []).map(normalize) };
+            },
+            watchPath: path,
+            ...selector,
+            watch,
+            onChange: (change) =>
+              store.apply(
+                change.type === "replace"
+                  ? change
+                  : { ...change, item: normalize(change.item) },
+                namespace,
+              ),
+            onEvent: (event) => {
+              if (event === "relist") relists[resource]++;
+              else restarts[resource]++;
+            },
+            log,
+            backoffMs: options.backoffMs,
+          }),
+        });
+
+      reflect<RayCluster>(
+        "rayclusters",
+        clusters,
+        `/apis/${group}/${version}${inNamespace}/${plural}`,
+        { labelSelector: MANAGED_CLUSTER_SELECTOR },
+        (item) => item as RayCluster,
+      );
+      reflect<ConfigMap>(
+        "configmaps",
+        templates,
+        `/api/v1${inNamespace}/configmaps`,
+        { labelSelector: COMPUTE_TEMPLATE_SELECTOR },
+        asConfigMap,
+      );
+      reflect<KubeEvent>(
+        "events",
+        events,
+        `/api/v1${inNamespace}/events`,
+        { fieldSelector: EVENTS_SELECTOR },
+        asEvent,
+      );
+    }
+    Promise.all(reflectors.map((r) => r.reflector.synced)).then(() => {
+      synced = true;
+      log.info("Cache in step", {
+        clusters: clusters.size,
+        templates: templates.size,
+        events: events.size,
+        seconds: (performance.now() - clock.mono) / 1000,
+      });
+      markSynced();
+    });
+  }
+
+  function notInStep(): string | undefined {
+    if (!running) return "cache not started";
+    if (!synced) return "cache has not listed everything yet";
+    const now = performance.now();
+    for (const { resource, reflector } of reflectors) {
+      const down = reflector.downSince;
+      if (down !== undefined && now - down > staleAfterMs) {
+        return `cache stale: the ${resource} watch has been down for ${
+          Math.round((now - down) / 1000)
+        } s`;
+      }
+    }
+    return undefined;
+  }
+
+  const inStep = () => notInStep() === undefined;
+
+  return {
+    synced: allSynced,
+    start,
+
+    cacheState() {
+      const reason = notInStep();
+      const lastInStep = Object.fromEntries(
+        CACHED_RESOURCES.map((resource) => {
+          const times = reflectors.filter((r) => r.resource === resource)
+            .map((r) => r.reflector.lastInStep);
+          const oldest = Math.min(...times);
+          return [
+            resource,
+            Number.isFinite(oldest) ? clock.wall + (oldest - clock.mono) : 0,
+          ];
+        }),
+      ) as Record<CachedResource, number>;
+      return {
+        inStep: reason === undefined,
+        ...(reason === undefined ? {} : { reason }),
+        objects: {
+          rayclusters: stores.rayclusters.size,
+          configmaps: stores.configmaps.size,
+          events: stores.events.size,
+        },
+        lastInStep,
+        relists: { ...relists },
+        restarts: { ...restarts },
+      };
+    },
+
+    async close() {
+      await Promise.all(reflectors.map((r) => r.reflector.stop()));
+    },
+
+    async createCluster(cluster, call) {
+      const created = await direct.createCluster(cluster, call);
+      clusters.apply({ type: "upsert", item: created });
+      return created;
+    },
+
+    async getCluster(namespace, name, call) {
+      const held = inStep() ? clusters.get(namespace, name) : undefined;
+      if (held !== undefined) return held;
+      const found = await direct.getCluster(namespace, name, call);
+      if (inStep()) clusters.apply({ type: "upsert", item: found });
+      return found;
+    },
+
+    async listClusters(namespace, call) {
+      if (!inStep()) return await direct.listClusters(namespace, call);
+      return [...clusters.list(namespace)];
+    },
+
+    async deleteCluster(namespace, name, call) {
+      await direct.deleteCluster(namespace, name, call);
+      // Gone from this replica's reads at once; a RayCluster that finalizers
+      // keep comes back (with its deletion time) from the watch or a get.
+      const held = clusters.get(namespace, name);
+      if (held) clusters.apply({ type: "delete", item: held });
+    },
+
+    async listClusterEvents(namespace, name, call) {
+      if (!inStep()) {
+        return await direct.listClusterEvents(namespace, name, call);
+      }
+      if (name !== undefined) {
+        return [...events.indexed(`${namespace ?? ""}/${name}`)];
+      }
+      return events.list(namespace).filter((event) =>
+        event.involvedObject?.kind === "RayCluster"
+      );
+    },
+
+    async createComputeTemplate(configMap, call) {
+      const created = await direct.createComputeTemplate(configMap, call);
+      templates.apply({ type: "upsert", item: created });
+      return created;
+    },
+
+    async getComputeTemplate(namespace, name, call) {
+      const held = inStep() ? templates.get(namespace, name) : undefined;
+      if (held !== undefined) return held;
+      const found = await direct.getComputeTemplate(namespace, name, call);
+      if (inStep()) templates.apply({ type: "upsert", item: found });
+      return found;
+    },
+
+    async listComputeTemplates(namespace, names, call) {
+      if (!inStep()) {
+        return await direct.listComputeTemplates(namespace, names, call);
+      }
+      const all = templates.list(namespace).filter(isComputeTemplate);
+      if (names === undefined) return all;
+      const wanted = new Set(names);
+      return all.filter((configMap) =>
+        wanted.has(configMap.metadata.labels?.[LABEL.computeTemplate] ?? "")
+      );
+    },
+
+    async deleteComputeTemplate(namespace, name, call) {
+      await direct.deleteComputeTemplate(namespace, name, call);
+      const held = templates.get(namespace, name);
+      if (held) templates.apply({ type: "delete", item: held });
+    },
+
+    ping: (call) => direct.ping(call),
+  };
+}
