@@ -53,6 +53,16 @@ export interface Orchestrator {
     namespace?: string,
     options?: CallOptions,
   ): Promise<RayCluster[]>;
+  /**
+   * Replaces a RayCluster with `cluster` (an update, PUT), which must carry
+   * the metadata.resourceVersion it was read at: ABORTED when the stored
+   * object has moved on since (Kubernetes' 409 Conflict), so nothing
+   * changes; NOT_FOUND when it is gone. Returns it as stored. Never retried.
+   */
+  updateCluster(
+    cluster: RayCluster,
+    options?: CallOptions,
+  ): Promise<RayCluster>;
   /** Deletes a managed RayCluster; NOT_FOUND when missing or unmanaged. */
   deleteCluster(
     namespace: string,
