@@ -23,7 +23,7 @@ type Obj = Record<string, any>;
  * orchestrator/kubernetes.ts makes (its CustomObjectsPort and CoreV1Port).
  */
 const LEAST_PRIVILEGE: Record<string, string[]> = {
-  "ray.io/rayclusters": ["create", "delete", "get", "list"],
+  "ray.io/rayclusters": ["create", "delete", "get", "list", "update"],
   "/configmaps": ["create", "delete", "get", "list"],
   "/events": ["list"],
 };
