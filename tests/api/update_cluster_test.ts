@@ -564,3 +564,39 @@ Deno.test("UpdateCluster needs the update verb in the cluster's namespace", asyn
     await access.close();
   }
 });
+
+Deno.test("UpdateCluster's updateMask on HTTP: the query parameter by either name, once; other parameters refused", async () => {
+  await withCluster(async (corral) => {
+    const patch = (query: string) =>
+      corral.gateway(
+        new Request(
+          `http://corral.test/apis/v1alpha2/namespaces/${NS}/clusters/blue?${query}`,
+          { method: "PATCH", body: JSON.stringify({ envs: { A: "1" } }) },
+        ),
+      ).then(async (r) => ({ status: r.status, body: await r.json() }));
+    for (const query of ["updateMask=envs", "update_mask=envs"]) {
+      const got = await patch(query);
+      assert.equal(got.status, 200, JSON.stringify(got.body));
+      assert.deepEqual(got.body.envs, { A: "1" });
+    }
+    const twice = await patch("updateMask=envs&updateMask=envs");
+    assert.equal(twice.status, 400);
+    assert.equal(
+      twice.body.message,
+      "Invalid request: updateMask: given more than once",
+    );
+    const unknown = await patch("updateMask=envs&force=true");
+    assert.equal(unknown.status, 400);
+    assert.equal(
+      unknown.body.message,
+      "Invalid request: force: unknown query parameter",
+    );
+    // Path fields are the path's, not the query's.
+    const bound = await patch("updateMask=envs&name=green");
+    assert.equal(bound.status, 400);
+    assert.equal(
+      bound.body.message,
+      "Invalid request: name: unknown query parameter",
+    );
+  });
+});
