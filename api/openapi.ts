@@ -6,8 +6,9 @@
  * timestamps as RFC 3339 strings, maps as objects, every field emitted (an
  * unset message field, timestamp or proto3 `optional` scalar as null).
  *
- * The gateway takes no query parameters (it refuses them), so an operation
- * has path parameters and, for rules with a body, a request body only.
+ * Parameters are the path's variables and, as the gateway maps them, the
+ * request fields bound to neither path nor body (UpdateCluster's
+ * updateMask) as query parameters; a rule with a body has a request body.
  */
 import type protobuf from "protobufjs";
 import { fullName } from "../domain/codec.ts";
@@ -168,8 +169,14 @@ export function openApiDocument(
         `gRPC: \`${methodKey(route.method)}\`.`,
       ].filter(Boolean).join("\n\n"),
     };
-    if (pathVariables.length > 0) {
-      operation.parameters = pathVariables.map((name) => {
+    const queryFields = route.body === "*"
+      ? []
+      : route.requestType.fieldsArray.filter((f) =>
+        f.name !== route.body && !pathVariables.includes(f.name) &&
+        !f.repeated && !f.map
+      );
+    if (pathVariables.length > 0 || queryFields.length > 0) {
+      operation.parameters = pathVariables.map((name): Schema => {
         const field = route.requestType.fields[name];
         return dropUndefined({
           name,
@@ -179,7 +186,16 @@ export function openApiDocument(
           schema: { type: "string" },
           example: pathExample(route, name, routes, examples),
         });
-      });
+      }).concat(queryFields.map((field) =>
+        dropUndefined({
+          name: field.jsonName ?? field.name,
+          in: "query",
+          required: false,
+          description: clean(field.comment),
+          schema: fieldSchema(field, ref),
+          example: fieldExample(field, new Set()),
+        })
+      ));
     }
     if (route.body) {
       operation.requestBody = requestBody(
@@ -220,7 +236,7 @@ export function openApiDocument(
       title: options.title ?? "Corral",
       version: options.version ?? "v1alpha2",
       description: options.description ??
-        "Create, read and delete compute clusters and the compute templates " +
+        "Create, read, update and delete compute clusters and the compute templates " +
           "they use. Every operation is also served over gRPC " +
           "(`proto.ClusterService`, `proto.ComputeTemplateService`). " +
           "Request bodies also accept snake_case field names and enum " +

@@ -133,6 +133,14 @@ export const ERROR_EXAMPLES = {
         'Cannot create compute template "team-a/small": a compute template with that name already exists',
     },
   },
+  aborted: {
+    summary: "Changed since the etag: code 10",
+    value: {
+      code: Code.ABORTED,
+      message:
+        'Cannot update cluster "team-a/blue": etag "4711" is not the cluster\'s current etag: get the cluster and try again',
+    },
+  },
   bodyTooLarge: {
     summary: "Request body over the limit: code 8",
     value: {
@@ -233,8 +241,11 @@ export const ERROR_ANSWERS: ErrorAnswer[] = [
     status: httpStatus(Code.ALREADY_EXISTS),
     name: "AlreadyExists",
     description:
-      "Code 6 ALREADY_EXISTS: a resource of that name exists in the namespace",
-    examples: ["alreadyExists"],
+      "Code 6 ALREADY_EXISTS: a resource of that name exists in the namespace " +
+      "(on create); code 10 ABORTED: the resource changed since the etag the " +
+      "update carries, or kept changing while it was retried (nothing was " +
+      "changed: get it and try again)",
+    examples: ["alreadyExists", "aborted"],
   },
   {
     status: 413,

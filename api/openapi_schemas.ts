@@ -100,7 +100,10 @@ export function fieldSchema(
   if (message && !behaviors(field).includes("REQUIRED")) {
     // An unset message field is written as null. A required one is always
     // set (a request without it is refused).
-    if (fullName(message) === "google.protobuf.Timestamp") {
+    if (
+      fullName(message) === "google.protobuf.Timestamp" ||
+      fullName(message) === "google.protobuf.FieldMask"
+    ) {
       return { ...schema, type: ["string", "null"] };
     }
     return { oneOf: [schema, { type: "null" }] };
@@ -123,6 +126,12 @@ export function single(
   if (resolved) {
     if (fullName(resolved) === "google.protobuf.Timestamp") {
       return { type: "string", format: "date-time" };
+    }
+    if (fullName(resolved) === "google.protobuf.FieldMask") {
+      return {
+        type: "string",
+        description: "Comma-separated field paths (google.protobuf.FieldMask)",
+      };
     }
     return ref(resolved);
   }
@@ -197,6 +206,9 @@ export function singleExample(
     }
     if (fullName(resolved) === "google.protobuf.Timestamp") {
       return "2025-01-01T00:00:00Z";
+    }
+    if (fullName(resolved) === "google.protobuf.FieldMask") {
+      return "clusterSpec.workerGroupSpec";
     }
     return generateExample(resolved, stack);
   }

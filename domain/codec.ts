@@ -16,6 +16,7 @@ export type Message = Record<string, unknown>;
 
 const TIMESTAMP = "google.protobuf.Timestamp";
 const EMPTY = "google.protobuf.Empty";
+const FIELD_MASK = "google.protobuf.FieldMask";
 
 const INT_RANGES: Record<string, [number, number]> = {
   int32: [-(2 ** 31), 2 ** 31 - 1],
@@ -38,6 +39,21 @@ export function fullName(type: Type | Enum): string {
 function isTimestamp(field: Field): boolean {
   return field.resolvedType !== null &&
     fullName(field.resolvedType) === TIMESTAMP;
+}
+
+function isFieldMask(field: Field): boolean {
+  return field.resolvedType !== null &&
+    fullName(field.resolvedType) === FIELD_MASK;
+}
+
+/** "clusterSpec.workerGroupSpec" -> "cluster_spec.worker_group_spec". */
+export function fieldMaskPathToProto(path: string): string {
+  return path.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** "cluster_spec.worker_group_spec" -> "clusterSpec.workerGroupSpec". */
+function fieldMaskPathToJson(path: string): string {
+  return path.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
 function enumOf(field: Field): Enum | undefined {
@@ -202,6 +218,18 @@ function singleFromJson(
     const date = parseTimestamp(value);
     return date ?? bad(`must be an RFC 3339 timestamp, got ${quote(value)}`);
   }
+  if (isFieldMask(field)) {
+    // proto3 JSON: one string of comma-separated lowerCamelCase paths.
+    if (typeof value !== "string") {
+      return bad(
+        `must be a string of comma-separated field paths, got ${
+          describe(value)
+        }`,
+      );
+    }
+    const paths = value.split(",").map((p) => p.trim()).filter((p) => p);
+    return { paths: paths.map(fieldMaskPathToProto) };
+  }
   const messageType = messageTypeOf(field);
   if (messageType) return messageFromJson(messageType, value, path, violations);
   const e = enumOf(field);
@@ -364,6 +392,7 @@ function fieldToJson(field: Field, value: unknown): unknown {
 function singleToJson(field: Field, value: unknown): unknown {
   if (value === undefined || value === null) return null;
   if (isTimestamp(field)) return formatTimestamp(value as Date);
+  if (isFieldMask(field)) return fieldMaskToJson(value);
   const messageType = messageTypeOf(field);
   if (messageType) return messageToJson(messageType, value as Message);
   const e = enumOf(field);
@@ -412,8 +441,14 @@ function isPopulated(field: Field, value: unknown): boolean {
   return value !== "" && value !== 0 && value !== false;
 }
 
+function fieldMaskToJson(value: unknown): string {
+  return ((value as { paths?: string[] }).paths ?? []).map(fieldMaskPathToJson)
+    .join(",");
+}
+
 function singleToGatewayJson(field: Field, value: unknown): unknown {
   if (isTimestamp(field)) return formatTimestamp(value as Date);
+  if (isFieldMask(field)) return fieldMaskToJson(value);
   const messageType = messageTypeOf(field);
   if (messageType) return messageToGatewayJson(messageType, value as Message);
   const e = enumOf(field);

@@ -151,20 +151,9 @@ export function clusterToResource(
   };
 
   const workers = spec.workerGroupSpec ?? [];
-  const workerGroups = workers.map((group): WorkerGroup => ({
-    groupName: group.groupName,
-    replicas: group.replicas,
-    minReplicas: group.minReplicas ?? group.replicas,
-    maxReplicas: group.maxReplicas ?? group.replicas,
-    rayStartParams: { ...group.engineStartParams },
-    template: podTemplate({
-      containerName: WORKER_CONTAINER,
-      group,
-      version: cluster.version,
-      envs: cluster.envs,
-      template: template(group.computeTemplate),
-    }),
-  }));
+  const workerGroups = workers.map((group) =>
+    workerGroupToResource(group, cluster, template(group.computeTemplate))
+  );
 
   const groups: (HeadGroupSpec | WorkerGroupSpec)[] = [head, ...workers];
   const resource: RayCluster = {
@@ -198,6 +187,28 @@ export function clusterToResource(
     },
   };
   return resource;
+}
+
+/** The RayCluster worker group of one of the cluster's worker groups. */
+export function workerGroupToResource(
+  group: WorkerGroupSpec,
+  cluster: Cluster,
+  template: ComputeTemplate | undefined,
+): WorkerGroup {
+  return {
+    groupName: group.groupName,
+    replicas: group.replicas,
+    minReplicas: group.minReplicas ?? group.replicas,
+    maxReplicas: group.maxReplicas ?? group.replicas,
+    rayStartParams: { ...group.engineStartParams },
+    template: podTemplate({
+      containerName: WORKER_CONTAINER,
+      group,
+      version: cluster.version,
+      envs: cluster.envs,
+      template,
+    }),
+  };
 }
 
 function podTemplate(input: {
@@ -438,6 +449,7 @@ export function clusterFromResource(
     events: eventsOfCluster(resource, events).map(clusterEventFromResource),
     serviceEndpoint: stringMap(resource.status?.endpoints),
     envs,
+    etag: metadata.resourceVersion ?? "",
   };
 }
 
@@ -513,7 +525,7 @@ function environmentOf(label: string | undefined): Environment {
 }
 
 /** The container named `name`, else the first one. */
-function mainContainer(
+export function mainContainer(
   template: PodTemplateSpec | undefined,
   name: string,
 ): Container | undefined {

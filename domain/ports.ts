@@ -27,6 +27,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Told of every Kubernetes call, retries included. */
   observe?: (record: KubernetesCallRecord) => void;
+  /**
+   * Read from Kubernetes even where a cache holds the object: the read an
+   * update builds on (its resourceVersion is the write's precondition).
+   */
+  fresh?: boolean;
 }
 
 /**
@@ -72,6 +77,16 @@ export interface Orchestrator {
     namespace?: string,
     options?: CallOptions,
   ): Promise<RayCluster[]>;
+  /**
+   * Replaces a RayCluster with `cluster` (an update, PUT), which must carry
+   * the metadata.resourceVersion it was read at: ABORTED when the stored
+   * object has moved on since (Kubernetes' 409 Conflict), so nothing
+   * changes; NOT_FOUND when it is gone. Returns it as stored. Never retried.
+   */
+  updateCluster(
+    cluster: RayCluster,
+    options?: CallOptions,
+  ): Promise<RayCluster>;
   /** Deletes a managed RayCluster; NOT_FOUND when missing or unmanaged. */
   deleteCluster(
     namespace: string,

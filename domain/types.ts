@@ -78,6 +78,27 @@ export interface DeleteClusterRequest {
   namespace: string;
 }
 
+/** The request of UpdateCluster. */
+export interface UpdateClusterRequest {
+  /**
+   * The cluster's new values of the fields update_mask names. Its name and
+   * namespace, when set, must be the request's; its etag, when set, must be
+   * the cluster's current one.
+   */
+  cluster?: Cluster;
+  /**
+   * The fields to update: cluster_spec.worker_group_spec and envs (on HTTP,
+   * the query parameter updateMask, e.g.
+   * "clusterSpec.workerGroupSpec,envs"). When empty, the fields the cluster
+   * sets (not empty), less name, namespace, etag and output fields.
+   */
+  updateMask?: { paths: string[] };
+  /** The namespace of the cluster. */
+  namespace: string;
+  /** The name of the cluster. */
+  name: string;
+}
+
 /** A compute cluster: one head group and any number of worker groups. */
 export interface Cluster {
   /**
@@ -114,6 +135,15 @@ export interface Cluster {
   serviceEndpoint: Record<string, string>;
   /** Environment variables set in every container of the cluster. */
   envs: Record<string, string>;
+  /**
+   * The cluster's version for optimistic concurrency (AIP-154), from the
+   * RayCluster's resourceVersion: changes whenever the cluster does. Sent
+   * back in UpdateCluster, the update happens only if it still matches.
+   * Field 14: KubeRay's Cluster message has used 1 to 13 in its versions
+   * (13 for service_endpoint), never 14. Not OUTPUT_ONLY, since an update
+   * sends it back.
+   */
+  etag: string;
 }
 
 /** The configuration of a cluster's groups. */

@@ -165,13 +165,26 @@ export function validateCreateCluster(
   request: { cluster?: Cluster; namespace: string },
   limits: Limits = DEFAULT_LIMITS,
 ): void {
+  const violations = clusterViolations(request, limits);
+  if (violations.length > 0) {
+    throw invalidArgument(
+      clusterAction("create", request.namespace, request.cluster?.name),
+      violations,
+    );
+  }
+}
+
+/** Every violation of a cluster as a create (or an update's result) has it. */
+export function clusterViolations(
+  request: { cluster?: Cluster; namespace: string },
+  limits: Limits = DEFAULT_LIMITS,
+): FieldViolation[] {
   const v = new Violations();
   checkNamespace(v, "namespace", request.namespace);
   const cluster = request.cluster;
   if (cluster === undefined || cluster === null) {
     v.add("cluster", "is required");
-    v.throwIfAny(clusterAction("create", request.namespace));
-    return;
+    return v.list;
   }
 
   v.addAll("cluster.name", clusterNameProblems(cluster.name));
@@ -250,7 +263,7 @@ export function validateCreateCluster(
       }
     });
   }
-  v.throwIfAny(clusterAction("create", request.namespace, cluster.name));
+  return v.list;
 }
 
 function checkHeadGroup(
@@ -603,13 +616,14 @@ export function missingTemplatesError(
   cluster: Cluster,
   namespace: string,
   missing: string[],
+  verb = "create",
 ): ServiceError {
   const names = missing.map((name) => `"${name}"`).join(", ");
   const noun = missing.length === 1 ? "compute template" : "compute templates";
   return new ServiceError(
     Code.FAILED_PRECONDITION,
     `${
-      clusterAction("create", namespace, cluster.name)
+      clusterAction(verb, namespace, cluster.name)
     }: ${noun} ${names} not found in namespace "${namespace}"`,
   );
 }

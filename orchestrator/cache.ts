@@ -234,7 +234,9 @@ export function createCachedOrchestrator(
     },
 
     async getCluster(namespace, name, call) {
-      const held = inStep() ? clusters.get(namespace, name) : undefined;
+      const held = inStep() && !call?.fresh
+        ? clusters.get(namespace, name)
+        : undefined;
       if (held !== undefined) return held;
       const found = await direct.getCluster(namespace, name, call);
       if (inStep()) clusters.apply({ type: "upsert", item: found });
@@ -244,6 +246,12 @@ export function createCachedOrchestrator(
     async listClusters(namespace, call) {
       if (!inStep()) return await direct.listClusters(namespace, call);
       return [...clusters.list(namespace)];
+    },
+
+    async updateCluster(cluster, call) {
+      const updated = await direct.updateCluster(cluster, call);
+      clusters.apply({ type: "upsert", item: updated });
+      return updated;
     },
 
     async deleteCluster(namespace, name, call) {

@@ -56,6 +56,7 @@ export type CustomObjectsPort = Pick<
   | "listNamespacedCustomObject"
   | "listClusterCustomObject"
   | "deleteNamespacedCustomObject"
+  | "replaceNamespacedCustomObject"
 >;
 
 /** The CoreV1Api methods the orchestrator calls. */
@@ -455,6 +456,30 @@ export function orchestratorOnClients(
         options,
       );
       return list.items ?? [];
+    },
+
+    updateCluster(cluster, options) {
+      const namespace = cluster.metadata.namespace ?? "";
+      const name = cluster.metadata.name;
+      // An update (PUT) of the whole object rather than a patch: its
+      // metadata.resourceVersion is a precondition the API server checks
+      // atomically (409 Conflict -> ABORTED when another write came
+      // between), which is the etag check of UpdateCluster for free, and
+      // the object sent is exactly the one validated and converted from
+      // what was read, with every label, annotation and field others set
+      // kept. A JSON merge patch would replace the container lists whole
+      // anyway (envs live in every container's env list), and a strategic
+      // merge patch is not served for custom resources.
+      return call(
+        clusterCall("update", namespace, name),
+        plural,
+        (config) =>
+          customObjects.replaceNamespacedCustomObject(
+            { group, version, namespace, plural, name, body: cluster },
+            config,
+          ),
+        options,
+      );
     },
 
     async deleteCluster(namespace, name, options) {

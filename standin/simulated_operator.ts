@@ -14,7 +14,15 @@
  *   ports, keyed by port name.
  *
  * Events are written before the status, so a client that sees `ready` also
- * sees the events. The status write is a JSON patch that first tests
+ * sees the events.
+ *
+ * Later, when a ready cluster's worker groups ask for another number of
+ * pods (a scale, a group added or removed), it does what the operator's
+ * reconcile of the change visibly does, `delayMs` after seeing it: records
+ * `CreatedWorkerPod` for each pod it adds and `DeletedWorkerPod` ("Deleted
+ * Pod ns/name") for each it removes, the newest first, and writes the
+ * status' replica counts and observedGeneration; the state stays `ready`.
+ * The pods are simulated: their names are kept here, per group. The status write is a JSON patch that first tests
  * metadata.uid, so a namesake created in between is never touched.
  *
  * It follows RayClusters as an informer does: a list, then a watch from the
@@ -55,13 +63,14 @@ export interface OperatorActivity {
    * started, unless it already has a state); reconciling: its delay ran
    * out; reconciled: the reconcile ended, `outcome` telling how.
    */
-  type: "observed" | "reconciling" | "reconciled";
+  type: "observed" | "reconciling" | "reconciled" | "scaled";
   namespace: string;
   name: string;
   uid: string;
   /**
    * For reconciled: ready (status written), skipped (gone, replaced by a
    * namesake, or given a state meanwhile) or failed (status write refused).
+   * For scaled: ready (pods and status follow the spec), skipped or failed.
    */
   outcome?: "ready" | "skipped" | "failed";
 }
@@ -147,6 +156,55 @@ function randomSuffix(): string {
   return [...bytes].map((b) => alphabet[b % alphabet.length]).join("");
 }
 
+/** What the simulated operator keeps of a cluster it has seen. */
+interface Entry {
+  timer?: ReturnType<typeof setTimeout>;
+  nodePorts: number[];
+  /** Worker pod names by group, once the cluster is ready. */
+  pods?: Map<string, string[]>;
+  /** The cluster as last seen, to scale to once a scale in progress ends. */
+  latest?: ObservedCluster;
+}
+
+/** Desired worker pods by group name. */
+function desiredPods(cluster: ObservedCluster): Map<string, number> {
+  const desired = new Map<string, number>();
+  for (const worker of cluster.spec?.workerGroupSpecs ?? []) {
+    const name = worker.groupName ?? "workergroup";
+    desired.set(name, Math.max(0, worker.replicas ?? 0));
+  }
+  return desired;
+}
+
+/** Whether the pods differ from what the spec asks for. */
+function needsScale(
+  pods: Map<string, string[]>,
+  cluster: ObservedCluster,
+): boolean {
+  const desired = desiredPods(cluster);
+  if (
+    [...pods.keys()].some((g) => !desired.has(g) && pods.get(g)!.length > 0)
+  ) {
+    return true;
+  }
+  return [...desired].some(([g, n]) => (pods.get(g)?.length ?? 0) !== n);
+}
+
+/** The status counts of the worker groups. */
+function replicaStatus(cluster: ObservedCluster): Record<string, number> {
+  const workers = cluster.spec?.workerGroupSpecs ?? [];
+  const sum = (pick: (w: (typeof workers)[number]) => number | undefined) =>
+    workers.reduce((total, w) => total + Math.max(0, pick(w) ?? 0), 0);
+  const desired = sum((w) => w.replicas);
+  return {
+    desiredWorkerReplicas: desired,
+    availableWorkerReplicas: desired,
+    readyWorkerReplicas: desired,
+    minWorkerReplicas: sum((w) => w.minReplicas),
+    maxWorkerReplicas: sum((w) => w.maxReplicas),
+  };
+}
+
 /** A failure answered by the API server, with its HTTP status. */
 class HttpStatusError extends Error {
   constructor(readonly status: number, what: string) {
@@ -186,11 +244,11 @@ export function startSimulatedOperator(
 
   let stopped = false;
   const aborter = new AbortController();
-  /** Clusters seen, by uid: their pending timer and allocated NodePorts. */
-  const seen = new Map<
-    string,
-    { timer?: ReturnType<typeof setTimeout>; nodePorts: number[] }
-  >();
+  /**
+   * Clusters seen, by uid: their pending timer, allocated NodePorts and,
+   * once ready, their simulated worker pods' names by group.
+   */
+  const seen = new Map<string, Entry>();
   const usedNodePorts = new Set<number>();
   const inFlight = new Set<Promise<unknown>>();
   let eventSequence = 0;
@@ -352,34 +410,14 @@ export function startSimulatedOperator(
       "CreatedHeadPod",
       `Created head Pod ${namespace}/${name}-head-${randomSuffix()}`,
     );
-    let workerEvents = 0;
-    for (const worker of latest.spec?.workerGroupSpecs ?? []) {
-      const replicas = Math.max(0, worker.replicas ?? 0);
-      for (let i = 0; i < replicas; i++) {
-        if (workerEvents++ >= MAX_WORKER_POD_EVENTS) break;
-        await recordEvent(
-          latest,
-          "CreatedWorkerPod",
-          `Created worker Pod ${namespace}/${name}-${
-            worker.groupName ?? "workergroup"
-          }-worker-${randomSuffix()}`,
-        );
-      }
-    }
+    const pods = new Map<string, string[]>();
+    await scalePods(latest, pods);
 
-    const workers = latest.spec?.workerGroupSpecs ?? [];
-    const sum = (pick: (w: (typeof workers)[number]) => number | undefined) =>
-      workers.reduce((total, w) => total + Math.max(0, pick(w) ?? 0), 0);
-    const desired = sum((w) => w.replicas);
     const now = formatKubernetesTime();
     const status = {
       state: "ready",
       endpoints: endpointsFor(latest, entry.nodePorts),
-      desiredWorkerReplicas: desired,
-      availableWorkerReplicas: desired,
-      readyWorkerReplicas: desired,
-      minWorkerReplicas: sum((w) => w.minReplicas),
-      maxWorkerReplicas: sum((w) => w.maxReplicas),
+      ...replicaStatus(latest),
       head: {
         podName: `${name}-head`,
         serviceName: `${name}-head-svc`,
@@ -400,6 +438,9 @@ export function startSimulatedOperator(
       "application/json-patch+json",
     );
     if (patched.status === 200) {
+      entry.pods = pods;
+      // A change seen while the cluster was made ready.
+      if (entry.latest && !stopped) observe(entry.latest);
       log?.info("Marked cluster ready", {
         namespace,
         name,
@@ -416,14 +457,109 @@ export function startSimulatedOperator(
     }
   }
 
+  /**
+   * Creates and deletes simulated worker pods until `pods` matches the
+   * spec, recording an Event for each (at most MAX_WORKER_POD_EVENTS).
+   */
+  async function scalePods(
+    cluster: ObservedCluster,
+    pods: Map<string, string[]>,
+  ): Promise<void> {
+    const { namespace, name } = cluster.metadata;
+    const desired = desiredPods(cluster);
+    let events = 0;
+    const record = async (reason: string, message: string) => {
+      if (events++ < MAX_WORKER_POD_EVENTS) {
+        await recordEvent(cluster, reason, message);
+      }
+    };
+    for (const [group, names] of pods) {
+      const keep = desired.get(group) ?? 0;
+      while (names.length > keep) {
+        const pod = names.pop()!;
+        await record("DeletedWorkerPod", `Deleted Pod ${namespace}/${pod}`);
+      }
+      if (!desired.has(group)) pods.delete(group);
+    }
+    for (const [group, count] of desired) {
+      const names = pods.get(group) ?? [];
+      pods.set(group, names);
+      while (names.length < count) {
+        const pod = `${name}-${group}-worker-${randomSuffix()}`;
+        names.push(pod);
+        await record(
+          "CreatedWorkerPod",
+          `Created worker Pod ${namespace}/${pod}`,
+        );
+      }
+    }
+  }
+
+  /** Brings a ready cluster's pods and status to its changed spec. */
+  async function rescale(cluster: ObservedCluster): Promise<void> {
+    const entry = seen.get(cluster.metadata.uid);
+    if (!entry?.pods || stopped) return;
+    try {
+      await scaleTo(cluster, entry.pods);
+    } finally {
+      entry.timer = undefined;
+    }
+    // A change seen while this one ran.
+    if (entry.latest && !stopped) observe(entry.latest);
+  }
+
+  async function scaleTo(
+    cluster: ObservedCluster,
+    pods: Map<string, string[]>,
+  ): Promise<void> {
+    const { namespace, name, uid } = cluster.metadata;
+    const path = `/apis/${group}/${version}/namespaces/${
+      encodeURIComponent(namespace)
+    }/${plural}/${encodeURIComponent(name)}`;
+    const current = await request("GET", path);
+    const latest = current.body as ObservedCluster | undefined;
+    if (current.status !== 200 || latest?.metadata?.uid !== uid) {
+      report("scaled", cluster, "skipped");
+      return;
+    }
+    await scalePods(latest, pods);
+    const patched = await request(
+      "PATCH",
+      `${path}/status`,
+      [
+        { op: "test", path: "/metadata/uid", value: uid },
+        ...Object.entries({
+          ...replicaStatus(latest),
+          lastUpdateTime: formatKubernetesTime(),
+          observedGeneration: latest.metadata.generation ?? 1,
+        }).map(([key, value]) => ({
+          op: "add",
+          path: `/status/${key}`,
+          value,
+        })),
+      ],
+      "application/json-patch+json",
+    );
+    if (patched.status === 200) {
+      log?.info("Scaled cluster", {
+        namespace,
+        name,
+        ...replicaStatus(latest),
+      });
+      report("scaled", cluster, "ready");
+    } else {
+      log?.error("Failed to update cluster status", {
+        namespace,
+        name,
+        status: patched.status,
+      });
+      report("scaled", cluster, "failed");
+    }
+  }
+
   function schedule(cluster: ObservedCluster): void {
     const uid = cluster.metadata.uid;
-    const entry: {
-      timer?: ReturnType<typeof setTimeout>;
-      nodePorts: number[];
-    } = {
-      nodePorts: [],
-    };
+    const entry: Entry = { nodePorts: [] };
     seen.set(uid, entry);
     entry.timer = setTimeout(() => {
       track(reconcile(cluster)).catch((error) =>
@@ -450,12 +586,42 @@ export function startSimulatedOperator(
         }
       }
     }
-    seen.set(cluster.metadata.uid, { nodePorts });
+    // The pods the operator made before: as many as the spec asks for.
+    const pods = new Map<string, string[]>();
+    for (const [group, count] of desiredPods(cluster)) {
+      pods.set(
+        group,
+        Array.from(
+          { length: count },
+          () => `${cluster.metadata.name}-${group}-worker-${randomSuffix()}`,
+        ),
+      );
+    }
+    seen.set(cluster.metadata.uid, { nodePorts, pods });
   }
 
   /** A cluster seen in a list or a watch event. */
   function observe(cluster: ObservedCluster): void {
-    if (seen.has(cluster.metadata.uid)) return;
+    const entry = seen.get(cluster.metadata.uid);
+    if (entry) {
+      entry.latest = cluster;
+      // A ready cluster whose worker groups changed: scale, once.
+      if (
+        entry.pods && entry.timer === undefined &&
+        needsScale(entry.pods, cluster)
+      ) {
+        entry.timer = setTimeout(() => {
+          track(rescale(cluster)).catch((error) =>
+            log?.error("Failed to scale cluster", {
+              namespace: cluster.metadata.namespace,
+              name: cluster.metadata.name,
+              error: error instanceof Error ? error.message : String(error),
+            })
+          );
+        }, options.delayMs);
+      }
+      return;
+    }
     if (cluster.status?.state) adopt(cluster);
     else schedule(cluster);
     report("observed", cluster);

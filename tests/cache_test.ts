@@ -211,7 +211,7 @@ Deno.test("a cluster another client created a moment ago is found by a get, not 
   });
 });
 
-Deno.test("Corral reads its own writes at once: create, then delete", async () => {
+Deno.test("Corral reads its own writes at once: create, update, delete", async () => {
   await withRig(async (rig) => {
     await rig.api(
       "POST",
@@ -225,6 +225,22 @@ Deno.test("Corral reads its own writes at once: create, then delete", async () =
       assert.equal((await rig.api("GET", clusterPath(`c${i}`))).status, 200);
       assert.ok((await names(rig)).includes(`c${i}`));
     }
+    const cluster = (await rig.api("GET", clusterPath("c1"))).body;
+    // deno-lint-ignore no-explicit-any
+    const spec = cluster.clusterSpec as any;
+    spec.workerGroupSpec[0].replicas = 3;
+    spec.workerGroupSpec[0].maxReplicas = 3;
+    const updated = await rig.api(
+      "PATCH",
+      `${clusterPath("c1")}?updateMask=cluster_spec.worker_group_spec`,
+      { clusterSpec: spec, etag: cluster.etag },
+    );
+    assert.equal(updated.status, 200, JSON.stringify(updated.body));
+    const read = (await rig.api("GET", clusterPath("c1"))).body;
+    // deno-lint-ignore no-explicit-any
+    assert.equal((read.clusterSpec as any).workerGroupSpec[0].replicas, 3);
+    assert.equal(read.etag, updated.body.etag);
+
     const deleted = await rig.api("DELETE", clusterPath("c0"));
     assert.equal(deleted.status, 200);
     assert.equal((await names(rig)).includes("c0"), false);

@@ -20,12 +20,13 @@ type Obj = Record<string, any>;
 
 /**
  * The verbs Corral needs per "group/resource": exactly the calls
- * orchestrator/kubernetes.ts makes (its CustomObjectsPort and CoreV1Port).
+ * orchestrator/kubernetes.ts makes (its CustomObjectsPort and CoreV1Port),
+ * and the list and watch of the cache (orchestrator/cache.ts).
  */
 const LEAST_PRIVILEGE: Record<string, string[]> = {
-  "ray.io/rayclusters": ["create", "delete", "get", "list"],
-  "/configmaps": ["create", "delete", "get", "list"],
-  "/events": ["list"],
+  "ray.io/rayclusters": ["create", "delete", "get", "list", "update", "watch"],
+  "/configmaps": ["create", "delete", "get", "list", "watch"],
+  "/events": ["list", "watch"],
 };
 
 /** What --authentication-token-review needs, cluster-wide in every variant. */

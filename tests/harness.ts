@@ -180,7 +180,22 @@ export function httpRequest(
     init.body = JSON.stringify(body);
     headers.set("content-type", "application/json");
   }
-  return new Request(`http://corral.test/${path}`, init);
+  // Fields bound to neither path nor body go into the query string, as
+  // grpc-gateway maps them (UpdateCluster's updateMask).
+  const bound = new Set([
+    route.body,
+    ...route.segments.flatMap((s) => "variable" in s ? [s.variable] : []),
+  ]);
+  const query = new URLSearchParams();
+  if (route.body !== "*") {
+    for (const [key, value] of Object.entries(request)) {
+      if (!bound.has(key) && value !== undefined) {
+        query.set(key, String(value));
+      }
+    }
+  }
+  const search = query.size > 0 ? `?${query}` : "";
+  return new Request(`http://corral.test/${path}${search}`, init);
 }
 
 /**

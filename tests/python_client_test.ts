@@ -146,6 +146,11 @@ function twin(body: Record<string, unknown>): Record<string, unknown> {
     assert.match(String(blanked.createdAt), RFC3339, "createdAt");
     blanked.createdAt = "<time>";
   }
+  if ("etag" in blanked) {
+    // Twins are two objects: each has its own resourceVersion.
+    assert.match(String(blanked.etag), /^\d+$/, "etag");
+    blanked.etag = "<etag>";
+  }
   return blanked;
 }
 

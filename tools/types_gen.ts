@@ -50,6 +50,8 @@ const SCALARS: Record<string, string> = {
 const WELL_KNOWN: Record<string, string> = {
   "google.protobuf.Timestamp": "Date",
   "google.protobuf.Empty": "Record<string, never>",
+  // Paths in proto form (snake_case), whichever form the JSON gave.
+  "google.protobuf.FieldMask": "{ paths: string[] }",
 };
 
 /**

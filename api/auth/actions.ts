@@ -1,6 +1,7 @@
 /**
  * What each API method does, in the policy's words: a verb (Get* -> get,
- * List* and ListAll* -> list, Create* -> create, Delete* -> delete) on a
+ * List* and ListAll* -> list, Create* -> create, Update* -> update,
+ * Delete* -> delete) on a
  * resource (the service's: clusters, computetemplates). A method of a new
  * kind must be added here, or it is refused: see actionOf().
  */
@@ -23,6 +24,7 @@ const VERB_OF_PREFIX: [string, Verb][] = [
   ["ListAll", "list"],
   ["List", "list"],
   ["Create", "create"],
+  ["Update", "update"],
   ["Delete", "delete"],
 ];
 
@@ -41,5 +43,6 @@ export function actionOf(key: string): Action | undefined {
 
 /** Whether the action changes something, so the audit trail records it. */
 export function mutates(action: Action): boolean {
-  return action.verb === "create" || action.verb === "delete";
+  return action.verb === "create" || action.verb === "update" ||
+    action.verb === "delete";
 }

@@ -41,6 +41,8 @@ export interface Caller {
     rules: Rule[],
     workload: Workload,
     fieldOf: (denial: { reason: DenialReason; image?: string }) => string,
+    /** The verb the workload is checked for; create by default. */
+    verb?: Verb,
   ): void;
 }
 
@@ -85,16 +87,16 @@ export function callerOf(
       );
       return namespaces;
     },
-    admit(action, rules, workload, fieldOf) {
+    admit(action, rules, workload, fieldOf, verb = "create") {
       const decision = admitWorkload(rules, workload);
       if (decision.allowed) return;
-      decided("create", "clusters", decision.reason);
+      decided(verb, "clusters", decision.reason);
       const field = fieldOf(decision);
       const detail = decision.reason === "image"
         ? `${who} may not use the image "${decision.image}"`
         : decision.reason === "host-path"
         ? `${who} may not mount HOST_PATH volumes`
-        : `${who} may not create this`;
+        : `${who} may not ${verb} this`;
       throw new AuthorizationError(
         decision.reason,
         `${action}: ${field}: ${detail}`,

@@ -175,18 +175,50 @@ async function decodeRequest(
     message = messageFromJson(route.requestType, {}, "", violations);
     if (request.body) await request.body.cancel();
   }
-  for (const key of new Set(url.searchParams.keys())) {
-    violations.push({
-      field: key,
-      description: "unknown query parameter",
-    });
-  }
+  message = { ...message, ...queryFields(route, url, violations) };
   const unknown = dropUnknown ? violations.filter(isUnknownField) : [];
   const refused = violations.filter((v) => !unknown.includes(v));
   if (refused.length > 0) {
     throw invalidArgument("Invalid request", refused);
   }
   return { message: { ...message, ...params }, unknown };
+}
+
+/**
+ * The request fields the query string sets, as grpc-gateway maps them: a
+ * field bound to neither the path nor the body, by its JSON or proto name,
+ * its value as the JSON string of that field (a FieldMask's
+ * "clusterSpec.workerGroupSpec,envs"). Any other parameter is refused.
+ */
+function queryFields(
+  route: Route,
+  url: URL,
+  violations: FieldViolation[],
+): Message {
+  const bound = new Set([
+    route.body,
+    ...route.segments.flatMap((s) => "variable" in s ? [s.variable] : []),
+  ]);
+  const json: Record<string, unknown> = {};
+  for (const key of new Set(url.searchParams.keys())) {
+    const field = route.requestType.fieldsArray.find((f) =>
+      (f.name === key || f.protoName === key || f.jsonName === key) &&
+      !bound.has(f.name) && !f.repeated && !f.map
+    );
+    if (route.body === "*" || !field) {
+      violations.push({ field: key, description: "unknown query parameter" });
+      continue;
+    }
+    const values = url.searchParams.getAll(key);
+    if (values.length > 1) {
+      violations.push({ field: key, description: "given more than once" });
+      continue;
+    }
+    json[field.name] = values[0];
+  }
+  if (Object.keys(json).length === 0) return {};
+  const decoded = messageFromJson(route.requestType, json, "", violations);
+  return Object.fromEntries(Object.keys(json).map((k) => [k, decoded[k]]));
 }
 
 async function readJsonBody(

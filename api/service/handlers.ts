@@ -16,6 +16,14 @@ import {
   referencedTemplates,
 } from "../../domain/conversions.ts";
 import { DEFAULT_LIMITS, type Limits } from "../../domain/limits.ts";
+import {
+  mergeUpdate,
+  updatedResource,
+  updatePaths,
+  type UpdateRequest,
+  updateViolations,
+} from "../../domain/cluster_update.ts";
+import { invalidArgument } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
 import type { Caller } from "../auth/caller.ts";
 import {
@@ -70,6 +78,9 @@ export interface ServiceOptions {
   /** Upper bounds of what a request may ask for; DEFAULT_LIMITS when unset. */
   limits?: Limits;
 }
+
+/** Writes of one UpdateCluster without an etag, when others keep winning. */
+const UPDATE_ATTEMPTS = 5;
 
 interface NamespacedName {
   namespace: string;
@@ -257,6 +268,138 @@ export function createHandlers(options: ServiceOptions): Handlers {
     );
   }
 
+  /**
+   * UpdateCluster: read, merge, validate, write back with the read's
+   * resourceVersion as the precondition. With an etag, a cluster that has
+   * moved on is ABORTED, before the write or by it, and nothing changes;
+   * without, a write that loses a race is redone on the fresh cluster, up to
+   * UPDATE_ATTEMPTS times (client-go's RetryOnConflict, bounded).
+   */
+  async function updateCluster(
+    request: UpdateRequest,
+    { log, kube, caller }: CallContext,
+  ): Promise<Cluster> {
+    const { namespace, name } = request;
+    const action = clusterAction("update", namespace, name);
+    const rules = permit(caller, action, "update", "clusters", namespace);
+    validateClusterKey(request, action);
+    const { paths, violations } = updatePaths(request);
+    if (violations.length > 0) throw invalidArgument(action, violations);
+    const update = request.cluster!;
+    const workers = paths.includes("cluster_spec.worker_group_spec");
+    const stale = () =>
+      new ServiceError(
+        Code.ABORTED,
+        `${action}: etag "${update.etag}" is not the cluster's current etag: get the cluster and try again`,
+      );
+    let templates: Map<string, ComputeTemplate> | undefined;
+    for (let attempt = 1;; attempt++) {
+      const resource = await orchestrator.getCluster(namespace, name, {
+        ...kube,
+        fresh: true,
+      })
+        .catch((error) => {
+          // The read is the update's: a missing cluster is its failure.
+          throw error instanceof ServiceError && error.code === Code.NOT_FOUND
+            ? new ServiceError(Code.NOT_FOUND, `${action}: not found`, {
+              cause: error,
+            })
+            : error;
+        });
+      if (
+        update.etag !== "" && update.etag !== resource.metadata.resourceVersion
+      ) {
+        throw stale();
+      }
+      const current = clusterFromResource(resource, []);
+      const merged = mergeUpdate(current, update, paths);
+      const problems = updateViolations(
+        current,
+        merged,
+        paths,
+        namespace,
+        limits,
+      );
+      if (problems.length > 0) throw invalidArgument(action, problems);
+      if (workers) {
+        const workload = clusterWorkload({
+          ...merged,
+          clusterSpec: {
+            workerGroupSpec: merged.clusterSpec?.workerGroupSpec ?? [],
+          },
+        });
+        caller.admit(
+          action,
+          rules,
+          {
+            images: workload.images.map((i) => i.image),
+            hostPath: workload.hostPaths.length > 0,
+          },
+          (denial) =>
+            denial.reason === "host-path"
+              ? workload.hostPaths[0]
+              : workload.images.find((i) => i.image === denial.image)?.field ??
+                "cluster",
+          "update",
+        );
+      }
+      if (workers && templates === undefined) {
+        templates = await workerTemplates(merged, namespace, kube);
+      }
+      const next = updatedResource(
+        resource,
+        current,
+        merged,
+        paths,
+        templates ?? new Map(),
+      );
+      try {
+        const updated = await orchestrator.updateCluster(next, kube);
+        log.info("Updated cluster", { namespace, name, paths });
+        return clusterFromResource(updated, []);
+      } catch (error) {
+        if (!(error instanceof ServiceError) || error.code !== Code.ABORTED) {
+          throw error;
+        }
+        if (update.etag !== "") throw stale();
+        if (attempt >= UPDATE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** The compute templates the worker groups name; FAILED_PRECONDITION for a missing one. */
+  async function workerTemplates(
+    cluster: Cluster,
+    namespace: string,
+    kube: CallOptions,
+  ): Promise<Map<string, ComputeTemplate>> {
+    const wanted = [
+      ...new Set(
+        (cluster.clusterSpec?.workerGroupSpec ?? []).map((g) =>
+          g.computeTemplate
+        )
+          .filter((t) => t !== ""),
+      ),
+    ];
+    const templates = new Map<string, ComputeTemplate>();
+    if (wanted.length === 0) return templates;
+    for (
+      const configMap of await orchestrator.listComputeTemplates(
+        namespace,
+        wanted,
+        kube,
+      )
+    ) {
+      const template = computeTemplateFromConfigMap(configMap);
+      templates.set(template.name, template);
+    }
+    const missing = wanted.filter((t) => !templates.has(t));
+    if (missing.length > 0) {
+      throw missingTemplatesError(cluster, namespace, missing, "update");
+    }
+    return templates;
+  }
+
   async function deleteCluster(
     request: NamespacedName,
     { log, kube, caller }: CallContext,
@@ -397,6 +540,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
         ),
       }),
     ),
+    "proto.ClusterService/UpdateCluster": as(updateCluster),
     "proto.ClusterService/DeleteCluster": as(deleteCluster),
     "proto.ComputeTemplateService/CreateComputeTemplate": as(
       createComputeTemplate,

@@ -371,6 +371,100 @@ export const CASES: Case[] = [
     want: { code: 5, message: /^Cannot delete cluster "team-a\/green": / },
   },
   {
+    name: "UpdateCluster scales a worker group (updateMask names the groups)",
+    rpc: `${CS}/UpdateCluster`,
+    request: {
+      namespace: NS,
+      name: "blue",
+      updateMask: "clusterSpec.workerGroupSpec",
+      cluster: {
+        clusterSpec: { workerGroupSpec: [scaledWorkers(3)] },
+      },
+    },
+    want: {
+      code: 0,
+      check: (r) => {
+        const spec = r.clusterSpec as {
+          workerGroupSpec: Record<string, unknown>[];
+        };
+        assertFields(spec.workerGroupSpec[0], { replicas: 3, maxReplicas: 4 });
+        assertFields(r, { name: "blue", user: "ada" });
+        if (!/^\d+$/.test(String(r.etag))) {
+          throw new Error(`etag: got ${r.etag}`);
+        }
+      },
+    },
+  },
+  {
+    name: "UpdateCluster sets envs (mask implied by the fields set)",
+    rpc: `${CS}/UpdateCluster`,
+    request: { namespace: NS, name: "blue", cluster: { envs: { A: "1" } } },
+    want: { code: 0, check: (r) => assertFields(r, { envs: { A: "1" } }) },
+  },
+  {
+    name: "UpdateCluster refuses a path that cannot be updated",
+    rpc: `${CS}/UpdateCluster`,
+    request: {
+      namespace: NS,
+      name: "blue",
+      updateMask: "clusterSpec.headGroupSpec,envs",
+      cluster: { envs: {} },
+    },
+    want: {
+      code: 3,
+      message:
+        'Cannot update cluster "team-a/blue": updateMask: path "cluster_spec.head_group_spec" cannot be updated: only "cluster_spec.worker_group_spec" and "envs" can',
+      fields: ["updateMask"],
+    },
+  },
+  {
+    name: "UpdateCluster refuses a stale etag with ABORTED",
+    rpc: `${CS}/UpdateCluster`,
+    request: {
+      namespace: NS,
+      name: "blue",
+      updateMask: "envs",
+      cluster: { envs: { A: "2" }, etag: "1" },
+    },
+    want: {
+      code: 10,
+      message:
+        'Cannot update cluster "team-a/blue": etag "1" is not the cluster\'s current etag: get the cluster and try again',
+    },
+  },
+  {
+    name: "UpdateCluster validates the groups as create does, with field paths",
+    rpc: `${CS}/UpdateCluster`,
+    request: {
+      namespace: NS,
+      name: "blue",
+      updateMask: "clusterSpec.workerGroupSpec",
+      cluster: {
+        clusterSpec: {
+          workerGroupSpec: [
+            { ...scaledWorkers(-1), minReplicas: 0, maxReplicas: 2000 },
+          ],
+        },
+      },
+    },
+    want: {
+      code: 3,
+      fields: [
+        "cluster.clusterSpec.workerGroupSpec[0].maxReplicas",
+        "cluster.clusterSpec.workerGroupSpec[0].replicas",
+      ],
+    },
+  },
+  {
+    name: "UpdateCluster answers a missing cluster with not found",
+    rpc: `${CS}/UpdateCluster`,
+    request: { namespace: NS, name: "green", cluster: { envs: { A: "1" } } },
+    want: {
+      code: 5,
+      message: 'Cannot update cluster "team-a/green": not found',
+    },
+  },
+  {
     name: "DeleteComputeTemplate refuses a template a cluster uses",
     rpc: `${CT}/DeleteComputeTemplate`,
     request: { namespace: NS, name: "small" },
@@ -408,6 +502,14 @@ export const CASES: Case[] = [
     },
   },
 ];
+
+/** The sample cluster's worker group with `replicas` workers. */
+function scaledWorkers(replicas: number): Record<string, unknown> {
+  const spec = (sampleCluster() as Record<string, unknown>).clusterSpec as {
+    workerGroupSpec: Record<string, unknown>[];
+  };
+  return { ...spec.workerGroupSpec[0], replicas };
+}
 
 function assertFields(
   got: Record<string, unknown>,

@@ -243,12 +243,16 @@ Deno.test("each operation documents the error answers it can give, all in the on
   // or delete may find nothing (404). Lists have neither 404 nor 409.
   const common = [400, 401, 403, 500, 503, 504];
   const create = [...common, 404, 409, 413].sort((a, b) => a - b);
+  // An update may find nothing (404), meet a change (409, code 10) and be
+  // sent too much (413).
+  const update = create;
   const one = [...common, 404].sort((a, b) => a - b);
   const want: Record<string, number[]> = {
     ClusterService_CreateCluster: create,
     ClusterService_GetCluster: one,
     ClusterService_ListCluster: common,
     ClusterService_ListAllClusters: common,
+    ClusterService_UpdateCluster: update,
     ClusterService_DeleteCluster: one,
     ComputeTemplateService_CreateComputeTemplate: create,
     ComputeTemplateService_GetComputeTemplate: one,
@@ -413,7 +417,7 @@ Deno.test("the gateway's answers satisfy the documented response schemas", async
     // The examples, in the order a person would try them: create the
     // template and the cluster that uses it, read, list, delete the
     // cluster and then the template (a template in use is kept).
-    const verbs = ["post", "get", "delete"];
+    const verbs = ["post", "patch", "get", "delete"];
     const services = ["ComputeTemplateService", "ClusterService"];
     const service = (operation: Operation) =>
       services.indexOf((operation.tags as string[])[0]);
@@ -429,12 +433,21 @@ Deno.test("the gateway's answers satisfy the documented response schemas", async
       const content = (operation.requestBody as {
         content: Record<string, { example: unknown }>;
       } | undefined)?.content["application/json"];
+      // Query parameters with their examples (UpdateCluster's updateMask).
+      const query = new URLSearchParams(
+        ((operation.parameters ?? []) as Record<string, string>[])
+          .filter((p) => p.in === "query").map((p) => [p.name, p.example]),
+      );
+      const search = query.size > 0 ? `?${query}` : "";
       const response = await corral.gateway(
-        new Request(`http://corral.test${concretePath(path, operation)}`, {
-          method: verb.toUpperCase(),
-          headers: { "content-type": "application/json" },
-          body: content ? JSON.stringify(content.example) : undefined,
-        }),
+        new Request(
+          `http://corral.test${concretePath(path, operation)}${search}`,
+          {
+            method: verb.toUpperCase(),
+            headers: { "content-type": "application/json" },
+            body: content ? JSON.stringify(content.example) : undefined,
+          },
+        ),
       );
       const body = await response.json();
       assert.equal(
@@ -553,6 +566,17 @@ Deno.test("the error examples are what the gateway answers", async () => {
     assert.deepEqual(
       await send("POST", "/apis/v1alpha2/namespaces/team-a/clusters", cluster),
       examples.invalidArgument.value,
+    );
+    await send("POST", "/apis/v1alpha2/namespaces/team-a/clusters", {
+      ...sampleCluster(),
+    });
+    assert.deepEqual(
+      await send(
+        "PATCH",
+        "/apis/v1alpha2/namespaces/team-a/clusters/blue?updateMask=envs",
+        { envs: { A: "1" }, etag: "4711" },
+      ),
+      examples.aborted.value,
     );
   } finally {
     await scoped.close();

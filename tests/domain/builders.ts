@@ -77,6 +77,7 @@ export function cluster(overrides: Partial<Cluster> = {}): Cluster {
     events: [],
     serviceEndpoint: {},
     envs: {},
+    etag: "",
     ...overrides,
   };
 }

@@ -48,6 +48,7 @@ Deno.test("messageFromJson() fills every absent field with its default", () => {
     events: [],
     serviceEndpoint: {},
     envs: {},
+    etag: "",
   });
 });
 
@@ -286,6 +287,7 @@ const fullCluster: Message = {
   }],
   serviceEndpoint: { dashboard: "30265" },
   envs: { A: "1" },
+  etag: "4711",
 };
 
 Deno.test("messageToJson() writes camelCase, enum names and RFC 3339 times", () => {
@@ -315,6 +317,7 @@ Deno.test("messageToJson() emits unpopulated fields", () => {
     events: [],
     serviceEndpoint: {},
     envs: {},
+    etag: "",
   });
 });
 
@@ -490,4 +493,30 @@ Deno.test("messageToGatewayJson() writes KubeRay's JSON: enum numbers, no unpopu
     undefined,
   );
   assert.deepEqual(messageToGatewayJson(Cluster, { environment: "DEV" }), {});
+});
+
+Deno.test("a FieldMask is one string of lowerCamelCase paths in JSON, snake_case in message form", () => {
+  const Update = root.lookupType("proto.UpdateClusterRequest");
+  for (
+    const text of [
+      "clusterSpec.workerGroupSpec,envs",
+      "cluster_spec.worker_group_spec, envs",
+    ]
+  ) {
+    const { message, violations } = decode(Update, { updateMask: text });
+    assert.deepEqual(violations, []);
+    assert.deepEqual(message.updateMask, {
+      paths: ["cluster_spec.worker_group_spec", "envs"],
+    });
+    assert.equal(
+      (messageToJson(Update, message) as Record<string, unknown>).updateMask,
+      "clusterSpec.workerGroupSpec,envs",
+    );
+  }
+  const { violations } = decode(Update, { updateMask: ["envs"] });
+  assert.deepEqual(violations, [{
+    field: "cluster.updateMask",
+    description:
+      "must be a string of comma-separated field paths, got an array",
+  }]);
 });

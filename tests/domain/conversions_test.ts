@@ -1004,6 +1004,7 @@ Deno.test("clusterFromResource() reads a RayCluster the KubeRay API server wrote
       redis: "31379",
     },
     envs: { AWS_REGION: "us-west-2" },
+    etag: resource.metadata.resourceVersion ?? "",
   };
   const got = clusterFromResource(resource, events);
   for (const key of Object.keys(want) as (keyof Cluster)[]) {

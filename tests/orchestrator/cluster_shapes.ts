@@ -227,7 +227,13 @@ export const SHAPES: Record<string, ClusterInput> = {
 
 /** The domain Cluster a create request of `input` becomes. */
 export function asCluster(input: ClusterInput): Cluster {
-  return { ...input, clusterState: "", events: [], serviceEndpoint: {} };
+  return {
+    ...input,
+    clusterState: "",
+    events: [],
+    serviceEndpoint: {},
+    etag: "",
+  };
 }
 
 /** Every leaf of a JSON value with its path: `spec.a[0].b`. */

@@ -227,6 +227,37 @@ Deno.test("createCluster() in a namespace that does not exist fails NOT_FOUND na
   }, { standin: { implicitNamespaces: false } });
 });
 
+Deno.test("updateCluster() replaces the RayCluster at its resourceVersion; a stale one is ABORTED and changes nothing", async () => {
+  await withOrchestrator(async (orchestrator) => {
+    const created = await orchestrator.createCluster(
+      managedCluster("team-a", "blue"),
+    );
+    const changed = structuredClone(created);
+    changed.spec.rayVersion = "2.10.0";
+    const updated = await orchestrator.updateCluster(changed);
+    assert.equal(updated.spec.rayVersion, "2.10.0");
+    assert.notEqual(
+      updated.metadata.resourceVersion,
+      created.metadata.resourceVersion,
+    );
+    assert.equal(updated.metadata.generation, 2);
+    // Written again at the first read's resourceVersion: too late.
+    const stale = structuredClone(created);
+    stale.spec.rayVersion = "2.11.0";
+    await assertRejects(orchestrator.updateCluster(stale), {
+      code: Code.ABORTED,
+      message:
+        'Cannot update cluster "team-a/blue": the cluster was changed concurrently; try again',
+    });
+    assert.deepEqual(await orchestrator.getCluster("team-a", "blue"), updated);
+    await orchestrator.deleteCluster("team-a", "blue");
+    await assertRejects(orchestrator.updateCluster(updated), {
+      code: Code.NOT_FOUND,
+      message: 'Cannot update cluster "team-a/blue": not found',
+    });
+  });
+});
+
 Deno.test("getCluster() answers NOT_FOUND for a missing cluster and for one without the managed-by label", async () => {
   await withOrchestrator(async (orchestrator, standin) => {
     await put(
@@ -556,6 +587,14 @@ Deno.test("every method fails UNAVAILABLE when the Kubernetes API cannot be reac
     ["getCluster", () => orchestrator.getCluster("team-a", "blue")],
     ["listClusters", () => orchestrator.listClusters()],
     ["deleteCluster", () => orchestrator.deleteCluster("team-a", "blue")],
+    [
+      "updateCluster",
+      () =>
+        orchestrator.updateCluster({
+          ...managedCluster("team-a", "blue"),
+          metadata: { name: "blue", namespace: "team-a", resourceVersion: "1" },
+        }),
+    ],
     [
       "listClusterEvents",
       () => orchestrator.listClusterEvents("team-a", "blue"),

@@ -570,3 +570,82 @@ Deno.test("simulated operator's status writes pass the KubeRay CRD's schema unpr
     await standin.close();
   }
 });
+
+Deno.test("simulated operator reacts to a scale as the operator does: pod events, counts in the status, still ready", async () => {
+  const seen = activities();
+  await withOperator({ onActivity: seen.record }, async (standin) => {
+    await create(
+      standin,
+      cluster("blue", { workers: [{ groupName: "small", replicas: 2 }] }),
+    );
+    const ready = await waitForState(standin, "blue");
+    const reasons = async () =>
+      (await clusterEvents(standin, "blue")).map((e: Json) => e.reason);
+    assert.deepEqual(
+      (await reasons()).filter((r: string) => r.endsWith("WorkerPod")),
+      ["CreatedWorkerPod", "CreatedWorkerPod"],
+    );
+    // Scale "small" from 2 to 1 and add "big" with 3.
+    const spec = structuredClone(ready.spec);
+    spec.workerGroupSpecs[0].replicas = 1;
+    spec.workerGroupSpecs.push({
+      ...spec.workerGroupSpecs[0],
+      groupName: "big",
+      replicas: 3,
+    });
+    const updated = await send(standin, "PUT", `${RC}/blue`, {
+      ...ready,
+      spec,
+    });
+    assert.equal(updated.status, 200, JSON.stringify(updated.body));
+    await seen.next(
+      (a) => a.type === "scaled" && a.outcome === "ready",
+      "the scale",
+    );
+    const events = (await clusterEvents(standin, "blue")).filter((e: Json) =>
+      e.reason.endsWith("WorkerPod")
+    );
+    assert.deepEqual(events.map((e: Json) => e.reason), [
+      "CreatedWorkerPod",
+      "CreatedWorkerPod",
+      "DeletedWorkerPod",
+      "CreatedWorkerPod",
+      "CreatedWorkerPod",
+      "CreatedWorkerPod",
+    ]);
+    // The pod deleted is one of those created, named as the operator does.
+    const created = events.filter((e: Json) => e.reason === "CreatedWorkerPod")
+      .map((e: Json) => e.message.replace("Created worker Pod ", ""));
+    const deleted = events[2].message.replace("Deleted Pod ", "");
+    assert.ok(created.includes(deleted), `${deleted} in ${created}`);
+    assert.match(deleted, /^team-a\/blue-small-worker-/);
+    const after = (await send(standin, "GET", `${RC}/blue`)).body;
+    assert.equal(after.status.state, "ready");
+    assert.equal(after.status.desiredWorkerReplicas, 4);
+    assert.equal(after.status.readyWorkerReplicas, 4);
+    assert.equal(after.status.observedGeneration, after.metadata.generation);
+    assert.equal(after.metadata.generation, 2);
+    // Removing a group deletes its pods.
+    const removed = await send(standin, "PUT", `${RC}/blue`, {
+      ...after,
+      spec: {
+        ...after.spec,
+        workerGroupSpecs: [after.spec.workerGroupSpecs[0]],
+      },
+    });
+    assert.equal(removed.status, 200);
+    await seen.next(
+      (a) =>
+        a.type === "scaled" &&
+        seen.seen.filter((s) => s.type === "scaled").length === 2,
+      "the second scale",
+    );
+    const deletions = (await reasons()).filter((r: string) =>
+      r === "DeletedWorkerPod"
+    );
+    assert.equal(deletions.length, 4);
+    const final = (await send(standin, "GET", `${RC}/blue`)).body;
+    assert.equal(final.status.state, "ready");
+    assert.equal(final.status.desiredWorkerReplicas, 1);
+  });
+});

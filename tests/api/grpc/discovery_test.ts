@@ -114,6 +114,7 @@ Deno.test("reflection's cluster.proto is the wire contract: names, numbers, maps
     assert.equal(file.package, "proto");
     assert.deepEqual(file.dependency, [
       "google/protobuf/empty.proto",
+      "google/protobuf/field_mask.proto",
       "google/protobuf/timestamp.proto",
     ]);
     const cluster = file.messageType!.find((m) => m.name === "Cluster")!;
@@ -132,6 +133,7 @@ Deno.test("reflection's cluster.proto is the wire contract: names, numbers, maps
         ["events", 10, "events"],
         ["service_endpoint", 11, "serviceEndpoint"],
         ["envs", 12, "envs"],
+        ["etag", 14, "etag"],
       ],
     );
     const endpoint = cluster.field!.find((f) => f.name === "service_endpoint")!;
@@ -160,6 +162,7 @@ Deno.test("fileDescriptors() names files as they are imported and orders imports
   const names = fileDescriptors(api.services).map((f) => f.name);
   assert.deepEqual(names, [
     "google/protobuf/empty.proto",
+    "google/protobuf/field_mask.proto",
     "google/protobuf/timestamp.proto",
     "cluster.proto",
     "compute_template.proto",
