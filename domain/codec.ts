@@ -362,11 +362,30 @@ function parseTimestamp(text: string): Date | undefined {
 
 // --------------------------------------------------------------- JSON out
 
+/**
+ * JSON forms of frozen messages (shared ones, such as the cached clusters
+ * of api/service/converted_clusters.ts), encoded once: the same object
+ * always has the same encoding.
+ */
+const encoded = new WeakMap<Message, unknown>();
+
 /** Encodes a message as proto3 JSON with every field emitted. */
 export function messageToJson(type: Type, message: Message): unknown {
   if (fullName(type) === TIMESTAMP) {
     throw new TypeError("Timestamps are encoded by their fields");
   }
+  if (Object.isFrozen(message)) {
+    let json = encoded.get(message);
+    if (json === undefined) {
+      json = encodeMessage(type, message);
+      encoded.set(message, json);
+    }
+    return json;
+  }
+  return encodeMessage(type, message);
+}
+
+function encodeMessage(type: Type, message: Message): unknown {
   const out: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
     const value = message[field.name] ?? emptyValue(field);

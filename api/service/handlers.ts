@@ -4,6 +4,7 @@
  * what it returns; errors are ServiceErrors.
  */
 import type { Message } from "../../domain/codec.ts";
+import { ConvertedClusters } from "./converted_clusters.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import {
   clusterFromResource,
@@ -93,6 +94,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
   const limits = options.limits ?? DEFAULT_LIMITS;
   // Sorted, so a merged list-all comes in the order Kubernetes lists in.
   const served = [...new Set(options.namespaces ?? [])].sort();
+  const converted = new ConvertedClusters();
 
   /**
    * PERMISSION_DENIED when `namespace` is not served. An empty namespace is
@@ -236,7 +238,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
       orchestrator.getCluster(request.namespace, request.name, kube),
       orchestrator.listClusterEvents(request.namespace, request.name, kube),
     ]);
-    return clusterFromResource(resource, events);
+    return converted.of(resource, events);
   }
 
   /** The clusters of one namespace, of several, or (undefined) of all. */
@@ -256,7 +258,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
     ]);
     const byCluster = eventsByCluster(events);
     return resources.map((resource) =>
-      clusterFromResource(
+      converted.of(
         resource,
         byCluster.get(
           namespacedName(

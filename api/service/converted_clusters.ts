@@ -1,0 +1,44 @@
+/**
+ * Clusters converted once: the message of a RayCluster with its events is
+ * kept for as long as the cache holds that very RayCluster object and the
+ * events about it have not changed, so a list of 10,000 cached clusters
+ * converts none of them again (and refers to the kept messages rather than
+ * copying them). Objects read from Kubernetes directly (--cache=off) are
+ * new on every read: their messages are made and dropped with them.
+ *
+ * Kept messages are frozen: they are shared between requests, and the
+ * encoders may keep their encoding (domain/codec.ts).
+ */
+import { clusterFromResource } from "../../domain/conversions.ts";
+import type { KubeEvent, RayCluster } from "../../domain/resources.ts";
+import type { Cluster } from "../../domain/types.ts";
+
+export class ConvertedClusters {
+  readonly #kept = new WeakMap<
+    RayCluster,
+    { events: string; cluster: Cluster }
+  >();
+
+  /** The message of `resource` with `events` (those about it, or more). */
+  of(resource: RayCluster, events: readonly KubeEvent[]): Cluster {
+    const key = events.map((event) =>
+      `${event.metadata?.uid ?? event.metadata?.name}@${
+        event.metadata?.resourceVersion ?? ""
+      }`
+    ).join(",");
+    const kept = this.#kept.get(resource);
+    if (kept !== undefined && kept.events === key) return kept.cluster;
+    const cluster = deepFreeze(clusterFromResource(resource, events));
+    this.#kept.set(resource, { events: key, cluster });
+    return cluster;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) {
+    return value;
+  }
+  if (value instanceof Date) return Object.freeze(value);
+  for (const member of Object.values(value)) deepFreeze(member);
+  return Object.freeze(value);
+}

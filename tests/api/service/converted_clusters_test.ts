@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { ConvertedClusters } from "../../../api/service/converted_clusters.ts";
+import { messageToJson } from "../../../domain/codec.ts";
+import type { KubeEvent, RayCluster } from "../../../domain/resources.ts";
+import { schema } from "../../harness.ts";
+
+function rayCluster(name: string, resourceVersion = "1"): RayCluster {
+  return {
+    apiVersion: "ray.io/v1",
+    kind: "RayCluster",
+    metadata: {
+      name,
+      namespace: "team-a",
+      uid: `uid-${name}`,
+      resourceVersion,
+      labels: { "ray.io/user": "ada" },
+    },
+    spec: {
+      headGroupSpec: {
+        rayStartParams: {},
+        template: { spec: { containers: [{ name: "ray-head", image: "x" }] } },
+      },
+    },
+  };
+}
+
+function event(name: string, resourceVersion: string): KubeEvent {
+  return {
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { name, uid: `uid-${name}`, resourceVersion },
+    involvedObject: { kind: "RayCluster", name: "blue", namespace: "team-a" },
+    reason: name,
+  };
+}
+
+Deno.test("a cluster is converted once while its RayCluster object and events stay the same", () => {
+  const converted = new ConvertedClusters();
+  const blue = rayCluster("blue");
+  const events = [event("a", "5")];
+  const first = converted.of(blue, events);
+  assert.equal(converted.of(blue, [event("a", "5")]), first, "kept");
+  assert.ok(Object.isFrozen(first) && Object.isFrozen(first.events));
+
+  const changedEvent = converted.of(blue, [event("a", "6")]);
+  assert.notEqual(changedEvent, first, "an event changed");
+  const added = converted.of(blue, [event("a", "6"), event("b", "7")]);
+  assert.deepEqual(added.events.map((e) => e.reason), ["a", "b"]);
+
+  // The cache replaces a changed RayCluster with a new object.
+  const moved = converted.of(rayCluster("blue", "2"), [event("a", "6")]);
+  assert.notEqual(moved, changedEvent);
+  assert.deepEqual(
+    { ...moved, etag: "" },
+    { ...changedEvent, etag: "" },
+    "same content, converted anew",
+  );
+  assert.notEqual(moved.etag, changedEvent.etag);
+});
+
+Deno.test("a kept cluster's JSON is encoded once", async () => {
+  const Cluster = (await schema()).root.lookupType("proto.Cluster");
+  const kept = new ConvertedClusters().of(rayCluster("blue"), []);
+  const json = messageToJson(Cluster, kept as never);
+  assert.equal(messageToJson(Cluster, kept as never), json);
+  // A message that is not kept (not frozen) is encoded each time.
+  const fresh = structuredClone(kept);
+  assert.notEqual(messageToJson(Cluster, fresh as never), json);
+  assert.deepEqual(messageToJson(Cluster, fresh as never), json);
+});
