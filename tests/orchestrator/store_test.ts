@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { Store } from "../../orchestrator/store.ts";
+import type { Reflected } from "../../orchestrator/reflector.ts";
+
+function item(
+  namespace: string,
+  name: string,
+  rv = "1",
+  uid = name,
+): Reflected {
+  return { metadata: { namespace, name, resourceVersion: rv, uid } };
+}
+
+const names = (items: readonly Reflected[]) =>
+  items.map((i) => `${i.metadata!.namespace}/${i.metadata!.name}`);
+
+Deno.test("Store lists by namespace then name, and keeps lists in step with changes", () => {
+  const store = new Store<Reflected>();
+  store.apply({
+    type: "replace",
+    items: [item("b", "z"), item("a", "y"), item("b", "a"), item("a", "c")],
+  });
+  assert.deepEqual(names(store.list()), ["a/c", "a/y", "b/a", "b/z"]);
+  assert.deepEqual(names(store.list("b")), ["b/a", "b/z"]);
+  store.apply({ type: "upsert", item: item("a", "b") });
+  store.apply({ type: "delete", item: item("b", "z") });
+  assert.deepEqual(names(store.list()), ["a/b", "a/c", "a/y", "b/a"]);
+  assert.equal(store.size, 4);
+});
+
+Deno.test("Store: a replace within a namespace leaves the others; one for all drops what is gone", () => {
+  const store = new Store<Reflected>();
+  store.apply({ type: "replace", items: [item("a", "x"), item("b", "x")] });
+  store.apply({ type: "replace", items: [item("a", "y")] }, "a");
+  assert.deepEqual(names(store.list()), ["a/y", "b/x"]);
+  store.apply({ type: "replace", items: [] });
+  assert.deepEqual(names(store.list()), []);
+  assert.equal(store.size, 0);
+});
+
+Deno.test("Store ignores an older version of an object it holds, not a namesake's", () => {
+  const store = new Store<Reflected>();
+  store.apply({ type: "upsert", item: item("a", "x", "20") });
+  // A write's answer arriving after the watch brought a later change.
+  store.apply({ type: "upsert", item: item("a", "x", "19") });
+  assert.equal(store.get("a", "x")?.metadata?.resourceVersion, "20");
+  // A new object of the same name (another uid) replaces it, whatever its version.
+  store.apply({ type: "upsert", item: item("a", "x", "5", "other") });
+  assert.equal(store.get("a", "x")?.metadata?.uid, "other");
+});
+
+Deno.test("Store indexes objects by a key of their own", () => {
+  const store = new Store<Reflected & { about?: string }>((i) => i.about);
+  store.apply({
+    type: "replace",
+    items: [
+      { ...item("a", "e1"), about: "a/blue" },
+      { ...item("a", "e2"), about: "a/blue" },
+      { ...item("a", "e3"), about: "a/green" },
+    ],
+  });
+  assert.equal([...store.indexed("a/blue")].length, 2);
+  store.apply({ type: "delete", item: item("a", "e1") });
+  assert.deepEqual(names([...store.indexed("a/blue")]), ["a/e2"]);
+  assert.deepEqual([...store.indexed("a/none")], []);
+});
