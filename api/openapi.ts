@@ -193,7 +193,7 @@ export function openApiDocument(
           required: false,
           description: clean(field.comment),
           schema: fieldSchema(field, ref),
-          example: fieldExample(field, new Set()),
+          example: queryExample(field),
         })
       ));
     }
@@ -293,6 +293,16 @@ function inDefinitionOrder(routes: Route[]): Route[] {
   return [...routes].sort((a, b) =>
     key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0
   );
+}
+
+/**
+ * The example of a query parameter, as "Test Request" sends it: a page
+ * token is only ever one an answer gave, so it has none.
+ */
+function queryExample(field: protobuf.Field): unknown {
+  if (field.name === "pageToken") return undefined;
+  if (field.name === "pageSize") return 100;
+  return fieldExample(field, new Set());
 }
 
 /** "/apis/v1alpha2/namespaces/{namespace}/clusters" */

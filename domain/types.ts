@@ -53,21 +53,48 @@ export interface GetClusterRequest {
 export interface ListClustersRequest {
   /** The namespace whose clusters to list. */
   namespace: string;
+  /**
+   * Most clusters to answer, at most 1000 (larger values are taken as
+   * 1000); 0 answers every cluster, as KubeRay's clients expect. Numbered
+   * past the fields KubeRay's later releases gave this message.
+   */
+  pageSize: number;
+  /** The next_page_token of the previous page; empty for the first page. */
+  pageToken: string;
 }
 
 /** The answer of ListCluster. */
 export interface ListClustersResponse {
   /** The clusters of the namespace. */
   clusters: Cluster[];
+  /**
+   * The token of the next page; empty on the last page. (The number
+   * KubeRay v0.6.0 set aside for it.)
+   */
+  nextPageToken: string;
 }
 
-/** The request of ListAllClusters: it has no fields. */
-export type ListAllClustersRequest = Record<string, never>;
+/** The request of ListAllClusters. */
+export interface ListAllClustersRequest {
+  /**
+   * Most clusters to answer, at most 1000 (larger values are taken as
+   * 1000); 0 answers every cluster, as KubeRay's clients expect. Numbered
+   * past the fields KubeRay's later releases gave this message.
+   */
+  pageSize: number;
+  /** The next_page_token of the previous page; empty for the first page. */
+  pageToken: string;
+}
 
 /** The answer of ListAllClusters. */
 export interface ListAllClustersResponse {
   /** The clusters of every namespace. */
   clusters: Cluster[];
+  /**
+   * The token of the next page; empty on the last page. (The number
+   * KubeRay v0.6.0 set aside for it.)
+   */
+  nextPageToken: string;
 }
 
 /** The request of DeleteCluster. */
@@ -349,21 +376,42 @@ export interface GetComputeTemplateRequest {
 export interface ListComputeTemplatesRequest {
   /** The namespace whose templates to list. */
   namespace: string;
+  /**
+   * Most templates to answer, at most 1000 (larger values are taken as
+   * 1000); 0 answers every template, as KubeRay's clients expect. Numbered
+   * past the fields KubeRay's later releases gave this message.
+   */
+  pageSize: number;
+  /** The next_page_token of the previous page; empty for the first page. */
+  pageToken: string;
 }
 
 /** The answer of ListComputeTemplates. */
 export interface ListComputeTemplatesResponse {
   /** The templates of the namespace. */
   computeTemplates: ComputeTemplate[];
+  /** The token of the next page; empty on the last page. */
+  nextPageToken: string;
 }
 
-/** The request of ListAllComputeTemplates: it has no fields. */
-export type ListAllComputeTemplatesRequest = Record<string, never>;
+/** The request of ListAllComputeTemplates. */
+export interface ListAllComputeTemplatesRequest {
+  /**
+   * Most templates to answer, at most 1000 (larger values are taken as
+   * 1000); 0 answers every template, as KubeRay's clients expect. Numbered
+   * past the fields KubeRay's later releases gave this message.
+   */
+  pageSize: number;
+  /** The next_page_token of the previous page; empty for the first page. */
+  pageToken: string;
+}
 
 /** The answer of ListAllComputeTemplates. */
 export interface ListAllComputeTemplatesResponse {
   /** The templates of every namespace. */
   computeTemplates: ComputeTemplate[];
+  /** The token of the next page; empty on the last page. */
+  nextPageToken: string;
 }
 
 /** The request of DeleteComputeTemplate. */

@@ -5,6 +5,10 @@
  */
 import type { Message } from "../../domain/codec.ts";
 import { ConvertedClusters } from "./converted_clusters.ts";
+import { pageCursor, type PageRequest } from "../../domain/pagination.ts";
+
+/** A list request of one namespace. */
+type ListRequest = PageRequest & { namespace: string };
 import { Code, ServiceError } from "../../domain/errors.ts";
 import {
   clusterFromResource,
@@ -526,21 +530,32 @@ export function createHandlers(options: ServiceOptions): Handlers {
     "proto.ClusterService/CreateCluster": as(createCluster),
     "proto.ClusterService/GetCluster": as(getCluster),
     "proto.ClusterService/ListCluster": as(
-      async (request: { namespace: string }, { kube, caller }: CallContext) => {
+      async (request: ListRequest, { kube, caller }: CallContext) => {
         const action =
           `Cannot list clusters in namespace "${request.namespace}"`;
         permit(caller, action, "list", "clusters", request.namespace);
         validateNamespace(request.namespace, action);
-        return { clusters: await listClusters(request.namespace, kube) };
+        const cursor = pageCursor(
+          request,
+          `clusters/${request.namespace}`,
+          action,
+        );
+        const { items, nextPageToken } = cursor.page(
+          await listClusters(request.namespace, kube),
+        );
+        return { clusters: items, nextPageToken };
       },
     ),
     "proto.ClusterService/ListAllClusters": as(
-      async (_: unknown, { kube, caller }: CallContext) => ({
-        clusters: await listClusters(
-          listScope(caller, "clusters", "Cannot list clusters"),
-          kube,
-        ),
-      }),
+      async (request: PageRequest, { kube, caller }: CallContext) => {
+        const action = "Cannot list clusters";
+        const scope = listScope(caller, "clusters", action);
+        const cursor = pageCursor(request, "clusters", action);
+        const { items, nextPageToken } = cursor.page(
+          await listClusters(scope, kube),
+        );
+        return { clusters: items, nextPageToken };
+      },
     ),
     "proto.ClusterService/UpdateCluster": as(updateCluster),
     "proto.ClusterService/DeleteCluster": as(deleteCluster),
@@ -549,27 +564,32 @@ export function createHandlers(options: ServiceOptions): Handlers {
     ),
     "proto.ComputeTemplateService/GetComputeTemplate": as(getComputeTemplate),
     "proto.ComputeTemplateService/ListComputeTemplates": as(
-      async (request: { namespace: string }, { kube, caller }: CallContext) => {
+      async (request: ListRequest, { kube, caller }: CallContext) => {
         const action =
           `Cannot list compute templates in namespace "${request.namespace}"`;
         permit(caller, action, "list", "computetemplates", request.namespace);
         validateNamespace(request.namespace, action);
-        return {
-          computeTemplates: await listComputeTemplates(request.namespace, kube),
-        };
+        const cursor = pageCursor(
+          request,
+          `computetemplates/${request.namespace}`,
+          action,
+        );
+        const { items, nextPageToken } = cursor.page(
+          await listComputeTemplates(request.namespace, kube),
+        );
+        return { computeTemplates: items, nextPageToken };
       },
     ),
     "proto.ComputeTemplateService/ListAllComputeTemplates": as(
-      async (_: unknown, { kube, caller }: CallContext) => ({
-        computeTemplates: await listComputeTemplates(
-          listScope(
-            caller,
-            "computetemplates",
-            "Cannot list compute templates",
-          ),
-          kube,
-        ),
-      }),
+      async (request: PageRequest, { kube, caller }: CallContext) => {
+        const action = "Cannot list compute templates";
+        const scope = listScope(caller, "computetemplates", action);
+        const cursor = pageCursor(request, "computetemplates", action);
+        const { items, nextPageToken } = cursor.page(
+          await listComputeTemplates(scope, kube),
+        );
+        return { computeTemplates: items, nextPageToken };
+      },
     ),
     "proto.ComputeTemplateService/DeleteComputeTemplate": as(
       deleteComputeTemplate,

@@ -184,7 +184,10 @@ Deno.test("the gateway takes snake_case input and answers in lowerCamelCase", as
     const list = await corral.gateway(
       new Request(`${BASE}/apis/v1/namespaces/${NS}/compute_templates`),
     );
-    assert.deepEqual(Object.keys(await list.json()), ["computeTemplates"]);
+    assert.deepEqual(Object.keys(await list.json()), [
+      "computeTemplates",
+      "nextPageToken",
+    ]);
   });
 });
 
