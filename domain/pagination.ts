@@ -71,6 +71,10 @@ export function pageCursor(
     : Math.min(request.pageSize, MAX_PAGE_SIZE);
   return {
     page<T extends Keyed>(items: readonly T[]): Page<T> {
+      // Everything asked for: the list itself (kept lists stay shared).
+      if (after === undefined && size === Infinity && isSorted(items)) {
+        return { items: items as T[], nextPageToken: "" };
+      }
       const sorted = isSorted(items) ? items : [...items].sort(compare);
       const start = after === undefined ? 0 : firstAfter(sorted, after);
       const page = sorted.slice(start, start + size);

@@ -245,7 +245,9 @@ export function createCachedOrchestrator(
 
     async listClusters(namespace, call) {
       if (!inStep()) return await direct.listClusters(namespace, call);
-      return [...clusters.list(namespace)];
+      // The store's own array, the same object until something changes (the
+      // handlers keep what they made of it while it stays the same).
+      return clusters.list(namespace) as RayCluster[];
     },
 
     async updateCluster(cluster, call) {
@@ -269,9 +271,8 @@ export function createCachedOrchestrator(
       if (name !== undefined) {
         return [...events.indexed(`${namespace ?? ""}/${name}`)];
       }
-      return events.list(namespace).filter((event) =>
-        event.involvedObject?.kind === "RayCluster"
-      );
+      // Only events about RayClusters are listed into the store.
+      return events.list(namespace) as KubeEvent[];
     },
 
     async createComputeTemplate(configMap, call) {

@@ -53,6 +53,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { dispatcher, kuberayJson } = options;
   const encode = kuberayJson ? messageToGatewayJson : messageToJson;
+  const texts = new WeakMap<object, string>();
 
   async function call(
     route: Route,
@@ -109,11 +110,20 @@ export function createGateway(options: GatewayOptions): Gateway {
         : undefined;
       return errorResponse(error, requestId, headers);
     }
-    return jsonResponse(
-      200,
-      encode(route.responseType, result!),
-      requestId,
-    );
+    const json = encode(route.responseType, result!);
+    if (!Object.isFrozen(result)) return jsonResponse(200, json, requestId);
+    // A kept answer (a whole cached list): its text is kept with it.
+    let text = texts.get(json as object);
+    if (text === undefined) {
+      text = JSON.stringify(json);
+      texts.set(json as object, text);
+    }
+    return new Response(text, {
+      headers: {
+        "content-type": "application/json",
+        "x-request-id": requestId,
+      },
+    });
   }
 
   return createRouter({

@@ -9,7 +9,11 @@
  * Kept messages are frozen: they are shared between requests, and the
  * encoders may keep their encoding (domain/codec.ts).
  */
-import { clusterFromResource } from "../../domain/conversions.ts";
+import {
+  clusterFromResource,
+  eventsByCluster,
+  namespacedName,
+} from "../../domain/conversions.ts";
 import type { KubeEvent, RayCluster } from "../../domain/resources.ts";
 import type { Cluster } from "../../domain/types.ts";
 
@@ -18,6 +22,37 @@ export class ConvertedClusters {
     RayCluster,
     { events: string; cluster: Cluster }
   >();
+  readonly #lists = new WeakMap<
+    readonly RayCluster[],
+    { events: readonly KubeEvent[]; clusters: readonly Cluster[] }
+  >();
+
+  /**
+   * The messages of a list of RayClusters with the events of their
+   * namespace(s); the same frozen array while the cache hands out the same
+   * two arrays (it does until something changes).
+   */
+  list(
+    resources: readonly RayCluster[],
+    events: readonly KubeEvent[],
+  ): readonly Cluster[] {
+    const kept = this.#lists.get(resources);
+    if (kept !== undefined && kept.events === events) return kept.clusters;
+    const byCluster = eventsByCluster(events);
+    const clusters = Object.freeze(resources.map((resource) =>
+      this.of(
+        resource,
+        byCluster.get(
+          namespacedName(
+            resource.metadata.namespace ?? "",
+            resource.metadata.name,
+          ),
+        ) ?? [],
+      )
+    ));
+    this.#lists.set(resources, { events, clusters });
+    return clusters;
+  }
 
   /** The message of `resource` with `events` (those about it, or more). */
   of(resource: RayCluster, events: readonly KubeEvent[]): Cluster {

@@ -16,8 +16,6 @@ import {
   clusterWorkload,
   computeTemplateFromConfigMap,
   computeTemplateToConfigMap,
-  eventsByCluster,
-  namespacedName,
   referencedTemplates,
 } from "../../domain/conversions.ts";
 import { DEFAULT_LIMITS, type Limits } from "../../domain/limits.ts";
@@ -99,6 +97,30 @@ export function createHandlers(options: ServiceOptions): Handlers {
   // Sorted, so a merged list-all comes in the order Kubernetes lists in.
   const served = [...new Set(options.namespaces ?? [])].sort();
   const converted = new ConvertedClusters();
+  /**
+   * Whole-list answers kept with the list they answer (frozen: the gateway
+   * then keeps their JSON text too), so polling an unchanged list of
+   * thousands encodes nothing again.
+   */
+  const answers = new WeakMap<readonly unknown[], Record<string, unknown>>();
+  function answer<K extends string, T>(
+    field: K,
+    page: { items: T[]; nextPageToken: string },
+  ): Record<K, T[]> & { nextPageToken: string } {
+    type Answer = Record<K, T[]> & { nextPageToken: string };
+    if (page.nextPageToken !== "" || !Object.isFrozen(page.items)) {
+      return {
+        [field]: page.items,
+        nextPageToken: page.nextPageToken,
+      } as Answer;
+    }
+    let kept = answers.get(page.items);
+    if (kept === undefined) {
+      kept = Object.freeze({ [field]: page.items, nextPageToken: "" });
+      answers.set(page.items, kept);
+    }
+    return kept as Answer;
+  }
 
   /**
    * PERMISSION_DENIED when `namespace` is not served. An empty namespace is
@@ -260,18 +282,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
       orchestrator.listClusters(namespace, kube),
       orchestrator.listClusterEvents(namespace, undefined, kube),
     ]);
-    const byCluster = eventsByCluster(events);
-    return resources.map((resource) =>
-      converted.of(
-        resource,
-        byCluster.get(
-          namespacedName(
-            resource.metadata.namespace ?? "",
-            resource.metadata.name,
-          ),
-        ) ?? [],
-      )
-    );
+    return converted.list(resources, events) as Cluster[];
   }
 
   /**
@@ -540,10 +551,10 @@ export function createHandlers(options: ServiceOptions): Handlers {
           `clusters/${request.namespace}`,
           action,
         );
-        const { items, nextPageToken } = cursor.page(
-          await listClusters(request.namespace, kube),
+        return answer(
+          "clusters",
+          cursor.page(await listClusters(request.namespace, kube)),
         );
-        return { clusters: items, nextPageToken };
       },
     ),
     "proto.ClusterService/ListAllClusters": as(
@@ -551,10 +562,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
         const action = "Cannot list clusters";
         const scope = listScope(caller, "clusters", action);
         const cursor = pageCursor(request, "clusters", action);
-        const { items, nextPageToken } = cursor.page(
-          await listClusters(scope, kube),
-        );
-        return { clusters: items, nextPageToken };
+        return answer("clusters", cursor.page(await listClusters(scope, kube)));
       },
     ),
     "proto.ClusterService/UpdateCluster": as(updateCluster),

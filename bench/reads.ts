@@ -1,0 +1,310 @@
+/**
+ * `deno task bench`: how fast Corral answers reads, from its cache and with
+ * --cache=off, against the stand-in (bench/standin.ts) in a process of its
+ * own holding N clusters over 10 namespaces. wrk (Debian package `wrk`)
+ * makes the load: 16 connections, 2 threads; a paginated walk, which wrk
+ * cannot follow, is made by this script with 16 concurrent walkers.
+ *
+ *   deno task bench                          # 10,000 clusters, 10 s a run
+ *   deno task bench --clusters 1000 --duration 5s
+ *
+ * Prints a table: req/s, p50 and p99 latency, Kubernetes calls per request
+ * (from Corral's /metrics), Corral's RSS after loading, and the time from
+ * start to ready.
+ */
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  args: Deno.args.filter((arg) => arg !== "--"),
+  options: {
+    clusters: { type: "string", default: "10000" },
+    duration: { type: "string", default: "10s" },
+    connections: { type: "string", default: "16" },
+  },
+});
+const N = Number(values.clusters);
+const DURATION = values.duration;
+const CONNECTIONS = Number(values.connections);
+const ROOT = new URL("../", import.meta.url).pathname;
+
+if (!(await has("wrk"))) {
+  console.error("deno task bench needs wrk: apt-get install wrk");
+  Deno.exit(2);
+}
+
+async function has(tool: string): Promise<boolean> {
+  try {
+    await new Deno.Command(tool, {
+      args: ["--version"],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** A child process and the first JSON line it prints. */
+async function spawn(
+  args: string[],
+): Promise<{ child: Deno.ChildProcess; first: string }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  while (!buffered.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${args.join(" ")} ended before printing`);
+    buffered += value;
+  }
+  // Keep draining so the child never blocks on a full pipe.
+  (async () => {
+    while (!(await reader.read()).done) { /* drain */ }
+  })();
+  return { child, first: buffered.split("\n")[0] };
+}
+
+interface Row {
+  what: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  kubeCallsPerRequest?: number;
+}
+
+async function wrk(
+  url: string,
+): Promise<{ rps: number; p50: number; p99: number; requests: number }> {
+  const output = await new Deno.Command("wrk", {
+    args: ["-t2", `-c${CONNECTIONS}`, `-d${DURATION}`, "--latency", url],
+    stdout: "piped",
+  }).output();
+  const text = new TextDecoder().decode(output.stdout);
+  const ms = (label: string) => {
+    const match = text.match(new RegExp(`${label}%\\s+([\\d.]+)(us|ms|s)`));
+    if (!match) return NaN;
+    const value = Number(match[1]);
+    return match[2] === "us"
+      ? value / 1000
+      : match[2] === "s"
+      ? value * 1000
+      : value;
+  };
+  const rps = Number(text.match(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? NaN);
+  const requests = Number(text.match(/(\d+) requests in/)?.[1] ?? 0);
+  const errors = text.match(/Non-2xx or 3xx responses: (\d+)/)?.[1];
+  if (errors) throw new Error(`${url}: ${errors} answers were not 200`);
+  return { rps, p50: ms("50"), p99: ms("99"), requests };
+}
+
+async function metric(http: string, pattern: RegExp): Promise<number> {
+  const text = await (await fetch(`${http}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    if (pattern.test(line)) sum += Number(line.split(" ").at(-1));
+  }
+  return sum;
+}
+
+const kubeCalls = (http: string) =>
+  metric(http, /^corral_kubernetes_requests_total\{/);
+
+/** 16 walkers paging through every cluster, page size 500, for the duration. */
+async function walk(
+  http: string,
+): Promise<{ rps: number; p50: number; p99: number; requests: number }> {
+  const latencies: number[] = [];
+  const seconds = Number(DURATION.replace(/s$/, ""));
+  const end = performance.now() + seconds * 1000;
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (performance.now() < end) {
+      let token = "";
+      do {
+        const started = performance.now();
+        const response = await fetch(
+          `${http}/apis/v1alpha2/clusters?pageSize=500${
+            token ? `&pageToken=${token}` : ""
+          }`,
+        );
+        const body = await response.json();
+        if (response.status !== 200) throw new Error(JSON.stringify(body));
+        latencies.push(performance.now() - started);
+        token = body.nextPageToken;
+      } while (token && performance.now() < end);
+    }
+  }));
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  return {
+    rps: latencies.length / seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    requests: latencies.length,
+  };
+}
+
+async function measure(
+  http: string,
+  what: string,
+  url: string,
+  walker = false,
+): Promise<Row> {
+  const before = await kubeCalls(http);
+  const result = walker ? await walk(http) : await wrk(url);
+  const after = await kubeCalls(http);
+  return {
+    what,
+    rps: result.rps,
+    p50: result.p50,
+    p99: result.p99,
+    kubeCallsPerRequest: (after - before) / Math.max(1, result.requests),
+  };
+}
+
+// ---------------------------------------------------------------------------
+
+console.error(`Seeding the stand-in with ${N} clusters...`);
+const standin = await spawn([
+  "run",
+  "-A",
+  "bench/standin.ts",
+  "--clusters",
+  String(N),
+]);
+const { kubeconfig } = JSON.parse(standin.first);
+
+const results: {
+  variant: string;
+  rows: Row[];
+  rssMb: number;
+  readySeconds: number;
+}[] = [];
+let clusterJson = "";
+for (const cache of ["on", "off"]) {
+  const httpPort = freePort();
+  const http = `http://127.0.0.1:${httpPort}`;
+  const started = performance.now();
+  const corral = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net",
+      "--allow-env",
+      "--allow-read",
+      "main.ts",
+      "--orchestrator",
+      "kubernetes",
+      "--kubeconfig",
+      kubeconfig,
+      "--allow-anonymous",
+      "--shutdown-delay",
+      "0s",
+      "--log-level",
+      "error",
+      "--host",
+      "127.0.0.1",
+      "--http-port",
+      String(httpPort),
+      "--grpc-port",
+      String(freePort()),
+      "--cache",
+      cache,
+    ],
+    cwd: ROOT,
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  for (;;) {
+    try {
+      const ready = await fetch(`${http}/readyz`);
+      await ready.body?.cancel();
+      if (ready.status === 200) break;
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const readySeconds = (performance.now() - started) / 1000;
+  const one = `${http}/apis/v1alpha2/namespaces/team-3/clusters/cluster-00003`;
+  clusterJson ||= await (await fetch(one)).text();
+  console.error(
+    `Corral --cache=${cache} ready in ${
+      readySeconds.toFixed(2)
+    } s; measuring...`,
+  );
+  const rows = [
+    await measure(http, "GetCluster", one),
+    await measure(
+      http,
+      `ListCluster (${N / 10})`,
+      `${http}/apis/v1alpha2/namespaces/team-3/clusters`,
+    ),
+    await measure(
+      http,
+      `ListAllClusters (${N})`,
+      `${http}/apis/v1alpha2/clusters`,
+    ),
+    await measure(http, `paginated walk of ${N}, pages of 500`, "", true),
+  ];
+  const rssMb = await metric(http, /^process_memory_bytes\{kind="rss"\}/) /
+    2 ** 20;
+  results.push({ variant: `cache ${cache}`, rows, rssMb, readySeconds });
+  corral.kill("SIGTERM");
+  await corral.status;
+}
+
+// The ceiling: Deno.serve answering a body the size of one cluster.
+const helloPort = freePort();
+const hello = await spawn([
+  "eval",
+  `const body = "x".repeat(${clusterJson.length});
+   Deno.serve({ hostname: "127.0.0.1", port: ${helloPort}, onListen() { console.log("{}"); } },
+     () => new Response(JSON.stringify({ body }), { headers: { "content-type": "application/json" } }));`,
+]);
+const ceiling = await wrk(`http://127.0.0.1:${helloPort}/`);
+hello.child.kill("SIGTERM");
+await hello.child.status;
+standin.child.kill("SIGTERM");
+await standin.child.status;
+
+const fmt = (n: number, digits = 1) =>
+  Number.isFinite(n) ? n.toFixed(digits) : "n/a";
+console.log(
+  `\n${N} clusters over 10 namespaces, 3 events each; ${CONNECTIONS} connections, ${DURATION} a run (wrk; the paginated walk by this script)`,
+);
+console.log(
+  `Deno.serve hello-world, ${clusterJson.length} B body: ${
+    fmt(ceiling.rps, 0)
+  } req/s, p50 ${fmt(ceiling.p50, 2)} ms, p99 ${fmt(ceiling.p99, 2)} ms\n`,
+);
+console.log(
+  "| variant | read | req/s | p50 ms | p99 ms | Kubernetes calls / request |",
+);
+console.log("|---|---|---|---|---|---|");
+for (const { variant, rows } of results) {
+  for (const row of rows) {
+    console.log(
+      `| ${variant} | ${row.what} | ${fmt(row.rps, 0)} | ${fmt(row.p50, 2)} | ${
+        fmt(row.p99, 2)
+      } | ${fmt(row.kubeCallsPerRequest ?? NaN, 2)} |`,
+    );
+  }
+}
+console.log("");
+for (const { variant, rssMb, readySeconds } of results) {
+  console.log(
+    `${variant}: ready ${
+      readySeconds.toFixed(2)
+    } s after start; RSS after the runs ${rssMb.toFixed(0)} MB`,
+  );
+}
