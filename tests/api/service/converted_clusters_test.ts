@@ -68,3 +68,18 @@ Deno.test("a kept cluster's JSON is encoded once", async () => {
   assert.notEqual(messageToJson(Cluster, fresh as never), json);
   assert.deepEqual(messageToJson(Cluster, fresh as never), json);
 });
+
+Deno.test("a list is converted once while the cache hands out the same arrays", () => {
+  const converted = new ConvertedClusters();
+  const resources = [rayCluster("blue"), rayCluster("green")];
+  const events = [event("a", "5")];
+  const first = converted.list(resources, events);
+  assert.equal(first.length, 2);
+  assert.ok(Object.isFrozen(first));
+  assert.equal(converted.list(resources, events), first, "kept");
+  assert.deepEqual(first[0].events.map((e) => e.reason), ["a"]);
+  // Another array (the cache changed): a new list, its unchanged clusters kept.
+  const next = converted.list([...resources], [...events]);
+  assert.notEqual(next, first);
+  assert.equal(next[1], first[1]);
+});
