@@ -78,6 +78,13 @@ async function withRig(
       }),
   };
   try {
+    // The template every cluster of these tests uses.
+    const template = await rig.api(
+      "POST",
+      `/apis/v1/namespaces/${NS}/compute_templates`,
+      TEMPLATE,
+    );
+    assert.equal(template.status, 200);
     await run(rig);
   } finally {
     await corral.close();
@@ -109,11 +116,6 @@ async function names(rig: Rig): Promise<string[]> {
 
 Deno.test("changes made directly in Kubernetes show through Corral within a second", async () => {
   await withRig(async (rig) => {
-    await rig.api(
-      "POST",
-      `/apis/v1/namespaces/${NS}/compute_templates`,
-      TEMPLATE,
-    );
     await createCluster(rig, "blue");
     await createCluster(rig, "green");
 
@@ -156,11 +158,6 @@ Deno.test("changes made directly in Kubernetes show through Corral within a seco
 
 Deno.test("reads cost no Kubernetes call in steady state; a miss costs one", async () => {
   await withRig(async (rig) => {
-    await rig.api(
-      "POST",
-      `/apis/v1/namespaces/${NS}/compute_templates`,
-      TEMPLATE,
-    );
     await createCluster(rig, "blue");
     rig.calls.length = 0;
     for (
@@ -188,11 +185,6 @@ Deno.test("reads cost no Kubernetes call in steady state; a miss costs one", asy
 
 Deno.test("a cluster another client created a moment ago is found by a get, not reported missing", async () => {
   await withRig(async (rig) => {
-    await rig.api(
-      "POST",
-      `/apis/v1/namespaces/${NS}/compute_templates`,
-      TEMPLATE,
-    );
     await createCluster(rig, "template-source");
     const source = await (await rig.kube("GET", `${CLUSTERS}/template-source`))
       .json();
@@ -213,11 +205,6 @@ Deno.test("a cluster another client created a moment ago is found by a get, not 
 
 Deno.test("Corral reads its own writes at once: create, update, delete", async () => {
   await withRig(async (rig) => {
-    await rig.api(
-      "POST",
-      `/apis/v1/namespaces/${NS}/compute_templates`,
-      TEMPLATE,
-    );
     // The watch is held back, so only the write's own answer can show it.
     rig.proxy.inject({ kind: "delay", ms: 5_000 }, { path: /rayclusters$/ });
     for (let i = 0; i < 5; i++) {
@@ -249,11 +236,6 @@ Deno.test("Corral reads its own writes at once: create, update, delete", async (
 
 Deno.test("after its watch is dropped, the cache resumes and misses nothing", async () => {
   await withRig(async (rig) => {
-    await rig.api(
-      "POST",
-      `/apis/v1/namespaces/${NS}/compute_templates`,
-      TEMPLATE,
-    );
     await createCluster(rig, "before");
     await rig.proxy.refuse(); // drops every open watch
     // Changes made while Corral cannot see Kubernetes.
@@ -270,11 +252,6 @@ Deno.test("after its watch is dropped, the cache resumes and misses nothing", as
 
 Deno.test("410 Expired: the cache lists again and objects deleted meanwhile disappear", async () => {
   await withRig(async (rig) => {
-    await rig.api(
-      "POST",
-      `/apis/v1/namespaces/${NS}/compute_templates`,
-      TEMPLATE,
-    );
     await createCluster(rig, "doomed");
     await createCluster(rig, "kept");
     const relists = rig.corral.orchestrator!.cacheState!().relists.rayclusters;
@@ -299,11 +276,6 @@ Deno.test("410 Expired: the cache lists again and objects deleted meanwhile disa
 
 Deno.test("a restarted API server that lost every object: the cache converges to the empty truth", async () => {
   await withRig(async (rig) => {
-    await rig.api(
-      "POST",
-      `/apis/v1/namespaces/${NS}/compute_templates`,
-      TEMPLATE,
-    );
     await createCluster(rig, "blue");
     const port = rig.standin.port;
     await rig.standin.close();

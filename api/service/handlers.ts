@@ -179,6 +179,34 @@ export function createHandlers(options: ServiceOptions): Handlers {
     return namespaces;
   }
 
+  /**
+   * The images and host paths a cluster asks for, against the policy's
+   * rules; PERMISSION_DENIED naming the field that asks for what is denied.
+   */
+  function admitClusterWorkload(
+    caller: Caller,
+    action: string,
+    rules: Parameters<Caller["admit"]>[1],
+    cluster: Cluster,
+    verb?: Parameters<Caller["admit"]>[4],
+  ): void {
+    const workload = clusterWorkload(cluster);
+    caller.admit(
+      action,
+      rules,
+      {
+        images: workload.images.map((i) => i.image),
+        hostPath: workload.hostPaths.length > 0,
+      },
+      (denial) =>
+        denial.reason === "host-path"
+          ? workload.hostPaths[0]
+          : workload.images.find((i) => i.image === denial.image)?.field ??
+            "cluster",
+      verb,
+    );
+  }
+
   async function createCluster(
     request: { cluster?: Cluster; namespace: string },
     { log, kube, caller }: CallContext,
@@ -213,20 +241,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
         `${action}: cluster.user: user "${identity.user}" may not create clusters for "${cluster.user}"`,
       );
     }
-    const workload = clusterWorkload(cluster);
-    caller.admit(
-      action,
-      rules,
-      {
-        images: workload.images.map((i) => i.image),
-        hostPath: workload.hostPaths.length > 0,
-      },
-      (denial) =>
-        denial.reason === "host-path"
-          ? workload.hostPaths[0]
-          : workload.images.find((i) => i.image === denial.image)?.field ??
-            "cluster",
-    );
+    admitClusterWorkload(caller, action, rules, cluster);
     const wanted = referencedTemplates(cluster);
     const templates = new Map<string, ComputeTemplate>();
     if (wanted.length > 0) {
@@ -339,26 +354,13 @@ export function createHandlers(options: ServiceOptions): Handlers {
       );
       if (problems.length > 0) throw invalidArgument(action, problems);
       if (workers) {
-        const workload = clusterWorkload({
+        const groups = {
           ...merged,
           clusterSpec: {
             workerGroupSpec: merged.clusterSpec?.workerGroupSpec ?? [],
           },
-        });
-        caller.admit(
-          action,
-          rules,
-          {
-            images: workload.images.map((i) => i.image),
-            hostPath: workload.hostPaths.length > 0,
-          },
-          (denial) =>
-            denial.reason === "host-path"
-              ? workload.hostPaths[0]
-              : workload.images.find((i) => i.image === denial.image)?.field ??
-                "cluster",
-          "update",
-        );
+        };
+        admitClusterWorkload(caller, action, rules, groups, "update");
       }
       if (workers && templates === undefined) {
         templates = await workerTemplates(merged, namespace, kube);
