@@ -296,12 +296,12 @@ function inDefinitionOrder(routes: Route[]): Route[] {
 }
 
 /**
- * The example of a query parameter, as "Test Request" sends it: a page
- * token is only ever one an answer gave, so it has none.
+ * The example of a query parameter, which "Test Request" sends: none for
+ * paging (a page token is only ever one an answer gave, and a list is
+ * whole unless a page size is asked for).
  */
 function queryExample(field: protobuf.Field): unknown {
-  if (field.name === "pageToken") return undefined;
-  if (field.name === "pageSize") return 100;
+  if (field.name === "pageToken" || field.name === "pageSize") return undefined;
   return fieldExample(field, new Set());
 }
 
