@@ -1,8 +1,8 @@
 /**
  * Corral's own pages: the OpenAPI document (JSON and YAML) and the
  * interactive API reference, a Scalar page served entirely from Corral's
- * origin: the standalone bundle ships in the npm package and is read once
- * at start-up, the page loads no font, script or style from anywhere else
+ * origin: the standalone bundle is a copy in third_party/scalar (from the
+ * @scalar/api-reference package, tools/third_party.ts) read once at start-up, the page loads no font, script or style from anywhere else
  * (a Content-Security-Policy of 'self' holds it to that), and "try it"
  * sends its requests to the same origin. It works in an air-gapped cluster.
  */
@@ -19,25 +19,31 @@ export const DOCS_PATHS = {
 } as const;
 
 export interface ScalarBundle {
-  /** The package's version, part of the bundle's path so it can be cached. */
-  version: string;
+  /**
+   * The start of the bundle's SHA-256, part of its path: a new bundle has a
+   * new path, so browsers may cache one for good.
+   */
+  hash: string;
   /** dist/browser/standalone.js of @scalar/api-reference. */
   script: Uint8Array;
 }
 
-/**
- * Reads Scalar's standalone browser bundle from the npm package, where Deno
- * resolves it (its global cache, or node_modules). Needs --allow-read only.
- */
+const SCALAR_BUNDLE = new URL(
+  "../third_party/scalar/standalone.js",
+  import.meta.url,
+);
+
+/** Reads Scalar's standalone browser bundle. Needs --allow-read only. */
 export async function loadScalarBundle(): Promise<ScalarBundle> {
-  // The package's main module: <package>/dist/index.js. The bundle is not
-  // one of the package's exports, so it is found beside it.
-  const main = import.meta.resolve("@scalar/api-reference");
-  const packageJson = new URL("../package.json", main);
-  const script = new URL("./browser/standalone.js", main);
+  const script = SCALAR_BUNDLE;
   try {
-    const { version } = JSON.parse(await Deno.readTextFile(packageJson));
-    return { version, script: await Deno.readFile(script) };
+    const bytes = await Deno.readFile(script);
+    const digest = new Uint8Array(
+      await crypto.subtle.digest("SHA-256", bytes),
+    );
+    const hash = Array.from(digest.subarray(0, 8))
+      .map((b) => b.toString(16).padStart(2, "0")).join("");
+    return { hash, script: bytes };
   } catch (error) {
     throw new Error(
       `Cannot load the API reference page: cannot read ${script.href}: ${
@@ -65,7 +71,7 @@ export function docsPages(
 ): Record<string, PageHandler> {
   const json = openApiJson(document);
   const yaml = openApiYaml(document);
-  const scriptPath = `/docs/scalar-api-reference-${bundle.version}.js`;
+  const scriptPath = `/docs/scalar-api-reference-${bundle.hash}.js`;
   const title = String((document.info as { title?: string })?.title ?? "API");
   const html = page(title, scriptPath);
   const init = initScript();
@@ -104,7 +110,7 @@ export function docsPages(
     }),
     [scriptPath]: text(bundle.script, {
       "content-type": "text/javascript; charset=utf-8",
-      // The version is in the path: a new bundle has a new path.
+      // The hash is in the path: a new bundle has a new path.
       "cache-control": "public, max-age=31536000, immutable",
       "x-content-type-options": "nosniff",
     }),

@@ -1,11 +1,19 @@
 /**
  * Loads THE API definition (proto/*.proto) with the google.api and
- * google.rpc protos of the google-proto-files package.
+ * google.rpc protos it needs: those are copies in third_party/googleapis
+ * (tools/third_party.ts), and google/protobuf/descriptor.proto, which they
+ * import, is the one protobufjs ships. The other google/protobuf files are
+ * built into protobufjs.
  */
 import protobuf from "protobufjs";
-import { getProtoPath } from "google-proto-files";
 
 const PROTO_DIR = new URL("../proto/", import.meta.url);
+const GOOGLEAPIS_DIR = new URL("../third_party/googleapis/", import.meta.url);
+/** <protobufjs>/index.js -> <protobufjs>/google/protobuf/ */
+const PROTOBUF_DIR = new URL(
+  "./google/protobuf/",
+  import.meta.resolve("protobufjs"),
+);
 
 /** The .proto files of the API, relative to proto/. */
 export const API_FILES = ["cluster.proto", "compute_template.proto"];
@@ -26,11 +34,12 @@ export interface ApiSchema {
 export async function loadApiSchema(
   files: string[] = API_FILES.map((f) => new URL(f, PROTO_DIR).pathname),
 ): Promise<ApiSchema> {
-  const googleDir = getProtoPath("..");
   const root = new protobuf.Root();
   root.resolvePath = (origin, target) =>
-    target.startsWith("google/")
-      ? `${googleDir}/${target}`
+    target.startsWith("google/protobuf/")
+      ? new URL(target.slice("google/protobuf/".length), PROTOBUF_DIR).pathname
+      : target.startsWith("google/")
+      ? new URL(target, GOOGLEAPIS_DIR).pathname
       : protobuf.util.path.resolve(origin, target);
   await root.load([...files, ...EXTRA_GOOGLE_FILES], {
     keepCase: false,

@@ -12,13 +12,12 @@ Requirements (Debian 12): apt-get install python3-grpcio python3-grpc-tools
 and run it with /usr/bin/python3: a pyenv or venv python3 does not see
 Debian's packages.
 
-The google/api/*.proto files the API imports come from the npm package
-google-proto-files (--google-protos); google/protobuf/*.proto come with
-grpc_tools. From the repository root, against Corral's default gRPC port:
+The google/api/*.proto files the API imports are the repository's copies in
+third_party/googleapis (--google-protos to use others); google/protobuf/*.proto
+come with grpc_tools. From the repository root, against Corral's default gRPC
+port:
 
-    G=$(deno eval 'import { getProtoPath } from "npm:google-proto-files@6.0.1";
-                   console.log(getProtoPath(".."))')
-    C="/usr/bin/python3 examples/python_client.py --google-protos $G"
+    C="/usr/bin/python3 examples/python_client.py"
     $C create-template -n team-a --name small --cpu 2 --memory 4
     $C create-cluster -n team-a --json '{
         "name": "blue", "user": "ada", "version": "2.9.0",
@@ -249,9 +248,9 @@ def parse_args(argv):
     )
     parser.add_argument(
         "--google-protos",
-        required=True,
+        default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "third_party", "googleapis"),
         metavar="DIR",
-        help="directory holding google/api/annotations.proto (the google-proto-files npm package)",
+        help="directory holding google/api/annotations.proto (default: the repository's third_party/googleapis)",
     )
     parser.add_argument(
         "--timeout", type=float, default=30, help="deadline in seconds (default %(default)s)"

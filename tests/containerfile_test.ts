@@ -7,6 +7,7 @@
  * trip over HTTP, then exit 0 on SIGTERM.
  */
 import assert from "node:assert/strict";
+import { VENDORED } from "../tools/third_party.ts";
 import { kubeconfigFor, type Standin, startStandin } from "../standin/mod.ts";
 import { sampleCluster } from "./api/cases.ts";
 import { moduleGraph } from "./module_graph.ts";
@@ -188,7 +189,7 @@ Deno.test("the image's permission flags are narrow: no -A, listed env and read, 
   );
 });
 
-Deno.test("the Containerfile copies every module main.ts loads and the API definition, and not the stand-in", async () => {
+Deno.test("the Containerfile copies every module main.ts loads, the API definition and third_party/, and not the stand-in", async () => {
   const all = await readContainerfile();
   const sources = all.filter((i) => i.keyword === "COPY").flatMap((i) => {
     const parts = i.args.split(/\s+/).filter((p) => !p.startsWith("--"));
@@ -205,6 +206,8 @@ Deno.test("the Containerfile copies every module main.ts loads and the API defin
   const protos = [...Deno.readDirSync(new URL("proto/", ROOT))].map((e) =>
     `proto/${e.name}`
   );
+  // The files the service reads from third_party/ at start-up.
+  const thirdParty = VENDORED.flatMap(({ files }) => Object.values(files));
   // .dockerignore keeps node_modules and the like out of the build context,
   // and must not keep out anything copied.
   const ignored = (await Deno.readTextFile(new URL(".dockerignore", ROOT)))
@@ -216,7 +219,9 @@ Deno.test("the Containerfile copies every module main.ts loads and the API defin
         ? path.endsWith(pattern.slice(1))
         : path === pattern || path.startsWith(`${pattern}/`)
     );
-  for (const path of [...local, ...protos, "deno.json", "deno.lock"]) {
+  for (
+    const path of [...local, ...protos, ...thirdParty, "deno.json", "deno.lock"]
+  ) {
     assert.ok(copied(path), `the Containerfile copies ${path}`);
     assert.ok(!isIgnored(path), `.dockerignore keeps ${path} in the context`);
   }

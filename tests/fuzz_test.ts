@@ -880,7 +880,7 @@ function queryString(rng: Rng): string {
       "labelSelector",
       "name",
       "namespace",
-      "pageSize",
+      "limit", // Kubernetes's name; Corral's is pageSize
       "fields",
       "x",
       "",

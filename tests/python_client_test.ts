@@ -18,7 +18,6 @@
  * is reported as ignored, saying why.
  */
 import assert from "node:assert/strict";
-import { getProtoPath } from "google-proto-files";
 import {
   DEV_PERMISSIONS,
   EMBEDDED,
@@ -68,8 +67,6 @@ async function viaPython(target: string, args: string[]): Promise<Answer> {
       CLIENT,
       "--target",
       target,
-      "--google-protos",
-      getProtoPath(".."),
       ...args,
     ],
     stdin: "null",

@@ -5,18 +5,16 @@
  *
  *   buf.yaml, proto/   links to the current directory's, so buf reports
  *                      paths as they are here (`buf format -w` edits them)
- *   googleapis/        the google.api protos proto/ imports, written from the
- *                      google-proto-files package (tools/googleapis.ts)
+ *   googleapis/        a link to third_party/googleapis: the google.api protos
+ *                      proto/ imports (tools/third_party.ts)
  *
- * buf cannot reach its registry from here, and the repository keeps no copy
- * of Google's protos, so the workspace is put together for each run and
- * removed after it.
+ * buf cannot reach its registry from here, so buf.yaml names the copies as a
+ * module of their own; the workspace keeps buf from linting or comparing
+ * anything else of the repository, and is removed after each run.
  *
  *   deno task buf lint              the style rules of buf.yaml
  *   deno task buf:breaking [REF]    see tools/buf_breaking.ts
  */
-import { writeGoogleProtos } from "./googleapis.ts";
-
 /** The module buf.yaml reads the google.api protos from. */
 export const GOOGLEAPIS_MODULE = "googleapis";
 
@@ -50,12 +48,15 @@ export async function makeWorkspace(source: string): Promise<string> {
   }
 }
 
-/** Writes the google.api protos that `workspace`/proto imports. */
+/** The repository's copies of the google.api protos, for buf. */
+const GOOGLEAPIS = new URL("../third_party/googleapis", import.meta.url)
+  .pathname;
+
+/** Links the google.api protos into `workspace` as buf.yaml's module. */
 export async function addGoogleProtos(workspace: string): Promise<void> {
-  await writeGoogleProtos(
-    `${workspace}/proto`,
-    `${workspace}/${GOOGLEAPIS_MODULE}`,
-  );
+  await Deno.symlink(GOOGLEAPIS, `${workspace}/${GOOGLEAPIS_MODULE}`, {
+    type: "dir",
+  });
 }
 
 /** Runs buf with `args` in `cwd`, output to ours; answers its exit code. */
@@ -87,7 +88,7 @@ export async function buf(args: string[], source: string): Promise<number> {
 
 if (import.meta.main) {
   if (Deno.args[0] === "breaking") {
-    // Its --against input would lack the google.api protos.
+    // Its --against input would not be laid out as buf.yaml expects.
     console.error(
       "Cannot run buf breaking through this task: run `deno task buf:breaking [REF]`",
     );

@@ -9,9 +9,9 @@
  *
  * Flags after REF go to buf (`--error-format=json`). buf's own
  * `--against '.git#ref=...'` cannot be used: that input holds committed
- * files only, and Google's protos are not committed. So each side is a
- * temporary buf workspace (tools/buf.ts) with the google.api protos it
- * imports from the google-proto-files package. Only proto/ is taken from
+ * files only, laid out as that commit's buf.yaml says. So each side is a
+ * temporary buf workspace (tools/buf.ts) with the work tree's copies of the
+ * google.api protos (third_party/googleapis). Only proto/ is taken from
  * REF: both sides are laid out by the work tree's buf.yaml, so any commit
  * with a proto/ can be compared with.
  */

@@ -13,6 +13,7 @@ import {
   openApiJson,
 } from "../../api/docs.ts";
 import { createHttpApp } from "../../api/http/router.ts";
+import { packageDir } from "../../tools/third_party.ts";
 import { schema } from "../harness.ts";
 import { EMBEDDED, startMain } from "../main_process.ts";
 import { discoveryClient } from "./grpc/discovery_client.ts";
@@ -27,10 +28,12 @@ async function app() {
 
 Deno.test("loadScalarBundle() reads the standalone bundle of the pinned @scalar/api-reference", async () => {
   const bundle = await loadScalarBundle();
-  const pinned = JSON.parse(
-    await Deno.readTextFile(new URL("../../deno.json", import.meta.url)),
-  ).imports["@scalar/api-reference"];
-  assert.equal(pinned, `npm:@scalar/api-reference@${bundle.version}`);
+  const pinned = new URL(
+    "dist/browser/standalone.js",
+    await packageDir("@scalar/api-reference"),
+  );
+  assert.deepEqual(bundle.script, await Deno.readFile(pinned));
+  assert.match(bundle.hash, /^[0-9a-f]{16}$/);
   assert.ok(bundle.script.byteLength > 1_000_000, "the self-contained bundle");
   const text = new TextDecoder().decode(bundle.script.subarray(-2000));
   assert.match(text, /createApiReference/);
@@ -56,7 +59,7 @@ Deno.test("/docs is a page of Corral's own scripts, held to its origin by its Co
       m[1]
     );
     assert.deepEqual(scripts, [
-      `/docs/scalar-api-reference-${(await loadScalarBundle()).version}.js`,
+      `/docs/scalar-api-reference-${(await loadScalarBundle()).hash}.js`,
       DOCS_PATHS.init,
     ]);
     for (const script of scripts) {
@@ -92,11 +95,11 @@ Deno.test("the page's configuration turns off everything that reaches outside Co
   assert.doesNotMatch(html, /id="api-reference"/);
 });
 
-Deno.test("the bundle is cached for good under its versioned path; the document is not cached", async () => {
+Deno.test("the bundle is cached for good under its hashed path; the document is not cached", async () => {
   const handler = await app();
-  const { version } = await loadScalarBundle();
+  const { hash } = await loadScalarBundle();
   const bundle = await handler(
-    new Request(`http://corral.test/docs/scalar-api-reference-${version}.js`),
+    new Request(`http://corral.test/docs/scalar-api-reference-${hash}.js`),
   );
   await bundle.body?.cancel();
   assert.match(bundle.headers.get("cache-control")!, /immutable/);

@@ -31,7 +31,7 @@ const VERBS = ["get", "put", "post", "delete", "patch"];
 /** The page handlers as main.ts mounts them (with a stand-in bundle). */
 async function pages() {
   return docsPages(await currentDocument(), {
-    version: "0.0.0",
+    hash: "0000000000000000",
     script: new TextEncoder().encode("/* bundle */"),
   });
 }

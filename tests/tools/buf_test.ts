@@ -1,7 +1,7 @@
 /**
  * `deno task buf` and `deno task buf:breaking` (tools/buf.ts,
  * tools/buf_breaking.ts): the pinned buf over proto/ with the repository's
- * buf.yaml, the google.api protos written from google-proto-files into a
+ * buf.yaml, the google.api protos of third_party/googleapis linked into a
  * temporary workspace. Offline: buf gets a cache of its own and no registry.
  */
 import assert from "node:assert/strict";
@@ -189,16 +189,6 @@ Deno.test("buf:breaking names a REF that is not a commit", async () => {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
-});
-
-Deno.test("the repository holds no copy of the google.api protos", async () => {
-  const files = (await git(ROOT.pathname, "ls-files", "-z")).split("\0");
-  const copies = files.filter((path) => /(^|\/)google\/.+\.proto$/.test(path));
-  assert.deepEqual(
-    copies,
-    [],
-    "buf's tasks write them from google-proto-files",
-  );
 });
 
 async function copy(from: URL, to: string): Promise<void> {
