@@ -29,6 +29,8 @@ import { openApiDocument } from "./openapi.ts";
 import { loadApiSchema } from "./schema.ts";
 import { createDispatcher } from "./service/dispatcher.ts";
 import { createHandlers } from "./service/handlers.ts";
+import { ClusterWatch } from "./service/cluster_watch.ts";
+import { ConvertedClusters } from "./service/converted_clusters.ts";
 
 export interface ApiOptions {
   orchestrator: Orchestrator;
@@ -48,6 +50,8 @@ export interface ApiOptions {
   limits?: Limits;
   /** A gRPC connection without calls for this long closes; 60 s. */
   idleTimeoutMs?: number;
+  /** WatchClusters' tuning (cluster_watch.ts has the defaults). */
+  watch?: { heartbeatMs?: number; queueLimit?: number; historySize?: number };
   /** Corral's version, for corral_build_info. */
   version: string;
   log: Logger;
@@ -64,16 +68,28 @@ export interface Api {
   grpcHealth: HealthReporter;
   /** The HTTP listener's requests in flight, for corral_requests_in_flight. */
   httpInFlight: (delta: 1 | -1) => void;
+  /** WatchClusters' streams, ended on shutdown; none without a cache. */
+  watches?: ClusterWatch;
 }
 
 export async function createApi(options: ApiOptions): Promise<Api> {
   const { orchestrator, log, maxBodyBytes } = options;
   const schema = await loadApiSchema();
+  const converted = new ConvertedClusters();
+  const feed = orchestrator.watchClusterChanges?.bind(orchestrator);
+  const watches = feed && new ClusterWatch({
+    feed,
+    inStep: () => orchestrator.cacheState?.().inStep ?? false,
+    converted,
+    ...options.watch,
+  });
   const handlers = createHandlers({
     orchestrator,
     namespaces: options.namespaces,
     clusterApiVersion: options.clusterApiVersion,
     limits: options.limits,
+    converted,
+    watches,
   });
   const cache = orchestrator.cacheState?.bind(orchestrator);
   const metrics = new Metrics({ version: options.version, cache });
@@ -126,7 +142,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   );
   const httpInFlight = (delta: 1 | -1) =>
     metrics.inFlight.inc({ transport: "http" }, delta);
-  return { http, grpc, health, grpcHealth, httpInFlight };
+  return { http, grpc, health, grpcHealth, httpInFlight, watches };
 }
 
 /** A page for authenticated callers only: 401 with the API's error body. */

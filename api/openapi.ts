@@ -193,7 +193,7 @@ export function openApiDocument(
           required: false,
           description: clean(field.comment),
           schema: fieldSchema(field, ref),
-          example: queryExample(field),
+          example: queryExample(route, field),
         })
       ));
     }
@@ -208,7 +208,7 @@ export function openApiDocument(
       );
     }
     operation.responses = {
-      "200": {
+      "200": route.streaming ? streamAnswer(route, ref) : {
         description: "A successful response.",
         content: { "application/json": { schema: ref(route.responseType) } },
       },
@@ -298,11 +298,44 @@ function inDefinitionOrder(routes: Route[]): Route[] {
 /**
  * The example of a query parameter, which "Test Request" sends: none for
  * paging (a page token is only ever one an answer gave, and a list is
- * whole unless a page size is asked for).
+ * whole unless a page size is asked for), nor for a stream (a watch
+ * watches everything unless narrowed, and resumes only from a version an
+ * answer gave).
  */
-function queryExample(field: protobuf.Field): unknown {
+function queryExample(route: Route, field: protobuf.Field): unknown {
+  if (route.streaming) return undefined;
   if (field.name === "pageToken" || field.name === "pageSize") return undefined;
   return fieldExample(field, new Set());
+}
+
+/**
+ * A stream's answer: newline-delimited JSON, each line a result or, last,
+ * an error (as grpc-gateway streams); or Server-Sent Events of the same.
+ */
+function streamAnswer(
+  route: Route,
+  ref: (type: protobuf.Type | protobuf.Enum) => Schema,
+): Schema {
+  const line = {
+    type: "object",
+    description: "One line: an answer (`result`), or the error that ends " +
+      "the stream (`error`).",
+    properties: {
+      result: ref(route.responseType),
+      error: { $ref: `#/components/schemas/${ERROR_SCHEMA}` },
+    },
+  };
+  return {
+    description: "A stream of answers, one JSON object per line; with " +
+      "`Accept: text/event-stream`, Server-Sent Events whose `data` is that " +
+      "object and whose `id` is the answer's resourceVersion (sent back as " +
+      "`Last-Event-ID` to resume). The stream stays open until the client " +
+      "or the server ends it.",
+    content: {
+      "application/x-ndjson": { schema: line },
+      "text/event-stream": { schema: { type: "string" } },
+    },
+  };
 }
 
 /** "/apis/v1alpha2/namespaces/{namespace}/clusters" */

@@ -244,7 +244,8 @@ export const ERROR_ANSWERS: ErrorAnswer[] = [
       "Code 6 ALREADY_EXISTS: a resource of that name exists in the namespace " +
       "(on create); code 10 ABORTED: the resource changed since the etag the " +
       "update carries, or kept changing while it was retried (nothing was " +
-      "changed: get it and try again)",
+      "changed: get it and try again); or the resource_version a watch " +
+      "resumes from is too old (watch again without one)",
     examples: ["alreadyExists", "aborted"],
   },
   {
@@ -295,7 +296,8 @@ export const ERROR_ANSWERS: ErrorAnswer[] = [
  * body it may be sent too much (413). A POST creates: the name may be taken
  * (409) or the namespace missing (404). An operation on one named resource
  * (the path ends in a variable) may not find it (404); a PUT or PATCH would
- * also meet a concurrent change (409). A list has neither 404 nor 409.
+ * also meet a concurrent change (409). A list has neither 404 nor 409. A
+ * stream (a watch) may be asked to resume from a point too old (409).
  */
 export function errorStatusesOf(route: Route): number[] {
   const statuses = new Set([400, 401, 403, 500, 503, 504]);
@@ -307,6 +309,7 @@ export function errorStatusesOf(route: Route): number[] {
   }
   if (last && "variable" in last) statuses.add(404);
   if (route.verb === "PUT" || route.verb === "PATCH") statuses.add(409);
+  if (route.streaming) statuses.add(409);
   return [...statuses].sort((a, b) => a - b);
 }
 

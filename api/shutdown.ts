@@ -11,7 +11,7 @@ import type { HttpServer } from "./http/server.ts";
 import type { Api } from "./mod.ts";
 
 export interface StopperOptions {
-  api: Pick<Api, "health" | "grpc" | "grpcHealth">;
+  api: Pick<Api, "health" | "grpc" | "grpcHealth" | "watches">;
   httpServer: Pick<HttpServer, "drain" | "inFlight" | "shutdown">;
   /** Closed last, in the reverse of their order. */
   closers: { close(): Promise<void> }[];
@@ -34,7 +34,10 @@ export function stopper(options: StopperOptions): (signal: string) => void {
     httpServer.drain();
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     log.info("Closing listeners", { inFlight: httpServer.inFlight });
-    api.grpcHealth.shutdown(); // ends health Watch streams, which would hold it
+    // Streams would hold the listeners open: health Watch streams, and
+    // cluster watches (ended cleanly, so that clients resume elsewhere).
+    api.grpcHealth.shutdown();
+    api.watches?.close();
     await Promise.all([
       httpServer.shutdown(graceMs),
       shutdownGrpc(api.grpc, graceMs),

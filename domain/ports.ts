@@ -54,6 +54,26 @@ export interface CacheState {
 }
 
 /**
+ * A managed RayCluster changed, or the events about it did, as a cache
+ * applied the change.
+ */
+export interface ClusterChange {
+  namespace: string;
+  name: string;
+  /** The RayCluster as it is now; undefined once it is gone. */
+  cluster?: RayCluster;
+  /** The RayCluster as it was before, if it was held. */
+  before?: RayCluster;
+  /** The events about it now. */
+  events: readonly KubeEvent[];
+  /**
+   * Kubernetes' resourceVersion of the change (of the RayCluster, the
+   * Event, or the list that brought it); empty when unknown.
+   */
+  resourceVersion: string;
+}
+
+/**
  * Every method takes CallOptions last. Reads are retried with a bounded
  * backoff when the Kubernetes API is unavailable; writes never are.
  */
@@ -136,6 +156,13 @@ export interface Orchestrator {
    * all, for readiness.
    */
   ping(options?: CallOptions): Promise<void>;
+
+  /**
+   * Tells `listener` of every cluster the cache holds now (as changes from
+   * nothing), then of every change, synchronously as the cache applies it;
+   * answers the function that stops it. Only a cache has it.
+   */
+  watchClusterChanges?(listener: (change: ClusterChange) => void): () => void;
 
   /** Starts what runs in the background (a cache's watches). */
   start?(): void;

@@ -8,6 +8,19 @@
  * `undefined`, enums are their value names.
  */
 
+/**
+ * What happened. Values as Kubernetes names its watch events (AIP-126:
+ * unprefixed, zero unspecified).
+ */
+export const EVENT_TYPES = [
+  "EVENT_TYPE_UNSPECIFIED",
+  "ADDED",
+  "MODIFIED",
+  "DELETED",
+  "BOOKMARK",
+] as const;
+export type EventType = typeof EVENT_TYPES[number];
+
 /** The deployment stage a cluster serves. */
 export const ENVIRONMENTS = [
   "DEV",
@@ -103,6 +116,32 @@ export interface DeleteClusterRequest {
   name: string;
   /** The namespace of the cluster. */
   namespace: string;
+}
+
+/** The request of WatchClusters. */
+export interface WatchClustersRequest {
+  /** The namespace watched; empty for every namespace the caller may watch. */
+  namespace: string;
+  /** Only the cluster of this name, when set. */
+  name: string;
+  /**
+   * Resume after this point: the resource_version of the last answer the
+   * client had. Empty starts with the clusters as they are.
+   */
+  resourceVersion: string;
+}
+
+/** One answer of WatchClusters. */
+export interface WatchClustersResponse {
+  /** What happened. */
+  type: EventType;
+  /** The cluster, unset in a BOOKMARK. */
+  cluster?: Cluster;
+  /**
+   * Where the stream is, to resume from. Empty in the ADDED events that
+   * start a watch: resume from the BOOKMARK that follows them.
+   */
+  resourceVersion: string;
 }
 
 /** The request of UpdateCluster. */

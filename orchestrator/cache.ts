@@ -14,7 +14,11 @@
  */
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "../domain/log.ts";
-import type { CacheState, Orchestrator } from "../domain/ports.ts";
+import type {
+  CacheState,
+  ClusterChange,
+  Orchestrator,
+} from "../domain/ports.ts";
 import {
   COMPUTE_TEMPLATE_SELECTOR,
   type ConfigMap,
@@ -31,8 +35,9 @@ import {
   type Reflected,
   type Reflector,
   startReflector,
+  type StoreChange,
 } from "./reflector.ts";
-import { Store } from "./store.ts";
+import { type Changed, Store } from "./store.ts";
 import { fetchWatch, type WatchTransport } from "./watch_stream.ts";
 
 const CACHED_RESOURCES = ["rayclusters", "configmaps", "events"] as const;
@@ -92,6 +97,68 @@ export function createCachedOrchestrator(
   const relists = counts();
   const restarts = counts();
 
+  const listeners = new Set<(change: ClusterChange) => void>();
+  const keyOf = (item: Reflected) =>
+    `${item.metadata?.namespace ?? ""}/${item.metadata?.name ?? ""}`;
+
+  /** Tells the listeners of the clusters `key` names. */
+  function tell(
+    key: string,
+    cluster: RayCluster | undefined,
+    before: RayCluster | undefined,
+    resourceVersion: string,
+  ): void {
+    const object = cluster ?? before;
+    if (object === undefined) return;
+    const change: ClusterChange = {
+      namespace: object.metadata.namespace ?? "",
+      name: object.metadata.name,
+      cluster,
+      before,
+      events: [...events.indexed(key)],
+      resourceVersion,
+    };
+    for (const listener of listeners) listener(change);
+  }
+
+  /**
+   * The resourceVersion of one object's change: the object's own, or, for
+   * one a relist dropped, the list's (a deletion's own is the object as
+   * the watch delivered it).
+   */
+  function versionOf<T extends Reflected>(
+    change: StoreChange<T>,
+    [, after]: Changed<T>,
+  ): string {
+    if (after) return after.metadata?.resourceVersion ?? "";
+    if (change.type === "replace") return change.resourceVersion ?? "";
+    return change.item.metadata?.resourceVersion ?? "";
+  }
+
+  /** Applies a change to the clusters' store and tells the listeners. */
+  function applyClusters(change: StoreChange<RayCluster>, namespace = "") {
+    const changed = clusters.apply(change, namespace);
+    if (listeners.size === 0) return;
+    for (const pair of changed) {
+      const key = keyOf((pair[1] ?? pair[0])!);
+      tell(key, pair[1], pair[0], versionOf(change, pair));
+    }
+  }
+
+  /** Applies a change to the events' store; tells of their clusters. */
+  function applyEvents(change: StoreChange<KubeEvent>, namespace = "") {
+    const changed = events.apply(change, namespace);
+    if (listeners.size === 0) return;
+    for (const pair of changed) {
+      const object = (pair[1] ?? pair[0])!.involvedObject;
+      if (object?.kind !== "RayCluster") continue;
+      const cluster = clusters.get(object.namespace ?? "", object.name ?? "");
+      if (cluster) {
+        tell(keyOf(cluster), cluster, cluster, versionOf(change, pair));
+      }
+    }
+  }
+
   let synced = false;
   let running = false;
   let markSynced!: () => void;
@@ -108,7 +175,7 @@ export function createCachedOrchestrator(
         : `/namespaces/${encodeURIComponent(namespace)}`;
       const reflect = <T extends Reflected>(
         resource: CachedResource,
-        store: Store<T>,
+        apply: (change: StoreChange<T>, namespace: string) => void,
         path: string,
         selector: { labelSelector?: string; fieldSelector?: string },
         normalize: (item: unknown) => T,
@@ -126,7 +193,7 @@ export function createCachedOrchestrator(
             ...selector,
             watch,
             onChange: (change) =>
-              store.apply(
+              apply(
                 change.type === "replace"
                   ? change
                   : { ...change, item: normalize(change.item) },
@@ -143,21 +210,21 @@ export function createCachedOrchestrator(
 
       reflect<RayCluster>(
         "rayclusters",
-        clusters,
+        applyClusters,
         `/apis/${group}/${version}${inNamespace}/${plural}`,
         { labelSelector: MANAGED_CLUSTER_SELECTOR },
         (item) => item as RayCluster,
       );
       reflect<ConfigMap>(
         "configmaps",
-        templates,
+        (change, ns) => templates.apply(change, ns),
         `/api/v1${inNamespace}/configmaps`,
         { labelSelector: COMPUTE_TEMPLATE_SELECTOR },
         asConfigMap,
       );
       reflect<KubeEvent>(
         "events",
-        events,
+        applyEvents,
         `/api/v1${inNamespace}/events`,
         { fieldSelector: EVENTS_SELECTOR },
         asEvent,
@@ -227,9 +294,24 @@ export function createCachedOrchestrator(
       await Promise.all(reflectors.map((r) => r.reflector.stop()));
     },
 
+    watchClusterChanges(listener) {
+      for (const cluster of clusters.list()) {
+        const key = keyOf(cluster);
+        listener({
+          namespace: cluster.metadata.namespace ?? "",
+          name: cluster.metadata.name,
+          cluster,
+          events: [...events.indexed(key)],
+          resourceVersion: cluster.metadata.resourceVersion ?? "",
+        });
+      }
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
     async createCluster(cluster, call) {
       const created = await direct.createCluster(cluster, call);
-      clusters.apply({ type: "upsert", item: created });
+      applyClusters({ type: "upsert", item: created });
       return created;
     },
 
@@ -239,7 +321,7 @@ export function createCachedOrchestrator(
         : undefined;
       if (held !== undefined) return held;
       const found = await direct.getCluster(namespace, name, call);
-      if (inStep()) clusters.apply({ type: "upsert", item: found });
+      if (inStep()) applyClusters({ type: "upsert", item: found });
       return found;
     },
 
@@ -252,7 +334,7 @@ export function createCachedOrchestrator(
 
     async updateCluster(cluster, call) {
       const updated = await direct.updateCluster(cluster, call);
-      clusters.apply({ type: "upsert", item: updated });
+      applyClusters({ type: "upsert", item: updated });
       return updated;
     },
 
@@ -261,7 +343,7 @@ export function createCachedOrchestrator(
       // Gone from this replica's reads at once; a RayCluster that finalizers
       // keep comes back (with its deletion time) from the watch or a get.
       const held = clusters.get(namespace, name);
-      if (held) clusters.apply({ type: "delete", item: held });
+      if (held) applyClusters({ type: "delete", item: held });
     },
 
     async listClusterEvents(namespace, name, call) {

@@ -58,7 +58,7 @@ export interface ReflectorOptions<T extends Reflected> {
 }
 
 export type StoreChange<T> =
-  | { type: "replace"; items: T[] }
+  | { type: "replace"; items: T[]; resourceVersion?: string }
   | { type: "upsert"; item: T }
   | { type: "delete"; item: T };
 
@@ -147,7 +147,11 @@ export function startReflector<T extends Reflected>(
   async function relist(): Promise<string> {
     options.onEvent?.("relist");
     const answer = await options.list();
-    options.onChange({ type: "replace", items: answer.items ?? [] });
+    options.onChange({
+      type: "replace",
+      items: answer.items ?? [],
+      resourceVersion: answer.metadata?.resourceVersion,
+    });
     lastInStep = performance.now();
     markSynced();
     return answer.metadata?.resourceVersion ?? "";

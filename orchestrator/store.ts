@@ -6,6 +6,9 @@
  */
 import type { Reflected, StoreChange } from "./reflector.ts";
 
+/** An object before and after a change: undefined where there was none. */
+export type Changed<T> = [before: T | undefined, after: T | undefined];
+
 export class Store<T extends Reflected> {
   readonly #byNamespace = new Map<string, Map<string, T>>();
   readonly #sorted = new Map<string, T[]>();
@@ -52,31 +55,51 @@ export class Store<T extends Reflected> {
   }
 
   /**
-   * Applies a change. A replace within `namespace` ("" for all) drops what
-   * the list no longer has. An upsert older than what is held (a write's
-   * answer after the watch brought a later change) is ignored.
+   * Applies a change; answers what it changed, as [before, after] pairs (an
+   * object put in place of the same version of itself is no change). A
+   * replace within `namespace` ("" for all) drops what the list no longer
+   * has. An upsert older than what is held (a write's answer after the
+   * watch brought a later change) is ignored.
    */
-  apply(change: StoreChange<T>, namespace = ""): void {
+  apply(change: StoreChange<T>, namespace = ""): Changed<T>[] {
+    const changed: Changed<T>[] = [];
+    // The same version again (a relist, the watch bringing a write's
+    // answer) keeps the object held, and what was made of it.
+    const put = (item: T) => {
+      const held = this.get(namespaceOf(item), nameOf(item));
+      if (held !== undefined && isSameVersion(held, item)) return;
+      this.#put(item);
+      changed.push([held, item]);
+    };
     switch (change.type) {
       case "replace": {
         const keep = new Set(change.items.map(keyOf));
         for (const item of [...this.#items(namespace)]) {
-          if (!keep.has(keyOf(item))) this.#remove(item);
+          if (!keep.has(keyOf(item))) {
+            this.#remove(item);
+            changed.push([item, undefined]);
+          }
         }
-        for (const item of change.items) this.#put(item);
-        return;
+        for (const item of change.items) put(item);
+        break;
       }
       case "upsert": {
         const held = this.get(namespaceOf(change.item), nameOf(change.item));
         if (held === undefined || !isOlder(change.item, held)) {
-          this.#put(change.item);
+          put(change.item);
         }
-        return;
+        break;
       }
-      case "delete":
-        this.#remove(change.item);
-        return;
+      case "delete": {
+        const held = this.get(namespaceOf(change.item), nameOf(change.item));
+        if (held !== undefined) {
+          this.#remove(change.item);
+          changed.push([held, undefined]);
+        }
+        break;
+      }
     }
+    return changed;
   }
 
   *#items(namespace: string): Iterable<T> {
@@ -149,6 +172,14 @@ function nameOf(item: Reflected): string {
 
 function keyOf(item: Reflected): string {
   return `${namespaceOf(item)}/${nameOf(item)}`;
+}
+
+/** Whether `a` and `b` are the same version of the same object. */
+function isSameVersion(a: Reflected, b: Reflected): boolean {
+  return a === b ||
+    (a.metadata?.uid === b.metadata?.uid &&
+      !!a.metadata?.resourceVersion &&
+      a.metadata.resourceVersion === b.metadata?.resourceVersion);
 }
 
 /**

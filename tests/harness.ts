@@ -18,6 +18,11 @@ import type { Metrics } from "../api/metrics.ts";
 import { type ApiSchema, loadApiSchema } from "../api/schema.ts";
 import { createHandlers } from "../api/service/handlers.ts";
 import {
+  ClusterWatch,
+  type ClusterWatchOptions,
+} from "../api/service/cluster_watch.ts";
+import { ConvertedClusters } from "../api/service/converted_clusters.ts";
+import {
   type Message,
   messageFromJson,
   messageToJson,
@@ -37,6 +42,8 @@ export interface Corral {
   grpc: GrpcCaller;
   /** The stand-in's base URL, to look at what Corral wrote. */
   kubeUrl: string;
+  /** WatchClusters' fan-out, with the cache. */
+  watches?: ClusterWatch;
   close(): Promise<void>;
 }
 
@@ -83,6 +90,8 @@ export async function startCorral(
      * resolves); direct reads by default.
      */
     cache?: { staleAfterMs?: number; backoffMs?: number };
+    /** WatchClusters' tuning, with the cache (cluster_watch.ts). */
+    watch?: Omit<ClusterWatchOptions, "feed" | "inStep" | "converted">;
   } = {},
 ): Promise<Corral> {
   const log = options.log ?? silentLogger();
@@ -102,10 +111,20 @@ export async function startCorral(
   orchestrator.start?.();
   await (orchestrator as { synced?: Promise<void> }).synced;
   const api = await schema();
+  const converted = new ConvertedClusters();
+  const feed = orchestrator.watchClusterChanges?.bind(orchestrator);
+  const watches = feed && new ClusterWatch({
+    feed,
+    inStep: () => orchestrator.cacheState?.().inStep ?? false,
+    converted,
+    ...options.watch,
+  });
   const handlers = createHandlers({
     orchestrator,
     clusterApiVersion: "ray.io/v1",
     namespaces: options.namespaces,
+    converted,
+    watches,
   });
   const dispatcher = createDispatcher({
     handlers,
@@ -128,7 +147,9 @@ export async function startCorral(
     gateway,
     grpc: client,
     kubeUrl: standin.url,
+    watches,
     async close() {
+      watches?.close();
       await orchestrator.close?.();
       client.close();
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));

@@ -1,7 +1,7 @@
 /**
  * What each API method does, in the policy's words: a verb (Get* -> get,
- * List* and ListAll* -> list, Create* -> create, Update* -> update,
- * Delete* -> delete) on a
+ * List* and ListAll* -> list, Watch* -> watch, Create* -> create,
+ * Update* -> update, Delete* -> delete) on a
  * resource (the service's: clusters, computetemplates). A method of a new
  * kind must be added here, or it is refused: see actionOf().
  */
@@ -23,6 +23,7 @@ const VERB_OF_PREFIX: [string, Verb][] = [
   ["Get", "get"],
   ["ListAll", "list"],
   ["List", "list"],
+  ["Watch", "watch"],
   ["Create", "create"],
   ["Update", "update"],
   ["Delete", "delete"],

@@ -8,7 +8,7 @@
  *       - users: ["alice"]             # and/or groups: ["team-a"]
  *         namespaces: ["team-a"]       # "*" = every namespace
  *         resources: ["*"]             # clusters, computetemplates
- *         verbs: ["*"]                 # get, list, create, update, delete
+ *         verbs: ["*"]                 # get, list, watch, create, update, delete
  *         allowHostPath: false         # HOST_PATH volumes; false when absent
  *         images: ["rayproject/ray:*"] # images it allows; any when absent
  *
@@ -43,7 +43,14 @@ import type { Identity } from "./identity.ts";
 import { watchFile } from "./watched_file.ts";
 
 /** The verbs of the API; new ones are added here. */
-export const VERBS = ["get", "list", "create", "update", "delete"] as const;
+export const VERBS = [
+  "get",
+  "list",
+  "watch",
+  "create",
+  "update",
+  "delete",
+] as const;
 export type Verb = typeof VERBS[number];
 
 export const RESOURCES = ["clusters", "computetemplates"] as const;

@@ -64,10 +64,11 @@ export function createGrpcServer(options: GrpcOptions): grpc.Server {
       const key = methodKey(method);
       const requestType = method.resolvedRequestType!;
       const responseType = method.resolvedResponseType!;
+      const streaming = method.responseStream === true;
       definition[method.name] = {
         path: `/${key}`,
         requestStream: false,
-        responseStream: false,
+        responseStream: streaming,
         // Decoding happens in the handler, where a malformed message can be
         // answered with INVALID_ARGUMENT instead of grpc-js' INTERNAL.
         requestDeserialize: (bytes: Buffer) => bytes,
@@ -76,9 +77,23 @@ export function createGrpcServer(options: GrpcOptions): grpc.Server {
         responseDeserialize: (bytes: Buffer) => bytes,
       };
       implementation[method.name] = async (
-        call: grpc.ServerUnaryCall<Buffer, Uint8Array>,
-        callback: grpc.sendUnaryData<Uint8Array>,
+        call:
+          | grpc.ServerUnaryCall<Buffer, Uint8Array>
+          | grpc.ServerWritableStream<Buffer, Uint8Array>,
+        unaryCallback?: grpc.sendUnaryData<Uint8Array>,
       ) => {
+        // A unary call answers through its callback; a server stream writes
+        // its answers and ends with the status.
+        const callback: grpc.sendUnaryData<Uint8Array> = unaryCallback ??
+          ((error, value) => {
+            const stream = call as grpc.ServerWritableStream<
+              Buffer,
+              Uint8Array
+            >;
+            if (error) stream.emit("error", error);
+            else if (value) stream.end(value);
+            else stream.end();
+          });
         // grpc-js 1.14 has no server-side metadata limit: the call is
         // refused here, as HTTP refuses headers over its limit (431 code 8).
         const metadataBytes = sizeOfMetadata(call.metadata);
@@ -105,13 +120,23 @@ export function createGrpcServer(options: GrpcOptions): grpc.Server {
             ? undefined
             : String(authorization),
         };
-        const { result, error } = await dispatcher.invoke(
+        const { result, stream, error } = await dispatcher.invoke(
           info,
           () => decode(requestType, call.request),
           callSignal(call),
         );
         if (error) {
           callback(encodeStatus(error));
+          return;
+        }
+        if (stream) {
+          const failure = await pump(
+            stream,
+            call as grpc.ServerWritableStream<Buffer, Uint8Array>,
+            (message) => encode(responseType, message),
+          );
+          if (failure) callback(encodeStatus(failure));
+          else callback(null);
           return;
         }
         try {
@@ -135,15 +160,62 @@ export function createGrpcServer(options: GrpcOptions): grpc.Server {
 }
 
 /**
+ * Writes a stream's answers as the call can take them (waiting for "drain"
+ * when its buffer is full, so a slow client holds the stream back rather
+ * than piling up here); stops it when the client goes away. Answers the
+ * error the stream ended with, if any.
+ */
+export async function pump(
+  stream: AsyncIterableIterator<Message>,
+  call: grpc.ServerWritableStream<Buffer, Uint8Array>,
+  encode: (message: Message) => Uint8Array,
+): Promise<ServiceError | undefined> {
+  let gone = false;
+  const stop = () => {
+    gone = true;
+    stream.return?.();
+  };
+  call.once("cancelled", stop);
+  call.once("close", stop);
+  try {
+    while (!gone) {
+      const { done, value } = await stream.next();
+      if (done || gone) return undefined;
+      if (!call.write(encode(value))) {
+        await new Promise<void>((resolve) => {
+          const resume = () => {
+            call.off("drain", resume);
+            call.off("cancelled", resume);
+            resolve();
+          };
+          call.on("drain", resume);
+          call.on("cancelled", resume);
+        });
+      }
+    }
+    return undefined;
+  } catch (thrown) {
+    return thrown instanceof ServiceError
+      ? thrown
+      : new ServiceError(Code.INTERNAL, "Internal error", { cause: thrown });
+  } finally {
+    call.off("cancelled", stop);
+    call.off("close", stop);
+  }
+}
+
+/**
  * Aborts when the client cancels the call or its deadline passes; the
  * reason says which, so Kubernetes calls fail with CANCELLED or
  * DEADLINE_EXCEEDED accordingly.
  */
 function callSignal(
-  call: grpc.ServerUnaryCall<Buffer, Uint8Array>,
+  call:
+    | grpc.ServerUnaryCall<Buffer, Uint8Array>
+    | grpc.ServerWritableStream<Buffer, Uint8Array>,
 ): AbortSignal {
   const controller = new AbortController();
-  call.on("cancelled", () => {
+  (call as grpc.ServerUnaryCall<Buffer, Uint8Array>).on("cancelled", () => {
     if (controller.signal.aborted) return;
     const deadline = call.getDeadline();
     const passed = deadline instanceof Date

@@ -82,6 +82,15 @@ export function createGateway(options: GatewayOptions): Gateway {
           maxBodyBytes,
           kuberayJson !== undefined,
         );
+        // A browser's EventSource resumes a stream with the id of the last
+        // event it had.
+        const lastEventId = request.headers.get("last-event-id");
+        if (
+          route.streaming && lastEventId !== null &&
+          "resourceVersion" in message && message.resourceVersion === ""
+        ) {
+          message.resourceVersion = lastEventId;
+        }
         if (unknown.length > 0) {
           kuberayJson?.log.warn("request fields unknown to the API dropped", {
             requestId,
@@ -98,7 +107,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           });
       }
     };
-    const { result, error } = await dispatcher.invoke(
+    const { result, stream, error } = await dispatcher.invoke(
       call,
       decode,
       request.signal,
@@ -109,6 +118,14 @@ export function createGateway(options: GatewayOptions): Gateway {
         ? new Headers({ "www-authenticate": 'Bearer realm="corral"' })
         : undefined;
       return errorResponse(error, requestId, headers);
+    }
+    if (stream) {
+      return streamResponse(
+        stream,
+        (message) => encode(route.responseType, message),
+        request,
+        requestId,
+      );
     }
     const json = encode(route.responseType, result!);
     if (!Object.isFrozen(result)) return jsonResponse(200, json, requestId);
@@ -151,6 +168,76 @@ export function createGateway(options: GatewayOptions): Gateway {
       return errorResponse(error, requestId, headers);
     },
   });
+}
+
+/**
+ * A server stream over HTTP: Server-Sent Events when the client accepts
+ * text/event-stream (each answer an event whose id is its
+ * resource_version, so a browser reconnecting sends it back as
+ * Last-Event-ID), otherwise newline-delimited JSON as grpc-gateway streams
+ * (one {"result": ...} per line). An error ends the stream with
+ * {"error": {code, message, details}} (in SSE, an "error" event). Answers
+ * are pulled one at a time as the connection takes them: a slow client
+ * holds the stream back, and the stream ends it when too far behind.
+ */
+function streamResponse(
+  stream: AsyncIterableIterator<Message>,
+  encode: (message: Message) => unknown,
+  request: Request,
+  requestId: string,
+): Response {
+  const sse = acceptsEventStream(request.headers.get("accept"));
+  const encoder = new TextEncoder();
+  const frame = (json: unknown, event?: string): Uint8Array => {
+    const text = JSON.stringify(json);
+    if (!sse) return encoder.encode(`${text}\n`);
+    const message = json as { result?: { resourceVersion?: string } };
+    const id = message.result?.resourceVersion;
+    return encoder.encode(
+      `${event ? `event: ${event}\n` : ""}${
+        id !== undefined ? `id: ${id}\n` : ""
+      }data: ${text}\n\n`,
+    );
+  };
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await stream.next();
+        if (done) controller.close();
+        else controller.enqueue(frame({ result: encode(value) }));
+      } catch (thrown) {
+        const error = thrown instanceof ServiceError
+          ? thrown
+          : new ServiceError(Code.INTERNAL, "Internal error");
+        controller.enqueue(frame({ error: errorBody(error) }, "error"));
+        controller.close();
+      }
+    },
+    async cancel() {
+      await stream.return?.();
+    },
+  }, { highWaterMark: 0 });
+  request.signal.addEventListener("abort", () => stream.return?.(), {
+    once: true,
+  });
+  return new Response(body, {
+    headers: {
+      "content-type": sse
+        ? "text/event-stream; charset=utf-8"
+        : "application/x-ndjson",
+      "cache-control": "no-cache",
+      // Proxies that buffer answers (nginx) send these as they come.
+      "x-accel-buffering": "no",
+      "x-request-id": requestId,
+    },
+  });
+}
+
+/** Whether an Accept header asks for text/event-stream. */
+function acceptsEventStream(accept: string | null): boolean {
+  return (accept ?? "").split(",").some((part) =>
+    part.split(";")[0].trim().toLowerCase() === "text/event-stream"
+  );
 }
 
 /** The caller's x-request-id, cut short, or a new one. */

@@ -24,6 +24,8 @@ export interface Route {
   key: string;
   requestType: protobuf.Type;
   responseType: protobuf.Type;
+  /** The method answers a stream (server streaming). */
+  streaming: boolean;
 }
 
 interface HttpRule {
@@ -131,6 +133,7 @@ function compileRule(method: protobuf.Method, rule: HttpRule): Route {
     key,
     requestType,
     responseType,
+    streaming: method.responseStream === true,
   };
 }
 

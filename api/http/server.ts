@@ -442,6 +442,9 @@ export async function serveHttp(
     }
     setPeer(request, peerOfSocket(req.socket));
     const response = await options.handler(request);
+    // Answered: --request-timeout bounds the wait for an answer, not how
+    // long a stream (a watch) then goes on, as in Kubernetes.
+    clearTimeout(timers[0]);
     if (res.destroyed || res.headersSent) {
       // The client went away, or the listener answered for the handler.
       await response.body?.cancel();
@@ -460,8 +463,13 @@ export async function serveHttp(
       return;
     }
     for await (const chunk of response.body) {
+      // Leaving the loop cancels the body: a stream stops with its client.
+      if (res.destroyed) break;
       if (!res.write(chunk)) {
-        await new Promise((resolve) => res.once("drain", resolve));
+        await new Promise((resolve) => {
+          res.once("drain", resolve);
+          res.once("close", resolve);
+        });
       }
     }
     res.end();

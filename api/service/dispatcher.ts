@@ -11,7 +11,7 @@ import type { Logger } from "../../domain/log.ts";
 import type { KubernetesCallRecord } from "../../domain/ports.ts";
 import { asServiceError, describeCause } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
-import type { Handlers } from "./handlers.ts";
+import { type Handlers, MessageStream } from "./handlers.ts";
 import type { Access } from "../auth/access.ts";
 import { actionOf, mutates } from "../auth/actions.ts";
 import { credentialsOf } from "../auth/authenticate.ts";
@@ -69,7 +69,14 @@ export interface DispatcherOptions {
 }
 
 export interface Outcome {
+  /** A unary method's answer. */
   result?: Message;
+  /**
+   * A server-streaming method's answers. The call is logged and counted
+   * when the stream ends: by its end, an error, or return() (the client
+   * went away: CANCELLED).
+   */
+  stream?: AsyncIterableIterator<Message>;
   error?: ServiceError;
 }
 
@@ -236,9 +243,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           onDecision: (verb, resource, said) =>
             decision = { verb, resource, decision: said },
         });
-        outcome = {
-          result: await handler(request, { log: callLog, kube, caller }),
-        };
+        const answer = await handler(request, { log: callLog, kube, caller });
+        outcome = answer instanceof MessageStream
+          ? { stream: answer.messages }
+          : { result: answer };
       } catch (thrown) {
         outcome = { error: asServiceError(thrown) };
       } finally {
@@ -255,12 +263,55 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             : decision.decision,
         });
       }
+      if (outcome.stream) {
+        const stream = outcome.stream;
+        const end = (error?: ServiceError) => {
+          finish(call, request, error, started, kubernetesCalls, identity);
+        };
+        return { stream: endingWith(stream, end) };
+      }
       finish(call, request, outcome.error, started, kubernetesCalls, identity);
       audit(call, identity, request, outcome.error);
       return outcome;
     },
     reject(call, error, started) {
       finish(call, undefined, error, started, 0);
+    },
+  };
+}
+
+/**
+ * `stream`, telling `end` once when it ends: with nothing when it ran out,
+ * with its error, or with CANCELLED when its consumer stopped it.
+ */
+function endingWith(
+  stream: AsyncIterableIterator<Message>,
+  end: (error?: ServiceError) => void,
+): AsyncIterableIterator<Message> {
+  let ended = false;
+  const once = (error?: ServiceError) => {
+    if (ended) return;
+    ended = true;
+    end(error);
+  };
+  return {
+    async next() {
+      try {
+        const result = await stream.next();
+        if (result.done) once();
+        return result;
+      } catch (thrown) {
+        const error = asServiceError(thrown);
+        once(error);
+        throw error;
+      }
+    },
+    async return() {
+      once(new ServiceError(Code.CANCELLED, "The client ended the stream"));
+      return await stream.return?.() ?? { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]() {
+      return this;
     },
   };
 }

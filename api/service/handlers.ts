@@ -36,7 +36,12 @@ import {
   type Verb,
 } from "../auth/policy.ts";
 import type { CallOptions, Orchestrator } from "../../domain/ports.ts";
-import type { Cluster, ComputeTemplate } from "../../domain/types.ts";
+import type {
+  Cluster,
+  ComputeTemplate,
+  WatchClustersRequest,
+} from "../../domain/types.ts";
+import type { ClusterWatch } from "./cluster_watch.ts";
 import {
   clusterAction,
   computeTemplateAction,
@@ -58,10 +63,20 @@ export interface CallContext {
   caller: Caller;
 }
 
+/**
+ * The answers of a server-streaming method, in order; the transport ends
+ * the stream with return() when the client goes away. An error thrown by
+ * next() ends the stream with that error.
+ */
+export class MessageStream {
+  constructor(readonly messages: AsyncIterableIterator<Message>) {}
+}
+
+/** A unary method answers a message; a server-streaming one a stream. */
 export type Handler = (
   request: Message,
   context: CallContext,
-) => Promise<Message>;
+) => Promise<Message | MessageStream>;
 
 /** Handlers by method key, "proto.ClusterService/CreateCluster". */
 export type Handlers = Record<string, Handler>;
@@ -80,6 +95,10 @@ export interface ServiceOptions {
   namespaces?: readonly string[];
   /** Upper bounds of what a request may ask for; DEFAULT_LIMITS when unset. */
   limits?: Limits;
+  /** The clusters' messages, made once (shared with `watches`). */
+  converted?: ConvertedClusters;
+  /** WatchClusters' fan-out; without it (no cache) the method is refused. */
+  watches?: ClusterWatch;
 }
 
 /** Writes of one UpdateCluster without an etag, when others keep winning. */
@@ -96,7 +115,8 @@ export function createHandlers(options: ServiceOptions): Handlers {
   const limits = options.limits ?? DEFAULT_LIMITS;
   // Sorted, so a merged list-all comes in the order Kubernetes lists in.
   const served = [...new Set(options.namespaces ?? [])].sort();
-  const converted = new ConvertedClusters();
+  const converted = options.converted ?? new ConvertedClusters();
+  const { watches } = options;
   /**
    * Whole-list answers kept with the list they answer (frozen: the gateway
    * then keeps their JSON text too), so polling an unchanged list of
@@ -163,15 +183,16 @@ export function createHandlers(options: ServiceOptions): Handlers {
     caller: Caller,
     resource: Resource,
     action: string,
+    verb: "list" | "watch" = "list",
   ): string[] | undefined {
-    const allowed = caller.namespaces("list", resource);
+    const allowed = caller.namespaces(verb, resource);
     const namespaces = allowed === "*"
       ? (served.length > 0 ? served : undefined)
       : allowed.filter((n) => served.length === 0 || served.includes(n));
     if (namespaces?.length === 0) {
       throw new AuthorizationError(
         "no-rule",
-        `${action}: user "${caller.identity.user}" may list ${resource} in no namespace${
+        `${action}: user "${caller.identity.user}" may ${verb} ${resource} in no namespace${
           served.length > 0 ? " this Corral serves" : ""
         }`,
       );
@@ -534,6 +555,43 @@ export function createHandlers(options: ServiceOptions): Handlers {
     return {};
   }
 
+  /**
+   * A stream of the clusters' changes from the cache (cluster_watch.ts):
+   * one namespace, or every namespace the caller may watch.
+   */
+  function watchClusters(
+    request: WatchClustersRequest,
+    { caller }: CallContext,
+  ): Promise<MessageStream> {
+    const { namespace, name } = request;
+    const action = namespace === ""
+      ? "Cannot watch clusters"
+      : `Cannot watch clusters in namespace "${namespace}"`;
+    let namespaces: readonly string[] | undefined;
+    if (namespace === "") {
+      namespaces = listScope(caller, "clusters", action, "watch");
+    } else {
+      permit(caller, action, "watch", "clusters", namespace);
+      validateNamespace(namespace, action);
+      namespaces = [namespace];
+    }
+    if (name !== "") validateClusterKey({ namespace: "default", name }, action);
+    if (!watches) {
+      throw new ServiceError(
+        Code.UNIMPLEMENTED,
+        `${action}: watching needs the cache, and this Corral runs without it (--cache off)`,
+      );
+    }
+    const events = watches.watch({
+      namespaces,
+      name,
+      resourceVersion: request.resourceVersion,
+    });
+    return Promise.resolve(
+      new MessageStream(events as AsyncIterableIterator<Message>),
+    );
+  }
+
   // The requests arrive decoded against the proto, so their shapes hold.
   // deno-lint-ignore no-explicit-any
   const as = <T>(handler: (request: any, context: CallContext) => Promise<T>) =>
@@ -569,6 +627,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
     ),
     "proto.ClusterService/UpdateCluster": as(updateCluster),
     "proto.ClusterService/DeleteCluster": as(deleteCluster),
+    "proto.ClusterService/WatchClusters": as(watchClusters),
     "proto.ComputeTemplateService/CreateComputeTemplate": as(
       createComputeTemplate,
     ),

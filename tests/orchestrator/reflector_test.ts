@@ -143,5 +143,5 @@ Deno.test("a failed watch or list lists again after a backoff, and the store con
   assert.deepEqual(transport.watchedFrom, ["10", "3"]);
   assert.equal(transport.lists, 3);
   const last = changes.at(-1)!;
-  assert.deepEqual(last, { type: "replace", items: [] });
+  assert.deepEqual(last, { type: "replace", items: [], resourceVersion: "3" });
 });

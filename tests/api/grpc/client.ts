@@ -29,7 +29,20 @@ export interface GrpcCaller {
   ): Promise<GrpcOutcome>;
   /** Sends raw bytes as the request of `key`. */
   callRaw(key: string, bytes: Uint8Array): Promise<GrpcOutcome>;
+  /** Calls a server-streaming method. */
+  stream(key: string, request: Message, metadata?: grpc.Metadata): GrpcStream;
   close(): void;
+}
+
+/** A server stream as a test reads it. */
+export interface GrpcStream {
+  /** The answers, in message form, as they come. */
+  messages: AsyncIterableIterator<Message>;
+  /** How the stream ended: its code, message and details. */
+  status: Promise<Omit<GrpcOutcome, "result">>;
+  /** Stops reading (flow control then holds the server back). */
+  pause(): void;
+  cancel(): void;
 }
 
 export function grpcCaller(schema: ApiSchema, address: string): GrpcCaller {
@@ -116,7 +129,70 @@ export function grpcCaller(schema: ApiSchema, address: string): GrpcCaller {
     });
   }
 
+  function stream(
+    key: string,
+    request: Message,
+    metadata = new grpc.Metadata(),
+  ): GrpcStream {
+    const method = methods.get(key)!;
+    const requestType = method.resolvedRequestType!;
+    const responseType = method.resolvedResponseType!;
+    const bytes = requestType.encode(
+      requestType.fromObject(messageToProto(requestType, request)),
+    ).finish();
+    const call = client.makeServerStreamRequest(
+      `/${key}`,
+      (b: Uint8Array) => Buffer.from(b),
+      (b: Buffer) => b,
+      bytes,
+      metadata,
+    );
+    const status = new Promise<Omit<GrpcOutcome, "result">>((resolve) => {
+      call.on(
+        "status",
+        (s: grpc.StatusObject) =>
+          resolve({ code: s.code, message: s.details, details: [] }),
+      );
+      call.on("error", (error: grpc.ServiceError) =>
+        resolve({
+          code: error.code,
+          message: error.details,
+          details: details(error),
+        }));
+    });
+    async function* messages(): AsyncGenerator<Message> {
+      for await (const value of call as AsyncIterable<Buffer>) {
+        yield messageFromProto(
+          responseType,
+          responseType.decode(value) as unknown as Record<string, unknown>,
+          "",
+          [],
+        );
+      }
+    }
+    const iterator = messages();
+    // The stream's error is read from `status`: iterating ends quietly.
+    const quiet: AsyncIterableIterator<Message> = {
+      next: () =>
+        iterator.next().catch(() => ({
+          done: true as const,
+          value: undefined,
+        })),
+      return: () => iterator.return(undefined),
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+    return {
+      messages: quiet,
+      status,
+      pause: () => call.pause(),
+      cancel: () => call.cancel(),
+    };
+  }
+
   return {
+    stream,
     call(key, request, metadata) {
       const requestType = methods.get(key)!.resolvedRequestType!;
       const bytes = requestType.encode(

@@ -67,6 +67,8 @@ Deno.test("the gateway routes every http rule of the API definition", async () =
     "GET /apis/v1alpha2/clusters",
     "PATCH /apis/v1alpha2/namespaces/{namespace}/clusters/{name}",
     "DELETE /apis/v1alpha2/namespaces/{namespace}/clusters/{name}",
+    "GET /apis/v1alpha2/watch/namespaces/{namespace}/clusters",
+    "GET /apis/v1alpha2/watch/clusters",
     "POST /apis/v1/namespaces/{namespace}/compute_templates",
     "POST /apis/v1alpha2/namespaces/{namespace}/compute_templates",
     "GET /apis/v1/namespaces/{namespace}/compute_templates/{name}",

@@ -1,0 +1,391 @@
+/**
+ * WatchClusters, served from the cache: one feed of the cache's cluster
+ * changes (Orchestrator.watchClusterChanges), fanned out to every watcher,
+ * so a thousand watchers cost Kubernetes nothing more than none.
+ *
+ * - Each change is converted once (ConvertedClusters) and the same frozen
+ *   message goes to every watcher that may see it.
+ * - A new watch gets the clusters as they are (ADDED, from one shared
+ *   snapshot), then a BOOKMARK, then the changes.
+ * - Resource versions are Kubernetes' (etcd's revision, one counter for the
+ *   RayClusters and the Events): a change carries the highest seen so far,
+ *   so they never go down along a stream. The last `historySize` changes
+ *   are kept; a watch resumed from a version they cover gets the changes
+ *   after it, an older one is ABORTED (start afresh), as the Kubernetes API
+ *   server's watch cache answers 410 Gone. Versions from another replica
+ *   resume too, where its history covers them. A change that reaches the
+ *   cache after a later one (the RayCluster and Event watches are separate
+ *   streams) carries the later one's version, so a watch resumed from
+ *   exactly that version misses it: its cluster's next change brings it.
+ * - A watcher that falls more than `queueLimit` changes behind is ended
+ *   with RESOURCE_EXHAUSTED rather than buffered without limit.
+ * - A BOOKMARK every `heartbeatMs` tells quiet streams apart from dead ones
+ *   (and keeps proxies from closing them).
+ */
+import { Code, ServiceError } from "../../domain/errors.ts";
+import type { ClusterChange } from "../../domain/ports.ts";
+import type { Cluster } from "../../domain/types.ts";
+import type { ConvertedClusters } from "./converted_clusters.ts";
+
+export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK";
+
+/** One answer of WatchClusters, as the handlers hand it to a transport. */
+export interface WatchEvent {
+  type: WatchEventType;
+  cluster?: Cluster;
+  resourceVersion: string;
+}
+
+export interface ClusterWatchOptions {
+  /** The cache's feed (Orchestrator.watchClusterChanges). */
+  feed: (listener: (change: ClusterChange) => void) => () => void;
+  /** Whether the cache is in step (a watch starts only then). */
+  inStep: () => boolean;
+  converted: ConvertedClusters;
+  /** Changes kept to resume from; 4,096. */
+  historySize?: number;
+  /** Changes a watcher may fall behind by before it is ended; 1,000. */
+  queueLimit?: number;
+  /** The longest a stream goes without an answer; 10 s. */
+  heartbeatMs?: number;
+}
+
+export interface WatchRequest {
+  /** The namespaces the watcher may see; undefined for all. */
+  namespaces?: readonly string[];
+  /** Only the cluster of this name. */
+  name?: string;
+  /** Resume after this version; "" or undefined starts with the state. */
+  resourceVersion?: string;
+}
+
+/** A change as kept and sent. */
+interface Entry {
+  event: WatchEvent;
+  /** The cluster as the ADDED event that starts a watch gives it. */
+  initial?: WatchEvent;
+  /** The resourceVersion as a number, to compare. */
+  version: bigint;
+  namespace: string;
+  name: string;
+}
+
+export class ClusterWatch {
+  readonly #options: Required<Omit<ClusterWatchOptions, "feed">>;
+  readonly #current = new Map<string, Entry>();
+  /** The current clusters, sorted, while nothing changes. */
+  #snapshot: readonly Entry[] | undefined;
+  readonly #history: Entry[] = [];
+  /** Every change after this version is in #history; undefined: none yet. */
+  #horizon: bigint | undefined;
+  #revision = 0n;
+  readonly #watchers = new Set<Watcher>();
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
+  readonly #unsubscribe: () => void;
+
+  constructor(options: ClusterWatchOptions) {
+    this.#options = {
+      inStep: options.inStep,
+      converted: options.converted,
+      historySize: options.historySize ?? 4_096,
+      queueLimit: options.queueLimit ?? 1_000,
+      heartbeatMs: options.heartbeatMs ?? 10_000,
+    };
+    this.#unsubscribe = options.feed((change) => this.#apply(change));
+  }
+
+  /** How many watch streams are open. */
+  get watchers(): number {
+    return this.#watchers.size;
+  }
+
+  /**
+   * A new watch: its answers, ended by the caller (return()) or by
+   * close(). Throws UNAVAILABLE while the cache is not in step, ABORTED for
+   * a resourceVersion too old, INVALID_ARGUMENT for one that is not a
+   * version.
+   */
+  watch(request: WatchRequest): AsyncIterableIterator<WatchEvent> {
+    let resume: bigint | undefined;
+    const given = request.resourceVersion ?? "";
+    if (given !== "") {
+      if (!/^\d{1,30}$/.test(given)) {
+        throw new ServiceError(
+          Code.INVALID_ARGUMENT,
+          `Invalid resource_version "${
+            given.slice(0, 64)
+          }": not a resource version of a WatchClusters answer`,
+          {
+            details: [{
+              "@type": "type.googleapis.com/google.rpc.BadRequest",
+              fieldViolations: [{
+                field: "resource_version",
+                description: "not a resource version",
+              }],
+            }],
+          },
+        );
+      }
+      resume = BigInt(given);
+    }
+    if (!this.#options.inStep()) {
+      throw new ServiceError(
+        Code.UNAVAILABLE,
+        "Cannot watch clusters: the cache is not in step with Kubernetes yet; try again shortly",
+      );
+    }
+    this.#startHistory();
+    const matches = matcher(request);
+    let backlog: Backlog;
+    if (resume === undefined) {
+      // Shared by every watch started before the next change.
+      backlog = {
+        entries: this.#state(),
+        initial: true,
+        then: bookmark(this.#revision),
+      };
+    } else {
+      if (resume < this.#horizon!) {
+        throw new ServiceError(
+          Code.ABORTED,
+          `Cannot resume the watch from resource_version ${given}: it is too old (the oldest this server can resume from is ${this.#horizon}); watch again without a resource_version to start from the current state`,
+        );
+      }
+      const first = this.#history.findIndex((entry) => entry.version > resume!);
+      backlog = {
+        entries: first < 0 ? [] : this.#history.slice(first),
+        initial: false,
+      };
+    }
+    const watcher = new Watcher(
+      backlog,
+      matches,
+      this.#options.queueLimit,
+      () => {
+        this.#watchers.delete(watcher);
+        if (this.#watchers.size === 0) this.#stopHeartbeat();
+      },
+    );
+    this.#watchers.add(watcher);
+    this.#startHeartbeat();
+    return watcher;
+  }
+
+  /** Ends every watch (cleanly: clients resume elsewhere) and the feed. */
+  close(): void {
+    this.#unsubscribe();
+    for (const watcher of [...this.#watchers]) watcher.end();
+    this.#stopHeartbeat();
+  }
+
+  #apply(change: ClusterChange): void {
+    const key = `${change.namespace}/${change.name}`;
+    const given = /^\d{1,30}$/.test(change.resourceVersion)
+      ? BigInt(change.resourceVersion)
+      : 0n;
+    if (given > this.#revision) this.#revision = given;
+    const held = this.#current.get(key);
+    let event: WatchEvent;
+    if (change.cluster) {
+      const cluster = this.#options.converted.of(change.cluster, change.events);
+      if (held?.event.cluster === cluster) return;
+      event = {
+        type: held ? "MODIFIED" : "ADDED",
+        cluster,
+        resourceVersion: "",
+      };
+    } else {
+      if (held === undefined) return;
+      event = {
+        type: "DELETED",
+        cluster: held.event.cluster,
+        resourceVersion: "",
+      };
+    }
+    event.resourceVersion = String(this.#revision);
+    const entry: Entry = {
+      event: Object.freeze(event),
+      version: this.#revision,
+      namespace: change.namespace,
+      name: change.name,
+    };
+    if (change.cluster) {
+      entry.initial = Object.freeze({
+        type: "ADDED" as const,
+        cluster: event.cluster,
+        resourceVersion: "",
+      });
+      this.#current.set(key, entry);
+    } else {
+      this.#current.delete(key);
+    }
+    this.#snapshot = undefined;
+    if (this.#horizon === undefined && this.#options.inStep()) {
+      this.#startHistory();
+    }
+    if (this.#horizon !== undefined) {
+      this.#history.push(entry);
+      if (this.#history.length > this.#options.historySize) {
+        this.#horizon = this.#history.shift()!.version;
+      }
+    }
+    for (const watcher of this.#watchers) watcher.offer(entry);
+  }
+
+  /** Keeps changes from now on: resuming from now is possible. */
+  #startHistory(): void {
+    this.#horizon ??= this.#revision;
+  }
+
+  #state(): readonly Entry[] {
+    this.#snapshot ??= [...this.#current.values()].sort((a, b) =>
+      a.namespace < b.namespace
+        ? -1
+        : a.namespace > b.namespace
+        ? 1
+        : a.name < b.name
+        ? -1
+        : a.name > b.name
+        ? 1
+        : 0
+    );
+    return this.#snapshot;
+  }
+
+  #startHeartbeat(): void {
+    this.#heartbeat ??= setInterval(() => {
+      const entry = bookmark(this.#revision);
+      for (const watcher of this.#watchers) watcher.offer(entry, true);
+    }, this.#options.heartbeatMs);
+  }
+
+  #stopHeartbeat(): void {
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
+  }
+}
+
+function bookmark(revision: bigint): Entry {
+  return {
+    event: { type: "BOOKMARK", resourceVersion: String(revision) },
+    version: revision,
+    namespace: "",
+    name: "",
+  };
+}
+
+function matcher(request: WatchRequest): (entry: Entry) => boolean {
+  const namespaces = request.namespaces === undefined
+    ? undefined
+    : new Set(request.namespaces);
+  const name = request.name || undefined;
+  return (entry) =>
+    (namespaces === undefined || namespaces.has(entry.namespace)) &&
+    (name === undefined || entry.name === name);
+}
+
+/** What a watch sends before the changes it is offered. */
+interface Backlog {
+  /** Kept entries, shared: only those the watcher matches are sent. */
+  entries: readonly Entry[];
+  /** The initial state (each entry's `initial` event), not changes. */
+  initial: boolean;
+  /** Sent after them. */
+  then?: Entry;
+}
+
+/**
+ * One watch stream: its backlog (the initial state or the changes it
+ * resumes with), then the changes queued as they come.
+ */
+class Watcher implements AsyncIterableIterator<WatchEvent> {
+  #backlog: Backlog | undefined;
+  #next = 0;
+  readonly #queue: Entry[] = [];
+  readonly #matches: (entry: Entry) => boolean;
+  readonly #limit: number;
+  readonly #onEnd: () => void;
+  #ended = false;
+  #failure: ServiceError | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(
+    backlog: Backlog,
+    matches: (entry: Entry) => boolean,
+    limit: number,
+    onEnd: () => void,
+  ) {
+    this.#backlog = backlog;
+    this.#matches = matches;
+    this.#limit = limit;
+    this.#onEnd = onEnd;
+  }
+
+  /** Queues a change this watcher may see (a bookmark: any watcher). */
+  offer(entry: Entry, always = false): void {
+    if (this.#ended || !(always || this.#matches(entry))) return;
+    if (entry.event.type === "BOOKMARK") {
+      // A heartbeat is only worth sending to a stream with nothing queued.
+      if (this.#queue.length > 0 || this.#backlog) return;
+    } else if (this.#queue.length >= this.#limit) {
+      this.#fail(
+        new ServiceError(
+          Code.RESOURCE_EXHAUSTED,
+          `Watch ended: the client fell more than ${this.#limit} changes behind; watch again (resuming from the last resource_version it had)`,
+        ),
+      );
+      return;
+    }
+    this.#queue.push(entry);
+    this.#wake?.();
+  }
+
+  /** Ends the stream after what is queued. */
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#onEnd();
+    this.#wake?.();
+  }
+
+  #fail(error: ServiceError): void {
+    this.#failure = error;
+    this.#queue.length = 0;
+    this.end();
+  }
+
+  async next(): Promise<IteratorResult<WatchEvent>> {
+    while (true) {
+      const backlog = this.#backlog;
+      if (backlog) {
+        const { entries } = backlog;
+        while (this.#next < entries.length) {
+          const entry = entries[this.#next++];
+          if (!this.#matches(entry)) continue;
+          const event = backlog.initial ? entry.initial! : entry.event;
+          return { done: false, value: event };
+        }
+        this.#backlog = undefined;
+        if (backlog.then) return { done: false, value: backlog.then.event };
+        continue;
+      }
+      if (this.#failure) throw this.#failure;
+      const entry = this.#queue.shift();
+      if (entry) return { done: false, value: entry.event };
+      if (this.#ended) return { done: true, value: undefined };
+      await new Promise<void>((resolve) => this.#wake = resolve);
+      this.#wake = undefined;
+    }
+  }
+
+  return(): Promise<IteratorResult<WatchEvent>> {
+    this.#queue.length = 0;
+    this.#backlog = undefined;
+    this.end();
+    return Promise.resolve({ done: true, value: undefined });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<WatchEvent> {
+    return this;
+  }
+}
