@@ -47,6 +47,8 @@ export interface MetricsOptions {
   version?: string;
   /** The state of the cache reads come from, when there is one. */
   cache?: () => CacheState;
+  /** How many WatchClusters streams are open, when watching is served. */
+  watchStreams?: () => number;
 }
 
 /** Corral's metrics, in a registry of their own. */
@@ -126,6 +128,17 @@ export class Metrics {
       runtime: `deno ${Deno.version.deno}`,
     }, 1);
     if (options.cache) this.#cacheMetrics(options.cache);
+    const watchStreams = options.watchStreams;
+    if (watchStreams) {
+      new Gauge({
+        name: "corral_watch_streams",
+        help: "WatchClusters streams open, on both transports.",
+        registers: [this.registry],
+        collect() {
+          this.set(watchStreams());
+        },
+      });
+    }
     collectDefaultMetrics({ register: this.registry });
     for (const name of NEEDS_PROC_SELF) this.registry.removeSingleMetric(name);
   }

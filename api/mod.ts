@@ -92,7 +92,11 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     watches,
   });
   const cache = orchestrator.cacheState?.bind(orchestrator);
-  const metrics = new Metrics({ version: options.version, cache });
+  const metrics = new Metrics({
+    version: options.version,
+    cache,
+    ...(watches ? { watchStreams: () => watches.watchers } : {}),
+  });
   const health = new Health({ ping: (call) => orchestrator.ping(call), cache });
   const dispatcher = createDispatcher({
     handlers,

@@ -54,6 +54,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   const { dispatcher, kuberayJson } = options;
   const encode = kuberayJson ? messageToGatewayJson : messageToJson;
   const texts = new WeakMap<object, string>();
+  // A stream's answers are the same frozen messages for every watcher: each
+  // is framed once, and the frame's bytes shared.
+  const frames = { ndjson: new WeakMap(), sse: new WeakMap() } as StreamFrames;
 
   async function call(
     route: Route,
@@ -125,6 +128,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         (message) => encode(route.responseType, message),
         request,
         requestId,
+        frames,
       );
     }
     const json = encode(route.responseType, result!);
@@ -180,13 +184,30 @@ export function createGateway(options: GatewayOptions): Gateway {
  * are pulled one at a time as the connection takes them: a slow client
  * holds the stream back, and the stream ends it when too far behind.
  */
+/** Framed answers by the message they frame, for each stream format. */
+interface StreamFrames {
+  ndjson: WeakMap<object, Uint8Array>;
+  sse: WeakMap<object, Uint8Array>;
+}
+
 function streamResponse(
   stream: AsyncIterableIterator<Message>,
   encode: (message: Message) => unknown,
   request: Request,
   requestId: string,
+  frames: StreamFrames,
 ): Response {
   const sse = acceptsEventStream(request.headers.get("accept"));
+  const kept = sse ? frames.sse : frames.ndjson;
+  const framed = (message: Message): Uint8Array => {
+    if (!Object.isFrozen(message)) return frame({ result: encode(message) });
+    let bytes = kept.get(message);
+    if (bytes === undefined) {
+      bytes = frame({ result: encode(message) });
+      kept.set(message, bytes);
+    }
+    return bytes;
+  };
   const encoder = new TextEncoder();
   const frame = (json: unknown, event?: string): Uint8Array => {
     const text = JSON.stringify(json);
@@ -204,7 +225,7 @@ function streamResponse(
       try {
         const { done, value } = await stream.next();
         if (done) controller.close();
-        else controller.enqueue(frame({ result: encode(value) }));
+        else controller.enqueue(framed(value));
       } catch (thrown) {
         const error = thrown instanceof ServiceError
           ? thrown
