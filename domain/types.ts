@@ -155,8 +155,9 @@ export interface UpdateClusterRequest {
   /**
    * The fields to update: cluster_spec.worker_group_spec and envs (on HTTP,
    * the query parameter updateMask, e.g.
-   * "clusterSpec.workerGroupSpec,envs"). When empty, the fields the cluster
-   * sets (not empty), less name, namespace, etag and output fields.
+   * "clusterSpec.workerGroupSpec,envs", or beside the cluster in the body:
+   * {"cluster": {...}, "updateMask": "envs"}). When empty, the fields the
+   * cluster sets (not empty), less name, namespace, etag and output fields.
    */
   updateMask?: { paths: string[] };
   /** The namespace of the cluster. */

@@ -285,6 +285,8 @@ async function decodeRequest(
       route.requestType,
       route.body === "*" || json === undefined
         ? json ?? {}
+        : wholeRequest(route, json)
+        ? json as Record<string, unknown>
         : { [route.body]: json },
       "",
       violations,
@@ -293,13 +295,64 @@ async function decodeRequest(
     message = messageFromJson(route.requestType, {}, "", violations);
     if (request.body) await request.body.cancel();
   }
-  message = { ...message, ...queryFields(route, url, violations) };
+  const query = queryFields(route, url, violations);
+  for (const key of Object.keys(query)) {
+    if (
+      message[key] !== undefined && route.body !== "*" && isSet(message[key])
+    ) {
+      violations.push({
+        field: key,
+        description: "given in both the query and the body",
+      });
+    }
+  }
+  message = { ...message, ...query };
   const unknown = dropUnknown ? violations.filter(isUnknownField) : [];
   const refused = violations.filter((v) => !unknown.includes(v));
   if (refused.length > 0) {
     throw invalidArgument("Invalid request", refused);
   }
   return { message: { ...message, ...params }, unknown };
+}
+
+/**
+ * Whether a body for a rule with `body: "<field>"` is the whole request
+ * rather than that field: an object naming the field itself, which the
+ * field's own message has no field of that name to mean
+ * (UpdateCluster's `{"cluster": {...}, "updateMask": "envs"}`, AIP-134's
+ * update mask in the body).
+ */
+function wholeRequest(route: Route, json: unknown): boolean {
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    return false;
+  }
+  const field = route.requestType.fields[route.body!];
+  const type = field?.resolvedType;
+  const names = [
+    field?.name,
+    field?.jsonName,
+    (field as { protoName?: string })
+      ?.protoName,
+  ].filter((n): n is string => !!n);
+  if (!names.some((name) => name in json)) return false;
+  if (!(type && "fields" in type)) return false;
+  const own = Object.values(
+    (type as { fields: Record<string, { name: string; jsonName?: string }> })
+      .fields,
+  );
+  return !own.some((f) =>
+    names.includes(f.name) || names.includes(f.jsonName ?? "")
+  );
+}
+
+/** Whether a decoded field holds a value (not its zero). */
+function isSet(value: unknown): boolean {
+  if (value === "" || value === 0 || value === false || value === null) {
+    return false;
+  }
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === "object") return Object.keys(value as object).length > 0;
+  return true;
 }
 
 /**

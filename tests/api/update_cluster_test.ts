@@ -600,3 +600,42 @@ Deno.test("UpdateCluster's updateMask on HTTP: the query parameter by either nam
     );
   });
 });
+
+Deno.test("UpdateCluster's updateMask on HTTP may come in the body, beside the cluster, but not in both places", async () => {
+  await withCluster(async (corral) => {
+    const patch = (body: Json, query = "") =>
+      corral.gateway(
+        new Request(
+          `http://corral.test/apis/v1alpha2/namespaces/${NS}/clusters/blue${query}`,
+          { method: "PATCH", body: JSON.stringify(body) },
+        ),
+      ).then(async (r) => ({ status: r.status, body: await r.json() }));
+    for (const key of ["updateMask", "update_mask"]) {
+      const got = await patch({
+        cluster: { envs: { B: key }, clusterSpec: { workerGroupSpec: [] } },
+        [key]: "envs",
+      });
+      assert.equal(got.status, 200, JSON.stringify(got.body));
+      assert.deepEqual(got.body.envs, { B: key });
+      // Only the masked path changed: the workers are still there.
+      assert.equal(
+        (got.body.clusterSpec as { workerGroupSpec: unknown[] })
+          .workerGroupSpec.length,
+        1,
+      );
+    }
+    const both = await patch(
+      { cluster: { envs: { C: "1" } }, updateMask: "envs" },
+      "?updateMask=envs",
+    );
+    assert.equal(both.status, 400);
+    assert.equal(
+      both.body.message,
+      "Invalid request: updateMask: given in both the query and the body",
+    );
+    // Anything else beside the cluster is refused, named.
+    const other = await patch({ cluster: { envs: { C: "1" } }, force: true });
+    assert.equal(other.status, 400);
+    assert.match(other.body.message, /force/);
+  });
+});
