@@ -59,15 +59,48 @@ export interface WatchRequest {
   resourceVersion?: string;
 }
 
-/** A change as kept and sent. */
-interface Entry {
-  event: WatchEvent;
-  /** The cluster as the ADDED event that starts a watch gives it. */
-  initial?: WatchEvent;
-  /** The resourceVersion as a number, to compare. */
-  version: bigint;
-  namespace: string;
-  name: string;
+/**
+ * A change as kept and sent. Its message is made when first sent, not
+ * before: while nobody watches, changes cost no conversion.
+ */
+class Entry {
+  #cluster: (() => Cluster) | Cluster | undefined;
+  #event: WatchEvent | undefined;
+  #initial: WatchEvent | undefined;
+
+  constructor(
+    readonly type: WatchEventType,
+    /** The resourceVersion as a number, to compare. */
+    readonly version: bigint,
+    readonly namespace: string,
+    readonly name: string,
+    cluster?: () => Cluster,
+  ) {
+    this.#cluster = cluster;
+  }
+
+  get cluster(): Cluster | undefined {
+    if (typeof this.#cluster === "function") this.#cluster = this.#cluster();
+    return this.#cluster;
+  }
+
+  /** The answer that sends this change. */
+  get event(): WatchEvent {
+    return this.#event ??= Object.freeze({
+      type: this.type,
+      ...(this.cluster ? { cluster: this.cluster } : {}),
+      resourceVersion: String(this.version),
+    });
+  }
+
+  /** The ADDED answer of the cluster as a watch starts with it. */
+  get initial(): WatchEvent {
+    return this.#initial ??= Object.freeze({
+      type: "ADDED" as const,
+      cluster: this.cluster,
+      resourceVersion: "",
+    });
+  }
 }
 
 export class ClusterWatch {
@@ -185,40 +218,26 @@ export class ClusterWatch {
       : 0n;
     if (given > this.#revision) this.#revision = given;
     const held = this.#current.get(key);
-    let event: WatchEvent;
-    if (change.cluster) {
-      const cluster = this.#options.converted.of(change.cluster, change.events);
-      if (held?.event.cluster === cluster) return;
-      event = {
-        type: held ? "MODIFIED" : "ADDED",
-        cluster,
-        resourceVersion: "",
-      };
-    } else {
-      if (held === undefined) return;
-      event = {
-        type: "DELETED",
-        cluster: held.event.cluster,
-        resourceVersion: "",
-      };
-    }
-    event.resourceVersion = String(this.#revision);
-    const entry: Entry = {
-      event: Object.freeze(event),
-      version: this.#revision,
-      namespace: change.namespace,
-      name: change.name,
-    };
-    if (change.cluster) {
-      entry.initial = Object.freeze({
-        type: "ADDED" as const,
-        cluster: event.cluster,
-        resourceVersion: "",
-      });
-      this.#current.set(key, entry);
-    } else {
-      this.#current.delete(key);
-    }
+    if (!change.cluster && held === undefined) return;
+    const { converted } = this.#options;
+    const { cluster: resource, events } = change;
+    const entry = resource
+      ? new Entry(
+        held ? "MODIFIED" : "ADDED",
+        this.#revision,
+        change.namespace,
+        change.name,
+        () => converted.of(resource, events),
+      )
+      : new Entry(
+        "DELETED",
+        this.#revision,
+        change.namespace,
+        change.name,
+        () => held!.cluster!,
+      );
+    if (resource) this.#current.set(key, entry);
+    else this.#current.delete(key);
     this.#snapshot = undefined;
     if (this.#horizon === undefined && this.#options.inStep()) {
       this.#startHistory();
@@ -266,12 +285,7 @@ export class ClusterWatch {
 }
 
 function bookmark(revision: bigint): Entry {
-  return {
-    event: { type: "BOOKMARK", resourceVersion: String(revision) },
-    version: revision,
-    namespace: "",
-    name: "",
-  };
+  return new Entry("BOOKMARK", revision, "", "");
 }
 
 function matcher(request: WatchRequest): (entry: Entry) => boolean {
@@ -324,7 +338,7 @@ class Watcher implements AsyncIterableIterator<WatchEvent> {
   /** Queues a change this watcher may see (a bookmark: any watcher). */
   offer(entry: Entry, always = false): void {
     if (this.#ended || !(always || this.#matches(entry))) return;
-    if (entry.event.type === "BOOKMARK") {
+    if (entry.type === "BOOKMARK") {
       // A heartbeat is only worth sending to a stream with nothing queued.
       if (this.#queue.length > 0 || this.#backlog) return;
     } else if (this.#queue.length >= this.#limit) {
@@ -362,7 +376,7 @@ class Watcher implements AsyncIterableIterator<WatchEvent> {
         while (this.#next < entries.length) {
           const entry = entries[this.#next++];
           if (!this.#matches(entry)) continue;
-          const event = backlog.initial ? entry.initial! : entry.event;
+          const event = backlog.initial ? entry.initial : entry.event;
           return { done: false, value: event };
         }
         this.#backlog = undefined;

@@ -570,3 +570,19 @@ Deno.test("watchers see only the namespaces they may watch; list rights are not 
     ROOT,
   );
 });
+
+Deno.test("without the cache (--cache off) a watch is code 12 on both transports, saying why", async () => {
+  const corral = await startCorral({ crds: [RAY_CRD] });
+  try {
+    const response = await httpStart(corral, { namespace: NS });
+    assert.equal(response.status, 501);
+    const body = await response.json();
+    assert.equal(body.code, Code.UNIMPLEMENTED);
+    assert.match(body.message, /needs the cache.*--cache off/);
+    const ended = await grpcWatch(corral, { namespace: NS }).ended();
+    assert.equal(ended.code, Code.UNIMPLEMENTED);
+    assert.equal(ended.message, body.message);
+  } finally {
+    await corral.close();
+  }
+});
