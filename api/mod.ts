@@ -120,6 +120,12 @@ export async function createApi(options: ApiOptions): Promise<Api> {
       ...docsPages(openApiDocument(routes), await loadScalarBundle()),
       "/healthz": livenessPage,
       "/readyz": () => readinessPage(health),
+      // As the Kubernetes API server's /version: what a client talks to.
+      "/version": () =>
+        Response.json({
+          version: options.version,
+          runtime: `deno ${Deno.version.deno}`,
+        }),
       "/metrics": options.metricsRequireAuth
         ? authenticated(options.access, () => metricsPage(metrics))
         : () => metricsPage(metrics),

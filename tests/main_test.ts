@@ -213,6 +213,11 @@ Deno.test("main.ts logs its mode, bound ports and the URLs a person wants at sta
     assert.equal(line.grpc, corral.grpc);
     assert.match(line.version, /^\d+\.\d+\.\d+$/);
     assert.equal((await fetch(line.docs)).status, 200);
+    // And /version says it, as the Kubernetes API server's does.
+    assert.deepEqual(await (await fetch(`${corral.http}/version`)).json(), {
+      version: line.version,
+      runtime: `deno ${Deno.version.deno}`,
+    });
   } finally {
     await corral.stop();
   }
