@@ -20,12 +20,13 @@ export function listenError(
 }
 
 /**
- * The URLs a person wants at start-up: the API base, the docs page and the
- * gRPC address, reachable from this host (a wildcard address as localhost).
+ * The URLs a person wants at start-up: the API base, the console, the docs
+ * page and the gRPC address, reachable from this host (a wildcard address as
+ * localhost).
  */
 export function serviceUrls(
   options: { host: string; httpPort: number; grpcPort: number; tls: boolean },
-): { api: string; docs: string; grpc: string } {
+): { api: string; console: string; docs: string; grpc: string } {
   const host = ["0.0.0.0", "::", ""].includes(options.host)
     ? "localhost"
     : options.host.includes(":")
@@ -36,6 +37,7 @@ export function serviceUrls(
   }://${host}:${options.httpPort}`;
   return {
     api: `${base}/apis/v1alpha2`,
+    console: `${base}/console`,
     docs: `${base}/docs`,
     grpc: `${host}:${options.grpcPort}`,
   };

@@ -12,6 +12,7 @@ import type { Access } from "./auth/access.ts";
 import { errorBody, httpStatus } from "./errors.ts";
 import type { Orchestrator } from "../domain/ports.ts";
 import { docsPages, loadScalarBundle } from "./docs.ts";
+import { consolePages, loadConsole } from "./console.ts";
 import { createGrpcServer } from "./grpc/server.ts";
 import {
   addHealthService,
@@ -118,6 +119,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     gateway,
     pages: {
       ...docsPages(openApiDocument(routes), await loadScalarBundle()),
+      ...consolePages(await loadConsole()),
       "/healthz": livenessPage,
       "/readyz": () => readinessPage(health),
       // As the Kubernetes API server's /version: what a client talks to.

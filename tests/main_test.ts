@@ -210,6 +210,7 @@ Deno.test("main.ts logs its mode, bound ports and the URLs a person wants at sta
     assert.equal(`127.0.0.1:${line.grpcPort}`, corral.grpc);
     assert.equal(line.api, `${corral.http}/apis/v1alpha2`);
     assert.equal(line.docs, `${corral.http}/docs`);
+    assert.equal(line.console, `${corral.http}/console`);
     assert.equal(line.grpc, corral.grpc);
     assert.match(line.version, /^\d+\.\d+\.\d+$/);
     assert.equal((await fetch(line.docs)).status, 200);

@@ -1,0 +1,121 @@
+/**
+ * The console at /console: a page, a script and a stylesheet (api/console/),
+ * read and compressed once at start-up and served from Corral's origin
+ * alone. The page reaches nothing else (a strict Content-Security-Policy
+ * holds it to that) and works air-gapped; it talks to Corral's API as any
+ * client does, with the token a person pastes.
+ *
+ * The script and stylesheet are served under paths holding their hash, so
+ * browsers keep them for good; the page itself is never cached. Answers are
+ * Brotli- or gzip-compressed when the browser accepts it.
+ */
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import type { PageHandler } from "./http/router.ts";
+
+export const CONSOLE_PATH = "/console";
+
+const SOURCE = new URL("./console/", import.meta.url);
+
+/** Only Corral's origin; no inline script or style. */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** One file as served: its bytes as they are and compressed. */
+export interface Asset {
+  path: string;
+  type: string;
+  identity: Uint8Array;
+  gzip: Uint8Array;
+  br: Uint8Array;
+}
+
+function asset(path: string, type: string, text: string): Asset {
+  const identity = new TextEncoder().encode(text);
+  return {
+    path,
+    type,
+    identity,
+    gzip: new Uint8Array(gzipSync(identity, { level: 9 })),
+    br: new Uint8Array(
+      brotliCompressSync(identity, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 11 },
+      }),
+    ),
+  };
+}
+
+async function hashOf(text: string): Promise<string> {
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)),
+  );
+  return Array.from(digest.subarray(0, 6))
+    .map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The console's files, read and compressed. */
+export async function loadConsole(): Promise<Asset[]> {
+  const read = (name: string) => Deno.readTextFile(new URL(name, SOURCE));
+  const [html, js, css] = await Promise.all([
+    read("index.html"),
+    read("console.js"),
+    read("console.css"),
+  ]);
+  const jsPath = `${CONSOLE_PATH}/console-${await hashOf(js)}.js`;
+  const cssPath = `${CONSOLE_PATH}/console-${await hashOf(css)}.css`;
+  const page = html.replace("{{js}}", jsPath).replace("{{css}}", cssPath);
+  return [
+    asset(CONSOLE_PATH, "text/html; charset=utf-8", page),
+    asset(jsPath, "text/javascript; charset=utf-8", js),
+    asset(cssPath, "text/css; charset=utf-8", css),
+  ];
+}
+
+/** The encoding to answer with, from Accept-Encoding: br, gzip or none. */
+function encodingFor(accept: string | null): "br" | "gzip" | undefined {
+  const offered = new Set(
+    (accept ?? "").split(",").map((part) => part.split(";")[0].trim())
+      .filter((part) => part !== ""),
+  );
+  if (offered.has("br")) return "br";
+  if (offered.has("gzip")) return "gzip";
+  return undefined;
+}
+
+/** The handlers of the console's paths. */
+export function consolePages(assets: Asset[]): Record<string, PageHandler> {
+  const pages: Record<string, PageHandler> = {};
+  for (const file of assets) {
+    const isPage = file.path === CONSOLE_PATH;
+    const handler: PageHandler = (request) => {
+      const encoding = encodingFor(request.headers.get("accept-encoding"));
+      const headers: Record<string, string> = {
+        "content-type": file.type,
+        "cache-control": isPage
+          ? "no-cache"
+          : "public, max-age=31536000, immutable",
+        "vary": "accept-encoding",
+        "x-content-type-options": "nosniff",
+        ...(isPage
+          ? {
+            "content-security-policy": CONTENT_SECURITY_POLICY,
+            "referrer-policy": "no-referrer",
+          }
+          : {}),
+        ...(encoding ? { "content-encoding": encoding } : {}),
+      };
+      const body = encoding ? file[encoding] : file.identity;
+      return new Response(body as BodyInit, { headers });
+    };
+    pages[file.path] = handler;
+    if (isPage) pages[`${CONSOLE_PATH}/`] = handler;
+  }
+  return pages;
+}

@@ -1,0 +1,101 @@
+/**
+ * The console's files as Corral serves them (api/console.ts): everything
+ * from Corral's own origin, a strict Content-Security-Policy, compressed
+ * answers within the page's budget, and assets cached for good under their
+ * hash. The console in a browser is tests/browser/console_test.ts.
+ */
+import assert from "node:assert/strict";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { CONSOLE_PATH, consolePages, loadConsole } from "../../api/console.ts";
+import { createHttpApp } from "../../api/http/router.ts";
+
+/** The whole console, compressed, must stay under this (issue budget). */
+const BUDGET_BYTES = 250 * 1024;
+
+async function app() {
+  const assets = await loadConsole();
+  return {
+    assets,
+    handler: createHttpApp({
+      gateway: () => Promise.resolve(new Response(null, { status: 404 })),
+      pages: consolePages(assets),
+    }),
+  };
+}
+
+Deno.test("the console page loads only its own hashed script and stylesheet, nothing from elsewhere", async () => {
+  const { assets, handler } = await app();
+  const response = await handler(
+    new Request(`http://corral.test${CONSOLE_PATH}`),
+  );
+  assert.equal(response.status, 200);
+  const html = await response.text();
+  const [, js, css] = assets.map((a) => a.path);
+  assert.match(js, /^\/console\/console-[0-9a-f]{12}\.js$/);
+  assert.match(css, /^\/console\/console-[0-9a-f]{12}\.css$/);
+  assert.ok(html.includes(`<script src="${js}" defer>`), html);
+  assert.ok(html.includes(`href="${css}"`), html);
+  for (const asset of assets) {
+    const text = new TextDecoder().decode(asset.identity);
+    assert.doesNotMatch(text, /https?:\/\//, `${asset.path}: no absolute URL`);
+  }
+  const csp = response.headers.get("content-security-policy")!;
+  assert.match(csp, /default-src 'none'/);
+  assert.match(csp, /script-src 'self'(;|$)/);
+  assert.match(csp, /style-src 'self'(;|$)/);
+  assert.match(csp, /connect-src 'self'/);
+  assert.doesNotMatch(csp, /unsafe/);
+  assert.equal(response.headers.get("cache-control"), "no-cache");
+  const slash = await handler(
+    new Request(`http://corral.test${CONSOLE_PATH}/`),
+  );
+  assert.equal(await slash.text(), html);
+});
+
+Deno.test("the console is answered compressed as the browser accepts it, within 250 KB", async () => {
+  const { assets, handler } = await app();
+  let total = 0;
+  for (const asset of assets) {
+    for (
+      const [accept, encoding] of [
+        ["gzip, deflate, br, zstd", "br"],
+        ["gzip", "gzip"],
+        ["", null],
+      ] as const
+    ) {
+      const response = await handler(
+        new Request(`http://corral.test${asset.path}`, {
+          headers: { "accept-encoding": accept },
+        }),
+      );
+      assert.equal(response.headers.get("content-encoding"), encoding);
+      assert.equal(response.headers.get("vary"), "accept-encoding");
+      const body = new Uint8Array(await response.arrayBuffer());
+      const plain = encoding === "br"
+        ? brotliDecompressSync(body)
+        : encoding === "gzip"
+        ? gunzipSync(body)
+        : body;
+      assert.deepEqual(new Uint8Array(plain), asset.identity, asset.path);
+      if (encoding === "br") total += body.byteLength;
+    }
+    if (asset.path !== CONSOLE_PATH) {
+      const response = await handler(
+        new Request(`http://corral.test${asset.path}`),
+      );
+      await response.body?.cancel();
+      assert.match(response.headers.get("cache-control")!, /immutable/);
+    }
+  }
+  assert.ok(total < BUDGET_BYTES, `${total} bytes`);
+  console.log(`console, compressed: ${total} bytes`);
+});
+
+Deno.test("HEAD on the console answers as GET without a body", async () => {
+  const { handler } = await app();
+  const response = await handler(
+    new Request(`http://corral.test${CONSOLE_PATH}`, { method: "HEAD" }),
+  );
+  assert.equal(response.status, 200);
+  assert.equal(await response.text(), "");
+});
