@@ -206,8 +206,13 @@ Deno.test("the Containerfile copies every module main.ts loads, the API definiti
   const protos = [...Deno.readDirSync(new URL("proto/", ROOT))].map((e) =>
     `proto/${e.name}`
   );
-  // The files the service reads from third_party/ at start-up.
-  const thirdParty = VENDORED.flatMap(({ files }) => Object.values(files));
+  // The files the service reads at start-up: third_party/ and the console.
+  const thirdParty = [
+    ...VENDORED.flatMap(({ files }) => Object.values(files)),
+    "api/console/index.html",
+    "api/console/console.js",
+    "api/console/console.css",
+  ];
   // .dockerignore keeps node_modules and the like out of the build context,
   // and must not keep out anything copied.
   const ignored = (await Deno.readTextFile(new URL(".dockerignore", ROOT)))

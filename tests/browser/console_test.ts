@@ -280,7 +280,20 @@ Deno.test("the console: sign in, templates, a form answered field by field, crea
     await t.step(
       "deleting needs the name typed, and the page then says it is gone",
       async () => {
-        await page.click('a[href="#/clusters/team-a/blue"]');
+        // From the keyboard alone: Tab through the page to the cluster's
+        // link (the skip link, navigation and filters come first), Enter.
+        await page.goto(`${origin}/console#/clusters`);
+        await page.locator('[data-cluster="team-a/blue"]').waitFor();
+        let reached = false;
+        for (let i = 0; i < 20 && !reached; i++) {
+          await page.keyboard.press("Tab");
+          reached = await page.evaluate(
+            `document.activeElement?.getAttribute("href") === "#/clusters/team-a/blue"`,
+          ) as boolean;
+        }
+        assert.ok(reached, "the cluster's link is reachable with Tab");
+        await page.keyboard.press("Enter");
+        await page.waitForURL(/#\/clusters\/team-a\/blue$/);
         assert.equal(await page.isDisabled("#delete"), true);
         await page.fill("#delete-confirm", "blu");
         assert.equal(await page.isDisabled("#delete"), true);
