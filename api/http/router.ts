@@ -71,8 +71,7 @@ export function createRouter(options: RouterOptions): Router {
   }
 
   async function router(request: Request): Promise<Response> {
-    const { pathname } = new URL(request.url);
-    const parts = decodePath(pathname);
+    const parts = pathOf(request);
     const head = request.method === "HEAD";
     const found = parts
       ? match(parts, head ? "GET" : request.method)
@@ -123,6 +122,18 @@ export function errorResponse(
 }
 
 /** The segments of a path, percent-decoded; undefined when it cannot be. */
+/**
+ * The decoded segments of a request's path, worked out once per request
+ * (the pages' router and the gateway's both route it).
+ */
+const paths = new WeakMap<Request, string[] | undefined>();
+function pathOf(request: Request): string[] | undefined {
+  if (paths.has(request)) return paths.get(request);
+  const parts = decodePath(new URL(request.url).pathname);
+  paths.set(request, parts);
+  return parts;
+}
+
 function decodePath(pathname: string): string[] | undefined {
   try {
     return pathname.slice(1).split("/").map(decodeURIComponent);

@@ -25,6 +25,7 @@ import {
 } from "../tls.ts";
 import type { Peer } from "../service/dispatcher.ts";
 import { setPeer } from "./peer.ts";
+import { type Deadline, Deadlines } from "./deadlines.ts";
 
 /**
  * What the listener serves. With `allowed` (the router's), the requests the
@@ -103,7 +104,7 @@ interface SocketState {
   broken?: boolean;
   /** The answer to a malformed request pipelined after those in flight. */
   refusal?: string;
-  headerTimer?: ReturnType<typeof setTimeout>;
+  headerTimer?: Deadline;
 }
 
 export async function serveHttp(
@@ -118,6 +119,21 @@ export async function serveHttp(
   const maxHeaderBytes = options.maxHeaderBytes ?? 16 * 1024;
   const { log } = options;
   const sockets = new Map<Socket, SocketState>();
+  // Fine enough for the shortest time-out (tests use tens of ms).
+  const deadlines = new Deadlines(
+    Math.min(
+      250,
+      Math.max(
+        5,
+        Math.min(
+          headerTimeoutMs,
+          idleTimeoutMs,
+          bodyTimeoutMs,
+          requestTimeoutMs,
+        ) / 20,
+      ),
+    ),
+  );
   let inFlight = 0;
   /** Bytes of the request bodies counted against the budget now. */
   let bodyBytes = 0;
@@ -182,10 +198,10 @@ export async function serveHttp(
 
   /** Closes the socket unless a request's headers arrive in time. */
   function armHeaderTimer(socket: Socket, state: SocketState, ms: number) {
-    clearTimeout(state.headerTimer);
-    state.headerTimer = setTimeout(() => {
+    state.headerTimer?.cancel();
+    state.headerTimer = deadlines.add(ms, () => {
       if (state.active === 0) socket.destroy();
-    }, ms);
+    });
   }
 
   // With TLS, requests come on the TLS socket, which exists once the
@@ -196,7 +212,7 @@ export async function serveHttp(
     armHeaderTimer(socket, state, headerTimeoutMs);
     socket.setTimeout(idleTimeoutMs, () => socket.destroy());
     socket.on("close", () => {
-      clearTimeout(state.headerTimer);
+      state.headerTimer?.cancel();
       sockets.delete(socket);
     });
   });
@@ -300,7 +316,7 @@ export async function serveHttp(
     (req: http.IncomingMessage, res: http.ServerResponse) => {
       const socket = req.socket;
       const state = sockets.get(socket) ?? { active: 0 };
-      clearTimeout(state.headerTimer);
+      state.headerTimer?.cancel();
       state.active++;
       state.current = { req, res };
       inFlight++;
@@ -405,27 +421,27 @@ export async function serveHttp(
     // Code 4 for both: a time limit passed; the request itself may well be
     // right (3 would tell the client not to send it again as it is).
     const timers = [
-      setTimeout(
+      deadlines.add(
+        requestTimeoutMs,
         () =>
           cutShort(
             504,
             `Request timed out: not answered within ${requestTimeoutMs} ms`,
           ),
-        requestTimeoutMs,
       ),
       body && !req.complete
-        ? setTimeout(
+        ? deadlines.add(
+          bodyTimeoutMs,
           () =>
             cutShort(
               408,
               `Request body timed out: not received in full within ${bodyTimeoutMs} ms`,
             ),
-          bodyTimeoutMs,
         )
         : undefined,
     ];
-    req.once("end", () => clearTimeout(timers[1]));
-    res.once("close", () => timers.forEach(clearTimeout));
+    req.once("end", () => timers[1]?.cancel());
+    res.once("close", () => timers.forEach((timer) => timer?.cancel()));
     let request: Request;
     try {
       // The host header is the client's to choose: only the path is used.
@@ -444,7 +460,7 @@ export async function serveHttp(
     const response = await options.handler(request);
     // Answered: --request-timeout bounds the wait for an answer, not how
     // long a stream (a watch) then goes on, as in Kubernetes.
-    clearTimeout(timers[0]);
+    timers[0]?.cancel();
     if (res.destroyed || res.headersSent) {
       // The client went away, or the listener answered for the handler.
       await response.body?.cancel();
@@ -457,11 +473,22 @@ export async function serveHttp(
     }
     res.statusCode = response.status;
     response.headers.forEach((value, name) => res.setHeader(name, value));
-    if (!response.body || method === "HEAD") {
+    if (method === "HEAD") {
       await response.body?.cancel();
       res.end();
       return;
     }
+    // (response.body is not read before: for a whole answer, it would make
+    // a stream of it.)
+    if (!isStream(response)) {
+      // A whole answer, written with its length in one go: cheaper than
+      // reading it as a stream, chunk by chunk.
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      res.setHeader("content-length", bytes.byteLength);
+      res.end(bytes);
+      return;
+    }
+    if (response.body === null) return void res.end();
     for await (const chunk of response.body) {
       // Leaving the loop cancels the body: a stream stops with its client.
       if (res.destroyed) break;
@@ -579,6 +606,14 @@ function bodyStream(
       open = false;
     },
   };
+}
+
+/** Content types whose answers go on for as long as they last (watches). */
+const STREAM_TYPES = /^(application\/x-ndjson|text\/event-stream)\b/;
+
+/** Whether an answer is a stream, written chunk by chunk as it comes. */
+function isStream(response: Response): boolean {
+  return STREAM_TYPES.test(response.headers.get("content-type") ?? "");
 }
 
 /** The remote end of a connection: the same for its TCP and TLS sockets. */

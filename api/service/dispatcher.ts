@@ -97,6 +97,13 @@ export interface Dispatcher {
   readonly log: Logger;
 }
 
+/**
+ * Why a request's Kubernetes calls are cancelled once it has ended. Made
+ * once: abort() without a reason makes a DOMException, and its stack, on
+ * every request.
+ */
+const REQUEST_ENDED = new ServiceError(Code.CANCELLED, "The request ended");
+
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { handlers, log, metrics, access } = options;
 
@@ -250,7 +257,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       } catch (thrown) {
         outcome = { error: asServiceError(thrown) };
       } finally {
-        done.abort();
+        done.abort(REQUEST_ENDED);
         if (counted) metrics?.inFlight.dec({ transport: call.transport });
       }
       if (decision) {
