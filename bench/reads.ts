@@ -94,13 +94,19 @@ interface Load {
   errors: number;
 }
 
-async function wrk(url: string, connections = CONNECTIONS): Promise<Load> {
+async function wrk(
+  url: string,
+  connections = CONNECTIONS,
+  gzip = false,
+): Promise<Load> {
   const output = await new Deno.Command("wrk", {
     args: [
       `-t${Math.min(2, connections)}`,
       `-c${connections}`,
       `-d${DURATION}`,
       "--latency",
+      // As browsers, curl --compressed and Kubernetes' clients ask.
+      ...(gzip ? ["-H", "Accept-Encoding: gzip"] : []),
       url,
     ],
     stdout: "piped",
@@ -180,9 +186,12 @@ async function measure(
   url: string,
   walker = false,
   connections = CONNECTIONS,
+  gzip = false,
 ): Promise<Row> {
   const before = await kubeCalls(http);
-  const result = walker ? await walk(http) : await wrk(url, connections);
+  const result = walker
+    ? await walk(http)
+    : await wrk(url, connections, gzip);
   const after = await kubeCalls(http);
   return {
     what,
@@ -283,6 +292,14 @@ for (const cache of ["on", "off"]) {
       `${http}/apis/v1alpha2/clusters`,
       false,
       1,
+    ),
+    await measure(
+      http,
+      `ListAllClusters (${N}), gzip`,
+      `${http}/apis/v1alpha2/clusters`,
+      false,
+      CONNECTIONS,
+      true,
     ),
     await measure(http, `paginated walk of ${N}, pages of 500`, "", true),
   ];
