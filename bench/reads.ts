@@ -189,9 +189,7 @@ async function measure(
   gzip = false,
 ): Promise<Row> {
   const before = await kubeCalls(http);
-  const result = walker
-    ? await walk(http)
-    : await wrk(url, connections, gzip);
+  const result = walker ? await walk(http) : await wrk(url, connections, gzip);
   const after = await kubeCalls(http);
   return {
     what,
