@@ -132,7 +132,11 @@ function apiError(status: number, text: string): ApiError {
  * Connection refused (os error 111)", "invalid peer certificate: ...".
  */
 function reason(error: Error): string {
-  return error.message.replace(/^error sending request for url \([^)]*\): /, "")
+  // fetch says "fetch failed"; why is in its cause.
+  let deepest = error;
+  while (deepest.cause instanceof Error) deepest = deepest.cause;
+  return deepest.message
+    .replace(/^error sending request for url \([^)]*\): /, "")
     .replace(/^client error \(Connect\): /, "");
 }
 
