@@ -82,7 +82,9 @@ export function parseFlags(args: string[], flags: Flags): ParsedArgs {
 
 /** parseArgs' complaint in the command line's words. */
 function flagProblem(error: Error & { code?: string }): string {
-  const named = /'(-{1,2}[^' ]+)/.exec(error.message)?.[1];
+  // "Unknown option '-z'", "Option '-o, --output <value>' argument missing"
+  const quoted = /'([^']*)'/.exec(error.message)?.[1] ?? "";
+  const named = /--[\w-]+/.exec(quoted)?.[0] ?? /-\w/.exec(quoted)?.[0];
   switch (error.code) {
     case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
       return `unknown flag ${named ?? error.message}`;
