@@ -319,7 +319,7 @@ Deno.test("corral clusters", async (t) => {
         assert.equal(result.code, 1);
         assert.match(
           result.stderr,
-          /^  cluster\.clusterSpec\.workerGroupSpec\[0\]\.maxReplicas: /m,
+          /^ {2}cluster\.clusterSpec\.workerGroupSpec\[0\]\.maxReplicas: /m,
         );
       },
     );
