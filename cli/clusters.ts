@@ -22,7 +22,7 @@ import {
   UsageError,
 } from "./errors.ts";
 import { follow } from "./follow.ts";
-import { readObjectFile } from "./files.ts";
+import { namespaceOf, readObjectFile } from "./files.ts";
 import {
   age,
   columnWidths,
@@ -186,29 +186,6 @@ async function create({ values, positionals }: ParsedArgs): Promise<number> {
   });
 }
 const CREATE_USAGE = "clusters create -f FILE [--wait] [--timeout 10m]";
-
-/**
- * The namespace a file's object goes to: its own, else the command's; a
- * -n that contradicts the file is refused rather than one of them chosen.
- */
-export function namespaceOf(
-  object: { namespace?: unknown },
-  values: ParsedArgs["values"],
-  fallback: string,
-): string {
-  const inFile = typeof object.namespace === "string" && object.namespace
-    ? object.namespace
-    : undefined;
-  const flag = stringFlag(values, "namespace");
-  if (inFile && flag && inFile !== flag) {
-    throw new UsageError(
-      `the file's namespace ${JSON.stringify(inFile)} is not -n ${
-        JSON.stringify(flag)
-      }`,
-    );
-  }
-  return inFile ?? fallback;
-}
 
 async function remove({ values, positionals }: ParsedArgs): Promise<number> {
   const name = onePositional(positionals, "a cluster name", DELETE_USAGE);

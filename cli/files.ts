@@ -1,9 +1,10 @@
 /**
  * Reading the object a create sends: a YAML or JSON file (JSON is YAML),
- * or standard input for `-f -`.
+ * or standard input for `-f -`, and the namespace it goes to.
  */
 import { parse } from "yaml";
-import { CliError, EXIT_USAGE } from "./errors.ts";
+import { type ParsedArgs, stringFlag } from "./args.ts";
+import { CliError, EXIT_USAGE, UsageError } from "./errors.ts";
 
 /** The object in `path` (`-` for standard input); `what` names it in errors. */
 export async function readObjectFile(
@@ -38,4 +39,27 @@ export async function readObjectFile(
     );
   }
   return object as Record<string, unknown>;
+}
+
+/**
+ * The namespace a file's object goes to: its own, else the command's; a
+ * -n that contradicts the file is refused rather than one of them chosen.
+ */
+export function namespaceOf(
+  object: { namespace?: unknown },
+  values: ParsedArgs["values"],
+  fallback: string,
+): string {
+  const inFile = typeof object.namespace === "string" && object.namespace
+    ? object.namespace
+    : undefined;
+  const flag = stringFlag(values, "namespace");
+  if (inFile && flag && inFile !== flag) {
+    throw new UsageError(
+      `the file's namespace ${JSON.stringify(inFile)} is not -n ${
+        JSON.stringify(flag)
+      }`,
+    );
+  }
+  return inFile ?? fallback;
 }

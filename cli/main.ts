@@ -52,6 +52,7 @@ export async function run(argv: string[]): Promise<number> {
     return entry && isGroup(entry) ? 2 : 1;
   });
   if (words.length === 0) {
+    parseFlags(rest, {}); // names an unknown flag, if there is one
     if (isHelp(rest)) {
       console.log(rootHelp(ENTRIES));
       return EXIT_OK;

@@ -9,10 +9,9 @@ import {
   type ParsedArgs,
   stringFlag,
 } from "./args.ts";
-import { namespaceOf } from "./clusters.ts";
 import { type CommandGroup, withClient, write } from "./command.ts";
 import { EXIT_OK, UsageError } from "./errors.ts";
-import { readObjectFile } from "./files.ts";
+import { namespaceOf, readObjectFile } from "./files.ts";
 import { formatObject, formatTable, outputFormat } from "./output.ts";
 import type { ComputeTemplate } from "./types.ts";
 

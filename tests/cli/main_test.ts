@@ -71,6 +71,7 @@ Deno.test("corral help, usage errors and completion", async (t) => {
       "unknown commands and flags are usage errors that name them, exit 2",
       async () => {
         const cases: [string[], string][] = [
+          [["--bogus"], "error: unknown flag --bogus"],
           [["clusterz"], 'error: unknown command "clusterz" for corral'],
           [
             ["clusters", "lsit"],
