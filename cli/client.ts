@@ -1,0 +1,158 @@
+/**
+ * Corral's HTTP API as the command line calls it: JSON requests with the
+ * bearer token, the server's certificate checked against the given CA, and
+ * the watch stream read line by line (NDJSON). Every failure becomes a
+ * CliError: ApiError for Corral's `{code, message, details}` answers,
+ * UnreachableError (naming the URL) when nothing answered.
+ */
+import type { Connection } from "./config.ts";
+import {
+  ApiError,
+  type ApiErrorBody,
+  CliError,
+  EXIT_USAGE,
+  UnreachableError,
+  UsageError,
+} from "./errors.ts";
+import type { Cluster } from "./types.ts";
+
+/** One line of a watch: a change, or a BOOKMARK saying how far it is. */
+export interface WatchResult {
+  type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK";
+  cluster: Cluster | null;
+  resourceVersion: string;
+}
+
+export interface CorralClient {
+  /** The server's base URL, without a trailing slash. */
+  readonly server: string;
+  /** Sends a request; resolves with the parsed JSON answer. */
+  call<T>(method: string, path: string, body?: unknown): Promise<T>;
+  /** The watch stream at `path`, one result per line, until it ends. */
+  watch(path: string, signal?: AbortSignal): AsyncGenerator<WatchResult>;
+  close(): void;
+}
+
+/** A client for `connection`; reads its CA file, if any, at once. */
+export async function connect(connection: Connection): Promise<CorralClient> {
+  const server = connection.server.replace(/\/+$/, "");
+  if (!URL.canParse(server) || !/^https?:$/.test(new URL(server).protocol)) {
+    throw new UsageError(
+      `server ${
+        JSON.stringify(connection.server)
+      } is not an http:// or https:// URL`,
+    );
+  }
+  let httpClient: Deno.HttpClient | undefined;
+  if (connection.certificateAuthority) {
+    let pem: string;
+    try {
+      pem = await Deno.readTextFile(connection.certificateAuthority);
+    } catch (error) {
+      throw new CliError(
+        `cannot read certificate authority ${connection.certificateAuthority}: ${
+          (error as Error).message
+        }`,
+        EXIT_USAGE,
+      );
+    }
+    httpClient = Deno.createHttpClient({ caCerts: [pem] });
+  }
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (connection.token) headers.authorization = `Bearer ${connection.token}`;
+
+  async function send(
+    method: string,
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<Response> {
+    const url = `${server}${path}`;
+    try {
+      return await fetch(url, {
+        method,
+        headers: body === undefined
+          ? headers
+          : { ...headers, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        client: httpClient,
+        signal,
+      });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw new UnreachableError(server, reason(error as Error));
+    }
+  }
+
+  return {
+    server,
+    async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+      const response = await send(method, path, body);
+      const text = await response.text();
+      if (!response.ok) throw apiError(response.status, text);
+      return (text ? JSON.parse(text) : {}) as T;
+    },
+    async *watch(path: string, signal?: AbortSignal) {
+      const response = await send("GET", path, undefined, signal);
+      if (!response.ok || !response.body) {
+        throw apiError(response.status, await response.text());
+      }
+      for await (const line of lines(response.body)) {
+        const parsed = JSON.parse(line) as {
+          result?: WatchResult;
+          error?: ApiErrorBody;
+        };
+        if (parsed.error) throw new ApiError(200, parsed.error);
+        if (parsed.result) yield parsed.result;
+      }
+    },
+    close() {
+      httpClient?.close();
+    },
+  };
+}
+
+/** An error answer as an ApiError, whatever its body. */
+function apiError(status: number, text: string): ApiError {
+  try {
+    const body = JSON.parse(text) as ApiErrorBody;
+    if (typeof body === "object" && body !== null) {
+      return new ApiError(status, body);
+    }
+  } catch {
+    // not Corral's error shape: a proxy's page, say
+  }
+  return new ApiError(status, {
+    message: `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ""}`,
+  });
+}
+
+/**
+ * Why fetch failed, without the URL it repeats: "tcp connect error:
+ * Connection refused (os error 111)", "invalid peer certificate: ...".
+ */
+function reason(error: Error): string {
+  // fetch says "fetch failed"; why is in its cause.
+  let deepest = error;
+  while (deepest.cause instanceof Error) deepest = deepest.cause;
+  return deepest.message
+    .replace(/^error sending request for url \([^)]*\): /, "")
+    .replace(/^client error \(Connect\): /, "");
+}
+
+/** Splits a byte stream into its non-empty lines of text. */
+async function* lines(
+  body: ReadableStream<Uint8Array>,
+): AsyncGenerator<string> {
+  let buffer = "";
+  for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
+    buffer += chunk;
+    let newline: number;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, newline).trim();
+      buffer = buffer.slice(newline + 1);
+      if (line !== "") yield line;
+    }
+  }
+  if (buffer.trim() !== "") yield buffer.trim();
+}

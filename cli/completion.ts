@@ -1,0 +1,210 @@
+/**
+ * `corral completion bash|zsh`: a shell completion script written from the
+ * commands' own declarations, so that it offers every command, subcommand
+ * and flag there is. Completes output formats, file names for file flags
+ * and context names for `config use-context` and `--context`.
+ */
+import {
+  type Flags,
+  GLOBAL_FLAGS,
+  onePositional,
+  type ParsedArgs,
+} from "./args.ts";
+import { type Command, isGroup, type TopLevel } from "./command.ts";
+import { EXIT_OK, UsageError } from "./errors.ts";
+
+const SHELLS = ["bash", "zsh"] as const;
+type Shell = typeof SHELLS[number];
+
+/** Flags that name a file. */
+const FILE_FLAGS = ["filename", "certificate-authority", "ca"];
+
+function flagWords(flags: Flags): string[] {
+  return Object.entries(flags).flatMap(([name, flag]) => [
+    `--${name}`,
+    ...(flag.short ? [`-${flag.short}`] : []),
+  ]);
+}
+
+/** `-n|--namespace|...`: the flags of `entries` that take a value, for case. */
+function valueFlagPattern(
+  entries: TopLevel[],
+  pick: (name: string) => boolean,
+): string {
+  const words = new Set<string>();
+  const add = (flags: Flags) => {
+    for (const [name, flag] of Object.entries(flags)) {
+      if (flag.type === "string" && pick(name)) {
+        words.add(`--${name}`);
+        if (flag.short) words.add(`-${flag.short}`);
+      }
+    }
+  };
+  add(GLOBAL_FLAGS);
+  for (const entry of entries) {
+    for (const command of isGroup(entry) ? entry.commands : [entry]) {
+      add(command.flags);
+    }
+  }
+  return [...words].join("|");
+}
+
+/** Each completion key (`clusters list`, `version`) with its command. */
+function keyed(entries: TopLevel[]): [string, Command][] {
+  return entries.flatMap((entry): [string, Command][] =>
+    isGroup(entry)
+      ? entry.commands.map((c) => [`${entry.name} ${c.name}`, c])
+      : [[entry.name, entry]]
+  );
+}
+
+/** The case arms shared by both shells, `(pattern) candidates=(...) ;;`. */
+function arms(entries: TopLevel[]): { flags: string[]; words: string[] } {
+  const flags = keyed(entries).map(([key, command]) =>
+    `      ("${key}") candidates=(${
+      [...flagWords(command.flags), ...flagWords(GLOBAL_FLAGS)].join(" ")
+    }) ;;`
+  );
+  const words = [
+    `      ("") candidates=(${entries.map((e) => e.name).join(" ")}) ;;`,
+    ...entries.filter(isGroup).map((group) =>
+      `      ("${group.name}") candidates=(${
+        group.commands.map((c) => c.name).join(" ")
+      }) ;;`
+    ),
+    ...keyed(entries).filter(([, c]) => c.completeWords).map(([key, c]) =>
+      `      ("${key}") candidates=(${c.completeWords!.join(" ")}) ;;`
+    ),
+    `      ("config use-context") candidates=($(_corral_contexts)) ;;`,
+  ];
+  return { flags, words };
+}
+
+const CONTEXTS_FUNCTION = `_corral_contexts() {
+  corral config get-contexts 2>/dev/null | awk 'NR > 1 { print ($1 == "*") ? $2 : $1 }'
+}`;
+
+/** The script for `shell`. */
+export function completionScript(shell: Shell, entries: TopLevel[]): string {
+  const valueFlags = valueFlagPattern(entries, () => true);
+  const fileFlags = valueFlagPattern(
+    entries,
+    (name) => FILE_FLAGS.includes(name),
+  );
+  const groups = entries.filter(isGroup).map((g) => g.name).join("|");
+  const { flags, words } = arms(entries);
+  const globalFlags = flagWords(GLOBAL_FLAGS).join(" ");
+  if (shell === "bash") {
+    return `# bash completion for corral. Load it with: source <(corral completion bash)
+${CONTEXTS_FUNCTION}
+
+_corral() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  local -a cmd=() candidates=()
+  local i w key
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    w="\${COMP_WORDS[i]}"
+    case "$w" in
+      ${valueFlags}) ((i++)) ;;
+      -*) ;;
+      *) cmd+=("$w") ;;
+    esac
+  done
+  case "$prev" in
+    -o|--output) COMPREPLY=($(compgen -W "table json yaml" -- "$cur")); return ;;
+    --context) COMPREPLY=($(compgen -W "$(_corral_contexts)" -- "$cur")); return ;;
+    ${fileFlags}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    ${valueFlags}) return ;;
+  esac
+  case "\${cmd[0]}" in
+    ${groups}) key="\${cmd[*]:0:2}" ;;
+    *) key="\${cmd[0]}" ;;
+  esac
+  if [[ "$cur" == -* ]]; then
+    case "$key" in
+${flags.join("\n")}
+      (*) candidates=(${globalFlags}) ;;
+    esac
+  else
+    case "$key" in
+${words.join("\n")}
+    esac
+  fi
+  COMPREPLY=($(compgen -W "\${candidates[*]}" -- "$cur"))
+}
+complete -o default -F _corral corral
+`;
+  }
+  return `#compdef corral
+# zsh completion for corral. Load it with: source <(corral completion zsh)
+# (after compinit), or save it as _corral in a directory of $fpath.
+${CONTEXTS_FUNCTION}
+
+_corral() {
+  local cur="\${words[CURRENT]}" prev="\${words[CURRENT-1]}"
+  local -a cmd candidates
+  local i w key
+  for ((i = 2; i < CURRENT; i++)); do
+    w="\${words[i]}"
+    case "$w" in
+      (${valueFlags}) ((i++)) ;;
+      (-*) ;;
+      (*) cmd+=("$w") ;;
+    esac
+  done
+  case "$prev" in
+    (-o|--output) compadd -- table json yaml; return ;;
+    (--context) compadd -- $(_corral_contexts); return ;;
+    (${fileFlags}) _files; return ;;
+    (${valueFlags}) return ;;
+  esac
+  case "\${cmd[1]}" in
+    (${groups}) key="\${cmd[1]} \${cmd[2]}"; key="\${key% }" ;;
+    (*) key="\${cmd[1]}" ;;
+  esac
+  if [[ "$cur" == -* ]]; then
+    case "$key" in
+${flags.join("\n")}
+      (*) candidates=(${globalFlags}) ;;
+    esac
+  else
+    case "$key" in
+${words.join("\n")}
+    esac
+  fi
+  compadd -- "\${candidates[@]}"
+}
+
+if [[ "\${funcstack[1]}" == "_corral" ]]; then
+  _corral "$@"
+else
+  compdef _corral corral
+fi
+`;
+}
+
+/** The completion command, over the command table it is part of. */
+export function completionCommand(entries: () => TopLevel[]): Command {
+  const usage = "completion bash|zsh";
+  return {
+    name: "completion",
+    summary: "print a shell completion script (bash or zsh)",
+    usage,
+    flags: {},
+    completeWords: [...SHELLS],
+    examples: [
+      "source <(corral completion bash)     # in ~/.bashrc",
+      "source <(corral completion zsh)      # in ~/.zshrc, after compinit",
+    ],
+    run({ positionals }: ParsedArgs): Promise<number> {
+      const shell = onePositional(positionals, "a shell (bash or zsh)", usage);
+      if (!SHELLS.includes(shell as Shell)) {
+        throw new UsageError(
+          `no completion for ${JSON.stringify(shell)}: use bash or zsh`,
+        );
+      }
+      console.log(completionScript(shell as Shell, entries()).trimEnd());
+      return Promise.resolve(EXIT_OK);
+    },
+  };
+}

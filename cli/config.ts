@@ -1,0 +1,154 @@
+/**
+ * The command line's config file and how a command finds its server:
+ * named contexts as in a kubeconfig, kept in `$CORRAL_CONFIG` or
+ * `~/.config/corral/config.yaml`, and the connection a command uses, each
+ * part taken from its flag, else its environment variable, else the
+ * context.
+ */
+import { dirname, resolve } from "node:path";
+import { parse, stringify } from "yaml";
+import { type ParsedArgs, stringFlag } from "./args.ts";
+import { CliError, EXIT_USAGE, UsageError } from "./errors.ts";
+
+/** One named server with what to send it. */
+export interface Context {
+  name: string;
+  server: string;
+  token?: string;
+  /** Path of a PEM file of the CA that signed the server's certificate. */
+  certificateAuthority?: string;
+  namespace?: string;
+}
+
+export interface Config {
+  currentContext?: string;
+  contexts: Context[];
+}
+
+/** What `deno task dev` serves. */
+export const DEFAULT_SERVER = "http://127.0.0.1:8888";
+export const DEFAULT_NAMESPACE = "default";
+
+/** Where the config file is: $CORRAL_CONFIG, else under the home directory. */
+export function configPath(): string {
+  const explicit = Deno.env.get("CORRAL_CONFIG");
+  if (explicit) return explicit;
+  const home = Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE");
+  if (!home) {
+    throw new UsageError(
+      "cannot find the config file: set HOME or CORRAL_CONFIG",
+    );
+  }
+  return `${home}/.config/corral/config.yaml`;
+}
+
+/** The config file's contents; an absent file is an empty config. */
+export async function loadConfig(path = configPath()): Promise<Config> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return { contexts: [] };
+    throw new CliError(
+      `cannot read config file ${path}: ${(error as Error).message}`,
+      EXIT_USAGE,
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = parse(text) ?? {};
+  } catch (error) {
+    throw new CliError(
+      `config file ${path} is not YAML: ${(error as Error).message}`,
+      EXIT_USAGE,
+    );
+  }
+  return checkConfig(parsed, path);
+}
+
+/** The parsed file as a Config, or a usage error saying what is wrong. */
+function checkConfig(parsed: unknown, path: string): Config {
+  const problem = (what: string) =>
+    new CliError(`config file ${path}: ${what}`, EXIT_USAGE);
+  if (typeof parsed !== "object" || parsed === null) {
+    throw problem("is not a mapping");
+  }
+  const { currentContext, contexts = [] } = parsed as Record<string, unknown>;
+  if (currentContext !== undefined && typeof currentContext !== "string") {
+    throw problem("currentContext is not a string");
+  }
+  if (!Array.isArray(contexts)) throw problem("contexts is not a list");
+  contexts.forEach((context, i) => {
+    if (
+      typeof context !== "object" || context === null ||
+      typeof context.name !== "string" || typeof context.server !== "string"
+    ) {
+      throw problem(`contexts[${i}] needs a name and a server`);
+    }
+  });
+  return { currentContext, contexts: contexts as Context[] };
+}
+
+/**
+ * Writes the config file, readable by its owner only since it may hold
+ * tokens, creating its directory.
+ */
+export async function saveConfig(
+  config: Config,
+  path = configPath(),
+): Promise<void> {
+  await Deno.mkdir(dirname(path), { recursive: true });
+  const text = stringify({
+    ...(config.currentContext ? { currentContext: config.currentContext } : {}),
+    contexts: config.contexts,
+  });
+  await Deno.writeTextFile(path, text, { mode: 0o600 });
+}
+
+/** Where a command sends its requests and as whom. */
+export interface Connection {
+  server: string;
+  token?: string;
+  /** The CA file's path, when the server's certificate needs one. */
+  certificateAuthority?: string;
+  namespace: string;
+}
+
+/**
+ * The connection of a command: flag, else environment, else the context
+ * (--context, else the config's current context), else the defaults.
+ */
+export async function resolveConnection(
+  values: ParsedArgs["values"],
+): Promise<Connection> {
+  const config = await loadConfig();
+  const contextName = stringFlag(values, "context") ?? config.currentContext;
+  let context: Context | undefined;
+  if (contextName !== undefined) {
+    context = config.contexts.find((c) => c.name === contextName);
+    if (!context) {
+      throw new UsageError(`no context named ${JSON.stringify(contextName)}`, [
+        `  contexts: ${
+          config.contexts.map((c) => c.name).join(", ") || "(none)"
+        }`,
+      ]);
+    }
+  }
+  const env = (name: string) => Deno.env.get(name) || undefined;
+  const caFlag = stringFlag(values, "certificate-authority");
+  return {
+    server: stringFlag(values, "server") ?? env("CORRAL_SERVER") ??
+      context?.server ?? DEFAULT_SERVER,
+    token: stringFlag(values, "token") ?? env("CORRAL_TOKEN") ??
+      context?.token,
+    certificateAuthority: caFlag ?? env("CORRAL_CA") ??
+      context?.certificateAuthority,
+    namespace: stringFlag(values, "namespace") ?? env("CORRAL_NAMESPACE") ??
+      context?.namespace ?? DEFAULT_NAMESPACE,
+  };
+}
+
+/** A CA path made absolute, so the context works from any directory. */
+export function absolutePath(path: string): string {
+  return resolve(path);
+}

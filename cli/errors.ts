@@ -1,0 +1,105 @@
+/**
+ * What can go wrong in the command line, each with the exit code it ends
+ * with and the lines it prints: 1 for an API error or a failed cluster, 2 for
+ * a usage error or a timeout, 3 when the server cannot be reached. Scripts
+ * branch on these codes, so they never change meaning.
+ */
+
+export const EXIT_OK = 0;
+export const EXIT_API_ERROR = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_UNREACHABLE = 3;
+
+/** An error the command line explains itself, then exits with `exitCode`. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    /** More lines after `error: <message>`, already indented. */
+    readonly details: string[] = [],
+  ) {
+    super(message);
+    this.name = "CliError";
+  }
+
+  /** What the user reads on standard error. */
+  lines(): string[] {
+    return [`error: ${this.message}`, ...this.details];
+  }
+}
+
+/** A command line that cannot be run as written: exit 2. */
+export class UsageError extends CliError {
+  constructor(message: string, details: string[] = []) {
+    super(message, EXIT_USAGE, details);
+    this.name = "UsageError";
+  }
+}
+
+/** One `details[].fieldViolations[]` entry of an API error. */
+export interface FieldViolation {
+  field: string;
+  description: string;
+}
+
+/** The API's error body: `{code, message, details}`. */
+export interface ApiErrorBody {
+  code?: number;
+  message?: string;
+  details?: { fieldViolations?: FieldViolation[] }[];
+}
+
+/** gRPC codes the command line acts on. */
+export const CODE_NOT_FOUND = 5;
+export const CODE_ABORTED = 10;
+export const CODE_UNAUTHENTICATED = 16;
+
+/** Corral answered with an error: exit 1, every field violation listed. */
+export class ApiError extends CliError {
+  readonly code: number;
+  readonly violations: FieldViolation[];
+
+  constructor(readonly status: number, body: ApiErrorBody) {
+    const violations = (body.details ?? []).flatMap((detail) =>
+      detail.fieldViolations ?? []
+    );
+    const code = body.code ??
+      (status === 401 ? CODE_UNAUTHENTICATED : 2 /* UNKNOWN */);
+    super(
+      code === CODE_UNAUTHENTICATED
+        ? "not signed in: set a token (--token, CORRAL_TOKEN or corral config set-context)"
+        : withoutViolations(body.message || `HTTP ${status}`, violations),
+      EXIT_API_ERROR,
+      violations.map((v) => `  ${v.field}: ${v.description}`),
+    );
+    this.name = "ApiError";
+    this.code = code;
+    this.violations = violations;
+  }
+}
+
+/**
+ * Corral's message repeats every violation after a colon
+ * (`Cannot create cluster "a/b": cluster.user: is required; ...`); they are
+ * printed one a line below it, so the message keeps only its head.
+ */
+function withoutViolations(
+  message: string,
+  violations: FieldViolation[],
+): string {
+  if (violations.length === 0) return message;
+  const tail = violations.map((v) => `${v.field}: ${v.description}`).join(
+    "; ",
+  );
+  return message.endsWith(`: ${tail}`)
+    ? message.slice(0, -(tail.length + 2))
+    : message;
+}
+
+/** The server did not answer at all: exit 3, naming the URL tried. */
+export class UnreachableError extends CliError {
+  constructor(url: string, reason: string) {
+    super(`cannot reach Corral at ${url}: ${reason}`, EXIT_UNREACHABLE);
+    this.name = "UnreachableError";
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * The API's JSON as the command line reads it: only the fields it shows or
+ * changes. Everything else a message carries is kept as it came (a scale
+ * sends the worker groups back whole), hence the index signatures.
+ */
+
+/** A cluster as GetCluster answers it (proto3 JSON, lowerCamelCase). */
+export interface Cluster {
+  name: string;
+  namespace: string;
+  user?: string;
+  version?: string;
+  clusterSpec?: {
+    workerGroupSpec?: WorkerGroup[];
+    [field: string]: unknown;
+  };
+  /** RFC 3339, e.g. "2026-11-26T04:30:15Z". */
+  createdAt?: string | null;
+  deletedAt?: string | null;
+  /** ready, failed, ... as the operator writes it; empty until then. */
+  clusterState?: string;
+  events?: ClusterEvent[];
+  etag?: string;
+  [field: string]: unknown;
+}
+
+export interface WorkerGroup {
+  groupName: string;
+  replicas?: number;
+  [field: string]: unknown;
+}
+
+export interface ClusterEvent {
+  id?: string;
+  reason?: string;
+  message?: string;
+  /** Normal or Warning. */
+  type?: string;
+  lastTimestamp?: string | null;
+}
+
+export interface ComputeTemplate {
+  name: string;
+  namespace?: string;
+  cpu?: number;
+  /** GiB. */
+  memory?: number;
+  gpu?: number;
+  gpuAccelerator?: string;
+  [field: string]: unknown;
+}
