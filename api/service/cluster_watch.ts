@@ -37,7 +37,10 @@ export interface WatchEvent {
 }
 
 export interface ClusterWatchOptions {
-  /** The cache's feed (Orchestrator.watchClusterChanges). */
+  /**
+   * The cache's feed (Orchestrator.watchClusterChanges): tells a new
+   * listener of every cluster held, at once, then of every change.
+   */
   feed: (listener: (change: ClusterChange) => void) => () => void;
   /** Whether the cache is in step (a watch starts only then). */
   inStep: () => boolean;
@@ -105,8 +108,11 @@ class Entry {
 
 export class ClusterWatch {
   readonly #options: Required<Omit<ClusterWatchOptions, "feed">>;
-  readonly #current = new Map<string, Entry>();
-  /** The current clusters, sorted, while nothing changes. */
+  readonly #feed: ClusterWatchOptions["feed"];
+  /**
+   * The current clusters, sorted, while nothing changes: taken from the
+   * cache when a watch starts, so that nothing is held per cluster here.
+   */
   #snapshot: readonly Entry[] | undefined;
   readonly #history: Entry[] = [];
   /** Every change after this version is in #history; undefined: none yet. */
@@ -124,6 +130,7 @@ export class ClusterWatch {
       queueLimit: options.queueLimit ?? 1_000,
       heartbeatMs: options.heartbeatMs ?? 10_000,
     };
+    this.#feed = options.feed;
     this.#unsubscribe = options.feed((change) => this.#apply(change));
   }
 
@@ -212,32 +219,21 @@ export class ClusterWatch {
   }
 
   #apply(change: ClusterChange): void {
-    const key = `${change.namespace}/${change.name}`;
     const given = /^\d{1,30}$/.test(change.resourceVersion)
       ? BigInt(change.resourceVersion)
       : 0n;
     if (given > this.#revision) this.#revision = given;
-    const held = this.#current.get(key);
-    if (!change.cluster && held === undefined) return;
     const { converted } = this.#options;
-    const { cluster: resource, events } = change;
-    const entry = resource
-      ? new Entry(
-        held ? "MODIFIED" : "ADDED",
-        this.#revision,
-        change.namespace,
-        change.name,
-        () => converted.of(resource, events),
-      )
-      : new Entry(
-        "DELETED",
-        this.#revision,
-        change.namespace,
-        change.name,
-        () => held!.cluster!,
-      );
-    if (resource) this.#current.set(key, entry);
-    else this.#current.delete(key);
+    const { cluster: resource, before, events } = change;
+    const shown = resource ?? before;
+    if (shown === undefined) return;
+    const entry = new Entry(
+      resource ? (before ? "MODIFIED" : "ADDED") : "DELETED",
+      this.#revision,
+      change.namespace,
+      change.name,
+      () => converted.of(shown, events),
+    );
     this.#snapshot = undefined;
     if (this.#horizon === undefined && this.#options.inStep()) {
       this.#startHistory();
@@ -257,7 +253,23 @@ export class ClusterWatch {
   }
 
   #state(): readonly Entry[] {
-    this.#snapshot ??= [...this.#current.values()].sort((a, b) =>
+    if (this.#snapshot) return this.#snapshot;
+    const { converted } = this.#options;
+    const entries: Entry[] = [];
+    // The feed tells a new listener of every cluster held, at once.
+    this.#feed(({ cluster, events, namespace, name }) => {
+      if (!cluster) return;
+      entries.push(
+        new Entry(
+          "ADDED",
+          this.#revision,
+          namespace,
+          name,
+          () => converted.of(cluster, events),
+        ),
+      );
+    })();
+    this.#snapshot = entries.sort((a, b) =>
       a.namespace < b.namespace
         ? -1
         : a.namespace > b.namespace

@@ -43,11 +43,12 @@ function rayCluster(name: string, resourceVersion: string): RayCluster {
 }
 
 function hub(queueLimit: number) {
-  let tell!: (change: ClusterChange) => void;
+  const listeners = new Set<(change: ClusterChange) => void>();
+  const tell = (change: ClusterChange) => listeners.forEach((l) => l(change));
   const watches = new ClusterWatch({
     feed: (listener) => {
-      tell = listener;
-      return () => {};
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     inStep: () => true,
     converted: new ConvertedClusters(),
