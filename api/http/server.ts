@@ -195,6 +195,9 @@ export async function serveHttp(
   // Advertised to clients (Keep-Alive: timeout=N); the socket time-out
   // below enforces it.
   server.keepAliveTimeout = idleTimeoutMs;
+  // node:http destroys a socket that times out unless someone listens for
+  // "timeout": the socket's own handler below decides instead.
+  server.on("timeout", () => {});
 
   /** Closes the socket unless a request's headers arrive in time. */
   function armHeaderTimer(socket: Socket, state: SocketState, ms: number) {
@@ -210,7 +213,14 @@ export async function serveHttp(
     const state: SocketState = { active: 0 };
     sockets.set(socket, state);
     armHeaderTimer(socket, state, headerTimeoutMs);
-    socket.setTimeout(idleTimeoutMs, () => socket.destroy());
+    // A request still waiting for its answer is --request-timeout's to end
+    // (with a 504), not this one's; once its answer has begun, a client
+    // that takes nothing for this long is gone.
+    socket.setTimeout(idleTimeoutMs, () => {
+      if (state.active === 0 || state.current?.res.headersSent) {
+        socket.destroy();
+      }
+    });
     socket.on("close", () => {
       state.headerTimer?.cancel();
       sockets.delete(socket);

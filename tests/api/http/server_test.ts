@@ -464,6 +464,25 @@ Deno.test("serveHttp() answers a request not answered within the request time-ou
   });
 });
 
+Deno.test("serveHttp() answers a slow request with its 504 even when the idle time-out is as short: in flight is not idle", async () => {
+  const slow: Handler = (request) =>
+    new Promise((resolve) =>
+      request.signal.addEventListener(
+        "abort",
+        () => resolve(new Response("too late")),
+      )
+    );
+  await withServer(
+    slow,
+    { requestTimeoutMs: 400, idleTimeoutMs: 200 },
+    async (server) => {
+      const response = await fetch(`http://127.0.0.1:${server.port}/x`);
+      assert.equal(response.status, 504);
+      assert.equal((await response.json()).code, 4);
+    },
+  );
+});
+
 Deno.test("serveHttp() lets a body that arrives within the body time-out through", async () => {
   await withServer(reader, { bodyTimeoutMs: 2_000 }, async (server) => {
     const response = await fetch(`http://127.0.0.1:${server.port}/x`, {
