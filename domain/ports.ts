@@ -64,8 +64,8 @@ export interface ClusterChange {
   cluster?: RayCluster;
   /** The RayCluster as it was before, if it was held. */
   before?: RayCluster;
-  /** The events about it now. */
-  events: readonly KubeEvent[];
+  /** The events about it now (gathered when first read). */
+  readonly events: readonly KubeEvent[];
   /**
    * Kubernetes' resourceVersion of the change (of the RayCluster, the
    * Event, or the list that brought it); empty when unknown.

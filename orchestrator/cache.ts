@@ -110,12 +110,17 @@ export function createCachedOrchestrator(
   ): void {
     const object = cluster ?? before;
     if (object === undefined) return;
+    // The events are gathered only if a listener asks: while the cache
+    // lists 10,000 clusters and their events nobody does.
+    let about: KubeEvent[] | undefined;
     const change: ClusterChange = {
       namespace: object.metadata.namespace ?? "",
       name: object.metadata.name,
       cluster,
       before,
-      events: [...events.indexed(key)],
+      get events() {
+        return about ??= [...events.indexed(key)];
+      },
       resourceVersion,
     };
     for (const listener of listeners) listener(change);

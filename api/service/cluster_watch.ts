@@ -223,8 +223,15 @@ export class ClusterWatch {
       ? BigInt(change.resourceVersion)
       : 0n;
     if (given > this.#revision) this.#revision = given;
+    // Until the cache is first in step nobody watches and nothing is kept:
+    // the changes of its first lists cost nothing more here.
+    if (this.#horizon === undefined) {
+      if (!this.#inStepNow()) return;
+      this.#startHistory();
+    }
     const { converted } = this.#options;
-    const { cluster: resource, before, events } = change;
+    const { cluster: resource, before } = change;
+    const events = change.events;
     const shown = resource ?? before;
     if (shown === undefined) return;
     const entry = new Entry(
@@ -235,16 +242,20 @@ export class ClusterWatch {
       () => converted.of(shown, events),
     );
     this.#snapshot = undefined;
-    if (this.#horizon === undefined && this.#options.inStep()) {
-      this.#startHistory();
-    }
-    if (this.#horizon !== undefined) {
-      this.#history.push(entry);
-      if (this.#history.length > this.#options.historySize) {
-        this.#horizon = this.#history.shift()!.version;
-      }
+    this.#history.push(entry);
+    if (this.#history.length > this.#options.historySize) {
+      this.#horizon = this.#history.shift()!.version;
     }
     for (const watcher of this.#watchers) watcher.offer(entry);
+  }
+
+  #checkedAt = -Infinity;
+  /** inStep(), asked at most every 100 ms: it is not free. */
+  #inStepNow(): boolean {
+    const now = performance.now();
+    if (now - this.#checkedAt < 100) return false;
+    this.#checkedAt = now;
+    return this.#options.inStep();
   }
 
   /** Keeps changes from now on: resuming from now is possible. */
