@@ -75,6 +75,27 @@ function involvedKey(event: KubeEvent): string | undefined {
   return `${object.namespace ?? ""}/${object.name ?? ""}`;
 }
 
+/**
+ * An object without metadata.managedFields, the API server's record of who
+ * set which field: Corral never reads it, and on a real cluster it is often
+ * the larger part of an object (client-go's informers drop it the same way,
+ * with a transform). Objects without it are kept as they are.
+ */
+export function withoutManagedFields<T extends Reflected>(item: T): T {
+  const metadata = item.metadata as
+    | (Reflected["metadata"] & { managedFields?: unknown })
+    | undefined;
+  if (metadata?.managedFields === undefined) return item;
+  const { managedFields: _, ...rest } = metadata;
+  return { ...item, metadata: rest };
+}
+
+function trimmed<T extends Reflected>(change: StoreChange<T>): StoreChange<T> {
+  return change.type === "replace"
+    ? { ...change, items: change.items.map(withoutManagedFields) }
+    : { ...change, item: withoutManagedFields(change.item) };
+}
+
 export function createCachedOrchestrator(
   options: CacheOptions,
 ): CachedOrchestrator {
@@ -142,7 +163,7 @@ export function createCachedOrchestrator(
 
   /** Applies a change to the clusters' store and tells the listeners. */
   function applyClusters(change: StoreChange<RayCluster>, namespace = "") {
-    const changed = clusters.apply(change, namespace);
+    const changed = clusters.apply(trimmed(change), namespace);
     if (listeners.size === 0) return;
     for (const pair of changed) {
       const key = keyOf((pair[1] ?? pair[0])!);
@@ -152,7 +173,7 @@ export function createCachedOrchestrator(
 
   /** Applies a change to the events' store; tells of their clusters. */
   function applyEvents(change: StoreChange<KubeEvent>, namespace = "") {
-    const changed = events.apply(change, namespace);
+    const changed = events.apply(trimmed(change), namespace);
     if (listeners.size === 0) return;
     for (const pair of changed) {
       const object = (pair[1] ?? pair[0])!.involvedObject;
@@ -222,7 +243,7 @@ export function createCachedOrchestrator(
       );
       reflect<ConfigMap>(
         "configmaps",
-        (change, ns) => templates.apply(change, ns),
+        (change, ns) => templates.apply(trimmed(change), ns),
         `/api/v1${inNamespace}/configmaps`,
         { labelSelector: COMPUTE_TEMPLATE_SELECTOR },
         asConfigMap,

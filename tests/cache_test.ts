@@ -314,3 +314,35 @@ Deno.test("the cache is not in step while its watch is down longer than the stal
     );
   }, { staleAfterMs: 300 });
 });
+
+Deno.test("the cache keeps objects without metadata.managedFields, which Corral never reads", async () => {
+  await withRig(async (rig) => {
+    await createCluster(rig, "blue");
+    const stored = await (await rig.kube("GET", `${CLUSTERS}/blue`)).json();
+    const managedFields = [{
+      manager: "another-client",
+      operation: "Update",
+      apiVersion: "ray.io/v1",
+      fieldsType: "FieldsV1",
+      fieldsV1: { "f:spec": { "f:rayVersion": {} } },
+    }];
+    const patched = await rig.kube("PATCH", `${CLUSTERS}/blue`, {
+      metadata: { managedFields },
+    });
+    assert.equal(patched.status, 200, await patched.text());
+    const again = await (await rig.kube("GET", `${CLUSTERS}/blue`)).json();
+    assert.deepEqual(again.metadata.managedFields, managedFields);
+    const cached = await eventually("the change in the cache", async () => {
+      const [held] = await rig.corral.orchestrator!.listClusters(NS);
+      return held?.metadata.resourceVersion !==
+          stored.metadata.resourceVersion
+        ? held
+        : undefined;
+    }, 1_000);
+    assert.equal(
+      (cached.metadata as { managedFields?: unknown }).managedFields,
+      undefined,
+    );
+    assert.equal(cached.metadata.name, "blue");
+  });
+});
