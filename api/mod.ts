@@ -30,7 +30,11 @@ import { openApiDocument } from "./openapi.ts";
 import { loadApiSchema } from "./schema.ts";
 import { createDispatcher } from "./service/dispatcher.ts";
 import { createHandlers } from "./service/handlers.ts";
-import { ClusterWatch } from "./service/cluster_watch.ts";
+import {
+  type ClusterWatch,
+  watchFor,
+  type WatchTuning,
+} from "./service/cluster_watch.ts";
 import { ConvertedClusters } from "./service/converted_clusters.ts";
 
 export interface ApiOptions {
@@ -52,7 +56,7 @@ export interface ApiOptions {
   /** A gRPC connection without calls for this long closes; 60 s. */
   idleTimeoutMs?: number;
   /** WatchClusters' tuning (cluster_watch.ts has the defaults). */
-  watch?: { heartbeatMs?: number; queueLimit?: number; historySize?: number };
+  watch?: WatchTuning;
   /** Corral's version, for corral_build_info. */
   version: string;
   log: Logger;
@@ -77,13 +81,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   const { orchestrator, log, maxBodyBytes } = options;
   const schema = await loadApiSchema();
   const converted = new ConvertedClusters();
-  const feed = orchestrator.watchClusterChanges?.bind(orchestrator);
-  const watches = feed && new ClusterWatch({
-    feed,
-    inStep: () => orchestrator.cacheState?.().inStep ?? false,
-    converted,
-    ...options.watch,
-  });
+  const watches = watchFor(orchestrator, converted, options.watch);
   const handlers = createHandlers({
     orchestrator,
     namespaces: options.namespaces,

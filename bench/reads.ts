@@ -13,6 +13,14 @@
  * start to ready.
  */
 import { parseArgs } from "node:util";
+import {
+  freePort,
+  metric,
+  rssMb,
+  seededStandin,
+  spawn,
+  startCorral,
+} from "./processes.ts";
 
 const { values } = parseArgs({
   args: Deno.args.filter((arg) => arg !== "--"),
@@ -25,7 +33,6 @@ const { values } = parseArgs({
 const N = Number(values.clusters);
 const DURATION = values.duration;
 const CONNECTIONS = Number(values.connections);
-const ROOT = new URL("../", import.meta.url).pathname;
 
 if (!(await has("wrk"))) {
   console.error("deno task bench needs wrk: apt-get install wrk");
@@ -43,37 +50,6 @@ async function has(tool: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
-/** A child process and the first JSON line it prints. */
-async function spawn(
-  args: string[],
-): Promise<{ child: Deno.ChildProcess; first: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
-  while (!buffered.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`${args.join(" ")} ended before printing`);
-    buffered += value;
-  }
-  // Keep draining so the child never blocks on a full pipe.
-  (async () => {
-    while (!(await reader.read()).done) { /* drain */ }
-  })();
-  return { child, first: buffered.split("\n")[0] };
 }
 
 interface Row {
@@ -128,15 +104,6 @@ async function wrk(
     text.match(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? 0,
   );
   return { rps, p50: ms("50"), p99: ms("99"), requests, errors };
-}
-
-async function metric(http: string, pattern: RegExp): Promise<number> {
-  const text = await (await fetch(`${http}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split("\n")) {
-    if (pattern.test(line)) sum += Number(line.split(" ").at(-1));
-  }
-  return sum;
 }
 
 const kubeCalls = (http: string) =>
@@ -204,14 +171,7 @@ async function measure(
 // ---------------------------------------------------------------------------
 
 console.error(`Seeding the stand-in with ${N} clusters...`);
-const standin = await spawn([
-  "run",
-  "-A",
-  "bench/standin.ts",
-  "--clusters",
-  String(N),
-]);
-const { kubeconfig } = JSON.parse(standin.first);
+const standin = await seededStandin(N);
 
 const results: {
   variant: string;
@@ -222,49 +182,9 @@ const results: {
 }[] = [];
 let clusterJson = "";
 for (const cache of ["on", "off"]) {
-  const httpPort = freePort();
-  const http = `http://127.0.0.1:${httpPort}`;
-  const started = performance.now();
-  const corral = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      "--allow-env",
-      "--allow-read",
-      "main.ts",
-      "--orchestrator",
-      "kubernetes",
-      "--kubeconfig",
-      kubeconfig,
-      "--allow-anonymous",
-      "--shutdown-delay",
-      "0s",
-      "--log-level",
-      "error",
-      "--host",
-      "127.0.0.1",
-      "--http-port",
-      String(httpPort),
-      "--grpc-port",
-      String(freePort()),
-      "--cache",
-      cache,
-    ],
-    cwd: ROOT,
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  for (;;) {
-    try {
-      const ready = await fetch(`${http}/readyz`);
-      await ready.body?.cancel();
-      if (ready.status === 200) break;
-    } catch { /* not listening yet */ }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const readySeconds = (performance.now() - started) / 1000;
-  const loadedMb = await metric(http, /^process_memory_bytes\{kind="rss"\}/) /
-    2 ** 20;
+  const corral = await startCorral(standin.kubeconfig, ["--cache", cache]);
+  const { http, readySeconds } = corral;
+  const loadedMb = await rssMb(http);
   const one = `${http}/apis/v1alpha2/namespaces/team-3/clusters/cluster-00003`;
   clusterJson ||= await (await fetch(one)).text();
   console.error(
@@ -301,17 +221,14 @@ for (const cache of ["on", "off"]) {
     ),
     await measure(http, `paginated walk of ${N}, pages of 500`, "", true),
   ];
-  const rssMb = await metric(http, /^process_memory_bytes\{kind="rss"\}/) /
-    2 ** 20;
   results.push({
     variant: `cache ${cache}`,
     rows,
-    rssMb,
+    rssMb: await rssMb(http),
     loadedMb,
     readySeconds,
   });
-  corral.kill("SIGTERM");
-  await corral.status;
+  await corral.stop();
 }
 
 // The ceiling: Deno.serve answering a body the size of one cluster.
@@ -325,8 +242,7 @@ const hello = await spawn([
 const ceiling = await wrk(`http://127.0.0.1:${helloPort}/`);
 hello.child.kill("SIGTERM");
 await hello.child.status;
-standin.child.kill("SIGTERM");
-await standin.child.status;
+await standin.stop();
 
 const fmt = (n: number, digits = 1) =>
   Number.isFinite(n) ? n.toFixed(digits) : "n/a";

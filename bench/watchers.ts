@@ -13,6 +13,7 @@
  */
 import http from "node:http";
 import { parseArgs } from "node:util";
+import { rssMb as rssOf, seededStandin, startCorral } from "./processes.ts";
 
 const { values } = parseArgs({
   args: Deno.args.filter((arg) => arg !== "--"),
@@ -25,77 +26,12 @@ const { values } = parseArgs({
 const N = Number(values.clusters);
 const W = Number(values.watchers);
 const CHANGES = Number(values.changes);
-const ROOT = new URL("../", import.meta.url).pathname;
 const NAMESPACES = Array.from({ length: 10 }, (_, i) => `team-${i}`);
 
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
-const seeding = new Deno.Command(Deno.execPath(), {
-  args: ["run", "-A", "bench/standin.ts", "--clusters", String(N)],
-  cwd: ROOT,
-  stdout: "piped",
-  stderr: "null",
-}).spawn();
-const reader = seeding.stdout.pipeThrough(new TextDecoderStream()).getReader();
-let first = "";
-while (!first.includes("\n")) {
-  const { value, done } = await reader.read();
-  if (done) throw new Error("the stand-in ended before it was ready");
-  first += value;
-}
-const { url: kubeUrl, kubeconfig } = JSON.parse(first.split("\n")[0]);
-
-const port = freePort();
-const api = `http://127.0.0.1:${port}`;
-const corral = new Deno.Command(Deno.execPath(), {
-  args: [
-    "run",
-    "--allow-net",
-    "--allow-env",
-    "--allow-read",
-    "main.ts",
-    "--orchestrator",
-    "kubernetes",
-    "--kubeconfig",
-    kubeconfig,
-    "--allow-anonymous",
-    "--shutdown-delay",
-    "0s",
-    "--log-level",
-    "error",
-    "--host",
-    "127.0.0.1",
-    "--http-port",
-    String(port),
-    "--grpc-port",
-    String(freePort()),
-  ],
-  cwd: ROOT,
-  stdout: "null",
-  stderr: "null",
-}).spawn();
-
-for (;;) {
-  try {
-    const ready = await fetch(`${api}/readyz`);
-    await ready.body?.cancel();
-    if (ready.status === 200) break;
-  } catch { /* not listening yet */ }
-  await new Promise((r) => setTimeout(r, 20));
-}
-
-async function rssMb(): Promise<number> {
-  const text = await (await fetch(`${api}/metrics`)).text();
-  const line = text.split("\n").find((l) =>
-    l.startsWith('process_memory_bytes{kind="rss"}')
-  )!;
-  return Number(line.split(" ").at(-1)) / 2 ** 20;
-}
+const standin = await seededStandin(N);
+const kubeUrl = standin.url;
+const corral = await startCorral(standin.kubeconfig);
+const api = corral.http;
 
 /** A watcher: counts the MODIFIED answers; resolves `ready` at its BOOKMARK. */
 function watcher(namespace: string) {
@@ -129,6 +65,7 @@ function watcher(namespace: string) {
   };
 }
 
+const rssMb = () => rssOf(api);
 const readyMb = await rssMb();
 const started = performance.now();
 const watchers = Array.from(
@@ -180,7 +117,5 @@ Corral with ${N} clusters, ${W} watchers (each of one namespace, ${
 `);
 
 for (const w of watchers) w.close();
-corral.kill("SIGTERM");
-await corral.status;
-seeding.kill("SIGTERM");
-await seeding.status;
+await corral.stop();
+await standin.stop();

@@ -18,8 +18,9 @@ import type { Metrics } from "../api/metrics.ts";
 import { type ApiSchema, loadApiSchema } from "../api/schema.ts";
 import { createHandlers } from "../api/service/handlers.ts";
 import {
-  ClusterWatch,
-  type ClusterWatchOptions,
+  type ClusterWatch,
+  watchFor,
+  type WatchTuning,
 } from "../api/service/cluster_watch.ts";
 import { ConvertedClusters } from "../api/service/converted_clusters.ts";
 import {
@@ -91,7 +92,7 @@ export async function startCorral(
      */
     cache?: { staleAfterMs?: number; backoffMs?: number };
     /** WatchClusters' tuning, with the cache (cluster_watch.ts). */
-    watch?: Omit<ClusterWatchOptions, "feed" | "inStep" | "converted">;
+    watch?: WatchTuning;
   } = {},
 ): Promise<Corral> {
   const log = options.log ?? silentLogger();
@@ -112,13 +113,7 @@ export async function startCorral(
   await (orchestrator as { synced?: Promise<void> }).synced;
   const api = await schema();
   const converted = new ConvertedClusters();
-  const feed = orchestrator.watchClusterChanges?.bind(orchestrator);
-  const watches = feed && new ClusterWatch({
-    feed,
-    inStep: () => orchestrator.cacheState?.().inStep ?? false,
-    converted,
-    ...options.watch,
-  });
+  const watches = watchFor(orchestrator, converted, options.watch);
   const handlers = createHandlers({
     orchestrator,
     clusterApiVersion: "ray.io/v1",

@@ -23,7 +23,7 @@
  *   (and keeps proxies from closing them).
  */
 import { Code, ServiceError } from "../../domain/errors.ts";
-import type { ClusterChange } from "../../domain/ports.ts";
+import type { ClusterChange, Orchestrator } from "../../domain/ports.ts";
 import type { Cluster } from "../../domain/types.ts";
 import type { ConvertedClusters } from "./converted_clusters.ts";
 
@@ -51,6 +51,31 @@ export interface ClusterWatchOptions {
   queueLimit?: number;
   /** The longest a stream goes without an answer; 10 s. */
   heartbeatMs?: number;
+}
+
+/** The tuning a deployment may change (the rest comes from the parts). */
+export type WatchTuning = Pick<
+  ClusterWatchOptions,
+  "historySize" | "queueLimit" | "heartbeatMs"
+>;
+
+/**
+ * The fan-out over `orchestrator`'s cache; undefined when it has none
+ * (--cache off), and WatchClusters is then refused.
+ */
+export function watchFor(
+  orchestrator: Orchestrator,
+  converted: ConvertedClusters,
+  tuning: WatchTuning = {},
+): ClusterWatch | undefined {
+  const feed = orchestrator.watchClusterChanges?.bind(orchestrator);
+  if (!feed) return undefined;
+  return new ClusterWatch({
+    feed,
+    inStep: () => orchestrator.cacheState?.().inStep ?? false,
+    converted,
+    ...tuning,
+  });
 }
 
 export interface WatchRequest {

@@ -23,6 +23,7 @@ import {
 } from "playwright-core";
 import type { OpenApiDocument } from "../../api/openapi.ts";
 import { eventually } from "../eventually.ts";
+import { assertNoTrouble, watchTrouble } from "./trouble.ts";
 import {
   DEV_PERMISSIONS,
   EMBEDDED,
@@ -40,50 +41,6 @@ const TOKEN_FILE = `${TOKEN},${USER},1,"team-a"\n`;
 
 /** The path of ListAllClusters, the operation the steps try. */
 const LIST_ALL = "/apis/v1alpha2/clusters";
-
-/** What went wrong on the page, by kind; every list must stay empty. */
-interface Trouble {
-  failedRequests: string[];
-  outsideRequests: string[];
-  consoleErrors: string[];
-}
-
-function watch(page: Page, origin: string): Trouble {
-  const trouble: Trouble = {
-    failedRequests: [],
-    outsideRequests: [],
-    consoleErrors: [],
-  };
-  page.on("request", (request) => {
-    const url = new URL(request.url());
-    if (url.protocol === "data:" || url.protocol === "blob:") return;
-    if (url.origin !== origin) trouble.outsideRequests.push(request.url());
-  });
-  page.on("requestfailed", (request) =>
-    trouble.failedRequests.push(
-      `${request.method()} ${request.url()}: ${request.failure()?.errorText}`,
-    ));
-  page.on("response", (response) => {
-    if (response.status() >= 400) {
-      trouble.failedRequests.push(
-        `${response.request().method()} ${response.url()}: HTTP ${response.status()}`,
-      );
-    }
-  });
-  page.on("console", (message) => {
-    if (message.type() === "error") trouble.consoleErrors.push(message.text());
-  });
-  page.on("pageerror", (error) => trouble.consoleErrors.push(String(error)));
-  return trouble;
-}
-
-function assertNoTrouble(trouble: Trouble): void {
-  assert.deepEqual(trouble, {
-    failedRequests: [],
-    outsideRequests: [],
-    consoleErrors: [],
-  });
-}
 
 Deno.test("the API reference page works offline in headless chromium and sends the token pasted under Authentication", async (t) => {
   assert.ok(
@@ -111,7 +68,7 @@ Deno.test("the API reference page works offline in headless chromium and sends t
     // seconds, not playwright's default 30 s per action.
     context.setDefaultTimeout(10_000);
     const page = context.pages()[0] ?? await context.newPage();
-    const trouble = watch(page, origin);
+    const trouble = watchTrouble(page, origin);
     const doc: OpenApiDocument = await (await fetch(`${origin}/openapi.json`))
       .json();
 
@@ -313,7 +270,7 @@ Deno.test("the API reference page of plain deno task dev (anonymous) answers Tes
     });
     context.setDefaultTimeout(10_000);
     const page = context.pages()[0] ?? await context.newPage();
-    const trouble = watch(page, corral.http);
+    const trouble = watchTrouble(page, corral.http);
     await page.goto(`${corral.http}/docs`, { waitUntil: "networkidle" });
     const response = await testListAllClusters(page);
     // The empty "Bearer" the page sends is no credentials: anonymous.
