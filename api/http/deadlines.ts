@@ -10,6 +10,8 @@
 export interface Deadline {
   /** Stops it firing; once fired or cancelled, it does nothing more. */
   cancel(): void;
+  /** Sets it to fire in `ms` from now, fired or cancelled before or not. */
+  restart(ms: number): void;
 }
 
 interface Entry extends Deadline {
@@ -30,15 +32,22 @@ export class Deadlines {
   add(ms: number, fire: () => void): Deadline {
     const entries = this.#entries;
     const entry: Entry = {
-      at: performance.now() + ms,
+      at: 0,
       fire,
       cancel: () => {
         entries.delete(entry);
         if (entries.size === 0) this.#stop();
       },
+      restart: (after: number) => {
+        entry.at = performance.now() + after;
+        entries.add(entry);
+        this.#interval ??= setInterval(
+          () => this.#tick(),
+          this.#resolutionMs,
+        );
+      },
     };
-    entries.add(entry);
-    this.#interval ??= setInterval(() => this.#tick(), this.#resolutionMs);
+    entry.restart(ms);
     return entry;
   }
 

@@ -82,7 +82,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         const { message, unknown } = await decodeRequest(
           route,
           params,
-          new URL(request.url),
+          request.url,
           request,
           maxBodyBytes,
           kuberayJson !== undefined,
@@ -337,7 +337,7 @@ function requestIdOf(request: Request): string {
 async function decodeRequest(
   route: Route,
   params: Record<string, string>,
-  url: URL,
+  url: string,
   request: Request,
   maxBodyBytes: number,
   dropUnknown: boolean,
@@ -359,10 +359,13 @@ async function decodeRequest(
       violations,
     );
   } else {
-    message = messageFromJson(route.requestType, {}, "", violations);
+    message = emptyRequest(route);
     if (request.body) await request.body.cancel();
   }
-  const query = queryFields(route, url, violations);
+  // Most reads have no query string: no URL to parse for it.
+  const query = url.includes("?")
+    ? queryFields(route, new URL(url), violations)
+    : {};
   for (const key of Object.keys(query)) {
     if (
       message[key] !== undefined && route.body !== "*" && isSet(message[key])
@@ -420,6 +423,25 @@ function isSet(value: unknown): boolean {
   if (Array.isArray(value)) return value.length > 0;
   if (typeof value === "object") return Object.keys(value as object).length > 0;
   return true;
+}
+
+/**
+ * The request of a rule without a body, before its path and query fill it:
+ * made once per rule, copied per request. Its fields are all scalars (a
+ * request type with a default list or map is made afresh every time).
+ */
+const emptyRequests = new WeakMap<Route, Message | null>();
+function emptyRequest(route: Route): Message {
+  let empty = emptyRequests.get(route);
+  if (empty === undefined) {
+    const made = messageFromJson(route.requestType, {}, "", []);
+    const scalar = Object.values(made).every((v) =>
+      v === null || typeof v !== "object"
+    );
+    empty = scalar ? made : null;
+    emptyRequests.set(route, empty);
+  }
+  return empty ? { ...empty } : messageFromJson(route.requestType, {}, "", []);
 }
 
 /**

@@ -129,9 +129,25 @@ export function errorResponse(
 const paths = new WeakMap<Request, string[] | undefined>();
 function pathOf(request: Request): string[] | undefined {
   if (paths.has(request)) return paths.get(request);
-  const parts = decodePath(new URL(request.url).pathname);
+  const parts = decodePath(pathnameOf(request.url));
   paths.set(request, parts);
   return parts;
+}
+
+/**
+ * The path of a request's URL, which `Request` has already parsed and
+ * serialized (dot segments resolved, characters escaped): read from the
+ * string rather than parsed again, on every request.
+ */
+function pathnameOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  let end = url.length;
+  for (const mark of ["?", "#"]) {
+    const at = url.indexOf(mark, start);
+    if (at >= 0 && at < end) end = at;
+  }
+  return url.slice(start, end);
 }
 
 function decodePath(pathname: string): string[] | undefined {

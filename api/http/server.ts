@@ -201,10 +201,12 @@ export async function serveHttp(
 
   /** Closes the socket unless a request's headers arrive in time. */
   function armHeaderTimer(socket: Socket, state: SocketState, ms: number) {
-    state.headerTimer?.cancel();
-    state.headerTimer = deadlines.add(ms, () => {
-      if (state.active === 0) socket.destroy();
-    });
+    if (state.headerTimer) state.headerTimer.restart(ms);
+    else {
+      state.headerTimer = deadlines.add(ms, () => {
+        if (state.active === 0) socket.destroy();
+      });
+    }
   }
 
   // With TLS, requests come on the TLS socket, which exists once the

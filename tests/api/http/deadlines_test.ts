@@ -32,3 +32,19 @@ Deno.test("cancelling the last deadline stops the interval at once", () => {
   one.cancel();
   assert.equal(deadlines.size, 0);
 });
+
+Deno.test("a deadline restarted fires that long after the restart, fired or cancelled before or not", async () => {
+  const deadlines = new Deadlines(5);
+  let fired = 0;
+  const deadline = deadlines.add(20, () => fired++);
+  while (fired === 0) await sleep(5);
+  deadline.restart(20);
+  deadline.restart(40);
+  const restarted = performance.now();
+  while (fired === 1) await sleep(5);
+  assert.ok(performance.now() - restarted >= 40);
+  deadline.restart(1_000);
+  deadline.cancel();
+  assert.equal(deadlines.size, 0);
+  assert.equal(fired, 2);
+});
