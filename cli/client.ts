@@ -15,6 +15,7 @@ import {
   UsageError,
 } from "./errors.ts";
 import type { Cluster } from "./types.ts";
+import { lines } from "../domain/lines.ts";
 
 /** One line of a watch: a change, or a BOOKMARK saying how far it is. */
 export interface WatchResult {
@@ -138,21 +139,4 @@ function reason(error: Error): string {
   return deepest.message
     .replace(/^error sending request for url \([^)]*\): /, "")
     .replace(/^client error \(Connect\): /, "");
-}
-
-/** Splits a byte stream into its non-empty lines of text. */
-async function* lines(
-  body: ReadableStream<Uint8Array>,
-): AsyncGenerator<string> {
-  let buffer = "";
-  for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let newline: number;
-    while ((newline = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, newline).trim();
-      buffer = buffer.slice(newline + 1);
-      if (line !== "") yield line;
-    }
-  }
-  if (buffer.trim() !== "") yield buffer.trim();
 }

@@ -35,6 +35,7 @@
 
 import type { Logger } from "../domain/log.ts";
 import { formatKubernetesTime } from "../domain/timestamps.ts";
+import { lines } from "../domain/lines.ts";
 
 export interface SimulatedOperatorOptions {
   /** Base URL of the Kubernetes API, e.g. the stand-in's. */
@@ -211,23 +212,6 @@ class HttpStatusError extends Error {
     super(`${what} answered HTTP ${status}`);
     this.name = "HttpStatusError";
   }
-}
-
-/** Splits a byte stream into lines of text. */
-async function* lines(
-  body: ReadableStream<Uint8Array>,
-): AsyncGenerator<string> {
-  let buffer = "";
-  for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let newline: number;
-    while ((newline = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, newline).trim();
-      buffer = buffer.slice(newline + 1);
-      if (line !== "") yield line;
-    }
-  }
-  if (buffer.trim() !== "") yield buffer.trim();
 }
 
 /** Starts at once: the first list happens immediately. */
