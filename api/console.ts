@@ -10,6 +10,7 @@
  * Brotli- or gzip-compressed when the browser accepts it.
  */
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { acceptedEncodings } from "./http/encoding.ts";
 import type { PageHandler } from "./http/router.ts";
 
 export const CONSOLE_PATH = "/console";
@@ -80,12 +81,9 @@ export async function loadConsole(): Promise<Asset[]> {
 
 /** The encoding to answer with, from Accept-Encoding: br, gzip or none. */
 function encodingFor(accept: string | null): "br" | "gzip" | undefined {
-  const offered = new Set(
-    (accept ?? "").split(",").map((part) => part.split(";")[0].trim())
-      .filter((part) => part !== ""),
-  );
-  if (offered.has("br")) return "br";
-  if (offered.has("gzip")) return "gzip";
+  const accepted = acceptedEncodings(accept);
+  if (accepted.has("br")) return "br";
+  if (accepted.has("gzip")) return "gzip";
   return undefined;
 }
 

@@ -4,6 +4,7 @@
  */
 import { gzip } from "node:zlib";
 import { readLimitedBody } from "./body.ts";
+import { acceptedEncodings } from "./encoding.ts";
 import {
   isUnknownField,
   type Message,
@@ -134,10 +135,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       );
     }
     const json = encode(route.responseType, result!);
-    const gzip = acceptsGzip(request.headers.get("accept-encoding"));
+    const takesGzip = () =>
+      acceptedEncodings(request.headers.get("accept-encoding")).has("gzip");
     if (!Object.isFrozen(result)) {
       const text = JSON.stringify(json);
-      if (!gzip || text.length < COMPRESS_MIN_BYTES) {
+      if (text.length < COMPRESS_MIN_BYTES || !takesGzip()) {
         return textResponse(text, requestId, text.length >= COMPRESS_MIN_BYTES);
       }
       return gzipResponse(await gzipped(text), requestId);
@@ -149,7 +151,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       text = JSON.stringify(json);
       texts.set(json as object, text);
     }
-    if (!gzip || text.length < COMPRESS_MIN_BYTES) {
+    if (text.length < COMPRESS_MIN_BYTES || !takesGzip()) {
       return textResponse(text, requestId, text.length >= COMPRESS_MIN_BYTES);
     }
     let compressed = compressedTexts.get(json as object);
@@ -203,17 +205,6 @@ export function createGateway(options: GatewayOptions): Gateway {
  * 10,000 clusters is 15 MB of JSON and about a tenth of that compressed.
  */
 export const COMPRESS_MIN_BYTES = 128 * 1024;
-
-/** Whether Accept-Encoding takes gzip (and does not refuse it with q=0). */
-function acceptsGzip(accept: string | null): boolean {
-  if (!accept) return false;
-  return accept.split(",").some((part) => {
-    const [coding, ...params] = part.split(";").map((p) => p.trim());
-    if (coding.toLowerCase() !== "gzip") return false;
-    const q = params.find((p) => p.startsWith("q="));
-    return q === undefined || Number(q.slice(2)) > 0;
-  });
-}
 
 /** gzip on the thread pool: a 15 MB list does not hold up other requests. */
 function gzipped(text: string): Promise<Uint8Array> {

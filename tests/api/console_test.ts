@@ -60,6 +60,7 @@ Deno.test("the console is answered compressed as the browser accepts it, within 
       const [accept, encoding] of [
         ["gzip, deflate, br, zstd", "br"],
         ["gzip", "gzip"],
+        ["br;q=0, gzip", "gzip"],
         ["", null],
       ] as const
     ) {
