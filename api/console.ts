@@ -10,6 +10,7 @@
  * Brotli- or gzip-compressed when the browser accepts it.
  */
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { contentHash } from "./http/content_hash.ts";
 import { acceptedEncodings } from "./http/encoding.ts";
 import type { PageHandler } from "./http/router.ts";
 
@@ -53,14 +54,6 @@ function asset(path: string, type: string, text: string): Asset {
   };
 }
 
-async function hashOf(text: string): Promise<string> {
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)),
-  );
-  return Array.from(digest.subarray(0, 6))
-    .map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** The console's files, read and compressed. */
 export async function loadConsole(): Promise<Asset[]> {
   const read = (name: string) => Deno.readTextFile(new URL(name, SOURCE));
@@ -69,8 +62,8 @@ export async function loadConsole(): Promise<Asset[]> {
     read("console.js"),
     read("console.css"),
   ]);
-  const jsPath = `${CONSOLE_PATH}/console-${await hashOf(js)}.js`;
-  const cssPath = `${CONSOLE_PATH}/console-${await hashOf(css)}.css`;
+  const jsPath = `${CONSOLE_PATH}/console-${await contentHash(js, 12)}.js`;
+  const cssPath = `${CONSOLE_PATH}/console-${await contentHash(css, 12)}.css`;
   const page = html.replace("{{js}}", jsPath).replace("{{css}}", cssPath);
   return [
     asset(CONSOLE_PATH, "text/html; charset=utf-8", page),

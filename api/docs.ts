@@ -8,6 +8,7 @@
  */
 import YAML from "yaml";
 import type { OpenApiDocument } from "./openapi.ts";
+import { contentHash } from "./http/content_hash.ts";
 import type { PageHandler } from "./http/router.ts";
 
 /** The paths of the pages. */
@@ -38,11 +39,7 @@ export async function loadScalarBundle(): Promise<ScalarBundle> {
   const script = SCALAR_BUNDLE;
   try {
     const bytes = await Deno.readFile(script);
-    const digest = new Uint8Array(
-      await crypto.subtle.digest("SHA-256", bytes),
-    );
-    const hash = Array.from(digest.subarray(0, 8))
-      .map((b) => b.toString(16).padStart(2, "0")).join("");
+    const hash = await contentHash(bytes, 16);
     return { hash, script: bytes };
   } catch (error) {
     throw new Error(
