@@ -37,7 +37,7 @@ import {
   startReflector,
   type StoreChange,
 } from "./reflector.ts";
-import { type Changed, Store } from "./store.ts";
+import { type Changed, keyOf, Store } from "./store.ts";
 import { fetchWatch, type WatchTransport } from "./watch_stream.ts";
 
 const CACHED_RESOURCES = ["rayclusters", "configmaps", "events"] as const;
@@ -81,7 +81,7 @@ function involvedKey(event: KubeEvent): string | undefined {
  * the larger part of an object (client-go's informers drop it the same way,
  * with a transform). Objects without it are kept as they are.
  */
-export function withoutManagedFields<T extends Reflected>(item: T): T {
+function withoutManagedFields<T extends Reflected>(item: T): T {
   const metadata = item.metadata as
     | (Reflected["metadata"] & { managedFields?: unknown })
     | undefined;
@@ -119,8 +119,6 @@ export function createCachedOrchestrator(
   const restarts = counts();
 
   const listeners = new Set<(change: ClusterChange) => void>();
-  const keyOf = (item: Reflected) =>
-    `${item.metadata?.namespace ?? ""}/${item.metadata?.name ?? ""}`;
 
   /** Tells the listeners of the clusters `key` names. */
   function tell(

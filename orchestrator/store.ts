@@ -170,7 +170,8 @@ function nameOf(item: Reflected): string {
   return item.metadata?.name ?? "";
 }
 
-function keyOf(item: Reflected): string {
+/** "namespace/name": an object's key, and the events index's key of a cluster. */
+export function keyOf(item: Reflected): string {
   return `${namespaceOf(item)}/${nameOf(item)}`;
 }
 
