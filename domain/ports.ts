@@ -164,6 +164,9 @@ export interface Orchestrator {
    */
   watchClusterChanges?(listener: (change: ClusterChange) => void): () => void;
 
+  /** Resolves once a cache is first in step (every first list is in). */
+  readonly synced?: Promise<void>;
+
   /** Starts what runs in the background (a cache's watches). */
   start?(): void;
   /** The state of the cache reads come from, when there is one. */

@@ -110,7 +110,7 @@ export async function startCorral(
       : {}),
   });
   orchestrator.start?.();
-  await (orchestrator as { synced?: Promise<void> }).synced;
+  await orchestrator.synced;
   const api = await schema();
   const converted = new ConvertedClusters();
   const watches = watchFor(orchestrator, converted, options.watch);

@@ -44,6 +44,11 @@ export interface ClusterWatchOptions {
   feed: (listener: (change: ClusterChange) => void) => () => void;
   /** Whether the cache is in step (a watch starts only then). */
   inStep: () => boolean;
+  /**
+   * Resolves once the cache is first in step: changes are kept for resuming
+   * from then on (or from the first watch, without it).
+   */
+  synced?: Promise<void>;
   converted: ConvertedClusters;
   /** Changes kept to resume from; 4,096. */
   historySize?: number;
@@ -73,6 +78,7 @@ export function watchFor(
   return new ClusterWatch({
     feed,
     inStep: () => orchestrator.cacheState?.().inStep ?? false,
+    synced: orchestrator.synced,
     converted,
     ...tuning,
   });
@@ -132,7 +138,7 @@ class Entry {
 }
 
 export class ClusterWatch {
-  readonly #options: Required<Omit<ClusterWatchOptions, "feed">>;
+  readonly #options: Required<Omit<ClusterWatchOptions, "feed" | "synced">>;
   readonly #feed: ClusterWatchOptions["feed"];
   /**
    * The current clusters, sorted, while nothing changes: taken from the
@@ -157,6 +163,7 @@ export class ClusterWatch {
     };
     this.#feed = options.feed;
     this.#unsubscribe = options.feed((change) => this.#apply(change));
+    options.synced?.then(() => this.#startHistory());
   }
 
   /** How many watch streams are open. */
@@ -250,10 +257,7 @@ export class ClusterWatch {
     if (given > this.#revision) this.#revision = given;
     // Until the cache is first in step nobody watches and nothing is kept:
     // the changes of its first lists cost nothing more here.
-    if (this.#horizon === undefined) {
-      if (!this.#inStepNow()) return;
-      this.#startHistory();
-    }
+    if (this.#horizon === undefined) return;
     const { converted } = this.#options;
     const { cluster: resource, before } = change;
     const events = change.events;
@@ -272,15 +276,6 @@ export class ClusterWatch {
       this.#horizon = this.#history.shift()!.version;
     }
     for (const watcher of this.#watchers) watcher.offer(entry);
-  }
-
-  #checkedAt = -Infinity;
-  /** inStep(), asked at most every 100 ms: it is not free. */
-  #inStepNow(): boolean {
-    const now = performance.now();
-    if (now - this.#checkedAt < 100) return false;
-    this.#checkedAt = now;
-    return this.#options.inStep();
   }
 
   /** Keeps changes from now on: resuming from now is possible. */
