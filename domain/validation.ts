@@ -573,13 +573,11 @@ function checkEnvs(
   }
 }
 
-/** Validates the namespace and name of a cluster to get or delete. */
-export function validateClusterKey(
-  request: { namespace: string; name: string },
-  action: string,
-): void {
-  validateKey(request, action);
-}
+/**
+ * Validates the namespace and name of a cluster to get, delete or watch
+ * (a watch of every namespace has no namespace).
+ */
+export const validateClusterKey = validateKey;
 
 /** Validates the namespace of a list request. */
 export function validateNamespace(namespace: string, action: string): void {
@@ -594,11 +592,13 @@ export function validateNamespace(namespace: string, action: string): void {
  * nothing that could change the meaning of a Kubernetes API path.
  */
 function validateKey(
-  request: { namespace: string; name: string },
+  request: { namespace?: string; name: string },
   action: string,
 ): void {
   const v = new Violations();
-  checkNamespace(v, "namespace", request.namespace);
+  if (request.namespace !== undefined) {
+    checkNamespace(v, "namespace", request.namespace);
+  }
   if (request.name === "") {
     v.add("name", "is required");
   } else {

@@ -575,7 +575,9 @@ export function createHandlers(options: ServiceOptions): Handlers {
       validateNamespace(namespace, action);
       namespaces = [namespace];
     }
-    if (name !== "") validateClusterKey({ namespace: "default", name }, action);
+    if (name !== "") {
+      validateClusterKey({ namespace: namespace || undefined, name }, action);
+    }
     if (!watches) {
       throw new ServiceError(
         Code.UNIMPLEMENTED,

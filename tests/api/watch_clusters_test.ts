@@ -586,3 +586,19 @@ Deno.test("without the cache (--cache off) a watch is code 12 on both transports
     await corral.close();
   }
 });
+
+Deno.test("a watch of a name that is no cluster name is code 3 naming the field, on both transports alike", async () => {
+  await withCorral(async (corral) => {
+    for (const namespace of [NS, ""]) {
+      const request = { namespace, name: "Not_A_Name" };
+      const response = await httpStart(corral, request);
+      assert.equal(response.status, 400);
+      const body = await response.json();
+      assert.equal(body.code, Code.INVALID_ARGUMENT);
+      assert.match(body.message, /^Cannot watch clusters.*: name: /);
+      assert.equal(body.details[0].fieldViolations[0].field, "name");
+      const ended = await grpcWatch(corral, request).ended();
+      assert.deepEqual(ended, { code: body.code, message: body.message });
+    }
+  });
+});
