@@ -12,8 +12,13 @@
  * views there as console-*.png.
  */
 import assert from "node:assert/strict";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { assertNoTrouble, watchTrouble } from "./trouble.ts";
+import type { BrowserContext, Page } from "playwright-core";
+import {
+  assertNoTrouble,
+  launchChromium,
+  SCREENSHOTS,
+  watchTrouble,
+} from "./browser.ts";
 import {
   DEV_PERMISSIONS,
   EMBEDDED,
@@ -21,8 +26,6 @@ import {
   startMain,
 } from "../main_process.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const SCREENSHOTS = Deno.env.get("CORRAL_SCREENSHOTS");
 const TOKEN = "console-token";
 const USER = "alice@example.com";
 
@@ -56,14 +59,12 @@ Deno.test("the console: sign in, templates, a form answered field by field, crea
         headers: { authorization: `Bearer ${TOKEN}` },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-    context = await chromium.launchPersistentContext(`${dir}/chromium`, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-background-networking"],
-      viewport: { width: 1280, height: 800 },
+    const launched = await launchChromium(dir, {
+      width: 1280,
+      height: 800,
     });
-    context.setDefaultTimeout(10_000);
-    const page = context.pages()[0] ?? await context.newPage();
+    context = launched.context;
+    const page = launched.page;
     const trouble = watchTrouble(page, origin);
     // What loading the console costs on the wire: the page and its files.
     const loaded: Promise<number>[] = [];

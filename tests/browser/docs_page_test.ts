@@ -17,22 +17,24 @@
 import assert from "node:assert/strict";
 import {
   type BrowserContext,
-  chromium,
   type Page,
   type Response as PageResponse,
 } from "playwright-core";
 import type { OpenApiDocument } from "../../api/openapi.ts";
 import { eventually } from "../eventually.ts";
-import { assertNoTrouble, watchTrouble } from "./trouble.ts";
+import {
+  assertNoTrouble,
+  CHROMIUM,
+  launchChromium,
+  SCREENSHOTS,
+  watchTrouble,
+} from "./browser.ts";
 import {
   DEV_PERMISSIONS,
   EMBEDDED,
   type MainProcess,
   startMain,
 } from "../main_process.ts";
-
-const CHROMIUM = "/usr/bin/chromium";
-const SCREENSHOTS = Deno.env.get("CORRAL_SCREENSHOTS");
 
 /** The one line of the token file: alice of team-a. */
 const TOKEN = "docs-token";
@@ -58,16 +60,12 @@ Deno.test("the API reference page works offline in headless chromium and sends t
       startTimeoutMs: 20_000,
     });
     const origin = corral.http;
-    context = await chromium.launchPersistentContext(`${dir}/chromium`, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-background-networking"],
-      viewport: { width: 1400, height: 900 },
+    const launched = await launchChromium(dir, {
+      width: 1400,
+      height: 900,
     });
-    // A step that waits for something the page never shows fails in
-    // seconds, not playwright's default 30 s per action.
-    context.setDefaultTimeout(10_000);
-    const page = context.pages()[0] ?? await context.newPage();
+    context = launched.context;
+    const page = launched.page;
     const trouble = watchTrouble(page, origin);
     const doc: OpenApiDocument = await (await fetch(`${origin}/openapi.json`))
       .json();
@@ -262,14 +260,12 @@ Deno.test("the API reference page of plain deno task dev (anonymous) answers Tes
       permissions: DEV_PERMISSIONS,
       startTimeoutMs: 20_000,
     });
-    context = await chromium.launchPersistentContext(`${dir}/chromium`, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-background-networking"],
-      viewport: { width: 1400, height: 900 },
+    const launched = await launchChromium(dir, {
+      width: 1400,
+      height: 900,
     });
-    context.setDefaultTimeout(10_000);
-    const page = context.pages()[0] ?? await context.newPage();
+    context = launched.context;
+    const page = launched.page;
     const trouble = watchTrouble(page, corral.http);
     await page.goto(`${corral.http}/docs`, { waitUntil: "networkidle" });
     const response = await testListAllClusters(page);

@@ -1,10 +1,37 @@
 /**
- * What went wrong on a page under test, by kind: failed requests, requests
- * to any origin but Corral's, and console errors. Every list must stay
- * empty but for what a step expects.
+ * What the browser tests share: Debian's chromium, headless, under
+ * playwright-core; and what went wrong on a page under test, by kind
+ * (failed requests, requests to any origin but Corral's, console errors),
+ * every list to stay empty but for what a step expects.
  */
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+
+export const CHROMIUM = "/usr/bin/chromium";
+
+/** Where `deno task docs:screenshots` has the tests save pictures. */
+export const SCREENSHOTS = Deno.env.get("CORRAL_SCREENSHOTS");
+
+/**
+ * Headless chromium with its profile in `dir`, offline but for what a page
+ * asks (no background networking), and its page. A step that waits for
+ * something the page never shows fails in seconds, not playwright's
+ * default 30 s per action.
+ */
+export async function launchChromium(
+  dir: string,
+  viewport: { width: number; height: number },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await chromium.launchPersistentContext(`${dir}/chromium`, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-background-networking"],
+    viewport,
+  });
+  context.setDefaultTimeout(10_000);
+  const page = context.pages()[0] ?? await context.newPage();
+  return { context, page };
+}
 
 export interface Trouble {
   failedRequests: string[];
