@@ -35,6 +35,7 @@ import {
   type Reflected,
   type Reflector,
   startReflector,
+  statusOf,
   type StoreChange,
 } from "./reflector.ts";
 import { type Changed, keyOf, Store } from "./store.ts";
@@ -94,6 +95,50 @@ function trimmed<T extends Reflected>(change: StoreChange<T>): StoreChange<T> {
   return change.type === "replace"
     ? { ...change, items: change.items.map(withoutManagedFields) }
     : { ...change, item: withoutManagedFields(change.item) };
+}
+
+/** Objects a list asks for at a time, as client-go's reflector pages. */
+export const LIST_PAGE_SIZE = 500;
+
+/**
+ * A whole collection, listed in pages of LIST_PAGE_SIZE as client-go's
+ * reflector lists (its pager): each page is a few MB, where one answer of
+ * 10,000 RayClusters was tens of MB of text and its parse at once, which
+ * the process kept as resident memory long after. The pages come from one
+ * snapshot (the continue token carries its resourceVersion). When that
+ * snapshot is compacted away before the last page (410 Expired), the list
+ * is made again in one answer, as client-go's pager does.
+ */
+async function listInPages<T>(
+  watch: WatchTransport,
+  path: string,
+  selector: Record<string, string>,
+  normalize: (item: unknown) => T,
+): Promise<ListAnswer<T>> {
+  const items: T[] = [];
+  let resourceVersion: string | undefined;
+  let token = "";
+  do {
+    let answer: ListAnswer<unknown> & { metadata?: { continue?: string } };
+    try {
+      answer = await watch.list(path, {
+        ...selector,
+        limit: String(LIST_PAGE_SIZE),
+        ...(token === "" ? {} : { continue: token }),
+      }) as typeof answer;
+    } catch (error) {
+      if (token === "" || statusOf(error) !== 410) throw error;
+      const whole = await watch.list(path, selector) as ListAnswer<unknown>;
+      return {
+        ...whole,
+        items: (whole.items ?? []).map(normalize),
+      };
+    }
+    for (const item of answer.items ?? []) items.push(normalize(item));
+    resourceVersion = answer.metadata?.resourceVersion;
+    token = answer.metadata?.continue ?? "";
+  } while (token !== "");
+  return { items, metadata: { resourceVersion } };
 }
 
 export function createCachedOrchestrator(
@@ -209,10 +254,7 @@ export function createCachedOrchestrator(
           reflector: startReflector<T>({
             resource,
             namespace,
-            list: async () => {
-              const answer = await watch.list(path, selector) as ListAnswer<T>;
-              return { ...answer, items: (answer.items ?? []).map(normalize) };
-            },
+            list: () => listInPages(watch, path, selector, normalize),
             watchPath: path,
             ...selector,
             watch,

@@ -226,7 +226,8 @@ function isTimeout(error: unknown): boolean {
   return error instanceof Error && error.name === "TimeoutError";
 }
 
-function statusOf(error: unknown): number | undefined {
+/** The HTTP status a failed list or watch answered, if it got that far. */
+export function statusOf(error: unknown): number | undefined {
   const status = (error as { statusCode?: unknown } | null)?.statusCode;
   return typeof status === "number" ? status : undefined;
 }

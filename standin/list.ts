@@ -132,10 +132,13 @@ export async function list(
   }
 
   const revision = snapshot ?? state.store.revisionNumber;
-  const objects = snapshot === undefined
-    ? state.store.list(resource, namespace)
-    : state.store.listAt(resource, snapshot, namespace);
-  if (objects === undefined) {
+  const matching = state.store.select(resource, {
+    namespace,
+    revision: snapshot,
+    from: start,
+    keep: (o) => selection.matches(o),
+  });
+  if (matching === undefined) {
     if (continueParam === "") throw expired(LIST_EXPIRED);
     // The etcd3 store offers a token that continues at the latest revision.
     throw expired(
@@ -143,9 +146,7 @@ export async function list(
       encodeContinue({ rv: -1, start: start.slice(prefix.length) }),
     );
   }
-  const matching = objects.filter((o) =>
-    keyOf(o) >= start && selection.matches(o)
-  );
+  // The store's own objects, only read here: the answer is their text.
   const page = limit > 0 ? matching.slice(0, limit) : matching;
   const remaining = matching.length - page.length;
   const metadata: Record<string, unknown> = {

@@ -17,21 +17,21 @@ import type { KubeObject, ResourceType, StatusCause } from "./types.ts";
 /** How long a too large resourceVersion is waited for (the watch cache's 3 s). */
 export const TOO_LARGE_RESOURCE_VERSION_WAIT_MS = 3000;
 
+/** The values of the selectable fields `labels` names (checked before). */
 function selectableFields(
   resource: ResourceType,
   object: KubeObject,
+  labels: readonly string[],
 ): Record<string, string> {
-  if (!resource.fields) {
-    return {
-      "metadata.name": object.metadata.name ?? "",
-      "metadata.namespace": object.metadata.namespace ?? "",
-    };
+  const values: Record<string, string> = {};
+  for (const label of labels) {
+    values[label] = resource.fields
+      ? resource.fields[label](object) ?? ""
+      : label === "metadata.name"
+      ? object.metadata.name ?? ""
+      : object.metadata.namespace ?? "";
   }
-  return Object.fromEntries(
-    Object.entries(resource.fields).map((
-      [label, get],
-    ) => [label, get(object) ?? ""]),
-  );
+  return values;
 }
 
 interface Selection {
@@ -67,6 +67,9 @@ export function readSelection(
       );
     }
   }
+  // Only the fields the selector names are read: a page of a large list
+  // checks every object after its start.
+  const named = fields.map(({ field }) => field);
   return {
     labels,
     fields,
@@ -75,7 +78,7 @@ export function readSelection(
       (namespace === undefined ||
         (object.metadata.namespace ?? "") === namespace) &&
       matchesLabels(labels, object.metadata.labels) &&
-      matchesFields(fields, selectableFields(resource, object)),
+      matchesFields(fields, selectableFields(resource, object, named)),
   };
 }
 

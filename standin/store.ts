@@ -30,11 +30,6 @@ export function keyOf(object: KubeObject): string {
   return objectKey(object.metadata.namespace ?? "", object.metadata.name ?? "");
 }
 
-function byKey(a: KubeObject, b: KubeObject): number {
-  const [x, y] = [keyOf(a), keyOf(b)];
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
 /** The retained changes of one resource type. */
 interface History {
   events: StoreEvent[];
@@ -105,12 +100,52 @@ export class ObjectStore {
 
   /** Objects of one namespace (or all), sorted as etcd keys sort. */
   list(resource: ResourceType, namespace?: string): KubeObject[] {
-    return [...this.#table(resource).values()]
-      .filter((o) =>
-        namespace === undefined || (o.metadata.namespace ?? "") === namespace
-      )
-      .sort(byKey)
-      .map((o) => structuredClone(o));
+    return this.select(resource, { namespace })!.map((o) => structuredClone(o));
+  }
+
+  /**
+   * The objects of one namespace (or all) that `keep` keeps, sorted as etcd
+   * keys sort, as they are now or were at `revision` (undefined when that
+   * revision has left the history). They are the store's own: read them,
+   * never change them (a list clones only the page it answers).
+   */
+  select(
+    resource: ResourceType,
+    options: {
+      namespace?: string;
+      revision?: number;
+      /** The first key (namespace/name) wanted: a page's start. */
+      from?: string;
+      keep?: (object: KubeObject) => boolean;
+    },
+  ): readonly KubeObject[] | undefined {
+    const { namespace, revision, from = "", keep } = options;
+    let table = this.#table(resource);
+    if (revision !== undefined) {
+      const changes = this.changesSince(resource, revision);
+      if (changes === undefined) return undefined;
+      if (changes.length > 0) table = new Map(table);
+      for (const change of changes.toReversed()) {
+        if (change.type === "ADDED") table.delete(keyOf(change.object));
+        else if (change.previous) {
+          table.set(keyOf(change.object), change.previous);
+        }
+      }
+    }
+    // The table's keys are the objects' keys: pages of a large list filter
+    // and sort on them without making any.
+    const chosen: [string, KubeObject][] = [];
+    for (const entry of table) {
+      const [key, object] = entry;
+      if (key < from) continue;
+      if (
+        namespace !== undefined &&
+        (object.metadata.namespace ?? "") !== namespace
+      ) continue;
+      if (keep === undefined || keep(object)) chosen.push(entry);
+    }
+    return chosen.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
+      .map(([, object]) => object);
   }
 
   /**
@@ -135,32 +170,6 @@ export class ObjectStore {
     return this.#historyOf(resource).events.filter((e) =>
       e.revision > revision
     );
-  }
-
-  /**
-   * Objects of one namespace (or all) as they were at `revision`, sorted;
-   * undefined when that revision has left the history.
-   */
-  listAt(
-    resource: ResourceType,
-    revision: number,
-    namespace?: string,
-  ): KubeObject[] | undefined {
-    const changes = this.changesSince(resource, revision);
-    if (changes === undefined) return undefined;
-    const table = new Map(this.#table(resource));
-    for (const change of changes.toReversed()) {
-      if (change.type === "ADDED") table.delete(keyOf(change.object));
-      else if (change.previous) {
-        table.set(keyOf(change.object), change.previous);
-      }
-    }
-    return [...table.values()]
-      .filter((o) =>
-        namespace === undefined || (o.metadata.namespace ?? "") === namespace
-      )
-      .sort(byKey)
-      .map((o) => structuredClone(o));
   }
 
   put(resource: ResourceType, object: KubeObject): void {
