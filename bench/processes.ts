@@ -71,6 +71,17 @@ export interface CorralProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * The V8 flags `deno task start` (and so the image) runs Corral with: a
+ * benchmark measures Corral as it is deployed.
+ */
+async function startV8Flags(): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+  return (config.tasks.start as string).split(/\s+/).filter((word) =>
+    word.startsWith("--v8-flags=")
+  );
+}
+
 /** Corral in kubernetes mode against `kubeconfig`, once it is ready. */
 export async function startCorral(
   kubeconfig: string,
@@ -82,6 +93,7 @@ export async function startCorral(
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
+      ...await startV8Flags(),
       "--allow-net",
       "--allow-env",
       "--allow-read",
