@@ -22,7 +22,7 @@ import {
 import { addReflection } from "./grpc/reflection.ts";
 import { Health, livenessPage, readinessPage } from "./health.ts";
 import { createGateway } from "./http/gateway.ts";
-import { peerOf } from "./http/peer.ts";
+import { peerOf, signalOf } from "./http/peer.ts";
 import { createHttpApp, type Router } from "./http/router.ts";
 import { compileRoutes } from "./http/rules.ts";
 import { Metrics, metricsPage } from "./metrics.ts";
@@ -167,7 +167,7 @@ function authenticated(
           request.headers.get("authorization"),
           peerOf(request)?.certificate,
         ),
-        request.signal,
+        signalOf(request),
       );
     } catch (thrown) {
       const error = thrown instanceof ServiceError

