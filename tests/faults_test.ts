@@ -266,7 +266,7 @@ Deno.test("Kubernetes going away: requests get 503 quickly, readiness turns fals
     });
   } finally {
     const status = await rig.close();
-    assert.equal(status.code, 0);
+    assert.equal(status.code, 0, rig.main.logs.slice(-10).join("\n"));
   }
 });
 
@@ -376,7 +376,7 @@ Deno.test("Kubernetes answering 429 or 500: 503 code 14, reads retried, writes s
     });
   } finally {
     const status = await rig.close();
-    assert.equal(status.code, 0);
+    assert.equal(status.code, 0, rig.main.logs.slice(-10).join("\n"));
   }
 });
 
@@ -407,7 +407,7 @@ Deno.test("Kubernetes slower than --kube-timeout: 504 code 4 on both transports"
     assert.ok(delayed.every((r) => r.aborted && !r.forwarded));
   } finally {
     const status = await rig.close();
-    assert.equal(status.code, 0);
+    assert.equal(status.code, 0, rig.main.logs.slice(-10).join("\n"));
   }
 });
 
@@ -467,7 +467,7 @@ Deno.test("concurrent creates of one name: exactly one succeeds, the rest get 40
     );
   } finally {
     const status = await rig.close();
-    assert.equal(status.code, 0);
+    assert.equal(status.code, 0, rig.main.logs.slice(-10).join("\n"));
   }
 });
 
@@ -612,7 +612,7 @@ Deno.test("a client's deadline or disconnect cancels the Kubernetes call it caus
     });
   } finally {
     const status = await rig.close();
-    assert.equal(status.code, 0);
+    assert.equal(status.code, 0, rig.main.logs.slice(-10).join("\n"));
   }
 });
 

@@ -56,7 +56,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { dispatcher, kuberayJson } = options;
   const encode = kuberayJson ? messageToGatewayJson : messageToJson;
-  const texts = new WeakMap<object, string>();
+  const texts = new WeakMap<object, string | Uint8Array>();
+  const encoder = new TextEncoder();
   const compressedTexts = new WeakMap<object, Promise<Uint8Array>>();
   // A stream's answers are the same frozen messages for every watcher: each
   // is framed once, and the frame's bytes shared.
@@ -143,21 +144,24 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (text.length < COMPRESS_MIN_BYTES || !takesGzip()) {
         return textResponse(text, requestId, text.length >= COMPRESS_MIN_BYTES);
       }
-      return gzipResponse(await gzipped(text), requestId);
+      return gzipResponse(await gzipped(encoder.encode(text)), requestId);
     }
-    // A kept answer (a whole cached list): its text is kept with it, and
-    // so is its compressed form, made once for every client that takes it.
-    let text = texts.get(json as object);
-    if (text === undefined) {
-      text = JSON.stringify(json);
-      texts.set(json as object, text);
+    // A kept answer (a cached cluster, a whole cached list): its JSON is
+    // kept with it, a large one encoded (a list of 10,000 is 15 MB, which
+    // as a string would be encoded again on every write), and so is its
+    // compressed form, made once for every client that takes it.
+    let kept = texts.get(json as object);
+    if (kept === undefined) {
+      const text = JSON.stringify(json);
+      kept = text.length < COMPRESS_MIN_BYTES ? text : encoder.encode(text);
+      texts.set(json as object, kept);
     }
-    if (text.length < COMPRESS_MIN_BYTES || !takesGzip()) {
-      return textResponse(text, requestId, text.length >= COMPRESS_MIN_BYTES);
+    if (typeof kept === "string" || !takesGzip()) {
+      return textResponse(kept, requestId, typeof kept !== "string");
     }
     let compressed = compressedTexts.get(json as object);
     if (compressed === undefined) {
-      compressed = gzipped(text);
+      compressed = gzipped(kept);
       compressedTexts.set(json as object, compressed);
     }
     return gzipResponse(await compressed, requestId);
@@ -208,10 +212,10 @@ export function createGateway(options: GatewayOptions): Gateway {
 export const COMPRESS_MIN_BYTES = 128 * 1024;
 
 /** gzip on the thread pool: a 15 MB list does not hold up other requests. */
-function gzipped(text: string): Promise<Uint8Array> {
+function gzipped(bytes: Uint8Array): Promise<Uint8Array> {
   return new Promise((resolve, reject) =>
     gzip(
-      new TextEncoder().encode(text),
+      bytes,
       { level: 4 },
       (error, bytes) => error ? reject(error) : resolve(new Uint8Array(bytes)),
     )
@@ -219,7 +223,7 @@ function gzipped(text: string): Promise<Uint8Array> {
 }
 
 function textResponse(
-  text: string,
+  text: string | Uint8Array,
   requestId: string,
   compressible: boolean,
 ): Response {

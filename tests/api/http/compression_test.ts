@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { gunzipSync } from "node:zlib";
 import { COMPRESS_MIN_BYTES } from "../../../api/http/gateway.ts";
+import { serveHttp } from "../../../api/http/server.ts";
+import { silentLogger } from "../../../api/log.ts";
 import { startCorral, viaHttp } from "../../harness.ts";
 import { RAY_CRD } from "../../orchestrator/cluster_shapes.ts";
 
@@ -14,6 +16,7 @@ const NS = "team-a";
 async function withClusters(
   cache: boolean,
   run: (get: typeof fetch) => Promise<void>,
+  options: { listen?: boolean } = {},
 ) {
   const corral = await startCorral({
     crds: [RAY_CRD],
@@ -51,9 +54,26 @@ async function withClusters(
         }),
       );
     }
-    await run((input, init) =>
-      corral.gateway(new Request(`http://corral.test${input}`, init))
-    );
+    if (!options.listen) {
+      await run((input, init) =>
+        corral.gateway(new Request(`http://corral.test${input}`, init))
+      );
+      return;
+    }
+    // Through the HTTP listener, as clients get it.
+    const server = await serveHttp({
+      hostname: "127.0.0.1",
+      port: 0,
+      handler: corral.gateway,
+      log: silentLogger(),
+    });
+    try {
+      await run((input, init) =>
+        fetch(`http://127.0.0.1:${server.port}${input}`, init)
+      );
+    } finally {
+      await server.shutdown(1_000);
+    }
   } finally {
     await corral.close();
   }
@@ -92,3 +112,29 @@ for (const cache of [true, false]) {
     });
   });
 }
+
+Deno.test("through the listener, a kept large list is the same bytes every time, plain and gzip, with their length", async () => {
+  await withClusters(true, async (get) => {
+    const path = "/apis/v1alpha2/clusters";
+    // fetch() asks for gzip by default: "identity" asks for the plain text.
+    const plain = () =>
+      get(path, { headers: { "accept-encoding": "identity" } });
+    const first = await plain();
+    const text = await first.text();
+    assert.ok(text.length >= COMPRESS_MIN_BYTES, `${text.length} bytes`);
+    assert.equal(
+      first.headers.get("content-length"),
+      String(new TextEncoder().encode(text).byteLength),
+    );
+    assert.equal(JSON.parse(text).clusters.length, 80);
+    for (let again = 0; again < 3; again++) {
+      const answer = await plain();
+      assert.equal(answer.headers.get("content-encoding"), null);
+      assert.equal(await answer.text(), text);
+      // fetch() decompresses what it asked gzip for.
+      const compressed = await get(path);
+      assert.equal(compressed.headers.get("content-encoding"), "gzip");
+      assert.equal(await compressed.text(), text);
+    }
+  }, { listen: true });
+});
