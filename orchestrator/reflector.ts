@@ -41,8 +41,16 @@ export interface ReflectorOptions<T extends Reflected> {
   resource: string;
   /** The namespace watched, or "" for every namespace. */
   namespace: string;
-  /** One list call with the selectors; its items and resourceVersion. */
-  list: () => Promise<ListAnswer<T>>;
+  /**
+   * The whole collection with the selectors; its items and resourceVersion.
+   * `resourceVersion` is "0" for the first list (any version: an API
+   * server answers it from its watch cache, as client-go's informers
+   * start) and "" for a list after a failure or 410 (the latest, a
+   * consistent read). `signal` aborts when the reflector stops.
+   */
+  list: (
+    from: { resourceVersion: "0" | ""; signal: AbortSignal },
+  ) => Promise<ListAnswer<T>>;
   /** The collection's path for the watch, e.g. /api/v1/namespaces/a/events. */
   watchPath: string;
   labelSelector?: string;
@@ -81,6 +89,10 @@ export function startReflector<T extends Reflected>(
 ): Reflector {
   const { log } = options;
   let stopped = false;
+  /** Aborted by stop(): a list in progress asks for no more pages. */
+  const stopping = new AbortController();
+  /** Whether a list has succeeded: later ones ask for the latest version. */
+  let listed = false;
   let current: AbortController | undefined;
   /** Ends the watch being followed at once (stop() cannot wait for it). */
   let endWatch: (() => void) | undefined;
@@ -146,7 +158,11 @@ export function startReflector<T extends Reflected>(
 
   async function relist(): Promise<string> {
     options.onEvent?.("relist");
-    const answer = await options.list();
+    const answer = await options.list({
+      resourceVersion: listed ? "" : "0",
+      signal: stopping.signal,
+    });
+    listed = true;
     options.onChange({
       type: "replace",
       items: answer.items ?? [],
@@ -210,13 +226,14 @@ export function startReflector<T extends Reflected>(
     },
     async stop() {
       stopped = true;
+      stopping.abort();
       // client-node's Watch does not always call back when aborted in the
       // middle of a stream: the watch being followed is ended here.
       current?.abort();
       endWatch?.();
       wake?.();
-      // A list in progress is not cancellable here; it is not waited for
-      // long (its answer goes nowhere once stopped).
+      // A list in progress is aborted; it is not waited for long (its
+      // answer goes nowhere once stopped).
       await Promise.race([running, new Promise((r) => setTimeout(r, 1_000))]);
     },
   };

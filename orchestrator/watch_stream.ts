@@ -20,8 +20,15 @@ export type WatchEventHandler = (type: string, object: never) => void;
 
 /** How the reflector lists and watches: client-node's Watch.watch, and a list. */
 export interface WatchTransport {
-  /** GETs a collection; its JSON. Fails with `statusCode` on a non-200. */
-  list(path: string, query: Record<string, string>): Promise<unknown>;
+  /**
+   * GETs a collection; its JSON. Fails with `statusCode` on a non-200, and
+   * when `signal` aborts.
+   */
+  list(
+    path: string,
+    query: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<unknown>;
   watch(
     path: string,
     query: Record<string, string>,
@@ -93,10 +100,11 @@ export function fetchWatch(kubeConfig: KubeConfig): WatchTransport {
   }
 
   return {
-    async list(path, query) {
+    async list(path, query, signal) {
+      const timeout = AbortSignal.timeout(LIST_TIMEOUT_MS);
       const response = await fetch(urlOf(path, query), {
         ...await requestInit(),
-        signal: AbortSignal.timeout(LIST_TIMEOUT_MS),
+        signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
       });
       if (response.status !== 200) {
         await response.body?.cancel();

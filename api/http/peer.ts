@@ -14,6 +14,12 @@
  * The signal travels here rather than as the Request's `signal` because
  * `new Request(url, { signal })` makes a dependent signal: 3.6 µs of a
  * GetCluster's 55 under Deno 2.9, measured; a fifteenth of its time.
+ *
+ * Both belong to the very Request the listener made: code between the
+ * listener and the gateway must pass it on as it is. A Request made anew
+ * from it (`new Request(request, ...)`, `clone()`) has neither, and its
+ * signal never aborts; nothing in Corral does that, and
+ * tests/api/http/server_test.ts checks that nothing reads `request.signal`.
  */
 import type { Peer } from "../service/dispatcher.ts";
 

@@ -634,10 +634,10 @@ function bodyStream(
   };
 }
 
-/** Content types whose answers go on for as long as they last (watches). */
 /** The origin request URLs are made on; only their paths are read. */
 const ORIGIN = "http://corral.invalid";
 
+/** Content types whose answers go on for as long as they last (watches). */
 const STREAM_TYPES = /^(application\/x-ndjson|text\/event-stream)\b/;
 
 /** Whether an answer is a stream, written chunk by chunk as it comes. */

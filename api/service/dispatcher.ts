@@ -203,8 +203,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // Kubernetes calls end with the request: when one of two parallel
       // calls fails, the other must not go on retrying for nobody.
       const done = new AbortController();
-      // Made on a call's first Kubernetes call: a read from the cache makes
-      // none, and AbortSignal.any() is a few µs of a read's 50.
+      // Made when first asked for (a Kubernetes call asks): a read from
+      // the cache makes no call, and AbortSignal.any() is a few µs of its
+      // 50.
       let kubeSignal: AbortSignal | undefined;
       const kube = {
         get signal() {

@@ -1,22 +1,25 @@
 /**
  * The cache's lists come in pages of LIST_PAGE_SIZE, as client-go's
- * reflector lists: each page asks with the same selector and the previous
- * page's continue token, the store holds every object of every page at the
- * snapshot's resourceVersion, and a snapshot compacted away mid-list (410
- * on a continue) is listed again in one answer.
+ * reflector asks for them: the first list at resourceVersion 0, later ones
+ * (after a failure) at the latest; each page after the first with the same
+ * selector and the previous page's continue token only; the store holds
+ * every object of every page, and the watch starts from the list's
+ * resourceVersion. A snapshot compacted away mid-list (410 on a continue)
+ * is listed again in one answer; a 410 on the first page is a failure,
+ * retried after the backoff.
  */
 import assert from "node:assert/strict";
 import { KubeConfig } from "@kubernetes/client-node";
 import { silentLogger } from "../../api/log.ts";
 import type { Orchestrator } from "../../domain/ports.ts";
+import { MANAGED_CLUSTER_SELECTOR } from "../../domain/resources.ts";
 import {
   createCachedOrchestrator,
   LIST_PAGE_SIZE,
 } from "../../orchestrator/cache.ts";
-import { MANAGED_CLUSTER_SELECTOR } from "../../domain/resources.ts";
 import type { WatchTransport } from "../../orchestrator/watch_stream.ts";
 
-interface ListCall {
+interface Call {
   path: string;
   query: Record<string, string>;
 }
@@ -30,37 +33,56 @@ function cluster(index: number) {
   };
 }
 
+const expired = () =>
+  Promise.reject(Object.assign(new Error("expired"), { statusCode: 410 }));
+
 /**
- * A transport whose RayCluster collection holds `count` objects, answered
- * in pages when asked with a limit; `expireContinue` answers 410 to the
- * first continued page. Other collections are empty; watches never end.
+ * A transport whose RayCluster collection holds `count` objects at
+ * resourceVersion "7", answered in pages when asked with a limit, and
+ * whole at "9"; other collections are empty. `refuse` answers 410 to the
+ * first list call it matches. The first RayCluster watch fails with 410
+ * when `watchExpires`; watches otherwise never end.
  */
 function paged(
   count: number,
-  expireContinue = false,
-): WatchTransport & { calls: ListCall[] } {
+  options: {
+    refuse?: "first page" | "continue";
+    watchExpires?: boolean;
+  } = {},
+): WatchTransport & { lists: Call[]; watches: Call[] } {
   const all = Array.from({ length: count }, (_, i) => cluster(i));
-  const calls: ListCall[] = [];
-  let expired = !expireContinue;
+  const lists: Call[] = [];
+  const watches: Call[] = [];
+  let refuse = options.refuse;
+  let watchExpires = options.watchExpires ?? false;
   return {
-    calls,
+    lists,
+    watches,
     list(path, query) {
-      calls.push({ path, query });
       if (!path.endsWith("/rayclusters")) {
         return Promise.resolve({
           items: [],
           metadata: { resourceVersion: "7" },
         });
       }
-      const limit = Number(query.limit ?? 0);
-      const start = query.continue === undefined ? 0 : Number(query.continue);
-      if (query.continue !== undefined && !expired) {
-        expired = true;
-        return Promise.reject(
-          Object.assign(new Error("expired"), { statusCode: 410 }),
-        );
+      lists.push({ path, query });
+      const continued = query.continue !== undefined;
+      if (
+        (refuse === "first page" && !continued) ||
+        (refuse === "continue" && continued)
+      ) {
+        refuse = undefined;
+        return expired();
       }
-      const end = limit > 0 ? Math.min(start + limit, all.length) : all.length;
+      const limit = Number(query.limit ?? 0);
+      if (limit === 0) {
+        return Promise.resolve({
+          items: all,
+          metadata: { resourceVersion: "9" },
+        });
+      }
+      const start = continued ? Number(query.continue) : 0;
+      const end = Math.min(start + limit, all.length);
       return Promise.resolve({
         items: all.slice(start, end),
         metadata: {
@@ -69,14 +91,22 @@ function paged(
         },
       });
     },
-    watch() {
+    watch(path, query) {
+      if (path.endsWith("/rayclusters")) {
+        watches.push({ path, query });
+        if (watchExpires) {
+          watchExpires = false;
+          return expired();
+        }
+      }
       return Promise.resolve(new AbortController());
     },
   };
 }
 
 async function listedThrough(
-  transport: WatchTransport,
+  transport: WatchTransport & { watches: Call[] },
+  watchesWanted = 1,
 ): Promise<string[]> {
   const cache = createCachedOrchestrator({
     direct: {} as Orchestrator,
@@ -85,16 +115,28 @@ async function listedThrough(
     namespaces: [],
     log: silentLogger(),
     watch: transport,
+    backoffMs: 1,
   });
   cache.start?.();
   try {
     await cache.synced;
+    const deadline = Date.now() + 5_000;
+    while (
+      transport.watches.length < watchesWanted && Date.now() < deadline
+    ) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
     const clusters = await cache.listClusters();
     return clusters.map((c) => c.metadata.name);
   } finally {
     await cache.close();
   }
 }
+
+const pagesOf = (calls: Call[]) =>
+  calls.map((
+    { query },
+  ) => [query.resourceVersion, query.limit, query.continue]);
 
 Deno.test("the cache lists a large collection in pages of 500 with the same selector, and holds every page", async () => {
   const count = 2 * LIST_PAGE_SIZE + 17;
@@ -103,40 +145,100 @@ Deno.test("the cache lists a large collection in pages of 500 with the same sele
 
   assert.equal(names.length, count);
   assert.deepEqual(names, [...new Set(names)].sort(), "sorted, no repeats");
-  const pages = transport.calls.filter((c) => c.path.endsWith("/rayclusters"));
-  assert.deepEqual(
-    pages.map((c) => [c.query.limit, c.query.continue]),
-    [
-      ["500", undefined],
-      ["500", "500"],
-      ["500", "1000"],
-    ],
-  );
-  for (const page of pages) {
-    assert.equal(
-      page.query.labelSelector,
-      MANAGED_CLUSTER_SELECTOR,
-    );
+  // resourceVersion 0 first, as client-go's first list; then the token.
+  assert.deepEqual(pagesOf(transport.lists), [
+    ["0", "500", undefined],
+    [undefined, "500", "500"],
+    [undefined, "500", "1000"],
+  ]);
+  for (const { query } of transport.lists) {
+    assert.equal(query.labelSelector, MANAGED_CLUSTER_SELECTOR);
   }
-  // Every collection is listed in pages, with its own selector.
-  const events = transport.calls.find((c) => c.path.endsWith("/events"));
-  assert.equal(events?.query.limit, "500");
-  assert.equal(events?.query.fieldSelector, "involvedObject.kind=RayCluster");
+  assert.equal(transport.watches[0].query.resourceVersion, "7");
 });
 
-Deno.test("a list whose snapshot expires between pages (410) is listed again in one answer", async () => {
+Deno.test("a list after a failure asks for the latest version, not resourceVersion 0", async () => {
+  const transport = paged(3, { watchExpires: true });
+  const names = await listedThrough(transport, 2);
+
+  assert.equal(names.length, 3);
+  assert.deepEqual(pagesOf(transport.lists), [
+    ["0", "500", undefined],
+    [undefined, "500", undefined],
+  ]);
+});
+
+Deno.test("a list whose snapshot expires between pages (410) is listed again in one answer, and watched from its version", async () => {
   const count = LIST_PAGE_SIZE + 3;
-  const transport = paged(count, true);
+  const transport = paged(count, { refuse: "continue" });
   const names = await listedThrough(transport);
 
   assert.equal(names.length, count, "every object once, none twice");
-  const pages = transport.calls.filter((c) => c.path.endsWith("/rayclusters"));
-  assert.deepEqual(
-    pages.map((c) => [c.query.limit, c.query.continue]),
-    [
-      ["500", undefined],
-      ["500", "500"],
-      [undefined, undefined],
-    ],
-  );
+  assert.deepEqual(pagesOf(transport.lists), [
+    ["0", "500", undefined],
+    [undefined, "500", "500"],
+    ["0", undefined, undefined],
+  ]);
+  assert.equal(transport.watches[0].query.resourceVersion, "9");
+});
+
+Deno.test("a 410 on the first page is a failed list: listed again after the backoff, in pages", async () => {
+  const count = LIST_PAGE_SIZE + 3;
+  const transport = paged(count, { refuse: "first page" });
+  const names = await listedThrough(transport);
+
+  assert.equal(names.length, count);
+  assert.deepEqual(pagesOf(transport.lists), [
+    ["0", "500", undefined],
+    ["0", "500", undefined],
+    [undefined, "500", "500"],
+  ]);
+  assert.equal(transport.watches[0].query.resourceVersion, "7");
+});
+
+Deno.test("closing the cache aborts a list in progress, and no page is asked for after", async () => {
+  const lists: Call[] = [];
+  const { promise: asked, resolve: askedSecond } = Promise.withResolvers<
+    void
+  >();
+  let aborted = false;
+  const transport: WatchTransport = {
+    list(path, query, signal) {
+      if (!path.endsWith("/rayclusters")) {
+        return Promise.resolve({ items: [], metadata: {} });
+      }
+      lists.push({ path, query });
+      if (query.continue === undefined) {
+        return Promise.resolve({
+          items: [cluster(0)],
+          metadata: { resourceVersion: "7", continue: "1" },
+        });
+      }
+      askedSecond();
+      // The second page never comes: only the signal ends the wait.
+      return new Promise((_, reject) =>
+        signal?.addEventListener("abort", () => {
+          aborted = true;
+          reject(signal.reason);
+        })
+      );
+    },
+    watch: () => Promise.resolve(new AbortController()),
+  };
+  const cache = createCachedOrchestrator({
+    direct: {} as Orchestrator,
+    kubeConfig: new KubeConfig(),
+    rayCluster: { group: "ray.io", version: "v1", plural: "rayclusters" },
+    namespaces: [],
+    log: silentLogger(),
+    watch: transport,
+    backoffMs: 1,
+  });
+  cache.start?.();
+  await asked;
+  await cache.close();
+  assert.ok(aborted, "the page in progress was aborted");
+  const before = lists.length;
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(lists.length, before, "nothing asked after the close");
 });

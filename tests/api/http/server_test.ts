@@ -98,6 +98,33 @@ Deno.test("serveHttp() writes a whole answer as it was made: its text or bytes, 
   });
 });
 
+Deno.test("serveHttp() answers HEAD of a whole answer with its headers and no body, and hands a POST its body and content type", async () => {
+  const handler: Handler = async (request) => {
+    if (request.method === "POST") {
+      return new Response(
+        `${request.headers.get("content-type")} ${await request.text()}`,
+      );
+    }
+    return wholeResponse('{"a":1}', { "content-type": "application/json" });
+  };
+  await withServer(handler, {}, async (server) => {
+    const base = `http://127.0.0.1:${server.port}`;
+    const head = await fetch(`${base}/x`, { method: "HEAD" });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get("content-type"), "application/json");
+    assert.equal(await head.text(), "");
+    // The connection is still good for the next request.
+    const got = await fetch(`${base}/x`);
+    assert.equal(await got.text(), '{"a":1}');
+    const posted = await fetch(`${base}/x`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"b":2}',
+    });
+    assert.equal(await posted.text(), 'application/json {"b":2}');
+  });
+});
+
 Deno.test("serveHttp() gives the handler the request's path as sent, headers and all; an absolute-form target is resolved", async () => {
   const seen: { url: string; header: string | null; method: string }[] = [];
   const handler: Handler = async (request) => {
@@ -617,4 +644,22 @@ Deno.test("serveHttp() refuses a body past the in-flight body budget with 429 co
     await server.shutdown(1_000);
   }
   assert.equal(inFlight, 0);
+});
+
+Deno.test("no code under api/ reads request.signal: the listener's signal is signalOf(request)", async () => {
+  const root = new URL("../../../api/", import.meta.url);
+  const readers: string[] = [];
+  async function walk(dir: URL): Promise<void> {
+    for await (const entry of Deno.readDir(dir)) {
+      const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
+      if (entry.isDirectory) await walk(url);
+      else if (entry.name.endsWith(".ts") && entry.name !== "peer.ts") {
+        if (/\brequest\.signal\b/.test(await Deno.readTextFile(url))) {
+          readers.push(url.pathname);
+        }
+      }
+    }
+  }
+  await walk(root);
+  assert.deepEqual(readers, []);
 });
