@@ -3,7 +3,9 @@
  * --cache=off, against the stand-in (bench/standin.ts) in a process of its
  * own holding N clusters over 10 namespaces. wrk (Debian package `wrk`)
  * makes the load: 16 connections, 2 threads; a paginated walk, which wrk
- * cannot follow, is made by this script with 16 concurrent walkers.
+ * cannot follow, is made by this script with 16 concurrent walkers. Each
+ * wrk run follows a run of 1 s whose numbers are dropped (a warm-up), for
+ * Corral and for the hello-world ceiling alike.
  *
  *   deno task bench                          # 10,000 clusters, 10 s a run
  *   deno task bench --clusters 1000 --duration 5s
@@ -32,6 +34,7 @@ const { values } = parseArgs({
 });
 const N = Number(values.clusters);
 const DURATION = values.duration;
+const WARM_UP = "1s";
 const CONNECTIONS = Number(values.connections);
 
 if (!(await has("wrk"))) {
@@ -70,24 +73,32 @@ interface Load {
   errors: number;
 }
 
+/** One wrk run (of DURATION unless told). */
 async function wrk(
   url: string,
   connections = CONNECTIONS,
   gzip = false,
+  duration = DURATION,
 ): Promise<Load> {
-  const output = await new Deno.Command("wrk", {
-    args: [
-      `-t${Math.min(2, connections)}`,
-      `-c${connections}`,
-      `-d${DURATION}`,
-      "--latency",
-      // As browsers, curl --compressed and Kubernetes' clients ask.
-      ...(gzip ? ["-H", "Accept-Encoding: gzip"] : []),
-      url,
-    ],
-    stdout: "piped",
-  }).output();
+  return parseWrk(
+    await new Deno.Command("wrk", {
+      args: [
+        `-t${Math.min(2, connections)}`,
+        `-c${connections}`,
+        `-d${duration}`,
+        "--latency",
+        // As browsers, curl --compressed and Kubernetes' clients ask.
+        ...(gzip ? ["-H", "Accept-Encoding: gzip"] : []),
+        url,
+      ],
+      stdout: "piped",
+    }).output(),
+  );
+}
+
+function parseWrk(output: Deno.CommandOutput): Load {
   const text = new TextDecoder().decode(output.stdout);
+
   const ms = (label: string) => {
     const match = text.match(new RegExp(`${label}%\\s+([\\d.]+)(us|ms|s)`));
     if (!match) return NaN;
@@ -155,6 +166,9 @@ async function measure(
   connections = CONNECTIONS,
   gzip = false,
 ): Promise<Row> {
+  // What is measured is the server warmed up, its code compiled and the
+  // garbage of its start-up collected (the hello-world's likewise).
+  if (!walker) await wrk(url, connections, gzip, WARM_UP);
   const before = await kubeCalls(http);
   const result = walker ? await walk(http) : await wrk(url, connections, gzip);
   const after = await kubeCalls(http);
@@ -182,6 +196,7 @@ async function ceiling(bytes: number): Promise<Load> {
      Deno.serve({ hostname: "127.0.0.1", port: ${port}, onListen() { console.log("{}"); } },
        () => new Response(JSON.stringify({ body }), { headers: { "content-type": "application/json" } }));`,
   ]);
+  await wrk(`http://127.0.0.1:${port}/`, CONNECTIONS, false, WARM_UP);
   const load = await wrk(`http://127.0.0.1:${port}/`);
   hello.child.kill("SIGTERM");
   await hello.child.status;
