@@ -11,6 +11,7 @@ import { type Access, openAccess } from "../api/auth/access.ts";
 import { createDispatcher } from "../api/service/dispatcher.ts";
 import { httpStatus } from "../api/errors.ts";
 import { createGateway, type Gateway } from "../api/http/gateway.ts";
+import { type HttpServer, serveHttp } from "../api/http/server.ts";
 import { createGrpcServer } from "../api/grpc/server.ts";
 import { compileRoutes, type Route } from "../api/http/rules.ts";
 import { silentLogger } from "../api/log.ts";
@@ -51,6 +52,16 @@ export interface Corral {
 let schemaPromise: Promise<ApiSchema> | undefined;
 
 /** The API definition, loaded once per test process. */
+/** Corral's gateway behind the HTTP listener on a free loopback port. */
+export function listening(corral: Corral): Promise<HttpServer> {
+  return serveHttp({
+    hostname: "127.0.0.1",
+    port: 0,
+    handler: corral.gateway,
+    log: silentLogger(),
+  });
+}
+
 export function schema(): Promise<ApiSchema> {
   return schemaPromise ??= loadApiSchema();
 }

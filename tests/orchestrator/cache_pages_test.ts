@@ -104,10 +104,8 @@ function paged(
   };
 }
 
-async function listedThrough(
-  transport: WatchTransport & { watches: Call[] },
-  watchesWanted = 1,
-): Promise<string[]> {
+/** A started cache of every namespace over `transport`. */
+function startedCache(transport: WatchTransport) {
   const cache = createCachedOrchestrator({
     direct: {} as Orchestrator,
     kubeConfig: new KubeConfig(),
@@ -118,6 +116,14 @@ async function listedThrough(
     backoffMs: 1,
   });
   cache.start?.();
+  return cache;
+}
+
+async function listedThrough(
+  transport: WatchTransport & { watches: Call[] },
+  watchesWanted = 1,
+): Promise<string[]> {
+  const cache = startedCache(transport);
   try {
     await cache.synced;
     const deadline = Date.now() + 5_000;
@@ -225,16 +231,7 @@ Deno.test("closing the cache aborts a list in progress, and no page is asked for
     },
     watch: () => Promise.resolve(new AbortController()),
   };
-  const cache = createCachedOrchestrator({
-    direct: {} as Orchestrator,
-    kubeConfig: new KubeConfig(),
-    rayCluster: { group: "ray.io", version: "v1", plural: "rayclusters" },
-    namespaces: [],
-    log: silentLogger(),
-    watch: transport,
-    backoffMs: 1,
-  });
-  cache.start?.();
+  const cache = startedCache(transport);
   await asked;
   await cache.close();
   assert.ok(aborted, "the page in progress was aborted");

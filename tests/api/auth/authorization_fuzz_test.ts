@@ -13,9 +13,7 @@
  */
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
-import { serveHttp } from "../../../api/http/server.ts";
-import { silentLogger } from "../../../api/log.ts";
-import { type Corral, startCorral } from "../../harness.ts";
+import { type Corral, listening, startCorral } from "../../harness.ts";
 import { Rng } from "../../random.ts";
 import {
   bearer,
@@ -376,12 +374,7 @@ async function rawGet(
 
 Deno.test(`the HTTP listener refuses ${SOCKET_COUNT} generated Authorization headers sent as raw bytes (FUZZ_SEED=${SEED})`, async () => {
   await withCorral(async (corral) => {
-    const server = await serveHttp({
-      hostname: "127.0.0.1",
-      port: 0,
-      handler: corral.gateway,
-      log: silentLogger(),
-    });
+    const server = await listening(corral);
     try {
       const rng = new Rng(SEED ^ 0x1b873593);
       const failures: string[] = [];

@@ -6,9 +6,7 @@
 import assert from "node:assert/strict";
 import { gunzipSync } from "node:zlib";
 import { COMPRESS_MIN_BYTES } from "../../../api/http/gateway.ts";
-import { serveHttp } from "../../../api/http/server.ts";
-import { silentLogger } from "../../../api/log.ts";
-import { startCorral, viaHttp } from "../../harness.ts";
+import { listening, startCorral, viaHttp } from "../../harness.ts";
 import { RAY_CRD } from "../../orchestrator/cluster_shapes.ts";
 
 const NS = "team-a";
@@ -61,12 +59,7 @@ async function withClusters(
       return;
     }
     // Through the HTTP listener, as clients get it.
-    const server = await serveHttp({
-      hostname: "127.0.0.1",
-      port: 0,
-      handler: corral.gateway,
-      log: silentLogger(),
-    });
+    const server = await listening(corral);
     try {
       await run((input, init) =>
         fetch(`http://127.0.0.1:${server.port}${input}`, init)
