@@ -23,14 +23,16 @@ import {
 } from "./errors.ts";
 import { follow } from "./follow.ts";
 import { namespaceOf, readObjectFile } from "./files.ts";
+import { age, columnWidths, tableLine } from "./output.ts";
 import {
-  age,
-  columnWidths,
-  formatObject,
-  formatTable,
-  outputFormat,
-  tableLine,
-} from "./output.ts";
+  ALL_NAMESPACES,
+  getObject,
+  headerOf,
+  type Kind,
+  listObjects,
+  OUTPUT,
+  rowOf,
+} from "./resources.ts";
 import type { Cluster } from "./types.ts";
 import { displayState, waitForCluster } from "./wait.ts";
 
@@ -39,21 +41,6 @@ const API = "/apis/v1alpha2";
 const SCALE_RETRIES = 5;
 const DEFAULT_TIMEOUT = "10m";
 
-const OUTPUT: Flags = {
-  output: {
-    type: "string",
-    short: "o",
-    value: "FORMAT",
-    help: "table (default), json or yaml",
-  },
-};
-const ALL_NAMESPACES: Flags = {
-  "all-namespaces": {
-    type: "boolean",
-    short: "A",
-    help: "every namespace you may see",
-  },
-};
 const WAIT: Flags = {
   wait: { type: "boolean", help: "follow the cluster until it is done" },
   timeout: {
@@ -76,47 +63,24 @@ function workers(cluster: Cluster): number {
   );
 }
 
-const HEADER = ["NAME", "STATE", "USER", "VERSION", "WORKERS", "AGE"];
-
-/** A cluster's table cells, its namespace first when `withNamespace`. */
-function clusterCells(
-  cluster: Cluster,
-  withNamespace: boolean,
-  now = Date.now(),
-): string[] {
-  return [
-    ...(withNamespace ? [cluster.namespace] : []),
+/** Clusters as the CLI lists and gets them. */
+const CLUSTER_KIND: Kind<Cluster> = {
+  noun: "cluster",
+  plural: "clusters",
+  listField: "clusters",
+  allPath: `${API}/clusters`,
+  path: clusterPath,
+  header: ["NAME", "STATE", "USER", "VERSION", "WORKERS", "AGE"],
+  cells: (cluster) => [
     cluster.name,
     displayState(cluster),
     cluster.user || "<none>",
     cluster.version || "<none>",
     String(workers(cluster)),
-    age(cluster.createdAt, now),
-  ];
-}
-
-function header(withNamespace: boolean): string[] {
-  return withNamespace ? ["NAMESPACE", ...HEADER] : HEADER;
-}
-
-/** Prints clusters as -o asks: a table, or the answer's JSON or YAML. */
-function printClusters(
-  clusters: Cluster[],
-  format: ReturnType<typeof outputFormat>,
-  withNamespace: boolean,
-  single?: Cluster,
-): void {
-  if (format !== "table") {
-    write(formatObject(single ?? { clusters }, format));
-  } else if (clusters.length === 0) {
-    console.error("No clusters found.");
-  } else {
-    write(formatTable(
-      header(withNamespace),
-      clusters.map((c) => clusterCells(c, withNamespace)),
-    ));
-  }
-}
+    age(cluster.createdAt, Date.now()),
+  ],
+  namespaceOf: (cluster) => cluster.namespace,
+};
 
 function timeoutOf(values: ParsedArgs["values"]): number {
   return parseDuration(
@@ -125,33 +89,7 @@ function timeoutOf(values: ParsedArgs["values"]): number {
   );
 }
 
-async function list({ values, positionals }: ParsedArgs): Promise<number> {
-  noPositionals(positionals, LIST_USAGE);
-  const format = outputFormat(values.output);
-  const all = values["all-namespaces"] === true;
-  return await withClient(values, async (client, { namespace }) => {
-    const answer = await client.call<{ clusters?: Cluster[] }>(
-      "GET",
-      all ? `${API}/clusters` : clusterPath(namespace),
-    );
-    printClusters(answer.clusters ?? [], format, all);
-    return EXIT_OK;
-  });
-}
 const LIST_USAGE = "clusters list [-n NS | -A] [-o table|json|yaml]";
-
-async function get({ values, positionals }: ParsedArgs): Promise<number> {
-  const name = onePositional(positionals, "a cluster name", GET_USAGE);
-  const format = outputFormat(values.output);
-  return await withClient(values, async (client, { namespace }) => {
-    const cluster = await client.call<Cluster>(
-      "GET",
-      clusterPath(namespace, name),
-    );
-    printClusters([cluster], format, false, cluster);
-    return EXIT_OK;
-  });
-}
 const GET_USAGE = "clusters get NAME [-n NS] [-o table|json|yaml]";
 
 async function create({ values, positionals }: ParsedArgs): Promise<number> {
@@ -305,7 +243,7 @@ async function printChanges(
   path: string,
   withNamespace: boolean,
 ): Promise<void> {
-  const titles = ["EVENT", ...header(withNamespace)];
+  const titles = ["EVENT", ...headerOf(CLUSTER_KIND, withNamespace)];
   let widths: number[] | undefined;
   const initial: string[][] = [];
   const aborter = new AbortController();
@@ -325,7 +263,7 @@ async function printChanges(
     if (!result.cluster) continue;
     const row = [
       result.type,
-      ...clusterCells(result.cluster, withNamespace),
+      ...rowOf(CLUSTER_KIND, result.cluster, withNamespace),
     ];
     if (!widths) {
       initial.push(row);
@@ -349,7 +287,7 @@ export const CLUSTERS: CommandGroup = {
         "corral clusters list -n team-a",
         "corral clusters list -A -o json",
       ],
-      run: list,
+      run: listObjects(CLUSTER_KIND, LIST_USAGE),
     },
     {
       name: "get",
@@ -357,7 +295,7 @@ export const CLUSTERS: CommandGroup = {
       usage: GET_USAGE,
       flags: OUTPUT,
       examples: ["corral clusters get blue -n team-a -o yaml"],
-      run: get,
+      run: getObject(CLUSTER_KIND, GET_USAGE),
     },
     {
       name: "create",

@@ -3,28 +3,24 @@
  * CPUs, GiB of memory, GPUs) through the `/apis/v1/...` routes.
  */
 import {
-  type Flags,
   noPositionals,
   onePositional,
   type ParsedArgs,
   stringFlag,
 } from "./args.ts";
-import { type CommandGroup, withClient, write } from "./command.ts";
+import { type CommandGroup, withClient } from "./command.ts";
 import { EXIT_OK, UsageError } from "./errors.ts";
 import { namespaceOf, readObjectFile } from "./files.ts";
-import { formatObject, formatTable, outputFormat } from "./output.ts";
+import {
+  ALL_NAMESPACES,
+  getObject,
+  type Kind,
+  listObjects,
+  OUTPUT,
+} from "./resources.ts";
 import type { ComputeTemplate } from "./types.ts";
 
 const API = "/apis/v1";
-
-const OUTPUT: Flags = {
-  output: {
-    type: "string",
-    short: "o",
-    value: "FORMAT",
-    help: "table (default), json or yaml",
-  },
-};
 
 function templatePath(namespace: string, name?: string): string {
   const base = `${API}/namespaces/${
@@ -33,59 +29,26 @@ function templatePath(namespace: string, name?: string): string {
   return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
 }
 
-function printTemplates(
-  templates: ComputeTemplate[],
-  format: ReturnType<typeof outputFormat>,
-  withNamespace: boolean,
-  single?: ComputeTemplate,
-): void {
-  if (format !== "table") {
-    write(formatObject(single ?? { computeTemplates: templates }, format));
-  } else if (templates.length === 0) {
-    console.error("No compute templates found.");
-  } else {
-    write(formatTable(
-      [...(withNamespace ? ["NAMESPACE"] : []), "NAME", "CPU", "MEMORY", "GPU"],
-      templates.map((t) => [
-        ...(withNamespace ? [t.namespace ?? ""] : []),
-        t.name,
-        String(t.cpu ?? 0),
-        `${t.memory ?? 0}Gi`,
-        t.gpuAccelerator && t.gpu
-          ? `${t.gpu} (${t.gpuAccelerator})`
-          : String(t.gpu ?? 0),
-      ]),
-    ));
-  }
-}
+/** Compute templates as the CLI lists and gets them. */
+const TEMPLATE_KIND: Kind<ComputeTemplate> = {
+  noun: "template",
+  plural: "compute templates",
+  listField: "computeTemplates",
+  allPath: `${API}/compute_templates`,
+  path: templatePath,
+  header: ["NAME", "CPU", "MEMORY", "GPU"],
+  cells: (t) => [
+    t.name,
+    String(t.cpu ?? 0),
+    `${t.memory ?? 0}Gi`,
+    t.gpuAccelerator && t.gpu
+      ? `${t.gpu} (${t.gpuAccelerator})`
+      : String(t.gpu ?? 0),
+  ],
+  namespaceOf: (t) => t.namespace ?? "",
+};
 
-async function list({ values, positionals }: ParsedArgs): Promise<number> {
-  noPositionals(positionals, LIST_USAGE);
-  const format = outputFormat(values.output);
-  const all = values["all-namespaces"] === true;
-  return await withClient(values, async (client, { namespace }) => {
-    const answer = await client.call<{ computeTemplates?: ComputeTemplate[] }>(
-      "GET",
-      all ? `${API}/compute_templates` : templatePath(namespace),
-    );
-    printTemplates(answer.computeTemplates ?? [], format, all);
-    return EXIT_OK;
-  });
-}
 const LIST_USAGE = "templates list [-n NS | -A] [-o table|json|yaml]";
-
-async function get({ values, positionals }: ParsedArgs): Promise<number> {
-  const name = onePositional(positionals, "a template name", GET_USAGE);
-  const format = outputFormat(values.output);
-  return await withClient(values, async (client, { namespace }) => {
-    const template = await client.call<ComputeTemplate>(
-      "GET",
-      templatePath(namespace, name),
-    );
-    printTemplates([template], format, false, template);
-    return EXIT_OK;
-  });
-}
 const GET_USAGE = "templates get NAME [-n NS] [-o table|json|yaml]";
 
 /** A flag's whole number; memory may be written with a Gi suffix. */
@@ -177,22 +140,15 @@ export const TEMPLATES: CommandGroup = {
       name: "list",
       summary: "list the compute templates of a namespace, or of all (-A)",
       usage: LIST_USAGE,
-      flags: {
-        "all-namespaces": {
-          type: "boolean",
-          short: "A",
-          help: "every namespace you may see",
-        },
-        ...OUTPUT,
-      },
-      run: list,
+      flags: { ...ALL_NAMESPACES, ...OUTPUT },
+      run: listObjects(TEMPLATE_KIND, LIST_USAGE),
     },
     {
       name: "get",
       summary: "show one compute template",
       usage: GET_USAGE,
       flags: OUTPUT,
-      run: get,
+      run: getObject(TEMPLATE_KIND, GET_USAGE),
     },
     {
       name: "create",
