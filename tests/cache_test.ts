@@ -12,6 +12,7 @@ import { NS, sampleCluster } from "./api/cases.ts";
 import { eventually } from "./eventually.ts";
 import { type FaultProxy, startFaultProxy } from "./fault_proxy.ts";
 import { type Corral, startCorral } from "./harness.ts";
+import { kubeFetch } from "./standin/with_standin.ts";
 
 const CLUSTERS = `/apis/ray.io/v1/namespaces/${NS}/rayclusters`;
 const TEMPLATE = { name: "small", cpu: 1, memory: 1 };
@@ -66,16 +67,7 @@ async function withRig(
       );
       return { status: response.status, body: await response.json() };
     },
-    kube: (method, path, body) =>
-      fetch(`${standin.url}${path}`, {
-        method,
-        headers: {
-          "content-type": method === "PATCH"
-            ? "application/merge-patch+json"
-            : "application/json",
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      }),
+    kube: (method, path, body) => kubeFetch(standin.url, method, path, body),
   };
   try {
     // The template every cluster of these tests uses.

@@ -11,6 +11,7 @@ import type { Message } from "../../domain/codec.ts";
 import { Code } from "../../domain/errors.ts";
 import { type Corral, startCorral, viaHttp } from "../harness.ts";
 import { RAY_CRD } from "../orchestrator/cluster_shapes.ts";
+import { kubeFetch } from "../standin/with_standin.ts";
 import {
   ALICE,
   bearer,
@@ -220,15 +221,7 @@ function kube(
   path: string,
   body?: unknown,
 ): Promise<Response> {
-  return fetch(`${corral.kubeUrl}${path}`, {
-    method,
-    headers: {
-      "content-type": method === "PATCH"
-        ? "application/merge-patch+json"
-        : "application/json",
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  return kubeFetch(corral.kubeUrl, method, path, body);
 }
 
 async function withCorral(
