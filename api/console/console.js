@@ -211,6 +211,16 @@ function changed() {
 // ------------------------------------------------------------- helpers
 
 /** An element: h("a", {href: "#", class: "x", onclick}, "text", child). */
+/** A page's panel: a section titled by its h2, `id` naming both. */
+function panel(id, title, ...children) {
+  return h(
+    "section",
+    { class: "panel", "aria-labelledby": id },
+    h("h2", { id }, title),
+    ...children,
+  );
+}
+
 function h(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
@@ -458,10 +468,9 @@ function clusterView(namespace, name) {
       h("p", {}, h("a", { href: "#/clusters" }, "← Clusters")),
       h("h1", {}, `${cluster.name} `, stateBadge(cluster.clusterState)),
       banner,
-      h(
-        "section",
-        { class: "panel", "aria-labelledby": "about" },
-        h("h2", { id: "about" }, "About"),
+      panel(
+        "about",
+        "About",
         h(
           "dl",
           { class: "facts" },
@@ -495,10 +504,9 @@ function clusterView(namespace, name) {
           ),
         ),
       ),
-      h(
-        "section",
-        { class: "panel", "aria-labelledby": "workers" },
-        h("h2", { id: "workers" }, "Worker groups"),
+      panel(
+        "workers",
+        "Worker groups",
         groups.length === 0
           ? h(
             "p",
@@ -526,10 +534,9 @@ function clusterView(namespace, name) {
           ),
       ),
       endpoints.length > 0 &&
-        h(
-          "section",
-          { class: "panel", "aria-labelledby": "endpoints" },
-          h("h2", { id: "endpoints" }, "Service endpoints"),
+        panel(
+          "endpoints",
+          "Service endpoints",
           h(
             "dl",
             { class: "facts" },
@@ -539,10 +546,9 @@ function clusterView(namespace, name) {
           ),
         ),
       envs.length > 0 &&
-        h(
-          "section",
-          { class: "panel", "aria-labelledby": "envs" },
-          h("h2", { id: "envs" }, "Environment variables"),
+        panel(
+          "envs",
+          "Environment variables",
           h(
             "dl",
             { class: "facts" },
@@ -554,10 +560,9 @@ function clusterView(namespace, name) {
             ]),
           ),
         ),
-      h(
-        "section",
-        { class: "panel", "aria-labelledby": "events" },
-        h("h2", { id: "events" }, "Events"),
+      panel(
+        "events",
+        "Events",
         events.length === 0
           ? h("p", { class: "muted" }, "Nothing has happened yet.")
           : h(
@@ -580,10 +585,9 @@ function clusterView(namespace, name) {
             ),
           ),
       ),
-      h(
-        "section",
-        { class: "panel", "aria-labelledby": "danger" },
-        h("h2", { id: "danger" }, "Delete"),
+      panel(
+        "danger",
+        "Delete",
         h(
           "label",
           { for: "delete-confirm" },
