@@ -56,9 +56,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const { dispatcher, kuberayJson } = options;
   const encode = kuberayJson ? messageToGatewayJson : messageToJson;
-  const texts = new WeakMap<object, string | Uint8Array>();
-  const encoder = new TextEncoder();
-  const compressedTexts = new WeakMap<object, Promise<Uint8Array>>();
+  const bodies = new WeakMap<object, string | Uint8Array>();
+  const compressedBodies = new WeakMap<object, Promise<Uint8Array>>();
   // A stream's answers are the same frozen messages for every watcher: each
   // is framed once, and the frame's bytes shared.
   const frames = { ndjson: new WeakMap(), sse: new WeakMap() } as StreamFrames;
@@ -137,32 +136,25 @@ export function createGateway(options: GatewayOptions): Gateway {
       );
     }
     const json = encode(route.responseType, result!);
-    const takesGzip = () =>
-      acceptedEncodings(request.headers.get("accept-encoding")).has("gzip");
-    if (!Object.isFrozen(result)) {
-      const text = JSON.stringify(json);
-      if (text.length < COMPRESS_MIN_BYTES || !takesGzip()) {
-        return textResponse(text, requestId, text.length >= COMPRESS_MIN_BYTES);
-      }
-      return gzipResponse(await gzipped(encoder.encode(text)), requestId);
+    // A kept answer (a cached cluster, a whole cached list) keeps its body
+    // with it, and its compressed form, made once for every client that
+    // takes it; any other is made for this request alone.
+    const kept = Object.isFrozen(result);
+    let body = kept ? bodies.get(json as object) : undefined;
+    if (body === undefined) {
+      body = bodyOf(JSON.stringify(json));
+      if (kept) bodies.set(json as object, body);
     }
-    // A kept answer (a cached cluster, a whole cached list): its JSON is
-    // kept with it, a large one encoded (a list of 10,000 is 15 MB, which
-    // as a string would be encoded again on every write), and so is its
-    // compressed form, made once for every client that takes it.
-    let kept = texts.get(json as object);
-    if (kept === undefined) {
-      const text = JSON.stringify(json);
-      kept = text.length < COMPRESS_MIN_BYTES ? text : encoder.encode(text);
-      texts.set(json as object, kept);
+    if (
+      typeof body === "string" ||
+      !acceptedEncodings(request.headers.get("accept-encoding")).has("gzip")
+    ) {
+      return textResponse(body, requestId, typeof body !== "string");
     }
-    if (typeof kept === "string" || !takesGzip()) {
-      return textResponse(kept, requestId, typeof kept !== "string");
-    }
-    let compressed = compressedTexts.get(json as object);
+    let compressed = kept ? compressedBodies.get(json as object) : undefined;
     if (compressed === undefined) {
-      compressed = gzipped(kept);
-      compressedTexts.set(json as object, compressed);
+      compressed = gzipped(body);
+      if (kept) compressedBodies.set(json as object, compressed);
     }
     return gzipResponse(await compressed, requestId);
   }
@@ -195,21 +187,22 @@ export function createGateway(options: GatewayOptions): Gateway {
 }
 
 /**
- * A server stream over HTTP: Server-Sent Events when the client accepts
- * text/event-stream (each answer an event whose id is its
- * resource_version, so a browser reconnecting sends it back as
- * Last-Event-ID), otherwise newline-delimited JSON as grpc-gateway streams
- * (one {"result": ...} per line). An error ends the stream with
- * {"error": {code, message, details}} (in SSE, an "error" event). Answers
- * are pulled one at a time as the connection takes them: a slow client
- * holds the stream back, and the stream ends it when too far behind.
- */
-/**
  * Answers at least this long are gzip-compressed for clients that accept
  * it, as the Kubernetes API server compresses its large answers: a list of
  * 10,000 clusters is 15 MB of JSON and about a tenth of that compressed.
  */
 export const COMPRESS_MIN_BYTES = 128 * 1024;
+
+const encoder = new TextEncoder();
+
+/**
+ * An answer's body: its text, or, from COMPRESS_MIN_BYTES on, its bytes
+ * (which may be compressed, and which a kept list of 10,000 writes 15 MB
+ * of on every answer without encoding them again).
+ */
+function bodyOf(text: string): string | Uint8Array {
+  return text.length < COMPRESS_MIN_BYTES ? text : encoder.encode(text);
+}
 
 /** gzip on the thread pool: a 15 MB list does not hold up other requests. */
 function gzipped(bytes: Uint8Array): Promise<Uint8Array> {
@@ -254,6 +247,16 @@ interface StreamFrames {
   sse: WeakMap<object, Uint8Array>;
 }
 
+/**
+ * A server stream over HTTP: Server-Sent Events when the client accepts
+ * text/event-stream (each answer an event whose id is its
+ * resource_version, so a browser reconnecting sends it back as
+ * Last-Event-ID), otherwise newline-delimited JSON as grpc-gateway streams
+ * (one {"result": ...} per line). An error ends the stream with
+ * {"error": {code, message, details}} (in SSE, an "error" event). Answers
+ * are pulled one at a time as the connection takes them: a slow client
+ * holds the stream back, and the stream ends it when too far behind.
+ */
 function streamResponse(
   stream: AsyncIterableIterator<Message>,
   encode: (message: Message) => unknown,
@@ -272,7 +275,6 @@ function streamResponse(
     }
     return bytes;
   };
-  const encoder = new TextEncoder();
   const frame = (json: unknown, event?: string): Uint8Array => {
     const text = JSON.stringify(json);
     if (!sse) return encoder.encode(`${text}\n`);
