@@ -159,7 +159,7 @@ export interface Orchestrator {
 
   /**
    * Tells `listener` of every cluster the cache holds now (as changes from
-   * nothing), then of every change, synchronously as the cache applies it;
+   * nothing, in namespace then name order), then of every change, synchronously as the cache applies it;
    * answers the function that stops it. Only a cache has it.
    */
   watchClusterChanges?(listener: (change: ClusterChange) => void): () => void;

@@ -300,17 +300,8 @@ export class ClusterWatch {
         ),
       );
     })();
-    this.#snapshot = entries.sort((a, b) =>
-      a.namespace < b.namespace
-        ? -1
-        : a.namespace > b.namespace
-        ? 1
-        : a.name < b.name
-        ? -1
-        : a.name > b.name
-        ? 1
-        : 0
-    );
+    // In namespace then name order, as the feed tells them.
+    this.#snapshot = entries;
     return this.#snapshot;
   }
 
