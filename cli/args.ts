@@ -5,6 +5,7 @@
  * an unknown or misspelt flag is a usage error that names it.
  */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+import { duration } from "../settings_values.ts";
 import { UsageError } from "./errors.ts";
 
 /** A flag as a command declares it: parseArgs' shape plus its help line. */
@@ -177,28 +178,39 @@ export function stringFlag(
 
 /**
  * A duration as Go and Kubernetes write it (`500ms`, `30s`, `10m`,
- * `1h30m`), in milliseconds; a bare number is refused rather than guessed.
+ * `1h30m`), in milliseconds, read as Corral's own flags read one
+ * (settings_values.ts); a bare number is refused rather than guessed, and
+ * so is the "0" those flags take for "no limit".
  */
 export function parseDuration(text: string, flag: string): number {
-  const unit: Record<string, number> = {
-    ms: 1,
-    s: 1_000,
-    m: 60_000,
-    h: 3_600_000,
-  };
-  const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
-  let total = 0;
-  let consumed = "";
-  for (const match of text.matchAll(part)) {
-    total += Number(match[1]) * unit[match[2]];
-    consumed += match[0];
+  const refused = (why: string) =>
+    new UsageError(`${flag} ${JSON.stringify(text)} is not a duration: ${why}`);
+  if (text === "0") throw refused("write it as 30s, 10m or 1h30m");
+  try {
+    return duration(text);
+  } catch (error) {
+    throw refused((error as Error).message);
   }
-  if (text === "" || consumed !== text) {
+}
+
+/**
+ * A flag's whole number, undefined when not given; `unit` may follow it
+ * (`--memory 4Gi`).
+ */
+export function wholeNumber(
+  values: ParsedArgs["values"],
+  flag: string,
+  unit = "",
+): number | undefined {
+  const text = stringFlag(values, flag);
+  if (text === undefined) return undefined;
+  const match = new RegExp(`^(\\d+)${unit ? `(?:${unit})?` : ""}$`).exec(text);
+  if (!match) {
     throw new UsageError(
-      `${flag} ${
-        JSON.stringify(text)
-      } is not a duration: write it as 30s, 10m or 1h30m`,
+      `--${flag} ${JSON.stringify(text)} is not a whole number${
+        unit ? ` (of ${unit})` : ""
+      }`,
     );
   }
-  return total;
+  return Number(match[1]);
 }

@@ -25,8 +25,6 @@ export interface WatchResult {
 }
 
 export interface CorralClient {
-  /** The server's base URL, without a trailing slash. */
-  readonly server: string;
   /** Sends a request; resolves with the parsed JSON answer. */
   call<T>(method: string, path: string, body?: unknown): Promise<T>;
   /** The watch stream at `path`, one result per line, until it ends. */
@@ -86,7 +84,6 @@ export async function connect(connection: Connection): Promise<CorralClient> {
   }
 
   return {
-    server,
     async call<T>(method: string, path: string, body?: unknown): Promise<T> {
       const response = await send(method, path, body);
       const text = await response.text();

@@ -10,18 +10,19 @@ import {
   type ParsedArgs,
   parseDuration,
   stringFlag,
+  wholeNumber,
 } from "./args.ts";
 import type { CorralClient } from "./client.ts";
 import { type CommandGroup, withClient, write } from "./command.ts";
 import {
   ApiError,
   CliError,
-  CODE_ABORTED,
   EXIT_API_ERROR,
   EXIT_OK,
   UsageError,
 } from "./errors.ts";
-import { follow } from "./follow.ts";
+import { Code } from "../domain/errors.ts";
+import { follow, watchPath } from "./follow.ts";
 import { namespaceOf, readObjectFile } from "./files.ts";
 import { age, columnWidths, tableLine } from "./output.ts";
 import {
@@ -146,19 +147,15 @@ async function remove({ values, positionals }: ParsedArgs): Promise<number> {
 }
 const DELETE_USAGE = "clusters delete NAME [-n NS] [--wait] [--timeout 10m]";
 
-/** A whole number of replicas, or a usage error. */
-function replicasOf(text: string | undefined): number {
-  if (text === undefined) {
+/** --replicas, which a scale needs. */
+function replicasOf(values: ParsedArgs["values"]): number {
+  const replicas = wholeNumber(values, "replicas");
+  if (replicas === undefined) {
     throw new UsageError("--replicas N is required", [
       `  usage: ${SCALE_USAGE}`,
     ]);
   }
-  if (!/^\d+$/.test(text)) {
-    throw new UsageError(
-      `--replicas ${JSON.stringify(text)} is not a whole number`,
-    );
-  }
-  return Number(text);
+  return replicas;
 }
 
 /**
@@ -172,7 +169,7 @@ async function scale({ values, positionals }: ParsedArgs): Promise<number> {
   if (groupName === undefined) {
     throw new UsageError("--group G is required", [`  usage: ${SCALE_USAGE}`]);
   }
-  const replicas = replicasOf(stringFlag(values, "replicas"));
+  const replicas = replicasOf(values);
   return await withClient(values, async (client, { namespace }) => {
     const key = `${namespace}/${name}`;
     for (let attempt = 0;; attempt++) {
@@ -213,7 +210,7 @@ async function scale({ values, positionals }: ParsedArgs): Promise<number> {
         );
         return EXIT_OK;
       } catch (error) {
-        const raced = error instanceof ApiError && error.code === CODE_ABORTED;
+        const raced = error instanceof ApiError && error.code === Code.ABORTED;
         if (!raced || attempt >= SCALE_RETRIES) throw error;
       }
     }
@@ -229,9 +226,7 @@ async function watch({ values, positionals }: ParsedArgs): Promise<number> {
   noPositionals(positionals, WATCH_USAGE);
   const all = values["all-namespaces"] === true;
   return await withClient(values, async (client, { namespace }) => {
-    const path = all
-      ? `${API}/watch/clusters`
-      : `${API}/watch/namespaces/${encodeURIComponent(namespace)}/clusters`;
+    const path = watchPath(all ? undefined : namespace);
     await printChanges(client, path, all);
     return EXIT_OK;
   });

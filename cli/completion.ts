@@ -12,6 +12,7 @@ import {
 } from "./args.ts";
 import { type Command, isGroup, type TopLevel } from "./command.ts";
 import { EXIT_OK, UsageError } from "./errors.ts";
+import { OUTPUT_FORMATS } from "./output.ts";
 
 const SHELLS = ["bash", "zsh"] as const;
 type Shell = typeof SHELLS[number];
@@ -94,6 +95,7 @@ export function completionScript(shell: Shell, entries: TopLevel[]): string {
   const groups = entries.filter(isGroup).map((g) => g.name).join("|");
   const { flags, words } = arms(entries);
   const globalFlags = flagWords(GLOBAL_FLAGS).join(" ");
+  const formats = OUTPUT_FORMATS.join(" ");
   if (shell === "bash") {
     return `# bash completion for corral. Load it with: source <(corral completion bash)
 ${CONTEXTS_FUNCTION}
@@ -111,7 +113,7 @@ _corral() {
     esac
   done
   case "$prev" in
-    -o|--output) COMPREPLY=($(compgen -W "table json yaml" -- "$cur")); return ;;
+    -o|--output) COMPREPLY=($(compgen -W "${formats}" -- "$cur")); return ;;
     --context) COMPREPLY=($(compgen -W "$(_corral_contexts)" -- "$cur")); return ;;
     ${fileFlags}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     ${valueFlags}) return ;;
@@ -153,7 +155,7 @@ _corral() {
     esac
   done
   case "$prev" in
-    (-o|--output) compadd -- table json yaml; return ;;
+    (-o|--output) compadd -- ${formats}; return ;;
     (--context) compadd -- $(_corral_contexts); return ;;
     (${fileFlags}) _files; return ;;
     (${valueFlags}) return ;;

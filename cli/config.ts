@@ -5,7 +5,7 @@
  * part taken from its flag, else its environment variable, else the
  * context.
  */
-import { dirname, resolve } from "node:path";
+import { dirname } from "node:path";
 import { parse, stringify } from "yaml";
 import { type ParsedArgs, stringFlag } from "./args.ts";
 import { CliError, EXIT_USAGE, UsageError } from "./errors.ts";
@@ -146,9 +146,4 @@ export async function resolveConnection(
     namespace: stringFlag(values, "namespace") ?? env("CORRAL_NAMESPACE") ??
       context?.namespace ?? DEFAULT_NAMESPACE,
   };
-}
-
-/** A CA path made absolute, so the context works from any directory. */
-export function absolutePath(path: string): string {
-  return resolve(path);
 }

@@ -10,16 +10,11 @@ import {
   stringFlag,
 } from "./args.ts";
 import type { CommandGroup } from "./command.ts";
-import {
-  absolutePath,
-  configPath,
-  type Context,
-  loadConfig,
-  saveConfig,
-} from "./config.ts";
+import { configPath, type Context, loadConfig, saveConfig } from "./config.ts";
 import { write } from "./command.ts";
 import { CliError, EXIT_API_ERROR, EXIT_OK, UsageError } from "./errors.ts";
 import { formatTable } from "./output.ts";
+import { resolve } from "node:path";
 
 const SET_USAGE =
   "config set-context NAME [--server URL] [--token T] [--ca FILE] [--namespace NS]";
@@ -50,7 +45,8 @@ async function setContext(
     ...(values.token === undefined
       ? {}
       : { token: stringFlag(values, "token") }),
-    ...(ca === undefined ? {} : { certificateAuthority: absolutePath(ca) }),
+    // Made absolute, so the context works from any directory.
+    ...(ca === undefined ? {} : { certificateAuthority: resolve(ca) }),
     ...(values.namespace === undefined
       ? {}
       : { namespace: stringFlag(values, "namespace") }),

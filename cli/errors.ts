@@ -4,6 +4,7 @@
  * a usage error or a timeout, 3 when the server cannot be reached. Scripts
  * branch on these codes, so they never change meaning.
  */
+import { Code, type FieldViolation } from "../domain/errors.ts";
 
 export const EXIT_OK = 0;
 export const EXIT_API_ERROR = 1;
@@ -36,12 +37,6 @@ export class UsageError extends CliError {
   }
 }
 
-/** One `details[].fieldViolations[]` entry of an API error. */
-export interface FieldViolation {
-  field: string;
-  description: string;
-}
-
 /** The API's error body: `{code, message, details}`. */
 export interface ApiErrorBody {
   code?: number;
@@ -49,24 +44,19 @@ export interface ApiErrorBody {
   details?: { fieldViolations?: FieldViolation[] }[];
 }
 
-/** gRPC codes the command line acts on. */
-export const CODE_NOT_FOUND = 5;
-export const CODE_ABORTED = 10;
-export const CODE_UNAUTHENTICATED = 16;
-
 /** Corral answered with an error: exit 1, every field violation listed. */
 export class ApiError extends CliError {
+  /** The gRPC code (domain/errors.ts), which scripts and retries act on. */
   readonly code: number;
-  readonly violations: FieldViolation[];
 
-  constructor(readonly status: number, body: ApiErrorBody) {
+  constructor(status: number, body: ApiErrorBody) {
     const violations = (body.details ?? []).flatMap((detail) =>
       detail.fieldViolations ?? []
     );
     const code = body.code ??
-      (status === 401 ? CODE_UNAUTHENTICATED : 2 /* UNKNOWN */);
+      (status === 401 ? Code.UNAUTHENTICATED : Code.UNKNOWN);
     super(
-      code === CODE_UNAUTHENTICATED
+      code === Code.UNAUTHENTICATED
         ? "not signed in: set a token (--token, CORRAL_TOKEN or corral config set-context)"
         : withoutViolations(body.message || `HTTP ${status}`, violations),
       EXIT_API_ERROR,
@@ -74,7 +64,6 @@ export class ApiError extends CliError {
     );
     this.name = "ApiError";
     this.code = code;
-    this.violations = violations;
   }
 }
 

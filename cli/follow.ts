@@ -6,10 +6,19 @@
  * gives for the watch itself, ends it.
  */
 import type { CorralClient, WatchResult } from "./client.ts";
-import { ApiError, CODE_ABORTED } from "./errors.ts";
+import { Code } from "../domain/errors.ts";
+import { ApiError } from "./errors.ts";
 
-/** Code 8: the watcher fell behind, and may resume where it was. */
-const CODE_RESOURCE_EXHAUSTED = 8;
+/** The watch route of a namespace's clusters, or of every namespace's. */
+export function watchPath(namespace?: string): string {
+  return namespace === undefined
+    ? "/apis/v1alpha2/watch/clusters"
+    : `/apis/v1alpha2/watch/namespaces/${
+      encodeURIComponent(namespace)
+    }/clusters`;
+}
+
+/** The pause before a stream Corral ended is resumed. */
 const RESUME_DELAY_MS = 1_000;
 
 /**
@@ -36,8 +45,10 @@ export async function* follow(
     } catch (error) {
       if (signal.aborted) return;
       if (!(error instanceof ApiError)) throw error;
-      if (error.code === CODE_ABORTED) resourceVersion = "";
-      else if (error.code !== CODE_RESOURCE_EXHAUSTED) throw error;
+      // Code 10: too far back to resume from; code 8: the watcher fell
+      // behind, and may resume where it was.
+      if (error.code === Code.ABORTED) resourceVersion = "";
+      else if (error.code !== Code.RESOURCE_EXHAUSTED) throw error;
     }
     await delay(RESUME_DELAY_MS, signal);
   }

@@ -7,6 +7,7 @@ import {
   onePositional,
   type ParsedArgs,
   stringFlag,
+  wholeNumber,
 } from "./args.ts";
 import { type CommandGroup, withClient } from "./command.ts";
 import { EXIT_OK, UsageError } from "./errors.ts";
@@ -50,25 +51,6 @@ const TEMPLATE_KIND: Kind<ComputeTemplate> = {
 
 const LIST_USAGE = "templates list [-n NS | -A] [-o table|json|yaml]";
 const GET_USAGE = "templates get NAME [-n NS] [-o table|json|yaml]";
-
-/** A flag's whole number; memory may be written with a Gi suffix. */
-function wholeNumber(
-  values: ParsedArgs["values"],
-  flag: string,
-  unit = "",
-): number | undefined {
-  const text = stringFlag(values, flag);
-  if (text === undefined) return undefined;
-  const match = new RegExp(`^(\\d+)${unit ? `(?:${unit})?` : ""}$`).exec(text);
-  if (!match) {
-    throw new UsageError(
-      `--${flag} ${JSON.stringify(text)} is not a whole number${
-        unit ? ` (of ${unit})` : ""
-      }`,
-    );
-  }
-  return Number(match[1]);
-}
 
 const SIZE_FLAGS = ["name", "cpu", "memory", "gpu", "gpu-accelerator"];
 

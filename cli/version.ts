@@ -6,6 +6,7 @@ import { noPositionals, type ParsedArgs } from "./args.ts";
 import { type Command, withClient, write } from "./command.ts";
 import { EXIT_OK } from "./errors.ts";
 import { formatObject, outputFormat } from "./output.ts";
+import { OUTPUT } from "./resources.ts";
 import denoJson from "../deno.json" with { type: "json" };
 
 export const CLIENT_VERSION: string = denoJson.version;
@@ -39,13 +40,6 @@ export const VERSION: Command = {
   name: "version",
   summary: "print the command line's and the server's versions",
   usage: "version [-o table|json|yaml]",
-  flags: {
-    output: {
-      type: "string",
-      short: "o",
-      value: "FORMAT",
-      help: "table (default), json or yaml",
-    },
-  },
+  flags: OUTPUT,
   run: version,
 };

@@ -7,7 +7,7 @@
 import type { CorralClient } from "./client.ts";
 import { write } from "./command.ts";
 import { CliError, EXIT_API_ERROR, EXIT_OK, EXIT_USAGE } from "./errors.ts";
-import { follow } from "./follow.ts";
+import { follow, watchPath } from "./follow.ts";
 import { formatDuration } from "./output.ts";
 import type { Cluster, ClusterEvent } from "./types.ts";
 
@@ -17,8 +17,6 @@ export interface WaitOptions {
   /** ready: until the cluster is ready (or failed); deleted: until it is gone. */
   until: "ready" | "deleted";
   timeoutMs: number;
-  /** Whether standard output is a terminal; Deno.stdout.isTerminal() by default. */
-  terminal?: boolean;
 }
 
 /** How many of a failed cluster's last Warning events are shown. */
@@ -87,7 +85,7 @@ export async function waitForCluster(
 ): Promise<number> {
   const { namespace, name, until, timeoutMs } = options;
   const key = `${namespace}/${name}`;
-  const progress = new Progress(options.terminal ?? Deno.stdout.isTerminal());
+  const progress = new Progress(Deno.stdout.isTerminal());
   const aborter = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -97,9 +95,7 @@ export async function waitForCluster(
   const shown = new Set<string>();
   let last: Cluster | undefined;
   let initial = true;
-  const path = `/apis/v1alpha2/watch/namespaces/${
-    encodeURIComponent(namespace)
-  }/clusters?name=${encodeURIComponent(name)}`;
+  const path = `${watchPath(namespace)}?name=${encodeURIComponent(name)}`;
   progress.status(
     `cluster ${key}: ${until === "ready" ? "waiting" : "deleting"}`,
   );
