@@ -3,6 +3,8 @@
  * (bench/standin.ts) and Corral in kubernetes mode against it, each in a
  * process of its own on free loopback ports, as an installation runs them.
  */
+import denoJson from "../deno.json" with { type: "json" };
+
 const ROOT = new URL("../", import.meta.url).pathname;
 
 export function freePort(): number {
@@ -75,12 +77,9 @@ export interface CorralProcess {
  * The V8 flags `deno task start` (and so the image) runs Corral with: a
  * benchmark measures Corral as it is deployed.
  */
-async function startV8Flags(): Promise<string[]> {
-  const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
-  return (config.tasks.start as string).split(/\s+/).filter((word) =>
-    word.startsWith("--v8-flags=")
-  );
-}
+const START_V8_FLAGS = denoJson.tasks.start.split(/\s+/).filter((word) =>
+  word.startsWith("--v8-flags=")
+);
 
 /** Corral in kubernetes mode against `kubeconfig`, once it is ready. */
 export async function startCorral(
@@ -93,7 +92,7 @@ export async function startCorral(
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      ...await startV8Flags(),
+      ...START_V8_FLAGS,
       "--allow-net",
       "--allow-env",
       "--allow-read",
