@@ -24,16 +24,20 @@
  */
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { ClusterChange, Orchestrator } from "../../domain/ports.ts";
-import type { Cluster } from "../../domain/types.ts";
+import type {
+  Cluster,
+  EventType,
+  WatchClustersResponse,
+} from "../../domain/types.ts";
 import type { ConvertedClusters } from "./converted_clusters.ts";
 
-export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK";
-
 /** One answer of WatchClusters, as the handlers hand it to a transport. */
-export interface WatchEvent {
-  type: WatchEventType;
-  cluster?: Cluster;
-  resourceVersion: string;
+export type WatchEvent = WatchClustersResponse;
+type WatchEventType = Exclude<EventType, "EVENT_TYPE_UNSPECIFIED">;
+
+/** A resource version as a number; undefined for text that is none. */
+function versionOf(text: string): bigint | undefined {
+  return /^\d{1,30}$/.test(text) ? BigInt(text) : undefined;
 }
 
 export interface ClusterWatchOptions {
@@ -181,7 +185,8 @@ export class ClusterWatch {
     let resume: bigint | undefined;
     const given = request.resourceVersion ?? "";
     if (given !== "") {
-      if (!/^\d{1,30}$/.test(given)) {
+      resume = versionOf(given);
+      if (resume === undefined) {
         throw new ServiceError(
           Code.INVALID_ARGUMENT,
           `Invalid resource_version "${
@@ -198,7 +203,6 @@ export class ClusterWatch {
           },
         );
       }
-      resume = BigInt(given);
     }
     if (!this.#options.inStep()) {
       throw new ServiceError(
@@ -251,9 +255,7 @@ export class ClusterWatch {
   }
 
   #apply(change: ClusterChange): void {
-    const given = /^\d{1,30}$/.test(change.resourceVersion)
-      ? BigInt(change.resourceVersion)
-      : 0n;
+    const given = versionOf(change.resourceVersion) ?? 0n;
     if (given > this.#revision) this.#revision = given;
     // Until the cache is first in step nobody watches and nothing is kept:
     // the changes of its first lists cost nothing more here.
