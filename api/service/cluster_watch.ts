@@ -104,7 +104,6 @@ export interface WatchRequest {
 class Entry {
   #cluster: (() => Cluster) | Cluster | undefined;
   #event: WatchEvent | undefined;
-  #initial: WatchEvent | undefined;
 
   constructor(
     readonly type: WatchEventType,
@@ -113,6 +112,11 @@ class Entry {
     readonly namespace: string,
     readonly name: string,
     cluster?: () => Cluster,
+    /**
+     * Of the state a watch starts with: sent without a resourceVersion
+     * (a client resumes from the BOOKMARK that follows the state).
+     */
+    readonly initial = false,
   ) {
     this.#cluster = cluster;
   }
@@ -127,16 +131,7 @@ class Entry {
     return this.#event ??= Object.freeze({
       type: this.type,
       ...(this.cluster ? { cluster: this.cluster } : {}),
-      resourceVersion: String(this.version),
-    });
-  }
-
-  /** The ADDED answer of the cluster as a watch starts with it. */
-  get initial(): WatchEvent {
-    return this.#initial ??= Object.freeze({
-      type: "ADDED" as const,
-      cluster: this.cluster,
-      resourceVersion: "",
+      resourceVersion: this.initial ? "" : String(this.version),
     });
   }
 }
@@ -217,7 +212,6 @@ export class ClusterWatch {
       // Shared by every watch started before the next change.
       backlog = {
         entries: this.#state(),
-        initial: true,
         then: bookmark(this.#revision),
       };
     } else {
@@ -230,7 +224,6 @@ export class ClusterWatch {
       const first = this.#history.findIndex((entry) => entry.version > resume!);
       backlog = {
         entries: first < 0 ? [] : this.#history.slice(first),
-        initial: false,
       };
     }
     const watcher = new Watcher(
@@ -299,6 +292,7 @@ export class ClusterWatch {
           namespace,
           name,
           () => converted.of(cluster, events),
+          true,
         ),
       );
     })();
@@ -338,8 +332,6 @@ function matcher(request: WatchRequest): (entry: Entry) => boolean {
 interface Backlog {
   /** Kept entries, shared: only those the watcher matches are sent. */
   entries: readonly Entry[];
-  /** The initial state (each entry's `initial` event), not changes. */
-  initial: boolean;
   /** Sent after them. */
   then?: Entry;
 }
@@ -412,8 +404,7 @@ class Watcher implements AsyncIterableIterator<WatchEvent> {
         while (this.#next < entries.length) {
           const entry = entries[this.#next++];
           if (!this.#matches(entry)) continue;
-          const event = backlog.initial ? entry.initial : entry.event;
-          return { done: false, value: event };
+          return { done: false, value: entry.event };
         }
         this.#backlog = undefined;
         if (backlog.then) return { done: false, value: backlog.then.event };
