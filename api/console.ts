@@ -1,17 +1,16 @@
 /**
  * The console at /console: a page, a script and a stylesheet (api/console/),
- * read and compressed once at start-up and served from Corral's origin
+ * read once at start-up and served from Corral's origin
  * alone. The page reaches nothing else (a strict Content-Security-Policy
  * holds it to that) and works air-gapped; it talks to Corral's API as any
  * client does, with the token a person pastes.
  *
  * The script and stylesheet are served under paths holding their hash, so
  * browsers keep them for good; the page itself is never cached. Answers are
- * Brotli- or gzip-compressed when the browser accepts it.
+ * Brotli- or gzip-compressed when the browser accepts it (http/assets.ts).
  */
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { assetHandler } from "./http/assets.ts";
 import { contentHash } from "./http/content_hash.ts";
-import { acceptedEncodings } from "./http/encoding.ts";
 import type { PageHandler } from "./http/router.ts";
 
 export const CONSOLE_PATH = "/console";
@@ -30,31 +29,18 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-/** One file as served: its bytes as they are and compressed. */
+/** One of the console's files: its path, type and bytes. */
 export interface Asset {
   path: string;
   type: string;
   identity: Uint8Array;
-  gzip: Uint8Array;
-  br: Uint8Array;
 }
 
 function asset(path: string, type: string, text: string): Asset {
-  const identity = new TextEncoder().encode(text);
-  return {
-    path,
-    type,
-    identity,
-    gzip: new Uint8Array(gzipSync(identity, { level: 9 })),
-    br: new Uint8Array(
-      brotliCompressSync(identity, {
-        params: { [constants.BROTLI_PARAM_QUALITY]: 11 },
-      }),
-    ),
-  };
+  return { path, type, identity: new TextEncoder().encode(text) };
 }
 
-/** The console's files, read and compressed. */
+/** The console's files, read. */
 export async function loadConsole(): Promise<Asset[]> {
   const read = (name: string) => Deno.readTextFile(new URL(name, SOURCE));
   const [html, js, css] = await Promise.all([
@@ -72,39 +58,24 @@ export async function loadConsole(): Promise<Asset[]> {
   ];
 }
 
-/** The encoding to answer with, from Accept-Encoding: br, gzip or none. */
-function encodingFor(accept: string | null): "br" | "gzip" | undefined {
-  const accepted = acceptedEncodings(accept);
-  if (accepted.has("br")) return "br";
-  if (accepted.has("gzip")) return "gzip";
-  return undefined;
-}
-
 /** The handlers of the console's paths. */
 export function consolePages(assets: Asset[]): Record<string, PageHandler> {
   const pages: Record<string, PageHandler> = {};
   for (const file of assets) {
     const isPage = file.path === CONSOLE_PATH;
-    const handler: PageHandler = (request) => {
-      const encoding = encodingFor(request.headers.get("accept-encoding"));
-      const headers: Record<string, string> = {
-        "content-type": file.type,
-        "cache-control": isPage
-          ? "no-cache"
-          : "public, max-age=31536000, immutable",
-        "vary": "accept-encoding",
-        "x-content-type-options": "nosniff",
-        ...(isPage
-          ? {
-            "content-security-policy": CONTENT_SECURITY_POLICY,
-            "referrer-policy": "no-referrer",
-          }
-          : {}),
-        ...(encoding ? { "content-encoding": encoding } : {}),
-      };
-      const body = encoding ? file[encoding] : file.identity;
-      return new Response(body as BodyInit, { headers });
-    };
+    const handler = assetHandler(file.identity, {
+      "content-type": file.type,
+      "cache-control": isPage
+        ? "no-cache"
+        : "public, max-age=31536000, immutable",
+      "x-content-type-options": "nosniff",
+      ...(isPage
+        ? {
+          "content-security-policy": CONTENT_SECURITY_POLICY,
+          "referrer-policy": "no-referrer",
+        }
+        : {}),
+    });
     pages[file.path] = handler;
     if (isPage) pages[`${CONSOLE_PATH}/`] = handler;
   }

@@ -8,6 +8,7 @@
  */
 import YAML from "yaml";
 import type { OpenApiDocument } from "./openapi.ts";
+import { assetHandler } from "./http/assets.ts";
 import { contentHash } from "./http/content_hash.ts";
 import type { PageHandler } from "./http/router.ts";
 
@@ -82,30 +83,28 @@ export function docsPages(
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
   };
-  // HEAD is the router's: it drops the body GET answers.
-  const text =
-    (body: string | Uint8Array, headers: Record<string, string>) => () =>
-      new Response(body as BodyInit, { headers });
-  const htmlPage = text(html, {
+  // HEAD is the router's: it drops the body GET answers. Every page is
+  // compressed as the browser accepts (http/assets.ts).
+  const htmlPage = assetHandler(html, {
     "content-type": "text/html; charset=utf-8",
     ...pageHeaders,
   });
   return {
-    [DOCS_PATHS.json]: text(json, {
+    [DOCS_PATHS.json]: assetHandler(json, {
       "content-type": "application/json",
       ...docHeaders,
     }),
-    [DOCS_PATHS.yaml]: text(yaml, {
+    [DOCS_PATHS.yaml]: assetHandler(yaml, {
       "content-type": "application/yaml",
       ...docHeaders,
     }),
     [DOCS_PATHS.page]: htmlPage,
     [`${DOCS_PATHS.page}/`]: htmlPage,
-    [DOCS_PATHS.init]: text(init, {
+    [DOCS_PATHS.init]: assetHandler(init, {
       "content-type": "text/javascript; charset=utf-8",
       ...pageHeaders,
     }),
-    [scriptPath]: text(bundle.script, {
+    [scriptPath]: assetHandler(bundle.script, {
       "content-type": "text/javascript; charset=utf-8",
       // The hash is in the path: a new bundle has a new path.
       "cache-control": "public, max-age=31536000, immutable",

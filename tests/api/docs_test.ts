@@ -5,6 +5,7 @@
  * tests/browser/docs_page_test.ts (`deno task test:browser`).
  */
 import assert from "node:assert/strict";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { Code } from "../../domain/errors.ts";
 import {
   DOCS_PATHS,
@@ -170,4 +171,32 @@ Deno.test("main.ts serves the document, the page, reflection and health with the
     client.close();
     await dev.stop().catch(() => {});
   }
+});
+
+Deno.test("the bundle is answered compressed as the browser accepts it, made once, and whole without compression", async () => {
+  const handler = await app();
+  const bundle = await loadScalarBundle();
+  const path = `/docs/scalar-api-reference-${bundle.hash}.js`;
+  for (const [accept, encoding] of [["gzip, br", "br"], ["gzip", "gzip"]]) {
+    const sizes: number[] = [];
+    for (let again = 0; again < 2; again++) {
+      const response = await handler(
+        new Request(`http://corral.test${path}`, {
+          headers: { "accept-encoding": accept },
+        }),
+      );
+      assert.equal(response.headers.get("content-encoding"), encoding);
+      assert.equal(response.headers.get("vary"), "accept-encoding");
+      const body = new Uint8Array(await response.arrayBuffer());
+      const plain = encoding === "br"
+        ? brotliDecompressSync(body)
+        : gunzipSync(body);
+      assert.deepEqual(new Uint8Array(plain), bundle.script);
+      sizes.push(body.byteLength);
+    }
+    assert.ok(sizes[0] < bundle.script.byteLength / 3, `${sizes[0]} bytes`);
+  }
+  const plain = await handler(new Request(`http://corral.test${path}`));
+  assert.equal(plain.headers.get("content-encoding"), null);
+  assert.deepEqual(new Uint8Array(await plain.arrayBuffer()), bundle.script);
 });
