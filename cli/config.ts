@@ -126,13 +126,7 @@ export async function resolveConnection(
   let context: Context | undefined;
   if (contextName !== undefined) {
     context = config.contexts.find((c) => c.name === contextName);
-    if (!context) {
-      throw new UsageError(`no context named ${JSON.stringify(contextName)}`, [
-        `  contexts: ${
-          config.contexts.map((c) => c.name).join(", ") || "(none)"
-        }`,
-      ]);
-    }
+    if (!context) throw noContext(config, contextName, EXIT_USAGE);
   }
   const env = (name: string) => Deno.env.get(name) || undefined;
   const caFlag = stringFlag(values, "certificate-authority");
@@ -146,4 +140,18 @@ export async function resolveConnection(
     namespace: stringFlag(values, "namespace") ?? env("CORRAL_NAMESPACE") ??
       context?.namespace ?? DEFAULT_NAMESPACE,
   };
+}
+
+/**
+ * A context name `config` does not have, with the names it has: a usage
+ * error for --context, an error of its own for `config use-context`.
+ */
+export function noContext(
+  config: Config,
+  name: string,
+  exitCode: number,
+): CliError {
+  return new CliError(`no context named ${JSON.stringify(name)}`, exitCode, [
+    `  contexts: ${config.contexts.map((c) => c.name).join(", ") || "(none)"}`,
+  ]);
 }

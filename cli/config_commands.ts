@@ -10,7 +10,13 @@ import {
   stringFlag,
 } from "./args.ts";
 import type { CommandGroup } from "./command.ts";
-import { configPath, type Context, loadConfig, saveConfig } from "./config.ts";
+import {
+  configPath,
+  type Context,
+  loadConfig,
+  noContext,
+  saveConfig,
+} from "./config.ts";
 import { write } from "./command.ts";
 import { CliError, EXIT_API_ERROR, EXIT_OK, UsageError } from "./errors.ts";
 import { formatTable } from "./output.ts";
@@ -71,13 +77,7 @@ async function useContext({ positionals }: ParsedArgs): Promise<number> {
   );
   const config = await loadConfig();
   if (!config.contexts.some((c) => c.name === name)) {
-    throw new CliError(
-      `no context named ${JSON.stringify(name)}`,
-      EXIT_API_ERROR,
-      [`  contexts: ${
-        config.contexts.map((c) => c.name).join(", ") || "(none)"
-      }`],
-    );
+    throw noContext(config, name, EXIT_API_ERROR);
   }
   config.currentContext = name;
   await saveConfig(config);
