@@ -1,10 +1,15 @@
 /**
  * Corral's own pages: the OpenAPI document (JSON and YAML) and the
  * interactive API reference, a Scalar page served entirely from Corral's
- * origin: the standalone bundle is a copy in third_party/scalar (from the
- * @scalar/api-reference package, tools/third_party.ts) read once at start-up, the page loads no font, script or style from anywhere else
- * (a Content-Security-Policy of 'self' holds it to that), and "try it"
- * sends its requests to the same origin. It works in an air-gapped cluster.
+ * origin.
+ *
+ * - The standalone bundle is a copy in third_party/scalar (from the
+ *   @scalar/api-reference package, tools/third_party.ts), read once at
+ *   start-up.
+ * - The page loads no font, script or style from anywhere else (a
+ *   Content-Security-Policy of 'self' holds it to that), and "try it"
+ *   sends its requests to the same origin. It works in an air-gapped
+ *   cluster.
  */
 import YAML from "yaml";
 import type { OpenApiDocument } from "./openapi.ts";
