@@ -98,13 +98,24 @@ function flagProblem(error: Error & { code?: string }): string {
   }
 }
 
-/** The global flags that take a value, with their short forms. */
-const GLOBAL_VALUE_FLAGS = new Set(
-  Object.entries(GLOBAL_FLAGS).flatMap(([name, flag]) =>
-    flag.type === "string"
+/**
+ * The words of `flags` (`--namespace`, `-n`), of those `pick` keeps: the
+ * same words for parsing and for the completion scripts.
+ */
+export function flagWords(
+  flags: Flags,
+  pick: (name: string, flag: Flag) => boolean = () => true,
+): string[] {
+  return Object.entries(flags).flatMap(([name, flag]) =>
+    pick(name, flag)
       ? [`--${name}`, ...(flag.short ? [`-${flag.short}`] : [])]
       : []
-  ),
+  );
+}
+
+/** The global flags that take a value, with their short forms. */
+const GLOBAL_VALUE_FLAGS = new Set(
+  flagWords(GLOBAL_FLAGS, (_, flag) => flag.type === "string"),
 );
 
 /**

@@ -6,6 +6,7 @@
  */
 import {
   type Flags,
+  flagWords,
   GLOBAL_FLAGS,
   onePositional,
   type ParsedArgs,
@@ -20,13 +21,6 @@ type Shell = typeof SHELLS[number];
 /** Flags that name a file. */
 const FILE_FLAGS = ["filename", "certificate-authority", "ca"];
 
-function flagWords(flags: Flags): string[] {
-  return Object.entries(flags).flatMap(([name, flag]) => [
-    `--${name}`,
-    ...(flag.short ? [`-${flag.short}`] : []),
-  ]);
-}
-
 /** `-n|--namespace|...`: the flags of `entries` that take a value, for case. */
 function valueFlagPattern(
   entries: TopLevel[],
@@ -34,12 +28,12 @@ function valueFlagPattern(
 ): string {
   const words = new Set<string>();
   const add = (flags: Flags) => {
-    for (const [name, flag] of Object.entries(flags)) {
-      if (flag.type === "string" && pick(name)) {
-        words.add(`--${name}`);
-        if (flag.short) words.add(`-${flag.short}`);
-      }
-    }
+    for (
+      const word of flagWords(
+        flags,
+        (name, flag) => flag.type === "string" && pick(name),
+      )
+    ) words.add(word);
   };
   add(GLOBAL_FLAGS);
   for (const entry of entries) {
