@@ -5,9 +5,9 @@
  * hash. The console in a browser is tests/browser/console_test.ts.
  */
 import assert from "node:assert/strict";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { CONSOLE_PATH, consolePages, loadConsole } from "../../api/console.ts";
 import { createHttpApp } from "../../api/http/router.ts";
+import { getDecoded } from "./http/decoded.ts";
 
 /** The whole console, compressed, must stay under this (issue budget). */
 const BUDGET_BYTES = 250 * 1024;
@@ -64,21 +64,10 @@ Deno.test("the console is answered compressed as the browser accepts it, within 
         ["", null],
       ] as const
     ) {
-      const response = await handler(
-        new Request(`http://corral.test${asset.path}`, {
-          headers: { "accept-encoding": accept },
-        }),
-      );
-      assert.equal(response.headers.get("content-encoding"), encoding);
-      assert.equal(response.headers.get("vary"), "accept-encoding");
-      const body = new Uint8Array(await response.arrayBuffer());
-      const plain = encoding === "br"
-        ? brotliDecompressSync(body)
-        : encoding === "gzip"
-        ? gunzipSync(body)
-        : body;
-      assert.deepEqual(new Uint8Array(plain), asset.identity, asset.path);
-      if (encoding === "br") total += body.byteLength;
+      const got = await getDecoded(handler, asset.path, accept);
+      assert.equal(got.encoding, encoding);
+      assert.deepEqual(got.plain, asset.identity, asset.path);
+      if (encoding === "br") total += got.size;
     }
     if (asset.path !== CONSOLE_PATH) {
       const response = await handler(

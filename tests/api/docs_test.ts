@@ -5,7 +5,6 @@
  * tests/browser/docs_page_test.ts (`deno task test:browser`).
  */
 import assert from "node:assert/strict";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { Code } from "../../domain/errors.ts";
 import {
   DOCS_PATHS,
@@ -14,6 +13,7 @@ import {
   openApiJson,
 } from "../../api/docs.ts";
 import { createHttpApp } from "../../api/http/router.ts";
+import { getDecoded } from "./http/decoded.ts";
 import { packageDir } from "../../tools/third_party.ts";
 import { schema } from "../harness.ts";
 import { EMBEDDED, startMain } from "../main_process.ts";
@@ -180,19 +180,10 @@ Deno.test("the bundle is answered compressed as the browser accepts it, made onc
   for (const [accept, encoding] of [["gzip, br", "br"], ["gzip", "gzip"]]) {
     const sizes: number[] = [];
     for (let again = 0; again < 2; again++) {
-      const response = await handler(
-        new Request(`http://corral.test${path}`, {
-          headers: { "accept-encoding": accept },
-        }),
-      );
-      assert.equal(response.headers.get("content-encoding"), encoding);
-      assert.equal(response.headers.get("vary"), "accept-encoding");
-      const body = new Uint8Array(await response.arrayBuffer());
-      const plain = encoding === "br"
-        ? brotliDecompressSync(body)
-        : gunzipSync(body);
-      assert.deepEqual(new Uint8Array(plain), bundle.script);
-      sizes.push(body.byteLength);
+      const got = await getDecoded(handler, path, accept);
+      assert.equal(got.encoding, encoding);
+      assert.deepEqual(got.plain, bundle.script);
+      sizes.push(got.size);
     }
     assert.ok(sizes[0] < bundle.script.byteLength / 3, `${sizes[0]} bytes`);
   }
