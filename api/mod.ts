@@ -84,7 +84,6 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   const watches = watchFor(orchestrator, converted, options.watch);
   const handlers = createHandlers({
     orchestrator,
-    namespaces: options.namespaces,
     clusterApiVersion: options.clusterApiVersion,
     limits: options.limits,
     converted,
@@ -98,7 +97,9 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   });
   const health = new Health({ ping: (call) => orchestrator.ping(call), cache });
   const dispatcher = createDispatcher({
+    schema,
     handlers,
+    namespaces: options.namespaces,
     access: options.access,
     log,
     metrics,

@@ -461,3 +461,111 @@ export interface DeleteComputeTemplateRequest {
   /** The namespace of the template. */
   namespace: string;
 }
+
+/** The API's methods, by the key of their handler. */
+export interface ApiMethods {
+  /**
+   * Creates a cluster in a namespace. The namespace comes from the path; a
+   * namespace in the body must match it. Every compute template the cluster
+   * names must exist in that namespace.
+   */
+  "proto.ClusterService/CreateCluster": {
+    request: CreateClusterRequest;
+    response: Cluster;
+    streaming: false;
+  };
+  /**
+   * Gets a cluster by its name and namespace, with its state, endpoints and
+   * events.
+   */
+  "proto.ClusterService/GetCluster": {
+    request: GetClusterRequest;
+    response: Cluster;
+    streaming: false;
+  };
+  /** Lists the clusters of one namespace. */
+  "proto.ClusterService/ListCluster": {
+    request: ListClustersRequest;
+    response: ListClustersResponse;
+    streaming: false;
+  };
+  /** Lists the clusters of every namespace. */
+  "proto.ClusterService/ListAllClusters": {
+    request: ListAllClustersRequest;
+    response: ListAllClustersResponse;
+    streaming: false;
+  };
+  /**
+   * Updates a cluster (AIP-134): the fields update_mask names, of
+   * cluster_spec.worker_group_spec (the worker groups, replaced as a whole:
+   * replicas, bounds, compute templates, images and start parameters of
+   * groups; groups added or removed) and envs. Without an update_mask, the
+   * fields the cluster sets are updated. With the cluster's etag, the update
+   * happens only if the cluster has not changed since (ABORTED otherwise).
+   */
+  "proto.ClusterService/UpdateCluster": {
+    request: UpdateClusterRequest;
+    response: Cluster;
+    streaming: false;
+  };
+  /**
+   * Deletes a cluster by its name and namespace. The runs and jobs of the
+   * cluster are not deleted with it: delete those first.
+   */
+  "proto.ClusterService/DeleteCluster": {
+    request: DeleteClusterRequest;
+    response: Record<string, never>;
+    streaming: false;
+  };
+  /**
+   * Watches clusters change, as a stream: first each cluster as it is
+   * (ADDED) and a BOOKMARK, then every change as it happens: a cluster
+   * created (ADDED), changed in any way, its state, endpoints and events
+   * included (MODIFIED), or deleted (DELETED). A BOOKMARK at least every
+   * 15 s shows the stream is alive. Resumed from a resource_version, only
+   * the changes after it are sent; ABORTED when that point is too old to
+   * resume from. On HTTP: newline-delimited JSON ({"result": ...} per line),
+   * or Server-Sent Events with Accept: text/event-stream.
+   */
+  "proto.ClusterService/WatchClusters": {
+    request: WatchClustersRequest;
+    response: WatchClustersResponse;
+    streaming: true;
+  };
+  /**
+   * Creates a compute template in a namespace. The namespace comes from the
+   * path; a namespace in the body must match it.
+   */
+  "proto.ComputeTemplateService/CreateComputeTemplate": {
+    request: CreateComputeTemplateRequest;
+    response: ComputeTemplate;
+    streaming: false;
+  };
+  /** Gets a compute template by its name and namespace. */
+  "proto.ComputeTemplateService/GetComputeTemplate": {
+    request: GetComputeTemplateRequest;
+    response: ComputeTemplate;
+    streaming: false;
+  };
+  /** Lists the compute templates of one namespace. */
+  "proto.ComputeTemplateService/ListComputeTemplates": {
+    request: ListComputeTemplatesRequest;
+    response: ListComputeTemplatesResponse;
+    streaming: false;
+  };
+  /** Lists the compute templates of every namespace. */
+  "proto.ComputeTemplateService/ListAllComputeTemplates": {
+    request: ListAllComputeTemplatesRequest;
+    response: ListAllComputeTemplatesResponse;
+    streaming: false;
+  };
+  /**
+   * Deletes a compute template by its name and namespace. Clusters already
+   * created from it keep their sizes.
+   */
+  "proto.ComputeTemplateService/DeleteComputeTemplate": {
+    request: DeleteComputeTemplateRequest;
+    response: Record<string, never>;
+    streaming: false;
+  };
+}

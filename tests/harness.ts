@@ -128,12 +128,13 @@ export async function startCorral(
   const handlers = createHandlers({
     orchestrator,
     clusterApiVersion: "ray.io/v1",
-    namespaces: options.namespaces,
     converted,
     watches,
   });
   const dispatcher = createDispatcher({
+    schema: api,
     handlers,
+    namespaces: options.namespaces,
     access: options.access ?? openAccess(),
     log,
     onKubernetesCall: options.onKubernetesCall,

@@ -100,7 +100,46 @@ export function typesSource(
   const parts = [HEADER];
   for (const e of enums) parts.push(enumSource(e));
   for (const type of types) parts.push(messageSource(type));
+  parts.push(methodsSource(schema, files));
   return parts.join("\n");
+}
+
+/**
+ * `ApiMethods`: each RPC of the API files by its key
+ * ("proto.ClusterService/GetCluster"), with its request and response types
+ * and whether it streams its answers. The service's handlers are typed from
+ * it (api/service/handlers.ts), so a handler of the wrong shape, or an RPC
+ * without one, does not compile.
+ */
+function methodsSource(schema: ApiSchema, files: string[]): string {
+  const lines: (string | undefined)[] = [
+    "/** The API's methods, by the key of their handler. */",
+    "export interface ApiMethods {",
+  ];
+  const inFiles = (service: protobuf.Service) =>
+    files.some((f) =>
+      service.filename === f || service.filename?.endsWith(`/${f}`)
+    );
+  for (const service of schema.services.filter(inFiles)) {
+    for (const method of service.methodsArray) {
+      method.resolve();
+      const key = `${service.fullName.replace(/^\./, "")}/${method.name}`;
+      const type = (resolved: protobuf.Type | null) => {
+        const name = resolved!.fullName.replace(/^\./, "");
+        return WELL_KNOWN[name] ?? resolved!.name;
+      };
+      lines.push(
+        jsDoc(method.comment, "  "),
+        `  ${JSON.stringify(key)}: {`,
+        `    request: ${type(method.resolvedRequestType)};`,
+        `    response: ${type(method.resolvedResponseType)};`,
+        `    streaming: ${method.responseStream === true};`,
+        "  };",
+      );
+    }
+  }
+  lines.push("}", "");
+  return lines.filter((line) => line !== undefined).join("\n");
 }
 
 function enumSource(e: protobuf.Enum): string {

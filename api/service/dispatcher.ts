@@ -1,23 +1,36 @@
 /**
- * What both transports do around a handler: authenticate the caller before
- * anything else (the request is decoded only then), give the call a request
- * id, a logger, the caller and Kubernetes call options (cancellation,
- * observation), turn anything thrown into a ServiceError, count it in the
- * metrics, log one line per call, and write the audit trail.
+ * The one chain every call runs through, on both transports:
+ *
+ *   authenticate -> decode -> authorize and validate the key -> handler
+ *     -> audit -> metrics and the log line
+ *
+ * Authorization comes from the RPC's row in the policy table (rpcs.ts),
+ * before any handler code runs: a handler never has to remember a check,
+ * and an RPC without a row does not start. The request is decoded only
+ * once the caller is authenticated. Each call gets a request id, a logger,
+ * the caller, its scope and Kubernetes call options (cancellation,
+ * observation); anything thrown becomes a ServiceError.
  */
 import type { Message } from "../../domain/codec.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
-import type { KubernetesCallRecord } from "../../domain/ports.ts";
-import { asServiceError, describeCause } from "../errors.ts";
+import type { CallOptions, KubernetesCallRecord } from "../../domain/ports.ts";
+import { asServiceError } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
-import { type Handlers, MessageStream } from "./handlers.ts";
+import type { ApiSchema } from "../schema.ts";
 import type { Access } from "../auth/access.ts";
-import { actionOf, mutates } from "../auth/actions.ts";
 import { credentialsOf } from "../auth/authenticate.ts";
 import { callerOf } from "../auth/caller.ts";
 import { AuthenticationError, type Identity } from "../auth/identity.ts";
 import { AuthorizationError } from "../auth/policy.ts";
+import { actionOf, authorize } from "./authorize.ts";
+import { auditEntry, endingWith, logCall } from "./call_log.ts";
+import {
+  type Declaration,
+  declareRpcs,
+  type Handlers,
+  type RpcRule,
+} from "./rpcs.ts";
 
 export type Transport = "http" | "grpc";
 
@@ -59,9 +72,18 @@ interface Decision {
 }
 
 export interface DispatcherOptions {
+  /** The API: every method of it must have a row in RPC_RULES and a handler. */
+  schema: ApiSchema;
   handlers: Handlers;
   /** Who may call: authenticators, policy, audit trail. */
   access: Access;
+  /**
+   * The namespaces this Corral serves (a namespaced install); empty or
+   * undefined serves every namespace. A request naming another namespace is
+   * PERMISSION_DENIED before any Kubernetes call, and list-all lists each
+   * served namespace (a namespaced Role forbids cluster-wide lists).
+   */
+  namespaces?: readonly string[];
   log: Logger;
   metrics?: Metrics;
   /** Told of every Kubernetes call any request makes (readiness). */
@@ -80,21 +102,15 @@ export interface Outcome {
   error?: ServiceError;
 }
 
-export interface Dispatcher {
-  /**
-   * Authenticates the caller, then decodes the request (`decode` throws a
-   * ServiceError for a malformed one) and runs the handler for `call.key`.
-   * `signal` aborts when the caller goes away or its deadline passes; the
-   * Kubernetes calls are cancelled with it.
-   */
-  invoke(
-    call: Call,
-    decode: () => Message | Promise<Message>,
-    signal?: AbortSignal,
-  ): Promise<Outcome>;
-  /** Logs and counts a call that failed before reaching a handler. */
-  reject(call: Call, error: ServiceError, started: number): void;
-  readonly log: Logger;
+/** A call as it goes through the chain. */
+interface Progress {
+  started: number;
+  identity?: Identity;
+  request?: Message;
+  declaration?: Declaration;
+  /** The policy's last word on the call, counted once it has ended. */
+  decision?: Decision;
+  kubernetesCalls: number;
 }
 
 /**
@@ -104,15 +120,134 @@ export interface Dispatcher {
  */
 const REQUEST_ENDED = new ServiceError(Code.CANCELLED, "The request ended");
 
-export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const { handlers, log, metrics, access } = options;
-
-  async function authenticate(
+/** What a transport hands its calls to. */
+export interface Dispatcher {
+  /**
+   * Runs `call` through the chain: authenticates the caller, then decodes
+   * the request (`decode` throws a ServiceError for a malformed one),
+   * authorizes it from its row and runs its handler. `signal` aborts when
+   * the caller goes away or its deadline passes; the Kubernetes calls are
+   * cancelled with it.
+   */
+  invoke(
     call: Call,
+    decode: () => Message | Promise<Message>,
     signal?: AbortSignal,
-  ): Promise<Identity> {
+  ): Promise<Outcome>;
+  /** Logs and counts a call that failed before reaching the chain. */
+  reject(call: Call, error: ServiceError, started: number): void;
+  readonly log: Logger;
+}
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  return new RpcDispatcher(options);
+}
+
+/** The chain, over the declarations of the API's RPCs. */
+export class RpcDispatcher implements Dispatcher {
+  readonly log: Logger;
+  readonly #declarations: Map<string, Declaration>;
+  readonly #access: Access;
+  readonly #metrics?: Metrics;
+  readonly #onKubernetesCall?: (record: KubernetesCallRecord) => void;
+  /** Sorted, so a merged list-all comes in the order Kubernetes lists in. */
+  readonly #served: readonly string[];
+
+  /** Throws, naming the RPC, when a method of the schema has no row or handler. */
+  constructor(options: DispatcherOptions) {
+    this.log = options.log;
+    this.#declarations = declareRpcs(options.schema, options.handlers);
+    this.#access = options.access;
+    this.#metrics = options.metrics;
+    this.#onKubernetesCall = options.onKubernetesCall;
+    this.#served = [...new Set(options.namespaces ?? [])].sort();
+  }
+
+  async invoke(
+    call: Call,
+    decode: () => Message | Promise<Message>,
+    signal?: AbortSignal,
+  ): Promise<Outcome> {
+    const progress: Progress = {
+      started: performance.now(),
+      kubernetesCalls: 0,
+    };
+    // Kubernetes calls end with the request: when one of two parallel
+    // calls fails, the other must not go on retrying for nobody.
+    const done = new AbortController();
+    // The HTTP listener counts its requests itself, from their headers
+    // on: a body still arriving is a request in flight too.
+    const counted = call.transport !== "http";
+    if (counted) this.#metrics?.inFlight.inc({ transport: call.transport });
+    let outcome: Outcome;
     try {
-      const identity = await access.authenticator.authenticate(
+      const answer = await this.#run(call, decode, progress, {
+        signal,
+        done: done.signal,
+      });
+      outcome = progress.declaration!.streaming
+        ? { stream: answer as AsyncIterableIterator<Message> }
+        : { result: answer as Message };
+    } catch (thrown) {
+      outcome = { error: asServiceError(thrown) };
+    } finally {
+      done.abort(REQUEST_ENDED);
+      if (counted) this.#metrics?.inFlight.dec({ transport: call.transport });
+    }
+    return this.#ended(call, progress, outcome);
+  }
+
+  reject(call: Call, error: ServiceError, started: number): void {
+    this.#finish(call, { started, kubernetesCalls: 0 }, error);
+  }
+
+  /** The chain up to the handler's answer. */
+  async #run(
+    call: Call,
+    decode: () => Message | Promise<Message>,
+    progress: Progress,
+    signals: { signal?: AbortSignal; done: AbortSignal },
+  ): Promise<Message | AsyncIterableIterator<Message>> {
+    // Before anything else, alone: the request's own signal is enough.
+    const identity = progress.identity = await this.#authenticate(
+      call,
+      signals.signal,
+    );
+    const request = progress.request = await decode();
+    const declaration = progress.declaration = this.#declarations.get(
+      call.key,
+    );
+    if (!declaration) {
+      throw new ServiceError(
+        Code.UNIMPLEMENTED,
+        `Method ${call.key} is not implemented`,
+      );
+    }
+    const caller = callerOf(identity, this.#access.policy, {
+      onDecision: (verb, resource, decision) =>
+        progress.decision = { verb, resource, decision },
+    });
+    const action = actionOf(declaration.rule, request);
+    const scope = authorize(
+      declaration.rule,
+      request,
+      caller,
+      action,
+      this.#served,
+    );
+    return await declaration.handle(request, {
+      log: this.log.with({ requestId: call.requestId }),
+      kube: this.#kubeOptions(progress, signals),
+      caller,
+      scope,
+      action,
+    });
+  }
+
+  async #authenticate(call: Call, signal?: AbortSignal): Promise<Identity> {
+    const metrics = this.#metrics;
+    try {
+      const identity = await this.#access.authenticator.authenticate(
         credentialsOf(call.authorization, call.peer?.certificate),
         signal,
       );
@@ -122,259 +257,111 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       });
       return identity;
     } catch (error) {
+      const failed = error instanceof AuthenticationError;
       metrics?.authentications.inc({
-        authenticator: error instanceof AuthenticationError
-          ? error.authenticator ?? "none"
-          : "none",
-        result: error instanceof AuthenticationError ? error.reason : "error",
+        authenticator: failed ? error.authenticator ?? "none" : "none",
+        result: failed ? error.reason : "error",
       });
       throw error;
     }
   }
 
-  /** Mutating calls, and calls refused for want of credentials or rights. */
-  function audit(
-    call: Call,
-    identity: Identity | undefined,
-    request: Message | undefined,
-    error: ServiceError | undefined,
-  ): void {
-    const action = actionOf(call.key);
-    const denied = error instanceof AuthenticationError ||
-      error instanceof AuthorizationError;
-    if (!denied && !(action && mutates(action))) return;
-    const text = (value: unknown) =>
-      typeof value === "string" && value !== "" ? value : undefined;
-    const body = (request?.cluster ?? request?.computeTemplate) as
-      | Message
-      | undefined;
-    access.audit.record({
-      requestId: call.requestId,
-      user: identity?.user,
-      groups: identity?.groups,
-      authenticator: identity?.authenticator,
-      verb: action?.verb,
-      resource: action?.resource,
-      namespace: text(request?.namespace) ?? text(call.target?.namespace),
-      name: text(request?.name) ?? text(body?.name) ?? text(call.target?.name),
-      code: error?.code ?? Code.OK,
-      ...(denied ? { reason: (error as AuthenticationError).reason } : {}),
-      transport: call.transport,
-      sourceAddress: call.peer?.address,
-    });
+  /**
+   * The options every Kubernetes call of the request is made with: its
+   * signal, and the observer that counts the calls.
+   */
+  #kubeOptions(
+    progress: Progress,
+    { signal, done }: { signal?: AbortSignal; done: AbortSignal },
+  ): CallOptions {
+    // Made when first asked for (a Kubernetes call asks): a read from the
+    // cache makes none, and AbortSignal.any() is a few µs of its 50.
+    let kubeSignal: AbortSignal | undefined;
+    const signalOf = () =>
+      kubeSignal ??= signal ? AbortSignal.any([signal, done]) : done;
+    return {
+      get signal() {
+        return signalOf();
+      },
+      observe: (observed: KubernetesCallRecord) => {
+        progress.kubernetesCalls++;
+        // A call cut short because its request ended (the client gave up,
+        // its deadline passed, a sibling call failed) says nothing about
+        // Kubernetes: counted as cancelled, and readiness ignores it.
+        const record = observed.outcome !== "ok" && signalOf().aborted
+          ? { ...observed, outcome: "CANCELLED" }
+          : observed;
+        this.#observeKubernetesCall(record);
+      },
+    };
   }
 
-  function finish(
-    call: Call,
-    request: Message | undefined,
-    error: ServiceError | undefined,
-    started: number,
-    kubernetesCalls: number,
-    identity?: Identity,
-  ): void {
-    const seconds = (performance.now() - started) / 1000;
+  #observeKubernetesCall(record: KubernetesCallRecord): void {
+    this.#metrics?.kubernetesCalls.inc({
+      verb: record.verb,
+      resource: record.resource,
+      outcome: record.outcome === "CANCELLED" ? "cancelled" : record.outcome,
+    });
+    this.#metrics?.kubernetesDuration.observe(
+      { verb: record.verb, resource: record.resource },
+      record.seconds,
+    );
+    this.#onKubernetesCall?.(record);
+  }
+
+  /** Counts the decision; a stream is logged when it ends, anything else now. */
+  #ended(call: Call, progress: Progress, outcome: Outcome): Outcome {
+    const { decision } = progress;
+    if (decision) {
+      // One decision per call: one the namespace allowed and its workload
+      // or user then refused counts as refused, for that reason.
+      this.#metrics?.authorizations.inc({
+        ...decision,
+        decision: outcome.error instanceof AuthorizationError
+          ? outcome.error.reason
+          : decision.decision,
+      });
+    }
+    if (outcome.stream) {
+      const end = (error?: ServiceError) => this.#finish(call, progress, error);
+      return { stream: endingWith(outcome.stream, end) };
+    }
+    this.#finish(call, progress, outcome.error);
+    const entry = auditEntry(
+      call,
+      this.#ruleOf(call),
+      progress.identity,
+      progress.request,
+      outcome.error,
+    );
+    if (entry) this.#access.audit.record(entry);
+    return outcome;
+  }
+
+  #ruleOf(call: Call): RpcRule | undefined {
+    return this.#declarations.get(call.key)?.rule;
+  }
+
+  #finish(call: Call, progress: Progress, error?: ServiceError): void {
+    const seconds = (performance.now() - progress.started) / 1000;
     const name = call.route ?? call.key;
-    metrics?.requests.inc({
+    this.#metrics?.requests.inc({
       transport: call.transport,
       rpc: name,
       code: String(error?.code ?? Code.OK),
     });
-    metrics?.requestDuration.observe(
+    this.#metrics?.requestDuration.observe(
       { transport: call.transport, rpc: name },
       seconds,
     );
     logCall(
-      log,
+      this.log,
       call,
-      request,
+      progress.request,
       error,
       seconds * 1000,
-      kubernetesCalls,
-      identity,
+      progress.kubernetesCalls,
+      progress.identity,
     );
-  }
-
-  return {
-    log,
-    async invoke(call, decode, signal) {
-      const started = performance.now();
-      const callLog = log.with({ requestId: call.requestId });
-      let kubernetesCalls = 0;
-      // Kubernetes calls end with the request: when one of two parallel
-      // calls fails, the other must not go on retrying for nobody.
-      const done = new AbortController();
-      // Made when first asked for (a Kubernetes call asks): a read from
-      // the cache makes no call, and AbortSignal.any() is a few µs of its
-      // 50.
-      let kubeSignal: AbortSignal | undefined;
-      const kube = {
-        get signal() {
-          return kubeSignal ??= signal
-            ? AbortSignal.any([signal, done.signal])
-            : done.signal;
-        },
-        observe(observed: KubernetesCallRecord) {
-          kubernetesCalls++;
-          // A call cut short because its request ended (the client gave up,
-          // its deadline passed, a sibling call failed) says nothing about
-          // Kubernetes: counted as cancelled, and readiness ignores it.
-          const record = observed.outcome !== "ok" && kube.signal.aborted
-            ? { ...observed, outcome: "CANCELLED" }
-            : observed;
-          metrics?.kubernetesCalls.inc({
-            verb: record.verb,
-            resource: record.resource,
-            outcome: record.outcome === "CANCELLED"
-              ? "cancelled"
-              : record.outcome,
-          });
-          metrics?.kubernetesDuration.observe(
-            { verb: record.verb, resource: record.resource },
-            record.seconds,
-          );
-          options.onKubernetesCall?.(record);
-        },
-      };
-      // The HTTP listener counts its requests itself, from their headers
-      // on: a body still arriving is a request in flight too.
-      const counted = call.transport !== "http";
-      if (counted) metrics?.inFlight.inc({ transport: call.transport });
-      let outcome: Outcome;
-      let identity: Identity | undefined;
-      let request: Message | undefined;
-      // The policy's last word on the call, counted once it has ended.
-      let decision: Decision | undefined;
-      try {
-        // Before the handler, alone: the request's own signal is enough.
-        identity = await authenticate(call, signal);
-        request = await decode();
-        const handler = handlers[call.key];
-        if (!handler) {
-          throw new ServiceError(
-            Code.UNIMPLEMENTED,
-            `Method ${call.key} is not implemented`,
-          );
-        }
-        const caller = callerOf(identity, access.policy, {
-          onDecision: (verb, resource, said) =>
-            decision = { verb, resource, decision: said },
-        });
-        const answer = await handler(request, { log: callLog, kube, caller });
-        outcome = answer instanceof MessageStream
-          ? { stream: answer.messages }
-          : { result: answer };
-      } catch (thrown) {
-        outcome = { error: asServiceError(thrown) };
-      } finally {
-        done.abort(REQUEST_ENDED);
-        if (counted) metrics?.inFlight.dec({ transport: call.transport });
-      }
-      if (decision) {
-        // One decision per call: one the namespace allowed and its workload
-        // or user then refused counts as refused, for that reason.
-        metrics?.authorizations.inc({
-          ...decision,
-          decision: outcome.error instanceof AuthorizationError
-            ? outcome.error.reason
-            : decision.decision,
-        });
-      }
-      if (outcome.stream) {
-        const stream = outcome.stream;
-        const end = (error?: ServiceError) => {
-          finish(call, request, error, started, kubernetesCalls, identity);
-        };
-        return { stream: endingWith(stream, end) };
-      }
-      finish(call, request, outcome.error, started, kubernetesCalls, identity);
-      audit(call, identity, request, outcome.error);
-      return outcome;
-    },
-    reject(call, error, started) {
-      finish(call, undefined, error, started, 0);
-    },
-  };
-}
-
-/**
- * `stream`, telling `end` once when it ends: with nothing when it ran out,
- * with its error, or with CANCELLED when its consumer stopped it.
- */
-function endingWith(
-  stream: AsyncIterableIterator<Message>,
-  end: (error?: ServiceError) => void,
-): AsyncIterableIterator<Message> {
-  let ended = false;
-  const once = (error?: ServiceError) => {
-    if (ended) return;
-    ended = true;
-    end(error);
-  };
-  return {
-    async next() {
-      try {
-        const result = await stream.next();
-        if (result.done) once();
-        return result;
-      } catch (thrown) {
-        const error = asServiceError(thrown);
-        once(error);
-        throw error;
-      }
-    },
-    async return() {
-      once(new ServiceError(Code.CANCELLED, "The client ended the stream"));
-      return await stream.return?.() ?? { done: true, value: undefined };
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
-}
-
-/** One structured line per call. No bodies: they may hold secrets. */
-function logCall(
-  log: Logger,
-  call: Call,
-  request: Message | undefined,
-  error: ServiceError | undefined,
-  durationMs: number,
-  kubernetesCalls: number,
-  identity: Identity | undefined,
-): void {
-  const fields = {
-    requestId: call.requestId,
-    transport: call.transport,
-    ...(identity ? { user: identity.user } : {}),
-    rpc: call.key,
-    ...(call.route ? { route: call.route } : {}),
-    ...(typeof request?.namespace === "string" && request.namespace
-      ? { namespace: request.namespace }
-      : {}),
-    ...(typeof request?.name === "string" && request.name
-      ? { name: request.name }
-      : {}),
-    code: error?.code ?? Code.OK,
-    durationMs: Math.round(durationMs * 10) / 10,
-    kubernetesCalls,
-  };
-  if (!error) {
-    log.info("Handled request", fields);
-  } else if (error.code === Code.INTERNAL || error.code === Code.UNKNOWN) {
-    log.error("Failed request", {
-      ...fields,
-      error: error.message,
-      cause: describeCause(error),
-    });
-  } else {
-    log.info("Handled request", { ...fields, error: error.message });
-    // What Kubernetes said in full (addresses, registry names), which the
-    // caller got only the helpful part of: for whoever debugs.
-    if (error.cause) {
-      log.debug("Cause of the refusal", {
-        requestId: call.requestId,
-        cause: describeCause(error),
-      });
-    }
   }
 }

@@ -3,6 +3,7 @@
  * never complete the HTTP/2 handshake, idle connections, metadata over the
  * limit.
  */
+import { probeHandlers } from "../service/probe_handlers.ts";
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import { openAccess } from "../../../api/auth/access.ts";
@@ -20,7 +21,8 @@ async function withGrpc(
   const server = createGrpcServer({
     schema: await schema(),
     dispatcher: createDispatcher({
-      handlers: {},
+      schema: await schema(),
+      handlers: probeHandlers().handlers,
       access: openAccess(),
       log: silentLogger(),
     }),

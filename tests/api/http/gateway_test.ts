@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { probeHandlers } from "../service/probe_handlers.ts";
 import { openAccess } from "../../../api/auth/access.ts";
 import { createDispatcher } from "../../../api/service/dispatcher.ts";
 import { createGateway } from "../../../api/http/gateway.ts";
@@ -22,7 +23,8 @@ Deno.test("the gateway answers an unknown path with 404 Not Found", async () => 
   const gateway = createGateway({
     schema: await schema(),
     dispatcher: createDispatcher({
-      handlers: {},
+      schema: await schema(),
+      handlers: probeHandlers().handlers,
       access: openAccess(),
       log: silentLogger(),
     }),
@@ -40,7 +42,8 @@ Deno.test("the gateway answers a known path with the wrong method with 405 and A
   const gateway = createGateway({
     schema: await schema(),
     dispatcher: createDispatcher({
-      handlers: {},
+      schema: await schema(),
+      handlers: probeHandlers().handlers,
       access: openAccess(),
       log: silentLogger(),
     }),

@@ -2,6 +2,7 @@
  * The HTTP listener: time-outs against slow and idle clients, URL and header
  * limits, cancellation when the client goes away, graceful shutdown.
  */
+import { probeHandlers } from "../service/probe_handlers.ts";
 import assert from "node:assert/strict";
 import net from "node:net";
 import { type HttpServer, serveHttp } from "../../../api/http/server.ts";
@@ -411,7 +412,8 @@ Deno.test("serveHttp() answers every request it cannot hand on with the JSON err
   const gateway = createGateway({
     schema: await schema(),
     dispatcher: createDispatcher({
-      handlers: {},
+      schema: await schema(),
+      handlers: probeHandlers().handlers,
       access: openAccess(),
       log: silentLogger(),
     }),

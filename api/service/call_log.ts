@@ -1,0 +1,132 @@
+/**
+ * What the dispatcher writes of a call once it has ended: one structured
+ * log line, and for a call that changed something or was refused for want
+ * of credentials or rights, one audit entry. Neither carries a body: bodies
+ * may hold secrets.
+ */
+import type { Message } from "../../domain/codec.ts";
+import { Code, ServiceError } from "../../domain/errors.ts";
+import type { Logger } from "../../domain/log.ts";
+import { asServiceError, describeCause } from "../errors.ts";
+import type { AuditEntry } from "../auth/audit.ts";
+import { AuthenticationError, type Identity } from "../auth/identity.ts";
+import { AuthorizationError } from "../auth/policy.ts";
+import { nameOf, namespaceOf } from "./authorize.ts";
+import type { Call } from "./dispatcher.ts";
+import type { RpcRule } from "./rpcs.ts";
+
+/** The verbs whose calls the audit trail records whatever their outcome. */
+const MUTATING = new Set(["create", "update", "delete"]);
+
+/**
+ * The audit entry of a call: one that mutates, or one refused for want of
+ * credentials or rights; undefined for any other.
+ */
+export function auditEntry(
+  call: Call,
+  rule: RpcRule | undefined,
+  identity: Identity | undefined,
+  request: Message | undefined,
+  error: ServiceError | undefined,
+): AuditEntry | undefined {
+  const denied = error instanceof AuthenticationError ||
+    error instanceof AuthorizationError;
+  if (!denied && !(rule && MUTATING.has(rule.verb))) return undefined;
+  const text = (value: string | undefined) =>
+    value !== undefined && value !== "" ? value : undefined;
+  return {
+    requestId: call.requestId,
+    user: identity?.user,
+    groups: identity?.groups,
+    authenticator: identity?.authenticator,
+    verb: rule?.verb,
+    resource: rule?.resource,
+    namespace: text(namespaceOf(request)) ?? text(call.target?.namespace),
+    name: text(nameOf(rule, request)) ?? text(call.target?.name),
+    code: error?.code ?? Code.OK,
+    ...(denied ? { reason: error.reason } : {}),
+    transport: call.transport,
+    sourceAddress: call.peer?.address,
+  };
+}
+
+/** One structured line per call. */
+export function logCall(
+  log: Logger,
+  call: Call,
+  request: Message | undefined,
+  error: ServiceError | undefined,
+  durationMs: number,
+  kubernetesCalls: number,
+  identity: Identity | undefined,
+): void {
+  const namespace = namespaceOf(request);
+  const name = typeof request?.name === "string" ? request.name : "";
+  const fields = {
+    requestId: call.requestId,
+    transport: call.transport,
+    ...(identity ? { user: identity.user } : {}),
+    rpc: call.key,
+    ...(call.route ? { route: call.route } : {}),
+    ...(namespace ? { namespace } : {}),
+    ...(name ? { name } : {}),
+    code: error?.code ?? Code.OK,
+    durationMs: Math.round(durationMs * 10) / 10,
+    kubernetesCalls,
+  };
+  if (!error) {
+    log.info("Handled request", fields);
+  } else if (error.code === Code.INTERNAL || error.code === Code.UNKNOWN) {
+    log.error("Failed request", {
+      ...fields,
+      error: error.message,
+      cause: describeCause(error),
+    });
+  } else {
+    log.info("Handled request", { ...fields, error: error.message });
+    // What Kubernetes said in full (addresses, registry names), which the
+    // caller got only the helpful part of: for whoever debugs.
+    if (error.cause) {
+      log.debug("Cause of the refusal", {
+        requestId: call.requestId,
+        cause: describeCause(error),
+      });
+    }
+  }
+}
+
+/**
+ * `stream`, telling `end` once when it ends: with nothing when it ran out,
+ * with its error, or with CANCELLED when its consumer stopped it.
+ */
+export function endingWith(
+  stream: AsyncIterableIterator<Message>,
+  end: (error?: ServiceError) => void,
+): AsyncIterableIterator<Message> {
+  let ended = false;
+  const once = (error?: ServiceError) => {
+    if (ended) return;
+    ended = true;
+    end(error);
+  };
+  return {
+    async next() {
+      try {
+        const result = await stream.next();
+        if (result.done) once();
+        return result;
+      } catch (thrown) {
+        const error = asServiceError(thrown);
+        once(error);
+        throw error;
+      }
+    },
+    async return() {
+      once(new ServiceError(Code.CANCELLED, "The client ended the stream"));
+      return await stream.return?.() ?? { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}

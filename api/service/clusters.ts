@@ -1,0 +1,334 @@
+/**
+ * The handlers of proto.ClusterService's unary RPCs (WatchClusters is in
+ * watch.ts). The dispatcher has authorized each call before it arrives
+ * here (its scope says where); a handler asks the policy only about what
+ * the cluster would run (Caller.admit).
+ */
+import { Code, invalidArgument, ServiceError } from "../../domain/errors.ts";
+import {
+  clusterFromResource,
+  clusterToResource,
+  clusterWorkload,
+  computeTemplateFromConfigMap,
+  referencedTemplates,
+} from "../../domain/conversions.ts";
+import {
+  mergeUpdate,
+  updatedResource,
+  updatePaths,
+  updateViolations,
+} from "../../domain/cluster_update.ts";
+import { pageCursor } from "../../domain/pagination.ts";
+import type { CallOptions } from "../../domain/ports.ts";
+import type { RayCluster } from "../../domain/resources.ts";
+import type {
+  Cluster,
+  ComputeTemplate,
+  CreateClusterRequest,
+  DeleteClusterRequest,
+  GetClusterRequest,
+  ListAllClustersRequest,
+  ListAllClustersResponse,
+  ListClustersRequest,
+  ListClustersResponse,
+  UpdateClusterRequest,
+} from "../../domain/types.ts";
+import {
+  missingTemplatesError,
+  validateCreateCluster,
+} from "../../domain/validation.ts";
+import { AuthorizationError, type Rule } from "../auth/policy.ts";
+import { clusterListAnswer, type Service } from "./service.ts";
+import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
+
+/** Writes of one UpdateCluster without an etag, when others keep winning. */
+const UPDATE_ATTEMPTS = 5;
+
+type NamespaceCall = CallContext<NamespaceScope>;
+
+export class ClusterHandlers {
+  constructor(private readonly service: Service) {}
+
+  async createCluster(
+    request: CreateClusterRequest,
+    { log, kube, caller, scope, action }: NamespaceCall,
+  ): Promise<Cluster> {
+    // An authenticated caller's clusters are theirs: the user is filled in
+    // when left empty, and may name no one else.
+    const { identity } = caller;
+    if (caller.authenticated && request.cluster && !request.cluster.user) {
+      request = {
+        ...request,
+        cluster: { ...request.cluster, user: identity.user },
+      };
+    }
+    validateCreateCluster(request, this.service.limits);
+    const namespace = scope.namespace;
+    const cluster = { ...request.cluster!, namespace };
+    if (caller.authenticated && cluster.user !== identity.user) {
+      throw new AuthorizationError(
+        "no-rule",
+        `${action}: cluster.user: user "${identity.user}" may not create clusters for "${cluster.user}"`,
+      );
+    }
+    admitWorkload({ caller, action }, scope.rules, cluster, "create");
+    const templates = await this.templatesOf(
+      cluster,
+      referencedTemplates(cluster),
+      kube,
+      "create",
+    );
+    const resource = clusterToResource(cluster, templates, {
+      apiVersion: this.service.clusterApiVersion,
+      now: this.service.now(),
+    });
+    const created = await this.service.orchestrator.createCluster(
+      resource,
+      kube,
+    );
+    log.info("Created cluster", { namespace, name: cluster.name });
+    return clusterFromResource(created, []);
+  }
+
+  async getCluster(
+    request: GetClusterRequest,
+    { kube, scope }: NamespaceCall,
+  ): Promise<Cluster> {
+    const { orchestrator } = this.service;
+    const [resource, events] = await Promise.all([
+      orchestrator.getCluster(scope.namespace, request.name, kube),
+      orchestrator.listClusterEvents(scope.namespace, request.name, kube),
+    ]);
+    return this.service.converted.of(resource, events);
+  }
+
+  async listCluster(
+    request: ListClustersRequest,
+    { kube, scope, action }: NamespaceCall,
+  ): Promise<ListClustersResponse> {
+    const cursor = pageCursor(request, `clusters/${scope.namespace}`, action);
+    const clusters = await this.clustersIn(scope.namespace, kube);
+    return clusterListAnswer(cursor.page(clusters));
+  }
+
+  async listAllClusters(
+    request: ListAllClustersRequest,
+    { kube, scope, action }: CallContext<NamespacesScope>,
+  ): Promise<ListAllClustersResponse> {
+    const cursor = pageCursor(request, "clusters", action);
+    const clusters = await this.clustersIn(scope.namespaces, kube);
+    return clusterListAnswer(cursor.page(clusters));
+  }
+
+  /**
+   * UpdateCluster: read, merge, validate, write back with the read's
+   * resourceVersion as the precondition. With an etag, a cluster that has
+   * moved on is ABORTED, before the write or by it, and nothing changes;
+   * without, a write that loses a race is redone on the fresh cluster, up
+   * to UPDATE_ATTEMPTS times (client-go's RetryOnConflict, bounded).
+   */
+  async updateCluster(
+    request: UpdateClusterRequest,
+    call: NamespaceCall,
+  ): Promise<Cluster> {
+    const { log, action } = call;
+    const { namespace, name } = request;
+    const { paths, violations } = updatePaths(request);
+    if (violations.length > 0) throw invalidArgument(action, violations);
+    const etag = request.cluster!.etag;
+    let templates: Map<string, ComputeTemplate> | undefined;
+    for (let attempt = 1;; attempt++) {
+      const resource = await this.currentCluster(call, name);
+      if (etag !== "" && etag !== resource.metadata.resourceVersion) {
+        throw staleEtag(action, etag);
+      }
+      const next = await this.updated(request, paths, resource, call, {
+        get: () => templates,
+        set: (found) => templates = found,
+      });
+      try {
+        const updated = await this.service.orchestrator.updateCluster(
+          next,
+          call.kube,
+        );
+        log.info("Updated cluster", { namespace, name, paths });
+        return clusterFromResource(updated, []);
+      } catch (error) {
+        if (!(error instanceof ServiceError) || error.code !== Code.ABORTED) {
+          throw error;
+        }
+        if (etag !== "") throw staleEtag(action, etag);
+        if (attempt >= UPDATE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async deleteCluster(
+    request: DeleteClusterRequest,
+    { log, kube, scope }: NamespaceCall,
+  ): Promise<Record<string, never>> {
+    await this.service.orchestrator.deleteCluster(
+      scope.namespace,
+      request.name,
+      kube,
+    );
+    log.info("Deleted cluster", {
+      namespace: scope.namespace,
+      name: request.name,
+    });
+    return {};
+  }
+
+  /** The cluster to update, read fresh; its absence is the update's NOT_FOUND. */
+  private async currentCluster(
+    { kube, scope, action }: NamespaceCall,
+    name: string,
+  ): Promise<RayCluster> {
+    try {
+      return await this.service.orchestrator.getCluster(scope.namespace, name, {
+        ...kube,
+        fresh: true,
+      });
+    } catch (error) {
+      throw error instanceof ServiceError && error.code === Code.NOT_FOUND
+        ? new ServiceError(Code.NOT_FOUND, `${action}: not found`, {
+          cause: error,
+        })
+        : error;
+    }
+  }
+
+  /**
+   * The RayCluster `resource` becomes with the update merged in: validated,
+   * its workload admitted, and the worker groups' templates looked up once
+   * per update (`templates` keeps them across attempts).
+   */
+  private async updated(
+    request: UpdateClusterRequest,
+    paths: string[],
+    resource: RayCluster,
+    { kube, caller, scope, action }: NamespaceCall,
+    templates: {
+      get(): Map<string, ComputeTemplate> | undefined;
+      set(found: Map<string, ComputeTemplate>): void;
+    },
+  ): Promise<RayCluster> {
+    const current = clusterFromResource(resource, []);
+    const merged = mergeUpdate(current, request.cluster!, paths);
+    const problems = updateViolations(
+      current,
+      merged,
+      paths,
+      scope.namespace,
+      this.service.limits,
+    );
+    if (problems.length > 0) throw invalidArgument(action, problems);
+    const workers = paths.includes("cluster_spec.worker_group_spec");
+    if (workers) {
+      const groups = {
+        ...merged,
+        clusterSpec: {
+          workerGroupSpec: merged.clusterSpec?.workerGroupSpec ?? [],
+        },
+      };
+      admitWorkload({ caller, action }, scope.rules, groups, "update");
+      if (templates.get() === undefined) {
+        const wanted = (merged.clusterSpec?.workerGroupSpec ?? [])
+          .map((group) => group.computeTemplate);
+        templates.set(
+          await this.templatesOf(merged, wanted, kube, "update"),
+        );
+      }
+    }
+    return updatedResource(
+      resource,
+      current,
+      merged,
+      paths,
+      templates.get() ?? new Map(),
+    );
+  }
+
+  /**
+   * The compute templates `names` (a cluster's), by name, from the
+   * cluster's namespace; FAILED_PRECONDITION naming those that are missing.
+   */
+  private async templatesOf(
+    cluster: Cluster,
+    names: string[],
+    kube: CallOptions,
+    verb: "create" | "update",
+  ): Promise<Map<string, ComputeTemplate>> {
+    const wanted = [...new Set(names.filter((name) => name !== ""))];
+    const templates = new Map<string, ComputeTemplate>();
+    if (wanted.length === 0) return templates;
+    const found = await this.service.orchestrator.listComputeTemplates(
+      cluster.namespace,
+      wanted,
+      kube,
+    );
+    for (const configMap of found) {
+      const template = computeTemplateFromConfigMap(configMap);
+      templates.set(template.name, template);
+    }
+    const missing = wanted.filter((name) => !templates.has(name));
+    if (missing.length > 0) {
+      throw missingTemplatesError(cluster, cluster.namespace, missing, verb);
+    }
+    return templates;
+  }
+
+  /** The clusters of one namespace, of several, or (undefined) of all. */
+  private async clustersIn(
+    namespace: string | readonly string[] | undefined,
+    kube: CallOptions,
+  ): Promise<Cluster[]> {
+    if (typeof namespace === "object") {
+      const lists = await Promise.all(
+        namespace.map((ns) => this.clustersIn(ns, kube)),
+      );
+      return lists.flat();
+    }
+    const { orchestrator, converted } = this.service;
+    const [resources, events] = await Promise.all([
+      orchestrator.listClusters(namespace, kube),
+      orchestrator.listClusterEvents(namespace, undefined, kube),
+    ]);
+    return converted.list(resources, events) as Cluster[];
+  }
+}
+
+/**
+ * The images and host paths a cluster asks for, against the rules that
+ * let the caller act in its namespace; PERMISSION_DENIED naming the field
+ * that asks for what is denied.
+ */
+function admitWorkload(
+  { caller, action }: Pick<NamespaceCall, "caller" | "action">,
+  rules: Rule[],
+  cluster: Cluster,
+  verb: "create" | "update",
+): void {
+  const workload = clusterWorkload(cluster);
+  caller.admit(
+    action,
+    rules,
+    {
+      images: workload.images.map((i) => i.image),
+      hostPath: workload.hostPaths.length > 0,
+    },
+    (denial) =>
+      denial.reason === "host-path"
+        ? workload.hostPaths[0]
+        : workload.images.find((i) => i.image === denial.image)?.field ??
+          "cluster",
+    verb,
+  );
+}
+
+function staleEtag(action: string, etag: string): ServiceError {
+  return new ServiceError(
+    Code.ABORTED,
+    `${action}: etag "${etag}" is not the cluster's current etag: get the cluster and try again`,
+  );
+}

@@ -1,0 +1,134 @@
+/**
+ * The handlers of proto.ComputeTemplateService. The dispatcher has
+ * authorized each call before it arrives here (its scope says where).
+ */
+import {
+  clusterFromResource,
+  computeTemplateFromConfigMap,
+  computeTemplateToConfigMap,
+  referencedTemplates,
+} from "../../domain/conversions.ts";
+import { pageCursor } from "../../domain/pagination.ts";
+import type { CallOptions } from "../../domain/ports.ts";
+import type {
+  ComputeTemplate,
+  CreateComputeTemplateRequest,
+  DeleteComputeTemplateRequest,
+  GetComputeTemplateRequest,
+  ListAllComputeTemplatesRequest,
+  ListAllComputeTemplatesResponse,
+  ListComputeTemplatesRequest,
+  ListComputeTemplatesResponse,
+} from "../../domain/types.ts";
+import {
+  templateInUseError,
+  validateCreateComputeTemplate,
+} from "../../domain/validation.ts";
+import type { Service } from "./service.ts";
+import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
+
+type NamespaceCall = CallContext<NamespaceScope>;
+
+export class ComputeTemplateHandlers {
+  constructor(private readonly service: Service) {}
+
+  async createComputeTemplate(
+    request: CreateComputeTemplateRequest,
+    { log, kube, scope }: NamespaceCall,
+  ): Promise<ComputeTemplate> {
+    validateCreateComputeTemplate(request, this.service.limits);
+    const template = {
+      ...request.computeTemplate!,
+      namespace: scope.namespace,
+    };
+    const created = await this.service.orchestrator.createComputeTemplate(
+      computeTemplateToConfigMap(template),
+      kube,
+    );
+    log.info("Created compute template", {
+      namespace: template.namespace,
+      name: template.name,
+    });
+    return computeTemplateFromConfigMap(created);
+  }
+
+  async getComputeTemplate(
+    request: GetComputeTemplateRequest,
+    { kube, scope }: NamespaceCall,
+  ): Promise<ComputeTemplate> {
+    return computeTemplateFromConfigMap(
+      await this.service.orchestrator.getComputeTemplate(
+        scope.namespace,
+        request.name,
+        kube,
+      ),
+    );
+  }
+
+  async listComputeTemplates(
+    request: ListComputeTemplatesRequest,
+    { kube, scope, action }: NamespaceCall,
+  ): Promise<ListComputeTemplatesResponse> {
+    const list = `computetemplates/${scope.namespace}`;
+    const cursor = pageCursor(request, list, action);
+    const { items, nextPageToken } = cursor.page(
+      await this.templatesIn(scope.namespace, kube),
+    );
+    return { computeTemplates: items, nextPageToken };
+  }
+
+  async listAllComputeTemplates(
+    request: ListAllComputeTemplatesRequest,
+    { kube, scope, action }: CallContext<NamespacesScope>,
+  ): Promise<ListAllComputeTemplatesResponse> {
+    const cursor = pageCursor(request, "computetemplates", action);
+    const { items, nextPageToken } = cursor.page(
+      await this.templatesIn(scope.namespaces, kube),
+    );
+    return { computeTemplates: items, nextPageToken };
+  }
+
+  async deleteComputeTemplate(
+    request: DeleteComputeTemplateRequest,
+    { log, kube, scope }: NamespaceCall,
+  ): Promise<Record<string, never>> {
+    const { namespace } = scope;
+    const { name } = request;
+    const { orchestrator } = this.service;
+    // Clusters keep the names of their templates (pod annotation
+    // ray.io/compute-template); one list of the namespace's clusters finds
+    // those that use this one. Kubernetes has no transaction across
+    // objects, so a cluster created between this list and the delete still
+    // slips through: the guard catches the common mistake, not a race. The
+    // KubeRay API server has no such guard at all.
+    const users = (await orchestrator.listClusters(namespace, kube))
+      .map((resource) => clusterFromResource(resource, []))
+      .filter((cluster) => referencedTemplates(cluster).includes(name))
+      .map((cluster) => cluster.name);
+    if (users.length > 0) {
+      throw templateInUseError(namespace, name, users);
+    }
+    await orchestrator.deleteComputeTemplate(namespace, name, kube);
+    log.info("Deleted compute template", { namespace, name });
+    return {};
+  }
+
+  /** The templates of one namespace, of several, or (undefined) of all. */
+  private async templatesIn(
+    namespace: string | readonly string[] | undefined,
+    kube: CallOptions,
+  ): Promise<ComputeTemplate[]> {
+    if (typeof namespace === "object") {
+      const lists = await Promise.all(
+        namespace.map((ns) => this.templatesIn(ns, kube)),
+      );
+      return lists.flat();
+    }
+    const configMaps = await this.service.orchestrator.listComputeTemplates(
+      namespace,
+      undefined,
+      kube,
+    );
+    return configMaps.map(computeTemplateFromConfigMap);
+  }
+}

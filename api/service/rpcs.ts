@@ -1,0 +1,237 @@
+/**
+ * Every RPC of the API as a declared unit. The proto gives a method's
+ * request and response types and whether it streams (`ApiMethods`,
+ * generated into domain/types.ts); RPC_RULES below is the one place its
+ * verb and resource are written, with where the namespace and the name it
+ * acts on come from. The dispatcher authorizes every call from its row
+ * before any handler code runs (authorize.ts), and refuses to start when
+ * a method of the schema has no row (declareRpcs).
+ *
+ * Adding an RPC: the method in proto/ (then `deno task types:gen`), its
+ * row here, and its handler in the resource's file (clusters.ts,
+ * compute_templates.ts, watch.ts), listed in handlers.ts. The compiler
+ * then holds the handler to the method's types and the scope its row
+ * gives.
+ */
+import type protobuf from "protobufjs";
+import type { ApiMethods } from "../../domain/types.ts";
+import type { CallOptions } from "../../domain/ports.ts";
+import type { Logger } from "../../domain/log.ts";
+import type { Message } from "../../domain/codec.ts";
+import type { Caller } from "../auth/caller.ts";
+import type { Resource, Rule, Verb } from "../auth/policy.ts";
+import { type ApiSchema, methodKey } from "../schema.ts";
+
+/** "proto.ClusterService/CreateCluster" */
+export type MethodKey = keyof ApiMethods;
+
+/**
+ * Where the namespace an RPC acts in comes from:
+ * - "request": the request's `namespace`, one namespace, required;
+ * - "all": every namespace the caller may use (ListAll*);
+ * - "request-or-all": the request's `namespace`, or every namespace the
+ *   caller may use when it is empty (Watch*).
+ */
+export type NamespaceSource = "request" | "all" | "request-or-all";
+
+/** Who may call an RPC, in the policy's words. */
+export interface RpcRule {
+  verb: Verb;
+  resource: Resource;
+  namespace: NamespaceSource;
+  /**
+   * The request field that names the one object acted on: "name" for an
+   * existing object (the dispatcher validates it as a key), a body's
+   * "cluster.name" for a create. None for a collection.
+   */
+  name?: "name" | "cluster.name" | "computeTemplate.name";
+}
+
+/** The rows of the policy table, one per RPC of the API. */
+export const RPC_RULES = {
+  "proto.ClusterService/CreateCluster": {
+    verb: "create",
+    resource: "clusters",
+    namespace: "request",
+    name: "cluster.name",
+  },
+  "proto.ClusterService/GetCluster": {
+    verb: "get",
+    resource: "clusters",
+    namespace: "request",
+    name: "name",
+  },
+  "proto.ClusterService/ListCluster": {
+    verb: "list",
+    resource: "clusters",
+    namespace: "request",
+  },
+  "proto.ClusterService/ListAllClusters": {
+    verb: "list",
+    resource: "clusters",
+    namespace: "all",
+  },
+  "proto.ClusterService/UpdateCluster": {
+    verb: "update",
+    resource: "clusters",
+    namespace: "request",
+    name: "name",
+  },
+  "proto.ClusterService/DeleteCluster": {
+    verb: "delete",
+    resource: "clusters",
+    namespace: "request",
+    name: "name",
+  },
+  "proto.ClusterService/WatchClusters": {
+    verb: "watch",
+    resource: "clusters",
+    namespace: "request-or-all",
+  },
+  "proto.ComputeTemplateService/CreateComputeTemplate": {
+    verb: "create",
+    resource: "computetemplates",
+    namespace: "request",
+    name: "computeTemplate.name",
+  },
+  "proto.ComputeTemplateService/GetComputeTemplate": {
+    verb: "get",
+    resource: "computetemplates",
+    namespace: "request",
+    name: "name",
+  },
+  "proto.ComputeTemplateService/ListComputeTemplates": {
+    verb: "list",
+    resource: "computetemplates",
+    namespace: "request",
+  },
+  "proto.ComputeTemplateService/ListAllComputeTemplates": {
+    verb: "list",
+    resource: "computetemplates",
+    namespace: "all",
+  },
+  "proto.ComputeTemplateService/DeleteComputeTemplate": {
+    verb: "delete",
+    resource: "computetemplates",
+    namespace: "request",
+    name: "name",
+  },
+} as const satisfies Record<MethodKey, RpcRule>;
+
+/** One namespace the caller may act in, with the rules that let it. */
+export interface NamespaceScope {
+  kind: "namespace";
+  namespace: string;
+  /** For the workload's admission (Caller.admit). */
+  rules: Rule[];
+}
+
+/**
+ * The namespaces a call across namespaces covers: those both the policy
+ * and --namespaces allow; undefined for all of them (one cluster-wide list).
+ * Never empty: a caller with none is refused before the handler.
+ */
+export interface NamespacesScope {
+  kind: "namespaces";
+  namespaces: readonly string[] | undefined;
+}
+
+export type Scope = NamespaceScope | NamespacesScope;
+
+/** The scope an RPC's handler is given, as its row's namespace source says. */
+export type ScopeOf<K extends MethodKey> = {
+  request: NamespaceScope;
+  all: NamespacesScope;
+  "request-or-all": Scope;
+}[(typeof RPC_RULES)[K]["namespace"]];
+
+/** What a handler knows of the call besides its request. */
+export interface CallContext<S extends Scope = Scope> {
+  log: Logger;
+  /** Handed to every Kubernetes call the request causes. */
+  kube: CallOptions;
+  /** Who calls; the policy's questions about secondary resources. */
+  caller: Caller;
+  /** Where the caller was authorized to act. */
+  scope: S;
+  /** `Cannot get cluster "team-a/blue"`: the start of every error message. */
+  action: string;
+}
+
+/** A method's answer: its response, or for a streaming method a stream of them. */
+export type Answer<K extends MethodKey> = ApiMethods[K]["streaming"] extends
+  true ? AsyncIterableIterator<ApiMethods[K]["response"]>
+  : ApiMethods[K]["response"];
+
+/** A method's handler, typed from the proto and its row. */
+export type Handler<K extends MethodKey> = (
+  request: ApiMethods[K]["request"],
+  call: CallContext<ScopeOf<K>>,
+) => Promise<Answer<K>>;
+
+/** A handler for every method of the API. */
+export type Handlers = { [K in MethodKey]: Handler<K> };
+
+/** An RPC as the dispatcher runs it, whatever its types. */
+export interface Declaration {
+  key: string;
+  rule: RpcRule;
+  streaming: boolean;
+  handle(
+    request: Message,
+    call: CallContext,
+  ): Promise<Message | AsyncIterableIterator<Message>>;
+}
+
+/**
+ * The declaration of every method of `schema`, by key. Throws, naming the
+ * method, when one has no row in RPC_RULES or no handler: Corral does not
+ * start with an RPC nobody decided who may call.
+ */
+export function declareRpcs(
+  schema: ApiSchema,
+  handlers: Handlers,
+  rules: Readonly<Record<string, RpcRule>> = RPC_RULES,
+): Map<string, Declaration> {
+  const declarations = new Map<string, Declaration>();
+  for (const service of schema.services) {
+    for (const method of service.methodsArray) {
+      const declaration = declare(method, handlers, rules);
+      declarations.set(declaration.key, declaration);
+    }
+  }
+  return declarations;
+}
+
+function declare(
+  method: protobuf.Method,
+  handlers: Handlers,
+  rules: Readonly<Record<string, RpcRule>>,
+): Declaration {
+  const key = methodKey(method);
+  if (!Object.hasOwn(rules, key)) {
+    throw new Error(
+      `RPC ${key} has no row in the policy table (RPC_RULES in api/service/rpcs.ts): say which verb on which resource it is`,
+    );
+  }
+  if (!Object.hasOwn(handlers, key)) {
+    throw new Error(`RPC ${key} has no handler (api/service/handlers.ts)`);
+  }
+  return {
+    key,
+    rule: rules[key],
+    streaming: method.responseStream === true,
+    handle: untyped(handlers[key as MethodKey]),
+  };
+}
+
+/**
+ * A typed handler as the dispatcher calls it. The one place types are
+ * asserted rather than checked: the transports decode every request against
+ * its method's request type in the proto, domain/types.ts is generated from
+ * that proto (tests/tools/types_gen_test.ts fails while they differ), and
+ * the scope is made from the same row ScopeOf reads.
+ */
+function untyped(handler: Handlers[MethodKey]): Declaration["handle"] {
+  return handler as unknown as Declaration["handle"];
+}

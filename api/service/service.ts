@@ -1,0 +1,65 @@
+/**
+ * What the handlers of every resource share: the orchestrator and the
+ * settings they act with, and the kept answers of whole lists.
+ */
+import type { Page } from "../../domain/pagination.ts";
+import type { Orchestrator } from "../../domain/ports.ts";
+import { DEFAULT_LIMITS, type Limits } from "../../domain/limits.ts";
+import { ConvertedClusters } from "./converted_clusters.ts";
+import type { ClusterWatch } from "./cluster_watch.ts";
+import type { Cluster, ListClustersResponse } from "../../domain/types.ts";
+
+export interface ServiceOptions {
+  orchestrator: Orchestrator;
+  /** apiVersion of the RayClusters written, e.g. "ray.io/v1". */
+  clusterApiVersion: string;
+  now?: () => Date;
+  /** Upper bounds of what a request may ask for; DEFAULT_LIMITS when unset. */
+  limits?: Limits;
+  /** The clusters' messages, made once (shared with `watches`). */
+  converted?: ConvertedClusters;
+  /** WatchClusters' fan-out; without it (no cache) the method is refused. */
+  watches?: ClusterWatch;
+}
+
+/** ServiceOptions with their defaults filled in. */
+export interface Service {
+  orchestrator: Orchestrator;
+  clusterApiVersion: string;
+  now: () => Date;
+  limits: Limits;
+  converted: ConvertedClusters;
+  watches?: ClusterWatch;
+}
+
+export function serviceOf(options: ServiceOptions): Service {
+  return {
+    orchestrator: options.orchestrator,
+    clusterApiVersion: options.clusterApiVersion,
+    now: options.now ?? (() => new Date()),
+    limits: options.limits ?? DEFAULT_LIMITS,
+    converted: options.converted ?? new ConvertedClusters(),
+    watches: options.watches,
+  };
+}
+
+/**
+ * Whole-list answers kept with the list they answer (frozen: the gateway
+ * then keeps their JSON text too), so polling an unchanged list of
+ * thousands encodes nothing again. A kept list is one the cache froze.
+ */
+const keptAnswers = new WeakMap<readonly Cluster[], ListClustersResponse>();
+
+/** The answer of a page of clusters; the same object for the same kept list. */
+export function clusterListAnswer(page: Page<Cluster>): ListClustersResponse {
+  const { items, nextPageToken } = page;
+  if (nextPageToken !== "" || !Object.isFrozen(items)) {
+    return { clusters: items, nextPageToken };
+  }
+  let kept = keptAnswers.get(items);
+  if (kept === undefined) {
+    kept = Object.freeze({ clusters: items, nextPageToken: "" });
+    keptAnswers.set(items, kept);
+  }
+  return kept;
+}
