@@ -21,6 +21,7 @@ import type { Dispatcher } from "../service/dispatcher.ts";
 import { type ApiSchema, methodKey } from "../schema.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/gateway.ts";
 import { grpcPeer } from "./credentials.ts";
+import type { Logger } from "../../domain/log.ts";
 
 export interface GrpcOptions {
   schema: ApiSchema;
@@ -41,10 +42,8 @@ export interface GrpcOptions {
 
 /** A gRPC server with the API's services added, not yet bound. */
 export function createGrpcServer(options: GrpcOptions): grpc.Server {
-  const { schema, dispatcher } = options;
-  const log = dispatcher.log;
+  const { schema } = options;
   const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
-  const maxMetadataBytes = options.maxMetadataBytes ?? 16 * 1024;
   const server = new grpc.Server({
     "grpc.max_receive_message_length": options.maxReceiveBytes ??
       DEFAULT_MAX_BODY_BYTES,
@@ -52,7 +51,11 @@ export function createGrpcServer(options: GrpcOptions): grpc.Server {
     "grpc.keepalive_time_ms": idleTimeoutMs,
     "grpc.keepalive_timeout_ms": 20_000,
   });
-  const encodeStatus = statusEncoder(schema.root);
+  const serving: Serving = {
+    dispatcher: options.dispatcher,
+    maxMetadataBytes: options.maxMetadataBytes ?? 16 * 1024,
+    encodeStatus: statusEncoder(schema.root),
+  };
   for (const service of schema.services) {
     const definition: Record<
       string,
@@ -61,102 +64,132 @@ export function createGrpcServer(options: GrpcOptions): grpc.Server {
     const implementation: grpc.UntypedServiceImplementation = {};
     for (const method of service.methodsArray) {
       method.resolve();
-      const key = methodKey(method);
-      const requestType = method.resolvedRequestType!;
-      const responseType = method.resolvedResponseType!;
       const streaming = method.responseStream === true;
-      definition[method.name] = {
-        path: `/${key}`,
-        requestStream: false,
-        responseStream: streaming,
-        // Decoding happens in the handler, where a malformed message can be
-        // answered with INVALID_ARGUMENT instead of grpc-js' INTERNAL.
-        requestDeserialize: (bytes: Buffer) => bytes,
-        requestSerialize: (bytes: Buffer) => bytes,
-        responseSerialize: (bytes: Uint8Array) => Buffer.from(bytes),
-        responseDeserialize: (bytes: Buffer) => bytes,
-      };
-      implementation[method.name] = async (
-        call:
-          | grpc.ServerUnaryCall<Buffer, Uint8Array>
-          | grpc.ServerWritableStream<Buffer, Uint8Array>,
-        unaryCallback?: grpc.sendUnaryData<Uint8Array>,
-      ) => {
-        // A unary call answers through its callback; a server stream writes
-        // its answers and ends with the status.
-        const callback: grpc.sendUnaryData<Uint8Array> = unaryCallback ??
-          ((error, value) => {
-            const stream = call as grpc.ServerWritableStream<
-              Buffer,
-              Uint8Array
-            >;
-            if (error) stream.emit("error", error);
-            else if (value) stream.end(value);
-            else stream.end();
-          });
-        // grpc-js 1.14 has no server-side metadata limit: the call is
-        // refused here, as HTTP refuses headers over its limit (431 code 8).
-        const metadataBytes = sizeOfMetadata(call.metadata);
-        if (metadataBytes > maxMetadataBytes) {
-          callback({
-            code: Code.RESOURCE_EXHAUSTED,
-            details:
-              `Request metadata too large: the limit is ${maxMetadataBytes} bytes`,
-          });
-          return;
-        }
-        const requestId = String(call.metadata.get("x-request-id")[0] ?? "")
-          .slice(0, 128) || crypto.randomUUID();
-        const reply = new grpc.Metadata();
-        reply.set("x-request-id", requestId);
-        call.sendMetadata(reply);
-        const authorization = call.metadata.get("authorization")[0];
-        const info = {
-          transport: "grpc" as const,
-          requestId,
-          key,
-          peer: grpcPeer(call),
-          authorization: authorization === undefined
-            ? undefined
-            : String(authorization),
-        };
-        const { result, stream, error } = await dispatcher.invoke(
-          info,
-          () => decode(requestType, call.request),
-          callSignal(call),
-        );
-        if (error) {
-          callback(encodeStatus(error));
-          return;
-        }
-        if (stream) {
-          const failure = await pump(
-            stream,
-            call as grpc.ServerWritableStream<Buffer, Uint8Array>,
-            (message) => encode(responseType, message),
-          );
-          if (failure) callback(encodeStatus(failure));
-          else callback(null);
-          return;
-        }
-        try {
-          callback(null, encode(responseType, result!));
-        } catch (thrown) {
-          const failure = new ServiceError(Code.INTERNAL, "Internal error", {
-            cause: thrown,
-          });
-          log.error("Failed to encode response", {
-            requestId,
-            rpc: key,
-            cause: String(thrown),
-          });
-          callback(encodeStatus(failure));
-        }
-      };
+      definition[method.name] = methodDefinition(methodKey(method), streaming);
+      implementation[method.name] = (
+        call: ServerCall,
+        callback?: grpc.sendUnaryData<Uint8Array>,
+      ) => serveCall(serving, method, call, callback ?? streamEnd(call));
     }
     server.addService(definition, implementation);
   }
   return server;
+}
+
+/** What every call of the server is served with. */
+interface Serving {
+  dispatcher: Dispatcher;
+  maxMetadataBytes: number;
+  encodeStatus: (error: ServiceError) => Partial<grpc.StatusObject>;
+}
+
+type ServerCall =
+  | grpc.ServerUnaryCall<Buffer, Uint8Array>
+  | grpc.ServerWritableStream<Buffer, Uint8Array>;
+
+function methodDefinition(
+  key: string,
+  streaming: boolean,
+): grpc.MethodDefinition<Buffer, Uint8Array> {
+  return {
+    path: `/${key}`,
+    requestStream: false,
+    responseStream: streaming,
+    // Decoding happens in serveCall, where a malformed message can be
+    // answered with INVALID_ARGUMENT instead of grpc-js' INTERNAL.
+    requestDeserialize: (bytes: Buffer) => bytes,
+    requestSerialize: (bytes: Buffer) => bytes,
+    responseSerialize: (bytes: Uint8Array) => Buffer.from(bytes),
+    responseDeserialize: (bytes: Buffer) => bytes,
+  };
+}
+
+/**
+ * A unary call answers through its callback; a server stream writes its
+ * answers and ends with the status: this is its callback.
+ */
+function streamEnd(call: ServerCall): grpc.sendUnaryData<Uint8Array> {
+  return (error, value) => {
+    const stream = call as grpc.ServerWritableStream<Buffer, Uint8Array>;
+    if (error) stream.emit("error", error);
+    else if (value) stream.end(value);
+    else stream.end();
+  };
+}
+
+/** One call of `method`: refused, or handed to the dispatcher and answered. */
+async function serveCall(
+  { dispatcher, maxMetadataBytes, encodeStatus }: Serving,
+  method: protobuf.Method,
+  call: ServerCall,
+  callback: grpc.sendUnaryData<Uint8Array>,
+): Promise<void> {
+  const key = methodKey(method);
+  // grpc-js 1.14 has no server-side metadata limit: the call is refused
+  // here, as HTTP refuses headers over its limit (431 code 8).
+  if (sizeOfMetadata(call.metadata) > maxMetadataBytes) {
+    callback({
+      code: Code.RESOURCE_EXHAUSTED,
+      details:
+        `Request metadata too large: the limit is ${maxMetadataBytes} bytes`,
+    });
+    return;
+  }
+  const requestId = String(call.metadata.get("x-request-id")[0] ?? "")
+    .slice(0, 128) || crypto.randomUUID();
+  const reply = new grpc.Metadata();
+  reply.set("x-request-id", requestId);
+  call.sendMetadata(reply);
+  const authorization = call.metadata.get("authorization")[0];
+  const info = {
+    transport: "grpc" as const,
+    requestId,
+    key,
+    peer: grpcPeer(call),
+    authorization: authorization === undefined
+      ? undefined
+      : String(authorization),
+  };
+  const { result, stream, error } = await dispatcher.invoke(
+    info,
+    () => decode(method.resolvedRequestType!, call.request),
+    callSignal(call),
+  );
+  const responseType = method.resolvedResponseType!;
+  if (error) {
+    callback(encodeStatus(error));
+  } else if (stream) {
+    const failure = await pump(
+      stream,
+      call as grpc.ServerWritableStream<Buffer, Uint8Array>,
+      (message) => encode(responseType, message),
+    );
+    callback(failure ? encodeStatus(failure) : null);
+  } else {
+    answer(dispatcher.log, info, callback, () => encode(responseType, result!));
+  }
+}
+
+/** Answers a unary call; INTERNAL if its answer cannot be encoded. */
+function answer(
+  log: Logger,
+  { requestId, key }: { requestId: string; key: string },
+  callback: grpc.sendUnaryData<Uint8Array>,
+  encoded: () => Uint8Array,
+): void {
+  let bytes: Uint8Array;
+  try {
+    bytes = encoded();
+  } catch (thrown) {
+    log.error("Failed to encode response", {
+      requestId,
+      rpc: key,
+      cause: String(thrown),
+    });
+    callback({ code: Code.INTERNAL, details: "Internal error" });
+    return;
+  }
+  callback(null, bytes);
 }
 
 /**
