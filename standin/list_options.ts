@@ -34,7 +34,7 @@ function selectableFields(
   return values;
 }
 
-interface Selection {
+export interface Selection {
   labels: ReturnType<typeof parseLabelSelector>;
   fields: ReturnType<typeof parseFieldSelector>;
   /** True when no selector narrows the list (the key range does). */
