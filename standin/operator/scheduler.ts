@@ -127,7 +127,10 @@ export class Scheduler {
     );
   }
 
-  /** Keeps NodePorts and pods of clusters made ready earlier (e.g. before a restart). */
+  /**
+   * Keeps the NodePorts and pods of a cluster made ready earlier (e.g.
+   * before a restart).
+   */
   #adopt(cluster: ObservedCluster): void {
     this.#seen.set(cluster.metadata.uid, {
       nodePorts: this.#options.nodePorts.adopt(cluster),
