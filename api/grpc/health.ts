@@ -83,6 +83,12 @@ export function healthServiceDefinition(): protobuf.Service {
   return healthService;
 }
 
+/** A Watch call: the service asked about in, its statuses out. */
+type WatchCall = grpc.ServerWritableStream<
+  { service: string },
+  { status: string }
+>;
+
 /**
  * Adds grpc.health.v1.Health to the server, every service in `services`
  * and the server as a whole ("") SERVING.
@@ -98,34 +104,107 @@ export function addHealthService(
     refresh?: () => Promise<unknown>;
   } = {},
 ): HealthReporter {
+  const table = new HealthTable(services);
   const refresh = () =>
     Promise.resolve(options.refresh?.()).catch(() => undefined);
-  const health = healthServiceDefinition();
-  const root = health.root;
+  server.addService(healthMethods(), healthHandlers(table, refresh));
+  return table;
+}
+
+/**
+ * The statuses by service name and the Watch streams on them: what the
+ * handlers answer from and what the reporter changes.
+ */
+export class HealthTable implements HealthReporter {
+  readonly #statuses: Map<string, ServingStatus>;
+  readonly #watchers = new Map<string, Set<WatchCall>>();
+  #stopped = false;
+
+  /** Every service in `services` and the server ("") SERVING. */
+  constructor(services: string[]) {
+    this.#statuses = new Map(["", ...services].map((s) => [s, "SERVING"]));
+  }
+
+  setStatus(service: string, status: ServingStatus): void {
+    if (this.#statuses.get(service) === status) return;
+    this.#statuses.set(service, status);
+    for (const call of this.#watchers.get(service) ?? []) {
+      call.write({ status });
+    }
+  }
+
+  setAll(status: ServingStatus): void {
+    for (const service of this.#statuses.keys()) {
+      this.setStatus(service, status);
+    }
+  }
+
+  status(service: string): ServingStatus | undefined {
+    return this.#statuses.get(service);
+  }
+
+  /** List's answer: every service's status. */
+  list(): Record<string, { status: ServingStatus }> {
+    return Object.fromEntries(
+      [...this.#statuses].map(([service, status]) => [service, { status }]),
+    );
+  }
+
+  /**
+   * Writes the service's status (SERVICE_UNKNOWN for an unknown one) to the
+   * call now and on every change, until the client goes or shutdown() ends
+   * the call; after shutdown(), ends it at once.
+   */
+  watch(call: WatchCall): void {
+    const service = call.request.service;
+    call.write({ status: this.#statuses.get(service) ?? "SERVICE_UNKNOWN" });
+    if (this.#stopped) {
+      call.end();
+      return;
+    }
+    const set = this.#watchers.get(service) ?? new Set();
+    this.#watchers.set(service, set);
+    set.add(call);
+    const forget = () => set.delete(call);
+    call.on("cancelled", forget);
+    call.on("close", forget);
+  }
+
+  shutdown(): void {
+    this.#stopped = true;
+    this.setAll("NOT_SERVING");
+    for (const set of this.#watchers.values()) {
+      for (const call of set) call.end();
+      set.clear();
+    }
+  }
+}
+
+/** Check, List and Watch as grpc-js methods, their messages coded by protobufjs. */
+function healthMethods(): grpc.ServiceDefinition {
+  const root = healthServiceDefinition().root;
   const Request = root.lookupType("grpc.health.v1.HealthCheckRequest");
   const Response = root.lookupType("grpc.health.v1.HealthCheckResponse");
   const ListRequest = root.lookupType("grpc.health.v1.HealthListRequest");
   const ListResponse = root.lookupType("grpc.health.v1.HealthListResponse");
+  return {
+    Check: healthMethod("Check", Request, Response),
+    List: healthMethod("List", ListRequest, ListResponse),
+    Watch: healthMethod("Watch", Request, Response, true),
+  };
+}
 
-  const statuses = new Map<string, ServingStatus>(
-    ["", ...services].map((s) => [s, "SERVING"]),
-  );
-  const watchers = new Map<
-    string,
-    Set<grpc.ServerWritableStream<{ service: string }, { status: string }>>
-  >();
-  let stopped = false;
-
+function healthMethod(
+  name: string,
+  request: protobuf.Type,
+  response: protobuf.Type,
+  responseStream = false,
+): grpc.MethodDefinition<object, object> {
   const decode = (type: protobuf.Type) => (bytes: Buffer) =>
     type.toObject(type.decode(bytes), { enums: String, defaults: true });
   const encode = (type: protobuf.Type) => (message: object) =>
     Buffer.from(type.encode(type.fromObject(message)).finish());
-  const method = (
-    name: string,
-    request: protobuf.Type,
-    response: protobuf.Type,
-    responseStream = false,
-  ) => ({
+  return {
     path: `/grpc.health.v1.Health/${name}`,
     requestStream: false,
     responseStream,
@@ -133,19 +212,21 @@ export function addHealthService(
     requestDeserialize: decode(request),
     responseSerialize: encode(response),
     responseDeserialize: decode(response),
-  });
+  };
+}
 
-  server.addService({
-    Check: method("Check", Request, Response),
-    List: method("List", ListRequest, ListResponse),
-    Watch: method("Watch", Request, Response, true),
-  }, {
+/** The handlers of Check, List and Watch over `table`. */
+function healthHandlers(
+  table: HealthTable,
+  refresh: () => Promise<unknown>,
+): grpc.UntypedServiceImplementation {
+  return {
     Check: (
       call: grpc.ServerUnaryCall<{ service: string }, unknown>,
       callback: grpc.sendUnaryData<unknown>,
     ) => {
       refresh().then(() => {
-        const status = statuses.get(call.request.service);
+        const status = table.status(call.request.service);
         if (status === undefined) {
           callback({
             code: grpc.status.NOT_FOUND,
@@ -160,51 +241,8 @@ export function addHealthService(
       _call: grpc.ServerUnaryCall<unknown, unknown>,
       callback: grpc.sendUnaryData<unknown>,
     ) => {
-      refresh().then(() =>
-        callback(null, {
-          statuses: Object.fromEntries(
-            [...statuses].map(([service, status]) => [service, { status }]),
-          ),
-        })
-      );
+      refresh().then(() => callback(null, { statuses: table.list() }));
     },
-    Watch: (
-      call: grpc.ServerWritableStream<{ service: string }, { status: string }>,
-    ) => {
-      const service = call.request.service;
-      call.write({ status: statuses.get(service) ?? "SERVICE_UNKNOWN" });
-      if (stopped) {
-        call.end();
-        return;
-      }
-      const set = watchers.get(service) ?? new Set();
-      watchers.set(service, set);
-      set.add(call);
-      const forget = () => set.delete(call);
-      call.on("cancelled", forget);
-      call.on("close", forget);
-    },
-  });
-
-  return {
-    setStatus(service, status) {
-      if (statuses.get(service) === status) return;
-      statuses.set(service, status);
-      for (const call of watchers.get(service) ?? []) call.write({ status });
-    },
-    setAll(status) {
-      for (const service of statuses.keys()) this.setStatus(service, status);
-    },
-    status(service) {
-      return statuses.get(service);
-    },
-    shutdown() {
-      stopped = true;
-      this.setAll("NOT_SERVING");
-      for (const set of watchers.values()) {
-        for (const call of set) call.end();
-        set.clear();
-      }
-    },
+    Watch: (call: WatchCall) => table.watch(call),
   };
 }
