@@ -91,6 +91,23 @@ export interface OidcOptions {
   keyRefetchCooldownMs?: number;
 }
 
+/** How the claims of a verified ID token make an identity. */
+export interface ClaimMapping {
+  /** --oidc-username-claim */
+  usernameClaim: string;
+  /** --oidc-username-prefix */
+  usernamePrefix: string;
+  /** --oidc-groups-claim */
+  groupsClaim: string;
+  /** --oidc-groups-prefix */
+  groupsPrefix: string;
+}
+
+/** A fetch from the issuer, through the client that trusts its CA file. */
+type IssuerFetch = (url: string, init: RequestInit) => Promise<Response>;
+
+type KeySet = ReturnType<typeof createRemoteJWKSet>;
+
 /**
  * The OIDC authenticator. Reads caFile now (rejecting if it cannot);
  * discovery happens on the first token of our issuer, so start-up does not
@@ -106,10 +123,7 @@ export async function oidcAuthenticator(
     );
   }
   const log = options.log.with({ authenticator: "oidc", issuer });
-  const usernameClaim = options.usernameClaim ?? "sub";
-  const groupsClaim = options.groupsClaim ?? "groups";
-  const usernamePrefix = options.usernamePrefix ?? "";
-  const groupsPrefix = options.groupsPrefix ?? "";
+  const mapping = claimMapping(options);
 
   const client = options.caFile === undefined
     ? undefined
@@ -120,130 +134,206 @@ export async function oidcAuthenticator(
   // so the CA file is trusted for discovery and keys alike. Deno adds caCerts
   // to its root store rather than replacing it, where kube-apiserver trusts
   // the CA file alone: a public CA could also vouch for the issuer's host.
-  const issuerFetch = (url: string, init: RequestInit) =>
+  const issuerFetch: IssuerFetch = (url, init) =>
     fetch(url, client ? { ...init, client } : init);
-
-  let keys: ReturnType<typeof createRemoteJWKSet> | undefined;
-  let discovering: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
-  let lastDiscoveryFailure = -Infinity;
-  let discoveryError: AuthenticationError | undefined;
-
-  /** The issuer's key set, from its discovery document, fetched once. */
-  function keySet(): Promise<ReturnType<typeof createRemoteJWKSet>> {
-    if (keys) return Promise.resolve(keys);
-    if (
-      discoveryError && Date.now() - lastDiscoveryFailure < DISCOVERY_RETRY_MS
-    ) return Promise.reject(discoveryError);
-    discovering ??= discover().then((jwksUri) => {
-      keys = createRemoteJWKSet(new URL(jwksUri), {
-        [customFetch]: issuerFetch,
-        cooldownDuration: options.keyRefetchCooldownMs ?? JWKS_COOLDOWN_MS,
-        cacheMaxAge: JWKS_MAX_AGE_MS,
-        timeoutDuration: FETCH_TIMEOUT_MS,
-      });
-      discoveryError = undefined;
-      return keys;
-    }, (error) => {
-      lastDiscoveryFailure = Date.now();
-      discoveryError = unavailable("discovery failed", error);
-      log.warn("Failed OIDC discovery", { error: describe(error) });
-      throw discoveryError;
-    }).finally(() => discovering = undefined);
-    return discovering;
-  }
-
-  async function discover(): Promise<string> {
-    const url = `${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`;
-    const response = await issuerFetch(url, {
-      redirect: "manual",
-      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-      headers: { accept: "application/json" },
-    });
-    if (response.status !== 200) {
-      await response.body?.cancel();
-      throw new Error(`discovery answered ${response.status}`);
-    }
-    const document = await response.json();
-    if (document?.issuer !== issuer) {
-      throw new Error(
-        `discovery names the issuer "${document?.issuer}", not "${issuer}"`,
-      );
-    }
-    const jwksUri = document.jwks_uri;
-    if (
-      typeof jwksUri !== "string" || !URL.canParse(jwksUri) ||
-      new URL(jwksUri).protocol !== "https:"
-    ) throw new Error("discovery has no https jwks_uri");
-    log.info("Discovered OIDC issuer", { jwksUri });
-    return jwksUri;
-  }
-
-  async function authenticate(token: string): Promise<Identity | undefined> {
-    let unverified: JWTPayload;
-    try {
-      unverified = decodeJwt(token);
-    } catch {
-      return undefined; // not a JWT: not ours
-    }
-    if (unverified.iss !== issuer) return undefined;
-
-    const jwks = await keySet();
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtVerify(token, jwks, {
-        issuer,
-        audience: options.clientId,
-        algorithms: OIDC_ALGORITHMS,
-        clockTolerance: CLOCK_LEEWAY_SECONDS,
-        requiredClaims: ["exp", "iat"],
-      }));
-    } catch (error) {
-      throw verificationFailure(error);
-    }
-    // jose checks iat only with maxTokenAge; a token from the future is not
-    // valid yet whatever its nbf says.
-    const now = Math.floor(Date.now() / 1000);
-    if ((payload.iat as number) > now + CLOCK_LEEWAY_SECONDS) {
-      throw invalid("the ID token was issued in the future");
-    }
-
-    const username = payload[usernameClaim];
-    if (typeof username !== "string" || username === "") {
-      throw invalid(`the ID token has no "${usernameClaim}" claim`);
-    }
-    // As kube-apiserver: an email that the issuer says is unverified is not
-    // a name to trust.
-    if (usernameClaim === "email" && "email_verified" in payload) {
-      if (payload.email_verified !== true) {
-        throw invalid("the ID token's email is not verified");
-      }
-    }
-    return {
-      user: usernamePrefix + username,
-      groups: groupsOf(payload[groupsClaim]).map((g) => groupsPrefix + g),
-      authenticator: "oidc",
-    };
-  }
-
-  /** A string or an array of strings; absent is no groups. */
-  function groupsOf(claim: unknown): string[] {
-    if (claim === undefined || claim === null) return [];
-    if (typeof claim === "string") return [claim];
-    if (Array.isArray(claim) && claim.every((g) => typeof g === "string")) {
-      return claim;
-    }
-    throw invalid(
-      `the ID token's "${groupsClaim}" claim is not a list of strings`,
-    );
-  }
+  const keys = new IssuerKeys(
+    issuer,
+    issuerFetch,
+    log,
+    options.keyRefetchCooldownMs ?? JWKS_COOLDOWN_MS,
+  );
 
   return {
     name: "oidc",
-    authenticate,
+    async authenticate(token: string): Promise<Identity | undefined> {
+      if (issuerOf(token) !== issuer) return undefined;
+      const payload = await verifyIdToken(
+        token,
+        await keys.keySet(),
+        issuer,
+        options.clientId,
+      );
+      return identityOf(payload, mapping);
+    },
     close() {
       client?.close();
     },
   };
+}
+
+/** The options' claims and prefixes, with kube-apiserver's defaults. */
+export function claimMapping(options: Partial<ClaimMapping>): ClaimMapping {
+  return {
+    usernameClaim: options.usernameClaim ?? "sub",
+    usernamePrefix: options.usernamePrefix ?? "",
+    groupsClaim: options.groupsClaim ?? "groups",
+    groupsPrefix: options.groupsPrefix ?? "",
+  };
+}
+
+/**
+ * The issuer's key set, from its discovery document, fetched on first need
+ * and kept. A failed discovery is answered again (UNAVAILABLE) for
+ * DISCOVERY_RETRY_MS before the next try; concurrent callers share one.
+ */
+export class IssuerKeys {
+  #keys: KeySet | undefined;
+  #discovering: Promise<KeySet> | undefined;
+  #lastDiscoveryFailure = -Infinity;
+  #discoveryError: AuthenticationError | undefined;
+
+  constructor(
+    readonly issuer: string,
+    readonly issuerFetch: IssuerFetch,
+    readonly log: Logger,
+    /** The least time between two fetches of the keys for an unknown `kid`. */
+    readonly keyRefetchCooldownMs: number,
+  ) {}
+
+  keySet(): Promise<KeySet> {
+    if (this.#keys) return Promise.resolve(this.#keys);
+    if (
+      this.#discoveryError &&
+      Date.now() - this.#lastDiscoveryFailure < DISCOVERY_RETRY_MS
+    ) return Promise.reject(this.#discoveryError);
+    this.#discovering ??= discoverJwksUri(
+      this.issuer,
+      this.issuerFetch,
+      this.log,
+    ).then((jwksUri) => {
+      this.#keys = createRemoteJWKSet(new URL(jwksUri), {
+        [customFetch]: this.issuerFetch,
+        cooldownDuration: this.keyRefetchCooldownMs,
+        cacheMaxAge: JWKS_MAX_AGE_MS,
+        timeoutDuration: FETCH_TIMEOUT_MS,
+      });
+      this.#discoveryError = undefined;
+      return this.#keys;
+    }, (error) => {
+      this.#lastDiscoveryFailure = Date.now();
+      this.#discoveryError = unavailable("discovery failed", error);
+      this.log.warn("Failed OIDC discovery", { error: describe(error) });
+      throw this.#discoveryError;
+    }).finally(() => this.#discovering = undefined);
+    return this.#discovering;
+  }
+}
+
+/**
+ * The jwks_uri of the issuer's discovery document, which must name the
+ * issuer exactly and an https key set; throws a plain Error otherwise.
+ */
+export async function discoverJwksUri(
+  issuer: string,
+  issuerFetch: IssuerFetch,
+  log: Logger,
+): Promise<string> {
+  const url = `${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`;
+  const response = await issuerFetch(url, {
+    redirect: "manual",
+    signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    headers: { accept: "application/json" },
+  });
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    throw new Error(`discovery answered ${response.status}`);
+  }
+  const document = await response.json();
+  if (document?.issuer !== issuer) {
+    throw new Error(
+      `discovery names the issuer "${document?.issuer}", not "${issuer}"`,
+    );
+  }
+  const jwksUri = document.jwks_uri;
+  if (
+    typeof jwksUri !== "string" || !URL.canParse(jwksUri) ||
+    new URL(jwksUri).protocol !== "https:"
+  ) throw new Error("discovery has no https jwks_uri");
+  log.info("Discovered OIDC issuer", { jwksUri });
+  return jwksUri;
+}
+
+/** The unverified `iss` of a JWT; undefined for what is not a JWT. */
+export function issuerOf(token: string): string | undefined {
+  try {
+    return decodeJwt(token).iss;
+  } catch {
+    return undefined; // not a JWT: not ours
+  }
+}
+
+/**
+ * The payload of an ID token that jose has verified against `keys` (signature,
+ * algorithm, iss, aud, exp, nbf) and whose iat is not in the future; an
+ * AuthenticationError otherwise.
+ */
+export async function verifyIdToken(
+  token: string,
+  keys: KeySet,
+  issuer: string,
+  clientId: string,
+): Promise<JWTPayload> {
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, keys, {
+      issuer,
+      audience: clientId,
+      algorithms: OIDC_ALGORITHMS,
+      clockTolerance: CLOCK_LEEWAY_SECONDS,
+      requiredClaims: ["exp", "iat"],
+    }));
+  } catch (error) {
+    throw verificationFailure(error);
+  }
+  // jose checks iat only with maxTokenAge; a token from the future is not
+  // valid yet whatever its nbf says.
+  const now = Math.floor(Date.now() / 1000);
+  if ((payload.iat as number) > now + CLOCK_LEEWAY_SECONDS) {
+    throw invalid("the ID token was issued in the future");
+  }
+  return payload;
+}
+
+/**
+ * The identity a verified token's claims name; an AuthenticationError for a
+ * missing username, an unverified email as username, or groups that are not
+ * strings.
+ */
+export function identityOf(
+  payload: JWTPayload,
+  mapping: ClaimMapping,
+): Identity {
+  const { usernameClaim, usernamePrefix, groupsClaim, groupsPrefix } = mapping;
+  const username = payload[usernameClaim];
+  if (typeof username !== "string" || username === "") {
+    throw invalid(`the ID token has no "${usernameClaim}" claim`);
+  }
+  // As kube-apiserver: an email that the issuer says is unverified is not
+  // a name to trust.
+  if (usernameClaim === "email" && "email_verified" in payload) {
+    if (payload.email_verified !== true) {
+      throw invalid("the ID token's email is not verified");
+    }
+  }
+  return {
+    user: usernamePrefix + username,
+    groups: groupsOf(payload[groupsClaim], groupsClaim).map((g) =>
+      groupsPrefix + g
+    ),
+    authenticator: "oidc",
+  };
+}
+
+/** A string or an array of strings; absent is no groups. */
+function groupsOf(claim: unknown, groupsClaim: string): string[] {
+  if (claim === undefined || claim === null) return [];
+  if (typeof claim === "string") return [claim];
+  if (Array.isArray(claim) && claim.every((g) => typeof g === "string")) {
+    return claim;
+  }
+  throw invalid(
+    `the ID token's "${groupsClaim}" claim is not a list of strings`,
+  );
 }
 
 function invalid(detail: string, cause?: unknown): AuthenticationError {

@@ -4,7 +4,12 @@ import { Code } from "../../../domain/errors.ts";
 import type { ServiceError } from "../../../domain/errors.ts";
 import { AuthenticationError } from "../../../api/auth/identity.ts";
 import type { Identity } from "../../../api/auth/identity.ts";
-import { oidcAuthenticator } from "../../../api/auth/oidc.ts";
+import {
+  claimMapping,
+  identityOf,
+  issuerOf,
+  oidcAuthenticator,
+} from "../../../api/auth/oidc.ts";
 import type { OidcOptions } from "../../../api/auth/oidc.ts";
 import { recordingLogger } from "./helpers.ts";
 import {
@@ -531,4 +536,60 @@ Deno.test("oidcAuthenticator() keeps verifying with the keys in hand while the i
   assert.equal((await s.auth.authenticate(token))?.user, "alice");
   const other = await sign(s.key, claims(s.issuer, { sub: "bob" }));
   assert.equal((await s.auth.authenticate(other))?.user, "bob");
+});
+
+Deno.test("identityOf() makes the identity from the mapped claims, prefixes added", () => {
+  assert.deepEqual(
+    identityOf(
+      { email: "ada@example.com", email_verified: true, roles: ["ops"] },
+      claimMapping({
+        usernameClaim: "email",
+        usernamePrefix: "oidc:",
+        groupsClaim: "roles",
+        groupsPrefix: "oidc:",
+      }),
+    ),
+    {
+      user: "oidc:ada@example.com",
+      groups: ["oidc:ops"],
+      authenticator: "oidc",
+    },
+  );
+  assert.deepEqual(
+    identityOf({ sub: "ada", groups: "dev" }, claimMapping({})),
+    {
+      user: "ada",
+      groups: ["dev"],
+      authenticator: "oidc",
+    },
+  );
+});
+
+Deno.test("identityOf() refuses a missing username, an unverified email and groups that are not strings", () => {
+  const cases: [Record<string, unknown>, string, RegExp][] = [
+    [{}, "sub", /no "sub" claim/],
+    [
+      { email: "ada@example.com", email_verified: false },
+      "email",
+      /email is not verified/,
+    ],
+    [
+      { sub: "ada", groups: [1] },
+      "sub",
+      /"groups" claim is not a list of strings/,
+    ],
+  ];
+  for (const [payload, usernameClaim, message] of cases) {
+    assert.throws(
+      () => identityOf(payload, claimMapping({ usernameClaim })),
+      (error: unknown) =>
+        error instanceof AuthenticationError && message.test(error.message),
+    );
+  }
+});
+
+Deno.test("issuerOf() reads a JWT's iss unverified, and is undefined for what is not a JWT", () => {
+  const token = new UnsecuredJWT({}).setIssuer("https://issuer.test").encode();
+  assert.equal(issuerOf(token), "https://issuer.test");
+  assert.equal(issuerOf("not-a-jwt"), undefined);
 });
