@@ -109,34 +109,28 @@ export const EXAMPLES: Record<string, unknown> = {
 /** The name of the security scheme every operation requires. */
 export const SECURITY_SCHEME = "bearerAuth";
 
+/** A reference to a message's or an enum's schema, made on first use. */
+type Ref = (type: protobuf.Type | protobuf.Enum) => Schema;
+
+/** What every operation of the document is made from and adds to. */
+interface DocumentParts {
+  /** Every route, for the examples of path variables. */
+  routes: Route[];
+  examples: Record<string, unknown>;
+  schemas: SchemaRegistry;
+}
+
 export function openApiDocument(
   routes: Route[],
   options: OpenApiOptions = {},
 ): OpenApiDocument {
-  const examples = options.examples ?? EXAMPLES;
-  const schemas: Record<string, Schema> = {};
-  const owners = new Map<string, string>();
+  const parts: DocumentParts = {
+    routes,
+    examples: options.examples ?? EXAMPLES,
+    schemas: new SchemaRegistry(),
+  };
   const paths: Record<string, Record<string, Operation>> = {};
   const tags = new Map<string, string | undefined>();
-
-  const ref = (type: protobuf.Type | protobuf.Enum): Schema => {
-    const name = schemaName(type);
-    const owner = owners.get(name);
-    if (owner === undefined) {
-      owners.set(name, fullName(type));
-      schemas[name] = {}; // reserved first: messages may be recursive
-      schemas[name] = isEnum(type)
-        ? enumSchema(type)
-        : messageSchema(type, ref, new Set());
-    } else if (owner !== fullName(type)) {
-      throw new Error(
-        `Cannot generate the OpenAPI document: ${owner} and ${
-          fullName(type)
-        } both map to schema ${name}`,
-      );
-    }
-    return { $ref: `#/components/schemas/${name}` };
-  };
 
   // A method's additional bindings are operations of their own, numbered
   // from 2 as grpc-gateway's generator numbers them, each pointing at the
@@ -147,108 +141,16 @@ export function openApiDocument(
     tags.set(service.name, clean(service.comment));
     const earlier = bindings.get(route.key) ?? [];
     bindings.set(route.key, [...earlier, route]);
-    const main = earlier[0];
-    const operationId = `${service.name}_${route.method.name}${
-      main === undefined ? "" : earlier.length + 1
-    }`;
     const path = openApiPath(route);
-    const pathVariables = route.segments.flatMap((s) =>
-      "variable" in s ? [s.variable] : []
-    );
-    const operation: Operation = {
-      operationId,
-      tags: [service.name],
-      summary: firstSentence(route.method.comment) ?? route.method.name,
-      description: [
-        clean(route.method.comment),
-        main === undefined
-          ? undefined
-          : `Another path of \`${main.verb.toUpperCase()} ${
-            openApiPath(main)
-          }\`, the same call.`,
-        `gRPC: \`${methodKey(route.method)}\`.`,
-      ].filter(Boolean).join("\n\n"),
-    };
-    const queryFields = route.body === "*"
-      ? []
-      : route.requestType.fieldsArray.filter((f) =>
-        f.name !== route.body && !pathVariables.includes(f.name) &&
-        !f.repeated && !f.map
-      );
-    if (pathVariables.length > 0 || queryFields.length > 0) {
-      operation.parameters = pathVariables.map((name): Schema => {
-        const field = route.requestType.fields[name];
-        return dropUndefined({
-          name,
-          in: "path",
-          required: true,
-          description: clean(field.comment),
-          schema: { type: "string" },
-          example: pathExample(route, name, routes, examples),
-        });
-      }).concat(queryFields.map((field) =>
-        dropUndefined({
-          name: field.jsonName ?? field.name,
-          in: "query",
-          required: false,
-          description: clean(field.comment),
-          schema: fieldSchema(field, ref),
-          example: queryExample(route, field),
-        })
-      ));
-    }
-    if (route.body) {
-      operation.requestBody = requestBody(
-        route,
-        pathVariables,
-        examples,
-        ref,
-        schemas,
-        operationId,
-      );
-    }
-    operation.responses = {
-      "200": route.streaming ? streamAnswer(route, ref) : {
-        description: "A successful response.",
-        content: { "application/json": { schema: ref(route.responseType) } },
-      },
-      ...Object.fromEntries(
-        errorStatusesOf(route).map((status) => [status, {
-          $ref: `#/components/responses/${errorAnswer(status).name}`,
-        }]),
-      ),
-      default: { $ref: `#/components/responses/${ERROR_RESPONSE}` },
-    };
     paths[path] ??= {};
-    paths[path][route.verb.toLowerCase()] = dropUndefined(operation);
-  }
-
-  if (schemas[ERROR_SCHEMA]) {
-    throw new Error(
-      `Cannot generate the OpenAPI document: a message maps to schema ${ERROR_SCHEMA}`,
+    paths[path][route.verb.toLowerCase()] = dropUndefined(
+      operationOf(route, earlier, parts),
     );
   }
-  Object.assign(schemas, errorSchemas());
 
   return {
     openapi: "3.1.0",
-    info: {
-      title: options.title ?? "Corral",
-      version: options.version ?? "v1alpha2",
-      description: options.description ??
-        "Create, read, update and delete compute clusters and the compute templates " +
-          "they use. Every operation is also served over gRPC " +
-          "(`proto.ClusterService`, `proto.ComputeTemplateService`). " +
-          "Request bodies also accept snake_case field names and enum " +
-          "numbers; responses always use the names shown here.\n\n" +
-          "Every operation needs credentials: a bearer token (from the " +
-          "token file, an OIDC ID token, or a Kubernetes service-account " +
-          "token, as the installation configures them) in the " +
-          "`Authorization` header, or a client certificate over TLS. " +
-          "Without valid ones the answer is 401 (code 16); an operation the " +
-          "authorization policy does not grant is 403 (code 7).",
-      license: { name: "Apache-2.0", identifier: "Apache-2.0" },
-    },
+    info: documentInfo(options),
     // The Corral that serves this document: a relative URL resolves
     // against the document's own address, so "Test Request" on /docs calls
     // the Corral the page came from, whatever its host and port.
@@ -261,21 +163,199 @@ export function openApiDocument(
     ),
     paths,
     components: {
-      schemas: sortKeys(schemas),
+      schemas: sortKeys(parts.schemas.withErrorSchemas()),
       responses: errorResponses(),
       examples: ERROR_EXAMPLES,
-      securitySchemes: {
-        [SECURITY_SCHEME]: {
-          type: "http",
-          scheme: "bearer",
-          description:
-            "A token of Corral's token file, an OIDC ID token of its issuer, " +
-            "or a Kubernetes service-account token, whichever the " +
-            "installation accepts. On /docs, paste it under Authentication: " +
-            '"Test Request" sends it.',
-        },
-      },
+      securitySchemes: securitySchemes(),
     },
+  };
+}
+
+/** The document's title, version and description, and its license. */
+function documentInfo(options: OpenApiOptions): Schema {
+  return {
+    title: options.title ?? "Corral",
+    version: options.version ?? "v1alpha2",
+    description: options.description ??
+      "Create, read, update and delete compute clusters and the compute templates " +
+        "they use. Every operation is also served over gRPC " +
+        "(`proto.ClusterService`, `proto.ComputeTemplateService`). " +
+        "Request bodies also accept snake_case field names and enum " +
+        "numbers; responses always use the names shown here.\n\n" +
+        "Every operation needs credentials: a bearer token (from the " +
+        "token file, an OIDC ID token, or a Kubernetes service-account " +
+        "token, as the installation configures them) in the " +
+        "`Authorization` header, or a client certificate over TLS. " +
+        "Without valid ones the answer is 401 (code 16); an operation the " +
+        "authorization policy does not grant is 403 (code 7).",
+    license: { name: "Apache-2.0", identifier: "Apache-2.0" },
+  };
+}
+
+/** The one security scheme, SECURITY_SCHEME: a bearer token. */
+function securitySchemes(): Record<string, Schema> {
+  return {
+    [SECURITY_SCHEME]: {
+      type: "http",
+      scheme: "bearer",
+      description:
+        "A token of Corral's token file, an OIDC ID token of its issuer, " +
+        "or a Kubernetes service-account token, whichever the " +
+        "installation accepts. On /docs, paste it under Authentication: " +
+        '"Test Request" sends it.',
+    },
+  };
+}
+
+/**
+ * The document's components.schemas: one per message or enum an operation
+ * refers to, made on its first reference, and the request bodies that leave
+ * out the fields bound to the path.
+ */
+export class SchemaRegistry {
+  readonly #schemas: Record<string, Schema> = {};
+  /** The full name of the type each schema name was made for. */
+  readonly #owners = new Map<string, string>();
+
+  /**
+   * A $ref to the type's schema, made now if this is the first; throws if
+   * another type already maps to the same schema name.
+   */
+  readonly ref: Ref = (type) => {
+    const name = schemaName(type);
+    const owner = this.#owners.get(name);
+    if (owner === undefined) {
+      this.#owners.set(name, fullName(type));
+      this.#schemas[name] = {}; // reserved first: messages may be recursive
+      this.#schemas[name] = isEnum(type)
+        ? enumSchema(type)
+        : messageSchema(type, this.ref, new Set());
+    } else if (owner !== fullName(type)) {
+      throw new Error(
+        `Cannot generate the OpenAPI document: ${owner} and ${
+          fullName(type)
+        } both map to schema ${name}`,
+      );
+    }
+    return { $ref: `#/components/schemas/${name}` };
+  };
+
+  /** Adds a schema made for one operation under `name`; a $ref to it. */
+  add(name: string, schema: Schema): Schema {
+    this.#schemas[name] = schema;
+    return { $ref: `#/components/schemas/${name}` };
+  }
+
+  /**
+   * Every schema, with the error body's added; throws if a message took the
+   * error body's name.
+   */
+  withErrorSchemas(): Record<string, Schema> {
+    if (this.#schemas[ERROR_SCHEMA]) {
+      throw new Error(
+        `Cannot generate the OpenAPI document: a message maps to schema ${ERROR_SCHEMA}`,
+      );
+    }
+    return { ...this.#schemas, ...errorSchemas() };
+  }
+}
+
+/**
+ * The operation of a route; `earlier` are the routes of the same method
+ * before it, the first of them its main path.
+ */
+function operationOf(
+  route: Route,
+  earlier: Route[],
+  parts: DocumentParts,
+): Operation {
+  const service = route.method.parent as protobuf.Service;
+  const main = earlier[0];
+  const operationId = `${service.name}_${route.method.name}${
+    main === undefined ? "" : earlier.length + 1
+  }`;
+  const pathVariables = route.segments.flatMap((s) =>
+    "variable" in s ? [s.variable] : []
+  );
+  const operation: Operation = {
+    operationId,
+    tags: [service.name],
+    summary: firstSentence(route.method.comment) ?? route.method.name,
+    description: [
+      clean(route.method.comment),
+      main === undefined
+        ? undefined
+        : `Another path of \`${main.verb.toUpperCase()} ${
+          openApiPath(main)
+        }\`, the same call.`,
+      `gRPC: \`${methodKey(route.method)}\`.`,
+    ].filter(Boolean).join("\n\n"),
+  };
+  const parameters = parametersOf(route, pathVariables, parts);
+  if (parameters.length > 0) operation.parameters = parameters;
+  if (route.body) {
+    operation.requestBody = requestBody(
+      route,
+      pathVariables,
+      operationId,
+      parts,
+    );
+  }
+  operation.responses = responsesOf(route, parts.schemas.ref);
+  return operation;
+}
+
+/**
+ * The path's variables and then, as the gateway maps them, the request's
+ * fields bound to neither path nor body (and neither repeated nor maps) as
+ * query parameters.
+ */
+function parametersOf(
+  route: Route,
+  pathVariables: string[],
+  parts: DocumentParts,
+): Schema[] {
+  const queryFields = route.body === "*"
+    ? []
+    : route.requestType.fieldsArray.filter((f) =>
+      f.name !== route.body && !pathVariables.includes(f.name) &&
+      !f.repeated && !f.map
+    );
+  return pathVariables.map((name): Schema => {
+    const field = route.requestType.fields[name];
+    return dropUndefined({
+      name,
+      in: "path",
+      required: true,
+      description: clean(field.comment),
+      schema: { type: "string" },
+      example: pathExample(route, name, parts.routes, parts.examples),
+    });
+  }).concat(queryFields.map((field) =>
+    dropUndefined({
+      name: field.jsonName ?? field.name,
+      in: "query",
+      required: false,
+      description: clean(field.comment),
+      schema: fieldSchema(field, parts.schemas.ref),
+      example: queryExample(route, field),
+    })
+  ));
+}
+
+/** The answer (or stream) of a route, its errors, and the default error. */
+function responsesOf(route: Route, ref: Ref): Schema {
+  return {
+    "200": route.streaming ? streamAnswer(route, ref) : {
+      description: "A successful response.",
+      content: { "application/json": { schema: ref(route.responseType) } },
+    },
+    ...Object.fromEntries(
+      errorStatusesOf(route).map((status) => [status, {
+        $ref: `#/components/responses/${errorAnswer(status).name}`,
+      }]),
+    ),
+    default: { $ref: `#/components/responses/${ERROR_RESPONSE}` },
   };
 }
 
@@ -312,10 +392,7 @@ function queryExample(route: Route, field: protobuf.Field): unknown {
  * A stream's answer: newline-delimited JSON, each line a result or, last,
  * an error (as grpc-gateway streams); or Server-Sent Events of the same.
  */
-function streamAnswer(
-  route: Route,
-  ref: (type: protobuf.Type | protobuf.Enum) => Schema,
-): Schema {
+function streamAnswer(route: Route, ref: Ref): Schema {
   const line = {
     type: "object",
     description: "One line: an answer (`result`), or the error that ends " +
@@ -345,14 +422,19 @@ export function openApiPath(route: Route): string {
       .join("/");
 }
 
+/**
+ * A route's request body: the whole request less the path's fields (under a
+ * schema of its own, `<operationId>Body`, when any are), or the one field
+ * the rule names.
+ */
 function requestBody(
   route: Route,
   pathVariables: string[],
-  examples: Record<string, unknown>,
-  ref: (type: protobuf.Type | protobuf.Enum) => Schema,
-  schemas: Record<string, Schema>,
   operationId: string,
+  parts: DocumentParts,
 ): Schema {
+  const { examples, schemas } = parts;
+  const ref = schemas.ref;
   let schema: Schema;
   let example: unknown;
   let description: string | undefined;
@@ -363,9 +445,10 @@ function requestBody(
     if (bound.size === 0) {
       schema = ref(route.requestType);
     } else {
-      const name = `${operationId}Body`;
-      schemas[name] = messageSchema(route.requestType, ref, bound);
-      schema = { $ref: `#/components/schemas/${name}` };
+      schema = schemas.add(
+        `${operationId}Body`,
+        messageSchema(route.requestType, ref, bound),
+      );
     }
     example = omit(
       examples[fullName(route.requestType)] ??

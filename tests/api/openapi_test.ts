@@ -16,6 +16,7 @@ import {
   type OpenApiDocument,
   openApiDocument,
   type Operation,
+  SchemaRegistry,
 } from "../../api/openapi.ts";
 import { loadApiSchema } from "../../api/schema.ts";
 import { messageFromJson } from "../../domain/codec.ts";
@@ -793,4 +794,49 @@ Deno.test("the examples of refused callers are what the gateway answers", async 
     await access.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("SchemaRegistry makes a schema once, on its first reference, even for a recursive message", () => {
+  const { root } = protobuf.parse(`
+    syntax = "proto3";
+    package proto;
+    message Node { string name = 1; repeated Node children = 2; }
+  `);
+  root.resolveAll();
+  const registry = new SchemaRegistry();
+  const node = root.lookupType("proto.Node");
+  assert.deepEqual(registry.ref(node), { $ref: "#/components/schemas/Node" });
+  assert.deepEqual(registry.ref(node), { $ref: "#/components/schemas/Node" });
+  const schemas = registry.withErrorSchemas();
+  assert.deepEqual(
+    Object.keys(schemas).filter((name) => name === "Node"),
+    ["Node"],
+  );
+  assert.ok(schemas["google.rpc.Status"], "the error body's schema");
+});
+
+Deno.test("SchemaRegistry refuses two types of one schema name, and a message named as the error body", () => {
+  const parse = (source: string) => {
+    const { root } = protobuf.parse(`syntax = "proto3"; ${source}`);
+    root.resolveAll();
+    return root;
+  };
+  const registry = new SchemaRegistry();
+  registry.ref(
+    parse("package proto; message Node {}").lookupType("proto.Node"),
+  );
+  assert.throws(
+    () => registry.ref(parse("message Node {}").lookupType("Node")),
+    /proto\.Node and Node both map to schema Node/,
+  );
+  const clashing = new SchemaRegistry();
+  clashing.ref(
+    parse("package google.rpc; message Status {}").lookupType(
+      "google.rpc.Status",
+    ),
+  );
+  assert.throws(
+    () => clashing.withErrorSchemas(),
+    /a message maps to schema google\.rpc\.Status/,
+  );
 });
