@@ -37,11 +37,6 @@ const DURATION = values.duration;
 const WARM_UP = "1s";
 const CONNECTIONS = Number(values.connections);
 
-if (!(await has("wrk"))) {
-  console.error("deno task bench needs wrk: apt-get install wrk");
-  Deno.exit(2);
-}
-
 async function has(tool: string): Promise<boolean> {
   try {
     await new Deno.Command(tool, {
@@ -117,8 +112,10 @@ function parseWrk(output: Deno.CommandOutput): Load {
   return { rps, p50: ms("50"), p99: ms("99"), requests, errors };
 }
 
-const kubeCalls = (http: string) =>
-  metric(http, /^corral_kubernetes_requests_total\{/);
+/** Every Kubernetes call Corral made so far, by its /metrics. */
+function kubeCalls(http: string): Promise<number> {
+  return metric(http, /^corral_kubernetes_requests_total\{.*\}/);
+}
 
 /** 16 walkers paging through every cluster, page size 500, for the duration. */
 async function walk(http: string): Promise<Load> {
@@ -203,32 +200,84 @@ async function ceiling(bytes: number): Promise<Load> {
   return load;
 }
 
-console.error(`Seeding the stand-in with ${N} clusters...`);
-const standin = await seededStandin(N);
-
-const results: {
+/** One Corral's rows, with its memory and start-up time. */
+interface Variant {
   variant: string;
   rows: Row[];
   rssMb: number;
   loadedMb: number;
   readySeconds: number;
-}[] = [];
-let clusterJson = "";
-// The ceiling before Corral's runs as well as after them: on a shared
-// machine it moves, and the higher one is the fair one to compare with.
-const before = await ceiling(SEEDED_CLUSTER_BYTES);
-for (const cache of ["on", "off"]) {
-  const corral = await startCorral(standin.kubeconfig, ["--cache", cache]);
+}
+
+async function main(): Promise<void> {
+  if (!(await has("wrk"))) {
+    console.error("deno task bench needs wrk: apt-get install wrk");
+    Deno.exit(2);
+  }
+  console.error(`Seeding the stand-in with ${N} clusters...`);
+  const standin = await seededStandin(N);
+
+  const results: Variant[] = [];
+  let clusterJson = "";
+  // The ceiling before Corral's runs as well as after them: on a shared
+  // machine it moves, and the higher one is the fair one to compare with.
+  const before = await ceiling(SEEDED_CLUSTER_BYTES);
+  for (const cache of ["on", "off"]) {
+    const measured = await measureCorral(
+      standin.kubeconfig,
+      cache,
+      clusterJson === "",
+    );
+    clusterJson ||= measured.clusterJson;
+    results.push(measured.variant);
+  }
+  const after = await ceiling(clusterJson.length);
+  await standin.stop();
+
+  console.log(
+    `\n${N} clusters over 10 namespaces, 3 events each; ${CONNECTIONS} connections, ${DURATION} a run (wrk; the paginated walk by this script)`,
+  );
+  printCeilings(before, after, clusterJson.length, results[0]?.rows[0]);
+  printRows(results);
+  console.log("");
+  printMemory(results);
+}
+
+/**
+ * Starts Corral with --cache=<cache> against the stand-in, measures every
+ * read, and stops it; with `wantClusterJson`, also what GetCluster answers
+ * (its body, fetched before the runs), else "".
+ */
+async function measureCorral(
+  kubeconfig: string,
+  cache: string,
+  wantClusterJson: boolean,
+): Promise<{ variant: Variant; clusterJson: string }> {
+  const corral = await startCorral(kubeconfig, ["--cache", cache]);
   const { http, readySeconds } = corral;
   const loadedMb = await rssMb(http);
   const one = `${http}/apis/v1alpha2/namespaces/team-3/clusters/cluster-00003`;
-  clusterJson ||= await (await fetch(one)).text();
+  const clusterJson = wantClusterJson ? await (await fetch(one)).text() : "";
   console.error(
     `Corral --cache=${cache} ready in ${
       readySeconds.toFixed(2)
     } s; measuring...`,
   );
-  const rows = [
+  const rows = await measureReads(http, one);
+  const variant = {
+    variant: `cache ${cache}`,
+    rows,
+    rssMb: await rssMb(http),
+    loadedMb,
+    readySeconds,
+  };
+  await corral.stop();
+  return { variant, clusterJson };
+}
+
+/** Every read of the table, one after another, against the Corral at `http`. */
+async function measureReads(http: string, one: string): Promise<Row[]> {
+  return [
     await measure(http, "GetCluster", one),
     await measure(
       http,
@@ -257,61 +306,70 @@ for (const cache of ["on", "off"]) {
     ),
     await measure(http, `paginated walk of ${N}, pages of 500`, "", true),
   ];
-  results.push({
-    variant: `cache ${cache}`,
-    rows,
-    rssMb: await rssMb(http),
-    loadedMb,
-    readySeconds,
-  });
-  await corral.stop();
 }
 
-const after = await ceiling(clusterJson.length);
-await standin.stop();
+function fmt(n: number, digits = 1): string {
+  return Number.isFinite(n) ? n.toFixed(digits) : "n/a";
+}
 
-const fmt = (n: number, digits = 1) =>
-  Number.isFinite(n) ? n.toFixed(digits) : "n/a";
-console.log(
-  `\n${N} clusters over 10 namespaces, 3 events each; ${CONNECTIONS} connections, ${DURATION} a run (wrk; the paginated walk by this script)`,
-);
-for (const [when, load] of [["before", before], ["after", after]] as const) {
-  console.log(
-    `Deno.serve hello-world (${when} Corral's runs), ${
-      when === "before" ? SEEDED_CLUSTER_BYTES : clusterJson.length
-    } B body: ${fmt(load.rps, 0)} req/s, p50 ${fmt(load.p50, 2)} ms, p99 ${
-      fmt(load.p99, 2)
-    } ms`,
-  );
-}
-const get = results[0]?.rows[0];
-if (get) {
-  console.log(
-    `GetCluster (cache on): ${
-      fmt(100 * get.rps / Math.max(before.rps, after.rps), 0)
-    }% of the higher ceiling\n`,
-  );
-}
-console.log(
-  "| variant | read | req/s | p50 ms | p99 ms | Kubernetes calls / request | not 200 |",
-);
-console.log("|---|---|---|---|---|---|---|");
-for (const { variant, rows } of results) {
-  for (const row of rows) {
+/**
+ * The hello-world ceilings, before and after Corral's runs, and GetCluster
+ * (cache on) as a share of the higher.
+ */
+function printCeilings(
+  before: Load,
+  after: Load,
+  clusterBytes: number,
+  get: Row | undefined,
+): void {
+  for (const [when, load] of [["before", before], ["after", after]] as const) {
     console.log(
-      `| ${variant} | ${row.what} | ${fmt(row.rps, 0)} | ${fmt(row.p50, 2)} | ${
-        fmt(row.p99, 2)
-      } | ${fmt(row.kubeCallsPerRequest ?? NaN, 2)} | ${row.errors} |`,
+      `Deno.serve hello-world (${when} Corral's runs), ${
+        when === "before" ? SEEDED_CLUSTER_BYTES : clusterBytes
+      } B body: ${fmt(load.rps, 0)} req/s, p50 ${fmt(load.p50, 2)} ms, p99 ${
+        fmt(load.p99, 2)
+      } ms`,
+    );
+  }
+  if (get) {
+    console.log(
+      `GetCluster (cache on): ${
+        fmt(100 * get.rps / Math.max(before.rps, after.rps), 0)
+      }% of the higher ceiling\n`,
     );
   }
 }
-console.log("");
-for (const { variant, rssMb, loadedMb, readySeconds } of results) {
+
+/** The table of reads: one line a variant and read. */
+function printRows(results: Variant[]): void {
   console.log(
-    `${variant}: ready ${
-      readySeconds.toFixed(2)
-    } s after start; RSS when ready ${loadedMb.toFixed(0)} MB, after the runs ${
-      rssMb.toFixed(0)
-    } MB`,
+    "| variant | read | req/s | p50 ms | p99 ms | Kubernetes calls / request | not 200 |",
   );
+  console.log("|---|---|---|---|---|---|---|");
+  for (const { variant, rows } of results) {
+    for (const row of rows) {
+      console.log(
+        `| ${variant} | ${row.what} | ${fmt(row.rps, 0)} | ${
+          fmt(row.p50, 2)
+        } | ${fmt(row.p99, 2)} | ${
+          fmt(row.kubeCallsPerRequest ?? NaN, 2)
+        } | ${row.errors} |`,
+      );
+    }
+  }
 }
+
+/** Each variant's start-up time and memory. */
+function printMemory(results: Variant[]): void {
+  for (const { variant, rssMb, loadedMb, readySeconds } of results) {
+    console.log(
+      `${variant}: ready ${
+        readySeconds.toFixed(2)
+      } s after start; RSS when ready ${
+        loadedMb.toFixed(0)
+      } MB, after the runs ${rssMb.toFixed(0)} MB`,
+    );
+  }
+}
+
+if (import.meta.main) await main();
