@@ -3,15 +3,19 @@
  * the environment or opens ports; settings.ts checks every setting before
  * anything here binds a port.
  */
-import { createAccess } from "./api/auth/access.ts";
-import { createApi } from "./api/mod.ts";
+import { type Access, createAccess } from "./api/auth/access.ts";
+import { type Api, createApi } from "./api/mod.ts";
 import { bindGrpc } from "./api/grpc/listener.ts";
-import { stopper } from "./api/shutdown.ts";
-import { serveHttp } from "./api/http/server.ts";
+import { stopper, type StopperOptions } from "./api/shutdown.ts";
+import { type HttpServer, serveHttp } from "./api/http/server.ts";
 import { listenError, serviceUrls } from "./api/listen.ts";
 import { createLogger, logStrayErrors } from "./api/log.ts";
 import { grpcServerCredentials } from "./api/grpc/credentials.ts";
-import { loadCertificates, TlsFileError } from "./api/tls.ts";
+import {
+  type CertificateSource,
+  loadCertificates,
+  TlsFileError,
+} from "./api/tls.ts";
 import type { Logger } from "./domain/log.ts";
 import {
   createKubernetesOrchestrator,
@@ -24,6 +28,9 @@ import denoJson from "./deno.json" with { type: "json" };
 import * as k8s from "@kubernetes/client-node";
 
 export const VERSION: string = denoJson.version;
+
+/** What is closed when Corral stops, last, in the reverse of its order. */
+type Closer = { close(): Promise<void> };
 
 async function main(): Promise<void> {
   const env = Object.fromEntries(ENVIRONMENT.map((n) => [n, Deno.env.get(n)]));
@@ -59,31 +66,15 @@ async function run(
   log: Logger,
   warnings: string[],
 ): Promise<void> {
-  const closers: { close(): Promise<void> }[] = [];
+  const closers: Closer[] = [];
   // First: a certificate that cannot be used stops the start before
   // anything else is set up.
   const certificates = settings.tls
     ? await loadCertificates(settings.tls, log)
     : undefined;
   if (certificates) closers.push(certificates);
-  let kubeConfig: k8s.KubeConfig;
-  if (settings.orchestrator === "embedded") {
-    // Development tooling, loaded only here: the production start path never
-    // imports the stand-in (tests/standin/production_imports_test.ts).
-    const embedded = (await importStandin()).startEmbedded({
-      ...settings.cluster,
-      crds: settings.crds,
-      operatorDelayMs: settings.operatorDelayMs,
-      writeKubeconfig: settings.writeKubeconfig,
-      logger: log,
-    });
-    closers.push(embedded);
-    kubeConfig = new k8s.KubeConfig();
-    kubeConfig.loadFromString(embedded.kubeconfig);
-  } else {
-    const path = settings.kubeconfig;
-    kubeConfig = loadKubeConfig(path ? { path } : { inCluster: true });
-  }
+  const { kubeConfig, embedded } = await connectKubernetes(settings, log);
+  if (embedded) closers.push(embedded);
 
   const access = await createAccess(settings.auth, {
     log,
@@ -117,6 +108,74 @@ async function run(
     version: VERSION,
     log,
   });
+  const { grpcPort, httpServer } = await listen(
+    settings,
+    api,
+    certificates,
+    log,
+  );
+  orchestrator.start?.();
+
+  stopOnSignals({
+    api,
+    httpServer,
+    closers,
+    delayMs: settings.shutdownDelayMs,
+    graceMs: settings.shutdownGraceMs,
+    log,
+  });
+
+  // Last, once a signal would stop it cleanly: whoever waits for this line
+  // may signal at once.
+  for (const warning of warnings) log.warn(warning);
+  logStarted(log, settings, {
+    httpPort: httpServer.port,
+    grpcPort,
+    tls: certificates !== undefined,
+    server: kubeConfig.getCurrentCluster()?.server,
+    access: access.summary,
+  });
+}
+
+/**
+ * Where Kubernetes is: the embedded stand-in, started here (and to be closed
+ * with the rest), or a cluster by kubeconfig or in-cluster config.
+ */
+async function connectKubernetes(
+  settings: Settings,
+  log: Logger,
+): Promise<{ kubeConfig: k8s.KubeConfig; embedded?: Closer }> {
+  if (settings.orchestrator !== "embedded") {
+    const path = settings.kubeconfig;
+    return {
+      kubeConfig: loadKubeConfig(path ? { path } : { inCluster: true }),
+    };
+  }
+  // Development tooling, loaded only here: the production start path never
+  // imports the stand-in (tests/standin/production_imports_test.ts).
+  const embedded = (await importStandin()).startEmbedded({
+    ...settings.cluster,
+    crds: settings.crds,
+    operatorDelayMs: settings.operatorDelayMs,
+    writeKubeconfig: settings.writeKubeconfig,
+    logger: log,
+  });
+  const kubeConfig = new k8s.KubeConfig();
+  kubeConfig.loadFromString(embedded.kubeconfig);
+  return { kubeConfig, embedded };
+}
+
+/**
+ * Binds the gRPC port and then the HTTP port, each marked up in health once
+ * it listens; a port that cannot be bound fails the start, naming it (and
+ * takes the gRPC server down if HTTP's is the one).
+ */
+async function listen(
+  settings: Settings,
+  api: Api,
+  certificates: CertificateSource | undefined,
+  log: Logger,
+): Promise<{ grpcPort: number; httpServer: HttpServer }> {
   const grpcPort = await bindGrpc(
     api.grpc,
     settings.host,
@@ -141,39 +200,42 @@ async function run(
     throw listenError("HTTP", settings.host, settings.httpPort, error);
   });
   api.health.listeners.http = true;
-  orchestrator.start?.();
+  return { grpcPort, httpServer };
+}
 
-  const stop = stopper({
-    api,
-    httpServer,
-    closers,
-    delayMs: settings.shutdownDelayMs,
-    graceMs: settings.shutdownGraceMs,
-    log,
-  });
+/** SIGINT and SIGTERM stop Corral as api/shutdown.ts says, once. */
+function stopOnSignals(options: StopperOptions): void {
+  const stop = stopper(options);
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+}
 
-  // Last, once a signal would stop it cleanly: whoever waits for this line
-  // may signal at once.
-  for (const warning of warnings) log.warn(warning);
+/** "Corral started", with where it listens and what it runs against. */
+function logStarted(
+  log: Logger,
+  settings: Settings,
+  started: {
+    httpPort: number;
+    grpcPort: number;
+    tls: boolean;
+    /** The Kubernetes API server's URL. */
+    server: string | undefined;
+    access: Access["summary"];
+  },
+): void {
+  const { httpPort, grpcPort, tls } = started;
   log.info("Corral started", {
     version: VERSION,
     mode: settings.orchestrator,
-    ...serviceUrls({
-      host: settings.host,
-      httpPort: httpServer.port,
-      grpcPort,
-      tls: certificates !== undefined,
-    }),
-    httpPort: httpServer.port,
+    ...serviceUrls({ host: settings.host, httpPort, grpcPort, tls }),
+    httpPort,
     grpcPort,
-    tls: certificates !== undefined,
+    tls,
     host: settings.host,
     cache: settings.cache,
-    server: kubeConfig.getCurrentCluster()?.server,
+    server: started.server,
     namespaces: settings.namespaces.length > 0 ? settings.namespaces : "all",
-    ...access.summary,
+    ...started.access,
   });
 }
 
