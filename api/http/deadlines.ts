@@ -14,6 +14,26 @@ export interface Deadline {
   restart(ms: number): void;
 }
 
+/**
+ * Where Deadlines reads the time and runs its interval: the real clock by
+ * default; a test passes one it moves by hand.
+ */
+export interface Clock {
+  /** Milliseconds on a monotonic scale, as performance.now(). */
+  now(): number;
+  /** Calls `fire` every `ms`; the handle is for clearInterval alone. */
+  setInterval(fire: () => void, ms: number): unknown;
+  clearInterval(handle: unknown): void;
+}
+
+/** performance.now() and the global interval functions. */
+export const realClock: Clock = {
+  now: () => performance.now(),
+  setInterval: (fire, ms) => setInterval(fire, ms),
+  clearInterval: (handle) =>
+    clearInterval(handle as ReturnType<typeof setInterval>),
+};
+
 interface Entry extends Deadline {
   at: number;
   fire: () => void;
@@ -22,10 +42,12 @@ interface Entry extends Deadline {
 export class Deadlines {
   readonly #entries = new Set<Entry>();
   readonly #resolutionMs: number;
-  #interval: ReturnType<typeof setInterval> | undefined;
+  readonly #clock: Clock;
+  #interval: unknown;
 
-  constructor(resolutionMs: number) {
+  constructor(resolutionMs: number, clock: Clock = realClock) {
     this.#resolutionMs = resolutionMs;
+    this.#clock = clock;
   }
 
   /** Calls `fire` in `ms` (to within the resolution) unless cancelled. */
@@ -39,9 +61,9 @@ export class Deadlines {
         if (entries.size === 0) this.#stop();
       },
       restart: (after: number) => {
-        entry.at = performance.now() + after;
+        entry.at = this.#clock.now() + after;
         entries.add(entry);
-        this.#interval ??= setInterval(
+        this.#interval ??= this.#clock.setInterval(
           () => this.#tick(),
           this.#resolutionMs,
         );
@@ -57,7 +79,7 @@ export class Deadlines {
   }
 
   #tick(): void {
-    const now = performance.now();
+    const now = this.#clock.now();
     for (const entry of this.#entries) {
       if (entry.at > now) continue;
       this.#entries.delete(entry);
@@ -67,7 +89,8 @@ export class Deadlines {
   }
 
   #stop(): void {
-    clearInterval(this.#interval);
+    if (this.#interval === undefined) return;
+    this.#clock.clearInterval(this.#interval);
     this.#interval = undefined;
   }
 }
