@@ -15,3 +15,20 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/**
+ * Waits until `condition()` holds, checking every few milliseconds: for
+ * state in this process (a counter, a listener), which costs nothing to
+ * read. Fails after `timeoutMs`, naming `what` it waited for.
+ */
+export async function until(
+  what: string,
+  condition: () => boolean,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}

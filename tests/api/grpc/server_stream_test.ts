@@ -14,6 +14,7 @@ import type { Message } from "../../../domain/codec.ts";
 import { Code, ServiceError } from "../../../domain/errors.ts";
 import type { ClusterChange } from "../../../domain/ports.ts";
 import type { RayCluster } from "../../../domain/resources.ts";
+import { until } from "../../eventually.ts";
 
 /** A call whose client reads nothing until `drain()`. */
 class StuckCall extends EventEmitter {
@@ -73,13 +74,17 @@ Deno.test("a stream is written only as the call drains, and a client that stays 
     call as unknown as grpc.ServerWritableStream<Buffer, Uint8Array>,
     () => new Uint8Array(1),
   );
-  // The BOOKMARK that ends the (empty) state is written; the call is full.
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  // The BOOKMARK that ends the (empty) state is written; the call is full,
+  // and the pump waits for it to drain.
+  await until(
+    "the pump to wait for a drain",
+    () => call.listenerCount("drain") > 0,
+  );
   assert.equal(call.written, 1);
   for (let i = 1; i <= 5; i++) change(`c${i}`, i);
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  await until("the watcher to be cut off", () => watches.watchers === 0);
   assert.equal(call.written, 1, "nothing more written while full");
-  assert.equal(watches.watchers, 0, "cut off once 2 changes behind");
+  assert.equal(call.listenerCount("drain"), 1, "still waiting for a drain");
   call.drain();
   const error = await ended;
   assert.ok(error instanceof ServiceError);
@@ -102,7 +107,7 @@ Deno.test("a client that goes away ends its watch", async () => {
     () => new Uint8Array(1),
   );
   change("c1", 1);
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  await until("the bookmark and c1 written", () => call.written >= 2);
   assert.equal(call.written, 2, "the bookmark and c1");
   assert.equal(watches.watchers, 1);
   call.emit("cancelled");

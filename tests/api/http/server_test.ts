@@ -13,6 +13,7 @@ import { createGateway } from "../../../api/http/gateway.ts";
 import { openAccess } from "../../../api/auth/access.ts";
 import { createDispatcher } from "../../../api/service/dispatcher.ts";
 import { schema } from "../../harness.ts";
+import { until } from "../../eventually.ts";
 
 type Handler = (request: Request) => Promise<Response>;
 
@@ -586,12 +587,30 @@ Deno.test("serveHttp() lets a body that arrives within the body time-out through
   });
 });
 
+/** As `reader`, adding up in `progress` the body bytes it has read. */
+function countingReader(progress: { bytes: number }): Handler {
+  return async (request) => {
+    let length = 0;
+    try {
+      for await (const chunk of request.body ?? []) {
+        length += chunk.byteLength;
+        progress.bytes += chunk.byteLength;
+      }
+      return new Response(`read ${length}`);
+    } catch {
+      return new Response("failed", { status: 500 });
+    }
+  };
+}
+
 Deno.test("serveHttp() refuses a body past the in-flight body budget with 429 code 8 and Retry-After, before reading it", async () => {
   let inFlight = 0;
+  // The listener counts a body's bytes before the handler reads them.
+  const read = { bytes: 0 };
   const server = await serveHttp({
     hostname: "127.0.0.1",
     port: 0,
-    handler: reader,
+    handler: countingReader(read),
     log: silentLogger(),
     maxInflightBodyBytes: 1_000,
     onInFlight: (delta) => inFlight += delta,
@@ -606,7 +625,7 @@ Deno.test("serveHttp() refuses a body past the in-flight body budget with 429 co
     const holding = await connect();
     open.push(holding);
     await send(holding, post(800) + "x".repeat(700));
-    await new Promise((r) => setTimeout(r, 100));
+    await until("the holder's 700 bytes read", () => read.bytes === 700);
     assert.equal(inFlight, 1, "a request whose body is arriving is in flight");
 
     const refused = await connect();
@@ -624,7 +643,7 @@ Deno.test("serveHttp() refuses a body past the in-flight body budget with 429 co
       "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" +
         `12c\r\n${"z".repeat(300)}\r\n`,
     );
-    await new Promise((r) => setTimeout(r, 100));
+    await until("the chunked 300 bytes read", () => read.bytes === 1_000);
     const small = await connect();
     await send(small, post(10));
     assert.match(
@@ -635,7 +654,7 @@ Deno.test("serveHttp() refuses a body past the in-flight body budget with 429 co
     // Once the holder's body is in and answered, its share is free again.
     await send(holding, "x".repeat(100));
     await send(chunked, "0\r\n\r\n");
-    await new Promise((r) => setTimeout(r, 100));
+    await until("both answered", () => inFlight === 0);
     const response = await fetch(`http://127.0.0.1:${server.port}/x`, {
       method: "POST",
       body: "x".repeat(900),
