@@ -15,7 +15,11 @@ import { kubeconfigFor, type Standin, startStandin } from "../standin/mod.ts";
 import { type GrpcCaller, grpcCaller } from "./api/grpc/client.ts";
 import { NS, sampleCluster } from "./api/cases.ts";
 import { eventually } from "./eventually.ts";
-import { type FaultProxy, startFaultProxy } from "./fault_proxy.ts";
+import {
+  type FaultProxy,
+  type ProxiedRequest,
+  startFaultProxy,
+} from "./fault_proxy.ts";
 import {
   ANONYMOUS,
   FREE_PORTS,
@@ -384,7 +388,10 @@ Deno.test("Kubernetes slower than --kube-timeout: 504 code 4 on both transports"
   const rig = await startRig(["--kube-timeout", "300ms"]);
   const { main, proxy } = rig;
   try {
-    await createFixtures(main.http, ["blue"]);
+    // No fixtures: every call below is held at the proxy and abandoned
+    // before it reaches the stand-in, so what the stand-in holds does not
+    // matter; and creating them through main.ts would itself race the
+    // 300 ms time-out on a busy machine.
     proxy.inject({ kind: "delay", ms: 1_500 });
     const get = await send(`${main.http}${CLUSTERS}/blue`);
     assert.equal(get.status, 504, JSON.stringify(get.body));
@@ -492,12 +499,9 @@ function callWithDeadline(
   }).finally(() => client.close());
 }
 
-/**
- * The cluster create reaches the proxy, which delays it, and is abandoned
- * there (long before the delay is over), never forwarded to Kubernetes.
- */
-async function assertCreateAbandoned(proxy: FaultProxy): Promise<void> {
-  const post = await eventually(
+/** The cluster create's call to Kubernetes, once the proxy has it. */
+function createReached(proxy: FaultProxy): Promise<ProxiedRequest> {
+  return eventually(
     "the create to reach the proxy",
     () =>
       Promise.resolve(
@@ -506,6 +510,14 @@ async function assertCreateAbandoned(proxy: FaultProxy): Promise<void> {
         ),
       ),
   );
+}
+
+/**
+ * The cluster create reaches the proxy, which delays it, and is abandoned
+ * there (long before the delay is over), never forwarded to Kubernetes.
+ */
+async function assertCreateAbandoned(proxy: FaultProxy): Promise<void> {
+  const post = await createReached(proxy);
   await post.done;
   assert.ok(post.aborted, "the proxy saw the call abandoned");
   assert.equal(post.forwarded, false);
@@ -523,7 +535,7 @@ Deno.test("a client's deadline or disconnect cancels the Kubernetes call it caus
     });
 
     await t.step(
-      "gRPC: a 500 ms deadline aborts the create at Kubernetes",
+      "gRPC: a 2 s deadline aborts the create at Kubernetes",
       async () => {
         proxy.clearRequests();
         const type = schema.root.lookupType("proto.CreateClusterRequest");
@@ -544,7 +556,9 @@ Deno.test("a client's deadline or disconnect cancels the Kubernetes call it caus
           main.grpc,
           "proto.ClusterService/CreateCluster",
           bytes,
-          500,
+          // Long enough for the create to reach the proxy on a busy
+          // machine; far short of the proxy's 10 s delay.
+          2_000,
         );
         assert.equal(code, grpc.status.DEADLINE_EXCEEDED);
         await assertCreateAbandoned(proxy);
@@ -570,13 +584,17 @@ Deno.test("a client's deadline or disconnect cancels the Kubernetes call it caus
       "HTTP: a client that hangs up aborts the create at Kubernetes",
       async () => {
         proxy.clearRequests();
-        await assert.rejects(
-          fetch(main.http + CLUSTERS, {
-            method: "POST",
-            body: JSON.stringify(sampleCluster({ name: "impatient" })),
-            signal: AbortSignal.timeout(500),
-          }),
-        );
+        // Hangs up once the create is held at the proxy, however long
+        // Corral took to get there.
+        const hangUp = new AbortController();
+        const answer = fetch(main.http + CLUSTERS, {
+          method: "POST",
+          body: JSON.stringify(sampleCluster({ name: "impatient" })),
+          signal: hangUp.signal,
+        });
+        await createReached(proxy);
+        hangUp.abort();
+        await assert.rejects(answer);
         await assertCreateAbandoned(proxy);
       },
     );
