@@ -8,7 +8,8 @@
  * Every answer must be a caller's error, never an internal one, and nothing
  * may be written to Kubernetes.
  *
- * The seed is random and printed; FUZZ_SEED=<n> replays a run, FUZZ_COUNT
+ * The seed is drawn anew for each run and printed first, in the tests'
+ * names and in every failure; FUZZ_SEED=<n> replays a run, FUZZ_COUNT
  * changes the number of HTTP requests (10,000).
  */
 import assert from "node:assert/strict";
@@ -20,7 +21,7 @@ import type { KubernetesCallRecord } from "../domain/ports.ts";
 import { type Corral, startCorral } from "./harness.ts";
 import { Rng } from "./random.ts";
 
-const SEED = Number(Deno.env.get("FUZZ_SEED") ?? Date.now() % 2 ** 31);
+const SEED = fuzzSeed();
 const HTTP_COUNT = Number(Deno.env.get("FUZZ_COUNT") ?? 10_000);
 const NS = "team-a";
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -1065,6 +1066,27 @@ async function createFixtures(corral: Corral): Promise<void> {
   }
 }
 
+/**
+ * FUZZ_SEED when set (an integer; anything else fails the run rather than
+ * quietly fuzzing with another seed), else one drawn from the clock; printed
+ * once, before any test runs.
+ */
+function fuzzSeed(): number {
+  const given = Deno.env.get("FUZZ_SEED");
+  const seed = given === undefined ? Date.now() % 2 ** 31 : Number(given);
+  if (given?.trim() === "" || !Number.isSafeInteger(seed)) {
+    throw new Error(
+      `Cannot fuzz: FUZZ_SEED ${JSON.stringify(given)} is not an integer`,
+    );
+  }
+  console.log(
+    given === undefined
+      ? `fuzz_test.ts: FUZZ_SEED=${seed} (drawn for this run; set it to replay)`
+      : `fuzz_test.ts: FUZZ_SEED=${seed} (given)`,
+  );
+  return seed;
+}
+
 interface Recorder {
   calls: KubernetesCallRecord[];
   errors: string[];
@@ -1083,6 +1105,11 @@ async function withCorral(
   });
   try {
     await fn(corral, recorder);
+  } catch (error) {
+    // Whatever failed, the seed that replays it is in the first line.
+    throw new Error(`Fuzzing failed: FUZZ_SEED=${SEED} replays the run`, {
+      cause: error,
+    });
   } finally {
     await corral.close();
   }
