@@ -12,7 +12,7 @@ import { createGateway } from "../api/http/gateway.ts";
 import { type HttpServer, serveHttp } from "../api/http/server.ts";
 import { createGrpcServer } from "../api/grpc/server.ts";
 import { grpcServerCredentials } from "../api/grpc/credentials.ts";
-import { silentLogger } from "../api/log.ts";
+import { createLogger, silentLogger } from "../api/log.ts";
 import { methodKey } from "../api/schema.ts";
 import type { Call, Dispatcher } from "../api/service/dispatcher.ts";
 import {
@@ -23,6 +23,7 @@ import {
   watchTlsFiles,
 } from "../api/tls.ts";
 import { Code, ServiceError } from "../domain/errors.ts";
+import type { Logger } from "../domain/log.ts";
 import { eventually } from "./eventually.ts";
 import { schema } from "./harness.ts";
 import {
@@ -81,7 +82,7 @@ interface Listeners {
 /** Both listeners on 127.0.0.1 with TLS from a Secret volume. */
 async function startListeners(
   server: Issued,
-  options: { clientCa?: boolean } = {},
+  options: { clientCa?: boolean; log?: Logger } = {},
 ): Promise<Listeners> {
   const volume = await SecretVolume.create(serverFiles(server));
   const files: TlsFiles = {
@@ -89,7 +90,7 @@ async function startListeners(
     keyFile: volume.path("tls.key"),
     ...(options.clientCa ? { clientCaFile: volume.path("ca.crt") } : {}),
   };
-  const log = silentLogger();
+  const log = options.log ?? silentLogger();
   const source = watchTlsFiles(files, await readTlsFiles(files), {
     log,
     intervalMs: 100,
@@ -331,14 +332,25 @@ Deno.test("TLS listeners: a rotated certificate reaches new connections on both 
 Deno.test("TLS listeners: a half-written rotation keeps the certificate in force", async () => {
   const first = await issueServer(ca);
   const second = await issueServer(ca);
-  const listeners = await startListeners(first);
+  const warnings: string[] = [];
+  const listeners = await startListeners(first, {
+    log: createLogger({ level: "warn", write: (line) => warnings.push(line) }),
+  });
   try {
     // The new certificate with the old key: not a pair.
     await listeners.volume.update({
       ...serverFiles(first),
       "tls.crt": second.cert,
     });
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await eventually(
+      "the half-written rotation to be read and refused",
+      () =>
+        Promise.resolve(
+          warnings.some((l) => l.includes("Kept the TLS certificate in force"))
+            ? true
+            : undefined,
+        ),
+    );
     assert.equal(listeners.source.current.cert, first.cert);
     assert.equal(
       (await httpsGet(listeners.http.port, PATH)).serial,

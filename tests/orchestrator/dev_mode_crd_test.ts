@@ -14,6 +14,7 @@ import {
   SHAPES,
   TEMPLATES,
 } from "./cluster_shapes.ts";
+import { until } from "../eventually.ts";
 import { DEV_PERMISSIONS, startMain } from "../main_process.ts";
 import { hasKubectl, kubectlCommand, kubectlIn } from "../standin/kubectl.ts";
 
@@ -165,12 +166,25 @@ Deno.test("dev mode with the KubeRay CRD: every cluster shape is accepted; kubec
           "--output-watch-events",
           "--request-timeout=3s",
         ], { stdout: "piped", stderr: "piped" }).spawn();
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        let stdout = "";
+        const decoder = new TextDecoder();
+        const reading = (async () => {
+          for await (const chunk of watching.stdout) {
+            stdout += decoder.decode(chunk, { stream: true });
+          }
+        })();
+        const stderr = new Response(watching.stderr).text();
+        // Listed: kubectl watches on from the list's resourceVersion, so the
+        // deletion reaches it whenever its watch request goes out.
+        await until(
+          "kubectl to list head-only",
+          () => /^ADDED\s+head-only\s/m.test(stdout),
+        );
         const deleted = await call("DELETE", `${clusters}/head-only`);
         assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
-        const output = await watching.output();
-        const stdout = new TextDecoder().decode(output.stdout);
-        assert.ok(output.success, new TextDecoder().decode(output.stderr));
+        const status = await watching.status;
+        await reading;
+        assert.ok(status.success, await stderr);
         assert.match(stdout, /^EVENT\s+NAME\s/m);
         assert.match(stdout, /^ADDED\s+several-groups\s/m);
         assert.match(stdout, /^DELETED\s+head-only\s/m);
