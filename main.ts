@@ -20,7 +20,7 @@ import type { Logger } from "./domain/log.ts";
 import {
   createKubernetesOrchestrator,
   loadKubeConfig,
-} from "./orchestrator/kubernetes.ts";
+} from "./orchestrator/mod.ts";
 import { tokenReviewClient } from "./orchestrator/token_review.ts";
 import { ENVIRONMENT, parseSettings, type Settings } from "./settings.ts";
 import { httpTimeouts } from "./settings.ts";

@@ -32,7 +32,7 @@ import {
 import type { FieldViolation } from "../domain/errors.ts";
 import type { Logger } from "../domain/log.ts";
 import type { KubernetesCallRecord, Orchestrator } from "../domain/ports.ts";
-import { createKubernetesOrchestrator } from "../orchestrator/kubernetes.ts";
+import { createKubernetesOrchestrator } from "../orchestrator/mod.ts";
 import { kubeconfigFor, startStandin } from "../standin/mod.ts";
 import { type GrpcCaller, grpcCaller } from "./api/grpc/client.ts";
 

@@ -10,7 +10,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { clusterToResource } from "../../domain/conversions.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { RayCluster } from "../../domain/resources.ts";
-import { createKubernetesOrchestrator } from "../../orchestrator/kubernetes.ts";
+import { createKubernetesOrchestrator } from "../../orchestrator/mod.ts";
 import { kubeconfigFor } from "../../standin/mod.ts";
 import {
   asCluster,

@@ -8,7 +8,7 @@ import http from "node:http";
 import { KubeConfig } from "@kubernetes/client-node";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { KubernetesCallRecord } from "../../domain/ports.ts";
-import { createKubernetesOrchestrator } from "../../orchestrator/kubernetes.ts";
+import { createKubernetesOrchestrator } from "../../orchestrator/mod.ts";
 import { kubeconfigFor } from "../../standin/mod.ts";
 
 type Script = (

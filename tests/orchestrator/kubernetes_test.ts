@@ -11,12 +11,14 @@ import {
   type RayCluster,
 } from "../../domain/resources.ts";
 import {
-  createKubernetesOrchestrator,
   type KubernetesCall,
   KubernetesTimeoutError,
-  loadKubeConfig,
   translateKubernetesError,
-} from "../../orchestrator/kubernetes.ts";
+} from "../../orchestrator/errors.ts";
+import {
+  createKubernetesOrchestrator,
+  loadKubeConfig,
+} from "../../orchestrator/mod.ts";
 import {
   kubeconfigFor,
   type Standin,

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { KubeConfig } from "@kubernetes/client-node";
 import { silentLogger } from "../../api/log.ts";
 import { clusterToResource } from "../../domain/conversions.ts";
-import { createKubernetesOrchestrator } from "../../orchestrator/kubernetes.ts";
+import { createKubernetesOrchestrator } from "../../orchestrator/mod.ts";
 import { startEmbedded } from "../../standin/mod.ts";
 import { NS, sampleCluster } from "../api/cases.ts";
 import { eventually } from "../eventually.ts";

@@ -15,7 +15,7 @@ import { type Api, createApi } from "../../../api/mod.ts";
 import { silentLogger } from "../../../api/log.ts";
 import { compileRoutes, type Route } from "../../../api/http/rules.ts";
 import { methodKey } from "../../../api/schema.ts";
-import { createKubernetesOrchestrator } from "../../../orchestrator/kubernetes.ts";
+import { createKubernetesOrchestrator } from "../../../orchestrator/mod.ts";
 import { kubeconfigFor, startStandin } from "../../../standin/mod.ts";
 import type { Orchestrator } from "../../../domain/ports.ts";
 import { bindFreePort, schema } from "../../harness.ts";
