@@ -29,7 +29,7 @@ import {
   type RayCluster,
 } from "../domain/resources.ts";
 import { asConfigMap, asEvent } from "./json.ts";
-import type { RayClusterCoordinates } from "./kubernetes.ts";
+import type { RayClusterCoordinates } from "./client_ports.ts";
 import {
   type ListAnswer,
   type Reflected,
