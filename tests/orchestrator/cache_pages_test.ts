@@ -13,10 +13,8 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { silentLogger } from "../../api/log.ts";
 import type { Orchestrator } from "../../domain/ports.ts";
 import { MANAGED_CLUSTER_SELECTOR } from "../../domain/resources.ts";
-import {
-  createCachedOrchestrator,
-  LIST_PAGE_SIZE,
-} from "../../orchestrator/cache.ts";
+import { createCachedOrchestrator } from "../../orchestrator/cache.ts";
+import { LIST_PAGE_SIZE } from "../../orchestrator/list_pages.ts";
 import type { WatchTransport } from "../../orchestrator/watch_stream.ts";
 
 interface Call {

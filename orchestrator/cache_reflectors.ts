@@ -1,0 +1,211 @@
+/**
+ * The cache's reflectors: one list-then-watch (reflector.ts) per cached
+ * resource and served namespace (or one cluster-wide per resource), each
+ * applying what it sees to the cache's stores; and whether, together, they
+ * keep the cache in step.
+ */
+import type { Logger } from "../domain/log.ts";
+import {
+  COMPUTE_TEMPLATE_SELECTOR,
+  type ConfigMap,
+  type KubeEvent,
+  MANAGED_CLUSTER_SELECTOR,
+  type RayCluster,
+} from "../domain/resources.ts";
+import type { CacheStores } from "./cache_stores.ts";
+import type { RayClusterCoordinates } from "./client_ports.ts";
+import { asConfigMap, asEvent } from "./json.ts";
+import { listInPages } from "./list_pages.ts";
+import {
+  type Reflected,
+  type Reflector,
+  startReflector,
+  type StoreChange,
+} from "./reflector.ts";
+import type { WatchTransport } from "./watch_stream.ts";
+
+export const CACHED_RESOURCES = [
+  "rayclusters",
+  "configmaps",
+  "events",
+] as const;
+export type CachedResource = typeof CACHED_RESOURCES[number];
+
+export const EVENTS_SELECTOR = "involvedObject.kind=RayCluster";
+
+export interface CacheReflectorsOptions {
+  watch: WatchTransport;
+  rayCluster: RayClusterCoordinates;
+  /** Served namespaces; empty watches every namespace. */
+  namespaces: readonly string[];
+  /** A watch down longer than this makes the cache stale. */
+  staleAfterMs: number;
+  log: Logger;
+  /** First backoff after a failure; the reflector's default when unset. */
+  backoffMs?: number;
+}
+
+/** One resource as a reflector of one namespace lists and watches it. */
+interface Reflection<T extends Reflected> {
+  resource: CachedResource;
+  path: string;
+  selector: { labelSelector?: string; fieldSelector?: string };
+  /** client-node's shape of a listed or watched object to the domain's. */
+  normalize: (item: unknown) => T;
+  apply: (change: StoreChange<T>, namespace: string) => void;
+}
+
+function counts(): Record<CachedResource, number> {
+  return { rayclusters: 0, configmaps: 0, events: 0 };
+}
+
+export class CacheReflectors {
+  /** Resolves once every first list is in. */
+  readonly synced: Promise<void>;
+  #markSynced!: () => void;
+  #isSynced = false;
+  #running = false;
+  readonly #options: CacheReflectorsOptions;
+  readonly #stores: CacheStores;
+  readonly #reflectors: { resource: CachedResource; reflector: Reflector }[] =
+    [];
+  readonly #clock = { wall: Date.now(), mono: performance.now() };
+  readonly #relists = counts();
+  readonly #restarts = counts();
+
+  constructor(options: CacheReflectorsOptions, stores: CacheStores) {
+    this.#options = options;
+    this.#stores = stores;
+    this.synced = new Promise<void>((resolve) => this.#markSynced = resolve);
+  }
+
+  /** Starts every reflector; once only. */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#clock.wall = Date.now();
+    this.#clock.mono = performance.now();
+    const { namespaces } = this.#options;
+    for (const namespace of namespaces.length > 0 ? namespaces : [""]) {
+      this.#startIn(namespace);
+    }
+    Promise.all(this.#reflectors.map((r) => r.reflector.synced)).then(() => {
+      this.#isSynced = true;
+      this.#options.log.info("Cache in step", {
+        clusters: this.#stores.clusters.size,
+        templates: this.#stores.templates.size,
+        events: this.#stores.events.size,
+        seconds: (performance.now() - this.#clock.mono) / 1000,
+      });
+      this.#markSynced();
+    });
+  }
+
+  /** Why reads cannot come from the cache now; undefined when they can. */
+  notInStep(): string | undefined {
+    if (!this.#running) return "cache not started";
+    if (!this.#isSynced) return "cache has not listed everything yet";
+    const now = performance.now();
+    for (const { resource, reflector } of this.#reflectors) {
+      const down = reflector.downSince;
+      if (down !== undefined && now - down > this.#options.staleAfterMs) {
+        return `cache stale: the ${resource} watch has been down for ${
+          Math.round((now - down) / 1000)
+        } s`;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * When each resource was last known in step in every namespace, in ms
+   * since the epoch; 0 when never.
+   */
+  lastInStep(): Record<CachedResource, number> {
+    const clock = this.#clock;
+    return Object.fromEntries(
+      CACHED_RESOURCES.map((resource) => {
+        const times = this.#reflectors.filter((r) => r.resource === resource)
+          .map((r) => r.reflector.lastInStep);
+        const oldest = Math.min(...times);
+        return [
+          resource,
+          Number.isFinite(oldest) ? clock.wall + (oldest - clock.mono) : 0,
+        ];
+      }),
+    ) as Record<CachedResource, number>;
+  }
+
+  /** Lists made, per resource. */
+  relists(): Record<CachedResource, number> {
+    return { ...this.#relists };
+  }
+
+  /** Watches ended or failed and started again, per resource. */
+  restarts(): Record<CachedResource, number> {
+    return { ...this.#restarts };
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.#reflectors.map((r) => r.reflector.stop()));
+  }
+
+  /** The reflectors of one namespace ("" for all), one per resource. */
+  #startIn(namespace: string): void {
+    const { group, version, plural } = this.#options.rayCluster;
+    const stores = this.#stores;
+    const inNamespace = namespace === ""
+      ? ""
+      : `/namespaces/${encodeURIComponent(namespace)}`;
+    this.#reflect<RayCluster>(namespace, {
+      resource: "rayclusters",
+      path: `/apis/${group}/${version}${inNamespace}/${plural}`,
+      selector: { labelSelector: MANAGED_CLUSTER_SELECTOR },
+      normalize: (item) => item as RayCluster,
+      apply: (change, ns) => stores.applyClusters(change, ns),
+    });
+    this.#reflect<ConfigMap>(namespace, {
+      resource: "configmaps",
+      path: `/api/v1${inNamespace}/configmaps`,
+      selector: { labelSelector: COMPUTE_TEMPLATE_SELECTOR },
+      normalize: asConfigMap,
+      apply: (change, ns) => stores.applyTemplates(change, ns),
+    });
+    this.#reflect<KubeEvent>(namespace, {
+      resource: "events",
+      path: `/api/v1${inNamespace}/events`,
+      selector: { fieldSelector: EVENTS_SELECTOR },
+      normalize: asEvent,
+      apply: (change, ns) => stores.applyEvents(change, ns),
+    });
+  }
+
+  #reflect<T extends Reflected>(
+    namespace: string,
+    { resource, path, selector, normalize, apply }: Reflection<T>,
+  ): void {
+    const { watch, log, backoffMs } = this.#options;
+    const reflector = startReflector<T>({
+      resource,
+      namespace,
+      list: (from) => listInPages(watch, path, selector, normalize, from),
+      watchPath: path,
+      ...selector,
+      watch,
+      onChange: (change) =>
+        apply(
+          change.type === "replace"
+            ? change
+            : { ...change, item: normalize(change.item) },
+          namespace,
+        ),
+      onEvent: (event) => {
+        if (event === "relist") this.#relists[resource]++;
+        else this.#restarts[resource]++;
+      },
+      log,
+      backoffMs,
+    });
+    this.#reflectors.push({ resource, reflector });
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * What the cache holds: the managed RayClusters, the compute-template
+ * ConfigMaps and the Events about RayClusters, one Store each, and the
+ * listeners told of every change of a cluster (or of its events) as it is
+ * applied.
+ */
+import type { ClusterChange } from "../domain/ports.ts";
+import type { ConfigMap, KubeEvent, RayCluster } from "../domain/resources.ts";
+import type { Reflected, StoreChange } from "./reflector.ts";
+import { type Changed, keyOf, Store } from "./store.ts";
+
+type Listener = (change: ClusterChange) => void;
+
+export class CacheStores {
+  readonly clusters = new Store<RayCluster>();
+  readonly templates = new Store<ConfigMap>();
+  readonly events = new Store<KubeEvent>(involvedKey);
+  readonly #listeners = new Set<Listener>();
+
+  /** Applies a change to the clusters' store and tells the listeners. */
+  applyClusters(change: StoreChange<RayCluster>, namespace = ""): void {
+    const changed = this.clusters.apply(trimmed(change), namespace);
+    if (this.#listeners.size === 0) return;
+    for (const pair of changed) {
+      const key = keyOf((pair[1] ?? pair[0])!);
+      this.#tell(key, pair[1], pair[0], versionOf(change, pair));
+    }
+  }
+
+  /** Applies a change the templates' watch brought. */
+  applyTemplates(change: StoreChange<ConfigMap>, namespace: string): void {
+    this.templates.apply(trimmed(change), namespace);
+  }
+
+  /** Applies a change to the events' store; tells of their clusters. */
+  applyEvents(change: StoreChange<KubeEvent>, namespace = ""): void {
+    const changed = this.events.apply(trimmed(change), namespace);
+    if (this.#listeners.size === 0) return;
+    for (const pair of changed) {
+      const object = (pair[1] ?? pair[0])!.involvedObject;
+      if (object?.kind !== "RayCluster") continue;
+      const cluster = this.clusters.get(
+        object.namespace ?? "",
+        object.name ?? "",
+      );
+      if (cluster) {
+        this.#tell(keyOf(cluster), cluster, cluster, versionOf(change, pair));
+      }
+    }
+  }
+
+  /** The events of the cluster `key` names. */
+  eventsOf(key: string): KubeEvent[] {
+    return [...this.events.indexed(key)];
+  }
+
+  /**
+   * Tells `listener` of every cluster held now, then of every change;
+   * answers the function that stops it (Orchestrator.watchClusterChanges).
+   */
+  watchClusterChanges(listener: Listener): () => void {
+    for (const cluster of this.clusters.list()) {
+      listener({
+        namespace: cluster.metadata.namespace ?? "",
+        name: cluster.metadata.name,
+        cluster,
+        events: this.eventsOf(keyOf(cluster)),
+        resourceVersion: cluster.metadata.resourceVersion ?? "",
+      });
+    }
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Tells the listeners of the clusters `key` names. */
+  #tell(
+    key: string,
+    cluster: RayCluster | undefined,
+    before: RayCluster | undefined,
+    resourceVersion: string,
+  ): void {
+    const object = cluster ?? before;
+    if (object === undefined) return;
+    // The events are gathered only if a listener asks: while the cache
+    // lists 10,000 clusters and their events nobody does.
+    let about: KubeEvent[] | undefined;
+    const events = this.events;
+    const change: ClusterChange = {
+      namespace: object.metadata.namespace ?? "",
+      name: object.metadata.name,
+      cluster,
+      before,
+      get events() {
+        return about ??= [...events.indexed(key)];
+      },
+      resourceVersion,
+    };
+    for (const listener of this.#listeners) listener(change);
+  }
+}
+
+/** The events store's index key of the cluster an event is about. */
+function involvedKey(event: KubeEvent): string | undefined {
+  const object = event.involvedObject;
+  if (object?.kind !== "RayCluster") return undefined;
+  return `${object.namespace ?? ""}/${object.name ?? ""}`;
+}
+
+/**
+ * The resourceVersion of one object's change: the object's own, or, for
+ * one a relist dropped, the list's (a deletion's own is the object as
+ * the watch delivered it).
+ */
+function versionOf<T extends Reflected>(
+  change: StoreChange<T>,
+  [, after]: Changed<T>,
+): string {
+  if (after) return after.metadata?.resourceVersion ?? "";
+  if (change.type === "replace") return change.resourceVersion ?? "";
+  return change.item.metadata?.resourceVersion ?? "";
+}
+
+/**
+ * An object without metadata.managedFields, the API server's record of who
+ * set which field: Corral never reads it, and on a real cluster it is often
+ * the larger part of an object (client-go's informers drop it the same way,
+ * with a transform). Objects without it are kept as they are.
+ */
+function withoutManagedFields<T extends Reflected>(item: T): T {
+  const metadata = item.metadata as
+    | (Reflected["metadata"] & { managedFields?: unknown })
+    | undefined;
+  if (metadata?.managedFields === undefined) return item;
+  const { managedFields: _, ...rest } = metadata;
+  return { ...item, metadata: rest };
+}
+
+function trimmed<T extends Reflected>(change: StoreChange<T>): StoreChange<T> {
+  return change.type === "replace"
+    ? { ...change, items: change.items.map(withoutManagedFields) }
+    : { ...change, item: withoutManagedFields(change.item) };
+}

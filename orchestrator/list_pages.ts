@@ -1,0 +1,62 @@
+/** The cache's lists: a whole collection, in pages, as client-go asks. */
+import { type ListAnswer, statusOf } from "./reflector.ts";
+import type { WatchTransport } from "./watch_stream.ts";
+
+/** Objects a list asks for at a time: client-go's pager's default. */
+export const LIST_PAGE_SIZE = 500;
+
+/**
+ * A whole collection, asked for in pages of LIST_PAGE_SIZE as client-go's
+ * reflector asks (its pager): from an API server that pages, each answer is
+ * a few MB, where one answer of 10,000 RayClusters is tens of MB of text
+ * parsed at once, which the process keeps as resident memory long after.
+ *
+ * The first list asks for resourceVersion 0, as client-go's first list
+ * does: an API server with its watch cache answers it whole from memory
+ * (the limit is ignored there), and asks nothing of etcd. A later list
+ * (after a failure or a 410) asks for the latest, a consistent read that a
+ * real API server pages from etcd. Pages after the first carry only the
+ * continue token, which holds the first page's snapshot. When that
+ * snapshot is compacted away before the last page (410 Expired), the list
+ * is made again in one answer, as client-go's pager does.
+ */
+export async function listInPages<T>(
+  watch: WatchTransport,
+  path: string,
+  selector: Record<string, string>,
+  normalize: (item: unknown) => T,
+  from: { resourceVersion: "0" | ""; signal: AbortSignal },
+): Promise<ListAnswer<T>> {
+  const first = {
+    ...selector,
+    ...(from.resourceVersion === "" ? {} : { resourceVersion: "0" }),
+  };
+  const items: T[] = [];
+  let resourceVersion: string | undefined;
+  let token = "";
+  do {
+    let answer: ListAnswer<unknown> & { metadata?: { continue?: string } };
+    try {
+      answer = await watch.list(
+        path,
+        token === ""
+          ? { ...first, limit: String(LIST_PAGE_SIZE) }
+          : { ...selector, limit: String(LIST_PAGE_SIZE), continue: token },
+        from.signal,
+      ) as typeof answer;
+    } catch (error) {
+      if (token === "" || statusOf(error) !== 410) throw error;
+      const whole = await watch.list(path, first, from.signal) as ListAnswer<
+        unknown
+      >;
+      return {
+        ...whole,
+        items: (whole.items ?? []).map(normalize),
+      };
+    }
+    for (const item of answer.items ?? []) items.push(normalize(item));
+    resourceVersion = answer.metadata?.resourceVersion;
+    token = answer.metadata?.continue ?? "";
+  } while (token !== "");
+  return { items, metadata: { resourceVersion } };
+}
