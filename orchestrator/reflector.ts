@@ -84,159 +84,208 @@ export interface Reflector {
   stop(): Promise<void>;
 }
 
+/** Starts listing and watching; the reflector runs until stopped. */
 export function startReflector<T extends Reflected>(
   options: ReflectorOptions<T>,
 ): Reflector {
-  const { log } = options;
-  let stopped = false;
+  const reflector = new ListWatch(options);
+  reflector.run();
+  return reflector;
+}
+
+/** What one watch has seen so far. */
+interface WatchProgress {
+  /** The resourceVersion to resume from. */
+  latest: string;
+  /** Answered 410 Expired: list again. */
+  expired: boolean;
+}
+
+class ListWatch<T extends Reflected> implements Reflector {
+  readonly synced: Promise<void>;
+  readonly #options: ReflectorOptions<T>;
+  #markSynced!: () => void;
+  #stopped = false;
+  #running: Promise<void> = Promise.resolve();
   /** Aborted by stop(): a list in progress asks for no more pages. */
-  const stopping = new AbortController();
+  readonly #stopping = new AbortController();
   /** Whether a list has succeeded: later ones ask for the latest version. */
-  let listed = false;
-  let current: AbortController | undefined;
+  #listed = false;
+  #current: AbortController | undefined;
   /** Ends the watch being followed at once (stop() cannot wait for it). */
-  let endWatch: (() => void) | undefined;
-  let wake: (() => void) | undefined;
-  let markSynced: () => void;
-  const synced = new Promise<void>((resolve) => markSynced = resolve);
-  let lastInStep = -Infinity;
-  let downSince: number | undefined = performance.now();
+  #endWatch: (() => void) | undefined;
+  /** Ends the pause after a failure at once. */
+  #wake: (() => void) | undefined;
+  #lastInStep = -Infinity;
+  #downSince: number | undefined = performance.now();
 
-  /** Follows one watch; the resourceVersion to resume from, "" to relist. */
-  function follow(resourceVersion: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      endWatch = () => resolve(resourceVersion);
-      let latest = resourceVersion;
-      let expired = false;
-      const [low, high] = WATCH_SECONDS;
-      const query: Record<string, string> = {
-        resourceVersion,
-        allowWatchBookmarks: "true",
-        timeoutSeconds: String(low + Math.floor(Math.random() * (high - low))),
-      };
-      if (options.labelSelector) query.labelSelector = options.labelSelector;
-      if (options.fieldSelector) query.fieldSelector = options.fieldSelector;
-      options.watch.watch(
-        options.watchPath,
-        query,
-        (type: string, received: never) => {
-          const object = received as T & { code?: number };
-          if (type === "ERROR") {
-            // 410 Expired: the resourceVersion is compacted away.
-            expired = true;
-            if (object.code !== 410) {
-              log.warn("Watch answered an error", {
-                resource: options.resource,
-                code: object.code,
-              });
-            }
-            return;
-          }
-          latest = object.metadata?.resourceVersion ?? latest;
-          downSince = undefined;
-          lastInStep = performance.now();
-          if (type === "ADDED" || type === "MODIFIED") {
-            options.onChange({ type: "upsert", item: object });
-          } else if (type === "DELETED") {
-            options.onChange({ type: "delete", item: object });
-          }
-        },
-        (error: unknown) => {
-          current = undefined;
-          if (expired || statusOf(error) === 410) resolve("");
-          else if (error && !isTimeout(error)) reject(error);
-          else resolve(latest);
-        },
-      ).then((controller) => {
-        current = controller;
-        if (stopped) controller.abort();
-        downSince = undefined;
-        lastInStep = performance.now();
-      }, reject);
-    });
+  constructor(options: ReflectorOptions<T>) {
+    this.#options = options;
+    this.synced = new Promise<void>((resolve) => this.#markSynced = resolve);
   }
 
-  async function relist(): Promise<string> {
-    options.onEvent?.("relist");
-    const answer = await options.list({
-      resourceVersion: listed ? "" : "0",
-      signal: stopping.signal,
-    });
-    listed = true;
-    options.onChange({
-      type: "replace",
-      items: answer.items ?? [],
-      resourceVersion: answer.metadata?.resourceVersion,
-    });
-    lastInStep = performance.now();
-    markSynced();
-    return answer.metadata?.resourceVersion ?? "";
+  get lastInStep(): number {
+    return this.#lastInStep;
   }
 
-  function pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
-      }
-      wake = done;
-    });
+  get downSince(): number | undefined {
+    return this.#downSince;
   }
 
-  async function run(): Promise<void> {
-    const firstBackoff = options.backoffMs ?? 1_000;
+  /** Lists, then follows watches, until stopped; after a failure, backs off. */
+  run(): void {
+    this.#running = this.#loop();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#stopping.abort();
+    // client-node's Watch does not always call back when aborted in the
+    // middle of a stream: the watch being followed is ended here.
+    this.#current?.abort();
+    this.#endWatch?.();
+    this.#wake?.();
+    // A list in progress is aborted; it is not waited for long (its
+    // answer goes nowhere once stopped).
+    await Promise.race([
+      this.#running,
+      new Promise((r) => setTimeout(r, 1_000)),
+    ]);
+  }
+
+  async #loop(): Promise<void> {
+    const firstBackoff = this.#options.backoffMs ?? 1_000;
     let backoff = firstBackoff;
     let resourceVersion = "";
-    while (!stopped) {
+    while (!this.#stopped) {
       try {
         if (resourceVersion === "") {
-          resourceVersion = await relist();
+          resourceVersion = await this.#relist();
           backoff = firstBackoff;
         }
-        if (stopped) break;
-        resourceVersion = await follow(resourceVersion);
-        if (!stopped) options.onEvent?.("restart");
+        if (this.#stopped) break;
+        resourceVersion = await this.#follow(resourceVersion);
+        if (!this.#stopped) this.#options.onEvent?.("restart");
       } catch (error) {
-        if (stopped) break;
-        options.onEvent?.("failure");
-        downSince ??= performance.now();
-        log.warn("Cache lost its watch; listing again after a pause", {
-          resource: options.resource,
-          namespace: options.namespace || undefined,
-          retryInMs: backoff,
-          error: error instanceof Error ? error.message : String(error),
-        });
+        if (this.#stopped) break;
+        this.#failed(error, backoff);
         resourceVersion = "";
-        await pause(backoff);
+        await this.#pause(backoff);
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
     }
   }
 
-  const running = run();
-  return {
-    synced,
-    get lastInStep() {
-      return lastInStep;
-    },
-    get downSince() {
-      return downSince;
-    },
-    async stop() {
-      stopped = true;
-      stopping.abort();
-      // client-node's Watch does not always call back when aborted in the
-      // middle of a stream: the watch being followed is ended here.
-      current?.abort();
-      endWatch?.();
-      wake?.();
-      // A list in progress is aborted; it is not waited for long (its
-      // answer goes nowhere once stopped).
-      await Promise.race([running, new Promise((r) => setTimeout(r, 1_000))]);
-    },
-  };
+  /** The list phase: the whole collection replaces the store. */
+  async #relist(): Promise<string> {
+    this.#options.onEvent?.("relist");
+    const answer = await this.#options.list({
+      resourceVersion: this.#listed ? "" : "0",
+      signal: this.#stopping.signal,
+    });
+    this.#listed = true;
+    this.#options.onChange({
+      type: "replace",
+      items: answer.items ?? [],
+      resourceVersion: answer.metadata?.resourceVersion,
+    });
+    this.#lastInStep = performance.now();
+    this.#markSynced();
+    return answer.metadata?.resourceVersion ?? "";
+  }
+
+  /**
+   * The watch phase: follows one watch; the resourceVersion to resume
+   * from, "" to relist.
+   */
+  #follow(resourceVersion: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.#endWatch = () => resolve(resourceVersion);
+      const progress = { latest: resourceVersion, expired: false };
+      this.#options.watch.watch(
+        this.#options.watchPath,
+        this.#watchQuery(resourceVersion),
+        (type: string, received: never) =>
+          this.#received(type, received, progress),
+        (error: unknown) => {
+          this.#current = undefined;
+          if (progress.expired || statusOf(error) === 410) resolve("");
+          else if (error && !isTimeout(error)) reject(error);
+          else resolve(progress.latest);
+        },
+      ).then((controller) => {
+        this.#current = controller;
+        if (this.#stopped) controller.abort();
+        this.#downSince = undefined;
+        this.#lastInStep = performance.now();
+      }, reject);
+    });
+  }
+
+  #watchQuery(resourceVersion: string): Record<string, string> {
+    const [low, high] = WATCH_SECONDS;
+    const query: Record<string, string> = {
+      resourceVersion,
+      allowWatchBookmarks: "true",
+      timeoutSeconds: String(low + Math.floor(Math.random() * (high - low))),
+    };
+    const { labelSelector, fieldSelector } = this.#options;
+    if (labelSelector) query.labelSelector = labelSelector;
+    if (fieldSelector) query.fieldSelector = fieldSelector;
+    return query;
+  }
+
+  /** One event of a watch, into the store. */
+  #received(type: string, received: never, progress: WatchProgress): void {
+    const object = received as T & { code?: number };
+    if (type === "ERROR") {
+      // 410 Expired: the resourceVersion is compacted away.
+      progress.expired = true;
+      if (object.code !== 410) {
+        this.#options.log.warn("Watch answered an error", {
+          resource: this.#options.resource,
+          code: object.code,
+        });
+      }
+      return;
+    }
+    progress.latest = object.metadata?.resourceVersion ?? progress.latest;
+    this.#downSince = undefined;
+    this.#lastInStep = performance.now();
+    if (type === "ADDED" || type === "MODIFIED") {
+      this.#options.onChange({ type: "upsert", item: object });
+    } else if (type === "DELETED") {
+      this.#options.onChange({ type: "delete", item: object });
+    }
+  }
+
+  /** The backoff phase begins: the failure noted and logged. */
+  #failed(error: unknown, backoff: number): void {
+    this.#options.onEvent?.("failure");
+    this.#downSince ??= performance.now();
+    this.#options.log.warn(
+      "Cache lost its watch; listing again after a pause",
+      {
+        resource: this.#options.resource,
+        namespace: this.#options.namespace || undefined,
+        retryInMs: backoff,
+        error: error instanceof Error ? error.message : String(error),
+      },
+    );
+  }
+
+  /** Waits `ms`, or until stop() wakes it. */
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#wake = done;
+    });
+  }
 }
 
 function isTimeout(error: unknown): boolean {
