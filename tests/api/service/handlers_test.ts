@@ -26,7 +26,7 @@ import {
   ServiceError,
 } from "../../../domain/errors.ts";
 import type { Cluster, ComputeTemplate } from "../../../domain/types.ts";
-import { createKubernetesOrchestrator } from "../../../orchestrator/kubernetes.ts";
+import { createKubernetesOrchestrator } from "../../../orchestrator/mod.ts";
 import { kubeconfigFor, startStandin } from "../../../standin/mod.ts";
 import { schema } from "../../harness.ts";
 import { NS, sampleCluster } from "../cases.ts";
