@@ -10,6 +10,7 @@
  */
 import type { Enum, Field, Type } from "protobufjs";
 import type { FieldViolation } from "./errors.ts";
+import { isKept } from "./kept.ts";
 import { formatTimestamp } from "./timestamps.ts";
 
 export type Message = Record<string, unknown>;
@@ -363,9 +364,9 @@ function parseTimestamp(text: string): Date | undefined {
 // --------------------------------------------------------------- JSON out
 
 /**
- * JSON forms of frozen messages (shared ones, such as the cached clusters
- * of api/service/converted_clusters.ts), encoded once: the same object
- * always has the same encoding.
+ * JSON forms of kept messages (domain/kept.ts: shared ones, such as the
+ * cached clusters of api/service/converted_clusters.ts), encoded once: the
+ * same object always has the same encoding.
  */
 const encoded = new WeakMap<Message, unknown>();
 
@@ -374,7 +375,7 @@ export function messageToJson(type: Type, message: Message): unknown {
   if (fullName(type) === TIMESTAMP) {
     throw new TypeError("Timestamps are encoded by their fields");
   }
-  if (Object.isFrozen(message)) {
+  if (isKept(message)) {
     let json = encoded.get(message);
     if (json === undefined) {
       json = encodeMessage(type, message);

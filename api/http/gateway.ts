@@ -18,6 +18,7 @@ import {
   invalidArgument,
   ServiceError,
 } from "../../domain/errors.ts";
+import { isKept } from "../../domain/kept.ts";
 import type { Dispatcher } from "../service/dispatcher.ts";
 import type { Logger } from "../../domain/log.ts";
 import { errorBody, errorStatus, HttpError } from "../errors.ts";
@@ -58,7 +59,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const encode = kuberayJson ? messageToGatewayJson : messageToJson;
   const bodies = new WeakMap<object, string | Uint8Array>();
   const compressedBodies = new WeakMap<object, Promise<Uint8Array>>();
-  // A stream's answers are the same frozen messages for every watcher: each
+  // A stream's answers are the same kept messages for every watcher: each
   // is framed once, and the frame's bytes shared.
   const frames = { ndjson: new WeakMap(), sse: new WeakMap() } as StreamFrames;
 
@@ -139,7 +140,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // A kept answer (a cached cluster, a whole cached list) keeps its body
     // with it, and its compressed form, made once for every client that
     // takes it; any other is made for this request alone.
-    const kept = Object.isFrozen(result);
+    const kept = isKept(result);
     let body = kept ? bodies.get(json as object) : undefined;
     if (body === undefined) {
       body = bodyOf(JSON.stringify(json));
@@ -267,7 +268,7 @@ function streamResponse(
   const sse = acceptsEventStream(request.headers.get("accept"));
   const kept = sse ? frames.sse : frames.ndjson;
   const framed = (message: Message): Uint8Array => {
-    if (!Object.isFrozen(message)) return frame({ result: encode(message) });
+    if (!isKept(message)) return frame({ result: encode(message) });
     let bytes = kept.get(message);
     if (bytes === undefined) {
       bytes = frame({ result: encode(message) });

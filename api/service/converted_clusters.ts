@@ -6,14 +6,16 @@
  * copying them). Objects read from Kubernetes directly (--cache=off) are
  * new on every read: their messages are made and dropped with them.
  *
- * Kept messages are frozen: they are shared between requests, and the
- * encoders may keep their encoding (domain/codec.ts).
+ * Kept messages are kept answers (domain/kept.ts), down to their last
+ * member: they are shared between requests, and the encoders may keep their
+ * encoding (domain/codec.ts).
  */
 import {
   clusterFromResource,
   eventsByCluster,
   namespacedName,
 } from "../../domain/conversions.ts";
+import { isKept, keep } from "../../domain/kept.ts";
 import type { KubeEvent, RayCluster } from "../../domain/resources.ts";
 import type { Cluster } from "../../domain/types.ts";
 
@@ -39,7 +41,7 @@ export class ConvertedClusters {
     const kept = this.#lists.get(resources);
     if (kept !== undefined && kept.events === events) return kept.clusters;
     const byCluster = eventsByCluster(events);
-    const clusters = Object.freeze(resources.map((resource) =>
+    const clusters = keep(resources.map((resource) =>
       this.of(
         resource,
         byCluster.get(
@@ -63,17 +65,18 @@ export class ConvertedClusters {
     ).join(",");
     const kept = this.#kept.get(resource);
     if (kept !== undefined && kept.events === key) return kept.cluster;
-    const cluster = deepFreeze(clusterFromResource(resource, events));
+    const cluster = keepDeeply(clusterFromResource(resource, events));
     this.#kept.set(resource, { events: key, cluster });
     return cluster;
   }
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== "object" || Object.isFrozen(value)) {
+/** Keeps `value` and every object in it. */
+function keepDeeply<T>(value: T): T {
+  if (value === null || typeof value !== "object" || isKept(value)) {
     return value;
   }
-  if (value instanceof Date) return Object.freeze(value);
-  for (const member of Object.values(value)) deepFreeze(member);
-  return Object.freeze(value);
+  if (value instanceof Date) return keep(value);
+  for (const member of Object.values(value)) keepDeeply(member);
+  return keep(value);
 }
