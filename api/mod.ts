@@ -9,7 +9,6 @@ import type { Logger } from "../domain/log.ts";
 import { Code, ServiceError } from "../domain/errors.ts";
 import { credentialsOf } from "./auth/authenticate.ts";
 import type { Access } from "./auth/access.ts";
-import { errorBody, httpStatus } from "./errors.ts";
 import type { Orchestrator } from "../domain/ports.ts";
 import { docsPages, loadScalarBundle } from "./docs.ts";
 import { consolePages, loadConsole } from "./console.ts";
@@ -21,6 +20,7 @@ import {
 } from "./grpc/health.ts";
 import { addReflection } from "./grpc/reflection.ts";
 import { Health, livenessPage, readinessPage } from "./health.ts";
+import { errorResponse } from "./http/error_answers.ts";
 import { createGateway } from "./http/gateway.ts";
 import { peerOf, signalOf } from "./http/peer.ts";
 import { createHttpApp, type Router } from "./http/router.ts";
@@ -174,10 +174,7 @@ function authenticated(
       const error = thrown instanceof ServiceError
         ? thrown
         : new ServiceError(Code.UNAUTHENTICATED, "Unauthorized");
-      return Response.json(errorBody(error), {
-        status: httpStatus(error.code),
-        headers: { "www-authenticate": 'Bearer realm="corral"' },
-      });
+      return errorResponse(error);
     }
     return page(request);
   };

@@ -21,7 +21,9 @@ import {
 import { isKept } from "../../domain/kept.ts";
 import type { Dispatcher } from "../service/dispatcher.ts";
 import type { Logger } from "../../domain/log.ts";
-import { errorBody, errorStatus, HttpError } from "../errors.ts";
+import { errorBody, HttpError } from "../errors.ts";
+import { errorResponse } from "./error_answers.ts";
+import { requestIdOf } from "./request_id.ts";
 import { compileRoutes, matchRoute, type Route } from "./rules.ts";
 import type { ApiSchema } from "../schema.ts";
 import { createRouter, type Router } from "./router.ts";
@@ -120,13 +122,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       decode,
       signalOf(request),
     );
-    if (error) {
-      // RFC 6750: a 401 names the scheme the caller should use.
-      const headers = error.code === Code.UNAUTHENTICATED
-        ? new Headers({ "www-authenticate": 'Bearer realm="corral"' })
-        : undefined;
-      return errorResponse(error, requestId, headers);
-    }
+    if (error) return errorResponse(error, { requestId });
     if (stream) {
       return streamResponse(
         stream,
@@ -166,7 +162,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       match: (parts) => matchRoute(route, parts),
       handle: (request, params) => call(route, params, request),
     })),
-    refuse(request, error, headers) {
+    refuse(request, error, allow) {
       // Counted and logged like any call, under no route; the path is the
       // caller's, cut short.
       const requestId = requestIdOf(request);
@@ -182,7 +178,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         error,
         performance.now(),
       );
-      return errorResponse(error, requestId, headers);
+      return errorResponse(error, { requestId, allow });
     },
   });
 }
@@ -326,12 +322,6 @@ function acceptsEventStream(accept: string | null): boolean {
   return (accept ?? "").split(",").some((part) =>
     part.split(";")[0].trim().toLowerCase() === "text/event-stream"
   );
-}
-
-/** The caller's x-request-id, cut short, or a new one. */
-function requestIdOf(request: Request): string {
-  return request.headers.get("x-request-id")?.slice(0, 128) ||
-    crypto.randomUUID();
 }
 
 async function decodeRequest(
@@ -513,36 +503,4 @@ async function readJsonBody(
       `Invalid request body: not JSON: ${(error as Error).message}`,
     );
   }
-}
-
-function errorResponse(
-  error: ServiceError,
-  requestId: string,
-  headers?: HeadersInit,
-): Response {
-  const response = jsonResponse(
-    errorStatus(error),
-    errorBody(error),
-    requestId,
-    headers,
-  );
-  // The RetryInfo Kubernetes gave (its Retry-After), as HTTP clients read it.
-  for (const detail of error.details) {
-    if (detail["@type"] === "type.googleapis.com/google.rpc.RetryInfo") {
-      const seconds = Math.ceil(parseFloat(detail.retryDelay));
-      if (seconds > 0) response.headers.set("retry-after", String(seconds));
-    }
-  }
-  return response;
-}
-
-function jsonResponse(
-  status: number,
-  body: unknown,
-  requestId: string,
-  headers?: HeadersInit,
-): Response {
-  const response = Response.json(body, { status, headers });
-  response.headers.set("x-request-id", requestId);
-  return response;
 }

@@ -11,7 +11,8 @@
  * http rules; a path no page has is the gateway's.
  */
 import { Code, ServiceError } from "../../domain/errors.ts";
-import { errorBody, errorStatus, HttpError } from "../errors.ts";
+import { HttpError } from "../errors.ts";
+import { errorResponse } from "./error_answers.ts";
 
 export type Handler = (request: Request) => Promise<Response>;
 export type Params = Record<string, string>;
@@ -38,19 +39,20 @@ export interface RouterOptions {
   /** Takes the requests of paths no endpoint has; without it they get 404. */
   fallback?: Handler | Router;
   /**
-   * Answers a request the router refuses (the error's status, `headers`
-   * holding Allow on a 405); by default the error body alone.
+   * Answers a request the router refuses (with `allow`, the methods the
+   * path serves, on a 405); by default the error answer alone.
    */
   refuse?: (
     request: Request,
     error: ServiceError,
-    headers: Headers,
+    allow?: string,
   ) => Response;
 }
 
 export function createRouter(options: RouterOptions): Router {
   const { endpoints, fallback } = options;
-  const refuse = options.refuse ?? errorResponse;
+  const refuse = options.refuse ??
+    ((_request, error, allow) => errorResponse(error, { allow }));
 
   type Match =
     | { endpoint: Endpoint; params: Params }
@@ -82,7 +84,7 @@ export function createRouter(options: RouterOptions): Router {
     }
     const allowed = found?.allowed ?? [];
     if (fallback && allowed.length === 0) return await fallback(request);
-    const headers = new Headers();
+    let allow: string | undefined;
     let error: ServiceError;
     if (!found) {
       error = new ServiceError(
@@ -93,10 +95,10 @@ export function createRouter(options: RouterOptions): Router {
       error = new ServiceError(Code.NOT_FOUND, "Not Found");
     } else {
       error = new HttpError(405, Code.UNIMPLEMENTED, "Method Not Allowed");
-      headers.set("allow", allowed.join(", "));
+      allow = allowed.join(", ");
     }
     if (request.body) await request.body.cancel();
-    return refuse(request, error, headers);
+    return refuse(request, error, allow);
   }
 
   router.allowed = (pathname: string): string[] => {
@@ -107,18 +109,6 @@ export function createRouter(options: RouterOptions): Router {
     return fallback.allowed(pathname);
   };
   return router;
-}
-
-/** The error body with the error's status and `headers`. */
-export function errorResponse(
-  _request: Request,
-  error: ServiceError,
-  headers: Headers,
-): Response {
-  return Response.json(errorBody(error), {
-    status: errorStatus(error),
-    headers,
-  });
 }
 
 /**

@@ -16,7 +16,8 @@ import type { Socket } from "node:net";
 import { Readable } from "node:stream";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
-import { errorBody, errorStatus, HttpError } from "../errors.ts";
+import { HttpError } from "../errors.ts";
+import { rawErrorAnswer, writeErrorAnswer } from "./error_answers.ts";
 import {
   certificateIdentity,
   type CertificateSource,
@@ -534,11 +535,7 @@ export async function serveHttp(
     if (!res.req.complete || draining || closing) {
       res.setHeader("connection", "close");
     }
-    res.statusCode = errorStatus(refusal.error);
-    res.setHeader("content-type", "application/json");
-    if (refusal.allow !== undefined) res.setHeader("allow", refusal.allow);
-    if (refusal.retryAfter) res.setHeader("retry-after", refusal.retryAfter);
-    res.end(JSON.stringify(errorBody(refusal.error)));
+    writeErrorAnswer(res, refusal.error, refusal);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -703,20 +700,7 @@ function invalid(message: string): Refusal {
   return { error: new ServiceError(Code.INVALID_ARGUMENT, message) };
 }
 
-/**
- * A whole HTTP/1.1 response with the error body, written to the socket
- * itself where there is no ServerResponse; the connection closes after it.
- */
+/** A refusal as a whole HTTP/1.1 message, for a bare socket. */
 function rawAnswer(refusal: Refusal): string {
-  const status = errorStatus(refusal.error);
-  const body = JSON.stringify(errorBody(refusal.error));
-  return [
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ""}`,
-    "content-type: application/json",
-    `content-length: ${new TextEncoder().encode(body).byteLength}`,
-    ...(refusal.allow !== undefined ? [`allow: ${refusal.allow}`] : []),
-    "connection: close",
-    "",
-    body,
-  ].join("\r\n");
+  return rawErrorAnswer(refusal.error, refusal);
 }
