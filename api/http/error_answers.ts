@@ -72,10 +72,12 @@ export function errorResponse(
   options?: ErrorAnswerOptions,
 ): Response {
   const { status, headers, body } = errorAnswer(error, options);
-  return new Response(body, {
-    status,
-    headers: { "content-type": "application/json", ...headers },
-  });
+  // Headers set on the Response rather than given in its init, which
+  // copies them into native headers at nine times the cost (answers.ts).
+  const response = new Response(body, { status });
+  response.headers.set("content-type", "application/json");
+  for (const name in headers) response.headers.set(name, headers[name]);
+  return response;
 }
 
 /**
