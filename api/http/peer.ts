@@ -1,7 +1,14 @@
 /**
- * What the listener knows of an HTTP request and a `Request` cannot carry:
- * the connection it came on, and the signal that aborts when its client
- * goes away.
+ * Side channel: what the listener knows of an HTTP request and a `Request`
+ * cannot carry.
+ *
+ * - What is kept: the peer of the connection the request came on (address,
+ *   verified client certificate), and the signal that aborts when its
+ *   client goes away.
+ * - Keyed by: the Request the listener made, in a WeakMap.
+ * - Who writes it: the listener (server.ts, setListened()).
+ * - Who reads it: the gateway and the pages (peerOf(), signalOf()).
+ * - Why not a field: see below.
  *
  * The gateway is a pure `(Request) => Promise<Response>`, which a test calls
  * with `new Request(...)` and no socket, and the router between them passes

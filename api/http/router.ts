@@ -13,6 +13,7 @@
 import { Code, ServiceError } from "../../domain/errors.ts";
 import { HttpError } from "../errors.ts";
 import { errorResponse } from "./error_answers.ts";
+import { decodePath, pathOf } from "./request_path.ts";
 
 export type Handler = (request: Request) => Promise<Response>;
 export type Params = Record<string, string>;
@@ -109,47 +110,6 @@ export function createRouter(options: RouterOptions): Router {
     return fallback.allowed(pathname);
   };
   return router;
-}
-
-/**
- * The decoded segments of a request's path, worked out once per request
- * (the pages' router and the gateway's both route it).
- */
-const paths = new WeakMap<Request, string[] | undefined>();
-function pathOf(request: Request): string[] | undefined {
-  if (paths.has(request)) return paths.get(request);
-  const parts = decodePath(pathnameOf(request.url));
-  paths.set(request, parts);
-  return parts;
-}
-
-/**
- * The path of a request's URL, which `Request` has already parsed and
- * serialized (dot segments resolved, characters escaped): read from the
- * string rather than parsed again, on every request.
- */
-function pathnameOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start < 0) return "/";
-  let end = url.length;
-  for (const mark of ["?", "#"]) {
-    const at = url.indexOf(mark, start);
-    if (at >= 0 && at < end) end = at;
-  }
-  return url.slice(start, end);
-}
-
-/** The segments of a path, percent-decoded; undefined when it cannot be. */
-function decodePath(pathname: string): string[] | undefined {
-  const parts = pathname.slice(1).split("/");
-  // Most paths have nothing to decode: decodeURIComponent() is most of
-  // the cost of routing when called on every segment anyway.
-  if (!pathname.includes("%")) return parts;
-  try {
-    return parts.map(decodeURIComponent);
-  } catch {
-    return undefined;
-  }
 }
 
 /** What GET answered, as HEAD answers it: status and headers, no body. */
