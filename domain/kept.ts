@@ -7,9 +7,10 @@
  *   (api/service/converted_clusters.ts) or a whole cached list answer.
  * - Keyed by: the value itself. Whoever remembers something about a kept
  *   value does so in a WeakMap keyed by it, so the memory goes with it.
- * - Who writes it: whoever makes a value to share calls keep() (freeze()
- *   alone marks it as well: api/service/handlers.ts and the cluster watch
- *   freeze what they share).
+ * - Who writes it: whoever makes a value to share calls keep(): the
+ *   converted clusters and their lists, a whole list's answer
+ *   (api/service/service.ts) and the cluster watch's events. freeze()
+ *   alone marks a value as well.
  * - Who reads it: domain/codec.ts (keeps a kept message's JSON form) and
  *   api/http/gateway.ts (keeps a kept answer's body, its compressed form
  *   and a kept stream message's frame).

@@ -21,6 +21,7 @@ import type { Dispatcher } from "../service/dispatcher.ts";
 import { type ApiSchema, methodKey } from "../schema.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/gateway.ts";
 import { grpcPeer } from "./credentials.ts";
+import { requestIdFrom } from "../request_id.ts";
 import type { Logger } from "../../domain/log.ts";
 
 export interface GrpcOptions {
@@ -135,8 +136,8 @@ async function serveCall(
     });
     return;
   }
-  const requestId = String(call.metadata.get("x-request-id")[0] ?? "")
-    .slice(0, 128) || crypto.randomUUID();
+  const given = call.metadata.get("x-request-id")[0];
+  const requestId = requestIdFrom(given === undefined ? given : String(given));
   const reply = new grpc.Metadata();
   reply.set("x-request-id", requestId);
   call.sendMetadata(reply);

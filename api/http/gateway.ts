@@ -18,7 +18,7 @@ import { jsonAnswer } from "./json_answers.ts";
 import { KeptEncodings } from "./kept_encodings.ts";
 import { peerOf, signalOf } from "./peer.ts";
 import { type DecodeOptions, decodeRequest } from "./request_decoding.ts";
-import { requestIdOf } from "./request_id.ts";
+import { requestIdOf } from "../request_id.ts";
 import { createRouter, type Router } from "./router.ts";
 import { compileRoutes, matchRoute, type Route } from "./rules.ts";
 import { streamResponse } from "./stream_answers.ts";

@@ -22,6 +22,7 @@
  * - A BOOKMARK every `heartbeatMs` tells quiet streams apart from dead ones
  *   (and keeps proxies from closing them).
  */
+import { keep } from "../../domain/kept.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { ClusterChange, Orchestrator } from "../../domain/ports.ts";
 import type {
@@ -128,7 +129,7 @@ class Entry {
 
   /** The answer that sends this change. */
   get event(): WatchEvent {
-    return this.#event ??= Object.freeze({
+    return this.#event ??= keep({
       type: this.type,
       ...(this.cluster ? { cluster: this.cluster } : {}),
       resourceVersion: this.initial ? "" : String(this.version),

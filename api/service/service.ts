@@ -2,6 +2,7 @@
  * What the handlers of every resource share: the orchestrator and the
  * settings they act with, and the kept answers of whole lists.
  */
+import { isKept, keep } from "../../domain/kept.ts";
 import type { Page } from "../../domain/pagination.ts";
 import type { Orchestrator } from "../../domain/ports.ts";
 import { DEFAULT_LIMITS, type Limits } from "../../domain/limits.ts";
@@ -44,21 +45,21 @@ export function serviceOf(options: ServiceOptions): Service {
 }
 
 /**
- * Whole-list answers kept with the list they answer (frozen: the gateway
- * then keeps their JSON text too), so polling an unchanged list of
- * thousands encodes nothing again. A kept list is one the cache froze.
+ * Whole-list answers kept with the kept list they answer (domain/kept.ts:
+ * the gateway then keeps their JSON text too), so polling an unchanged list
+ * of thousands encodes nothing again.
  */
 const keptAnswers = new WeakMap<readonly Cluster[], ListClustersResponse>();
 
 /** The answer of a page of clusters; the same object for the same kept list. */
 export function clusterListAnswer(page: Page<Cluster>): ListClustersResponse {
   const { items, nextPageToken } = page;
-  if (nextPageToken !== "" || !Object.isFrozen(items)) {
+  if (nextPageToken !== "" || !isKept(items)) {
     return { clusters: items, nextPageToken };
   }
   let kept = keptAnswers.get(items);
   if (kept === undefined) {
-    kept = Object.freeze({ clusters: items, nextPageToken: "" });
+    kept = keep({ clusters: items, nextPageToken: "" });
     keptAnswers.set(items, kept);
   }
   return kept;

@@ -6,7 +6,7 @@ import {
   errorResponse,
   rawErrorAnswer,
 } from "../../../api/http/error_answers.ts";
-import { requestIdOf } from "../../../api/http/request_id.ts";
+import { requestIdOf } from "../../../api/request_id.ts";
 
 const retryInfo = (retryDelay: string) => ({
   "@type": "type.googleapis.com/google.rpc.RetryInfo" as const,
