@@ -17,7 +17,7 @@ import {
   type CertificateSource,
   type TlsMaterial,
 } from "../tls.ts";
-import type { Peer } from "../service/dispatcher.ts";
+import type { Peer } from "../service/call.ts";
 
 /** Plaintext without a source; TLS from it with one. */
 export function grpcServerCredentials(

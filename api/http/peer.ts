@@ -28,7 +28,7 @@
  * signal never aborts; nothing in Corral does that, and
  * tests/api/http/server_test.ts checks that nothing reads `request.signal`.
  */
-import type { Peer } from "../service/dispatcher.ts";
+import type { Peer } from "../service/call.ts";
 
 interface Listened {
   peer: Peer;

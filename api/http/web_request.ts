@@ -10,7 +10,7 @@ import type { TLSSocket } from "node:tls";
 import type { Socket } from "node:net";
 import { Readable } from "node:stream";
 import { certificateIdentity, formatAddress } from "../tls.ts";
-import type { Peer } from "../service/dispatcher.ts";
+import type { Peer } from "../service/call.ts";
 
 /** The origin request URLs are made on; only their paths are read. */
 const ORIGIN = "http://corral.invalid";

@@ -12,7 +12,7 @@ import type { AuditEntry } from "../auth/audit.ts";
 import { AuthenticationError, type Identity } from "../auth/identity.ts";
 import { AuthorizationError } from "../auth/policy.ts";
 import { nameOf, namespaceOf } from "./authorize.ts";
-import type { Call } from "./dispatcher.ts";
+import type { Call } from "./call.ts";
 import type { RpcRule } from "./rpcs.ts";
 
 /** The verbs whose calls the audit trail records whatever their outcome. */

@@ -12,6 +12,7 @@
  * observation); anything thrown becomes a ServiceError.
  */
 import type { Message } from "../../domain/codec.ts";
+import type { Call } from "./call.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
 import type { CallOptions, KubernetesCallRecord } from "../../domain/ports.ts";
@@ -32,36 +33,7 @@ import {
   type RpcRule,
 } from "./rpcs.ts";
 
-export type Transport = "http" | "grpc";
-
-export interface Call {
-  transport: Transport;
-  requestId: string;
-  /** "proto.ClusterService/CreateCluster" */
-  key: string;
-  /** The HTTP route, "GET /apis/v1alpha2/clusters", for HTTP calls. */
-  route?: string;
-  /** Who is at the other end of the connection, as far as TLS tells. */
-  peer?: Peer;
-  /** The Authorization header (HTTP) or metadata (gRPC), if any. */
-  authorization?: string;
-  /**
-   * The namespace and name the path names (HTTP), known before the request
-   * is decoded: the audit trail says what a refused caller aimed at.
-   */
-  target?: { namespace?: string; name?: string };
-}
-
-/** The connection a call came on. */
-export interface Peer {
-  /** The client's IP and port, "10.0.0.7:51234" or "[fd00::7]:51234". */
-  address?: string;
-  /**
-   * The client certificate's subject (CN and O), present only when the
-   * certificate verified against --client-ca-file.
-   */
-  certificate?: { commonName?: string; organizations: string[] };
-}
+export type { Call, Peer, Transport } from "./call.ts";
 
 /** What the policy said of a call, as corral_authorization_decisions_total counts it. */
 interface Decision {
