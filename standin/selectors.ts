@@ -108,52 +108,49 @@ function lexLabels(input: string): Token[] {
  * Throws SelectorError with apimachinery-style messages.
  */
 export function parseLabelSelector(input: string): LabelSelector {
-  const tokens = lexLabels(input);
-  let position = 0;
-  const peek = () => tokens[position];
-  const next = () => tokens[position++];
-  const requirements: LabelRequirement[] = [];
+  return new LabelParser(lexLabels(input)).selector();
+}
 
-  function fail(found: Token, expected: string): never {
-    throw new SelectorError(
-      `unable to parse requirement: found '${found.text}', expected: ${expected}`,
-    );
-  }
+/** A recursive-descent parser over a label selector's tokens. */
+class LabelParser {
+  #position = 0;
 
-  function parseValues(): string[] {
-    const open = next();
-    if (open.kind !== "(") fail(open, "'('");
-    const values: string[] = [];
-    // An empty value is allowed between separators: `in (,a)`.
+  constructor(private readonly tokens: Token[]) {}
+
+  selector(): LabelSelector {
+    const requirements: LabelRequirement[] = [];
     for (;;) {
-      const token = peek();
-      if (token.kind === "identifier") {
-        values.push(next().text);
-        const after = next();
-        if (after.kind === ")") return values;
-        if (after.kind !== ",") fail(after, "',' or ')'");
-      } else if (token.kind === ",") {
-        next();
-        values.push("");
-      } else if (token.kind === ")") {
-        next();
-        if (values.length === 0 || tokens[position - 2].kind === ",") {
-          values.push("");
-        }
-        return values;
-      } else {
-        fail(token, "',', ')' or identifier");
+      const token = this.#peek();
+      if (token.kind === "end") break;
+      if (token.kind !== "identifier" && token.kind !== "!") {
+        fail(token, "!, identifier, or 'end of string'");
+      }
+      requirements.push(this.#requirement());
+      const separator = this.#next();
+      if (separator.kind === "end") break;
+      if (separator.kind !== ",") fail(separator, "',' or 'end of string'");
+      if (this.#peek().kind === "end") {
+        fail(this.#peek(), "identifier after ','");
       }
     }
+    return requirements;
   }
 
-  function parseRequirement(): LabelRequirement {
+  #peek(): Token {
+    return this.tokens[this.#position];
+  }
+
+  #next(): Token {
+    return this.tokens[this.#position++];
+  }
+
+  #requirement(): LabelRequirement {
     let operator: LabelOperator = "exists";
-    if (peek().kind === "!") {
-      next();
+    if (this.#peek().kind === "!") {
+      this.#next();
       operator = "!";
     }
-    const keyToken = next();
+    const keyToken = this.#next();
     if (keyToken.kind !== "identifier") {
       fail(keyToken, operator === "!" ? "identifier after '!'" : "identifier");
     }
@@ -164,68 +161,93 @@ export function parseLabelSelector(input: string): LabelSelector {
         `unable to parse requirement: key: Invalid value: "${key}": ${keyError}`,
       );
     }
-    const after = peek();
+    const after = this.#peek();
     if (after.kind === "end" || after.kind === ",") {
       return { key, operator, values: [] };
     }
     if (operator === "!") fail(after, "',' or 'end of string'");
-    const op = next();
-    let values: string[];
+    const op = this.#next();
+    const values = this.#operands(op);
+    checkValues(key, op, values);
+    return { key, operator: op.kind as LabelOperator, values };
+  }
+
+  /** The values after operator `op`. */
+  #operands(op: Token): string[] {
     switch (op.kind) {
       case "in":
       case "notin":
-        values = parseValues();
-        break;
+        return this.#values();
       case "=":
       case "==":
       case "!=":
       case ">":
       case "<": {
-        const value = peek();
-        if (value.kind === "identifier") {
-          values = [next().text];
-        } else if (value.kind === "end" || value.kind === ",") {
-          values = [""];
-        } else {
-          fail(value, "identifier");
-        }
-        break;
+        const value = this.#peek();
+        if (value.kind === "identifier") return [this.#next().text];
+        if (value.kind === "end" || value.kind === ",") return [""];
+        return fail(value, "identifier");
       }
       default:
-        fail(op, "[!=, ==, =, in, notin, >, <]");
+        return fail(op, "[!=, ==, =, in, notin, >, <]");
     }
-    for (const value of values) {
-      if (op.kind === ">" || op.kind === "<") {
-        if (!/^-?\d+$/.test(value)) {
-          throw new SelectorError(
-            `unable to parse requirement: values[0]: Invalid value: "${value}": for 'Gt', 'Lt' operators, the value must be an integer`,
-          );
-        }
-        continue;
-      }
-      const valueError = labelValueError(value);
-      if (valueError) {
-        throw new SelectorError(
-          `unable to parse requirement: values[0][${key}]: Invalid value: "${value}": ${valueError}`,
-        );
-      }
-    }
-    return { key, operator: op.kind as LabelOperator, values };
   }
 
-  for (;;) {
-    const token = peek();
-    if (token.kind === "end") break;
-    if (token.kind !== "identifier" && token.kind !== "!") {
-      fail(token, "!, identifier, or 'end of string'");
+  /** `(a,b)`; an empty value is allowed between separators: `in (,a)`. */
+  #values(): string[] {
+    const open = this.#next();
+    if (open.kind !== "(") fail(open, "'('");
+    const values: string[] = [];
+    for (;;) {
+      const token = this.#peek();
+      if (token.kind === "identifier") {
+        values.push(this.#next().text);
+        const after = this.#next();
+        if (after.kind === ")") return values;
+        if (after.kind !== ",") fail(after, "',' or ')'");
+      } else if (token.kind === ",") {
+        this.#next();
+        values.push("");
+      } else if (token.kind === ")") {
+        this.#next();
+        if (
+          values.length === 0 ||
+          this.tokens[this.#position - 2].kind === ","
+        ) {
+          values.push("");
+        }
+        return values;
+      } else {
+        fail(token, "',', ')' or identifier");
+      }
     }
-    requirements.push(parseRequirement());
-    const separator = next();
-    if (separator.kind === "end") break;
-    if (separator.kind !== ",") fail(separator, "',' or 'end of string'");
-    if (peek().kind === "end") fail(peek(), "identifier after ','");
   }
-  return requirements;
+}
+
+function fail(found: Token, expected: string): never {
+  throw new SelectorError(
+    `unable to parse requirement: found '${found.text}', expected: ${expected}`,
+  );
+}
+
+/** Gt and Lt take integers; every other operator label values. */
+function checkValues(key: string, op: Token, values: string[]): void {
+  for (const value of values) {
+    if (op.kind === ">" || op.kind === "<") {
+      if (!/^-?\d+$/.test(value)) {
+        throw new SelectorError(
+          `unable to parse requirement: values[0]: Invalid value: "${value}": for 'Gt', 'Lt' operators, the value must be an integer`,
+        );
+      }
+      continue;
+    }
+    const valueError = labelValueError(value);
+    if (valueError) {
+      throw new SelectorError(
+        `unable to parse requirement: values[0][${key}]: Invalid value: "${value}": ${valueError}`,
+      );
+    }
+  }
 }
 
 /** Whether labels satisfy every requirement of the selector. */
