@@ -209,9 +209,9 @@ Deno.test("the Containerfile copies every module main.ts loads, the API definiti
   // The files the service reads at start-up: third_party/ and the console.
   const thirdParty = [
     ...VENDORED.flatMap(({ files }) => Object.values(files)),
-    "api/console/index.html",
-    "api/console/console.js",
-    "api/console/console.css",
+    ...[...Deno.readDirSync(new URL("api/console/", ROOT))].map((e) =>
+      `api/console/${e.name}`
+    ),
   ];
   // .dockerignore keeps node_modules and the like out of the build context,
   // and must not keep out anything copied.

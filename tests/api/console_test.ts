@@ -23,18 +23,32 @@ async function app() {
   };
 }
 
-Deno.test("the console page loads only its own hashed script and stylesheet, nothing from elsewhere", async () => {
+Deno.test("the console page loads only its own hashed modules and stylesheet, nothing from elsewhere", async () => {
   const { assets, handler } = await app();
   const response = await handler(
     new Request(`http://corral.test${CONSOLE_PATH}`),
   );
   assert.equal(response.status, 200);
   const html = await response.text();
-  const [, js, css] = assets.map((a) => a.path);
-  assert.match(js, /^\/console\/console-[0-9a-f]{12}\.js$/);
+  const [, css, ...modules] = assets.map((a) => a.path);
   assert.match(css, /^\/console\/console-[0-9a-f]{12}\.css$/);
-  assert.ok(html.includes(`<script src="${js}" defer>`), html);
   assert.ok(html.includes(`href="${css}"`), html);
+  const folder = modules[0].slice(0, modules[0].lastIndexOf("/"));
+  assert.match(folder, /^\/console\/[0-9a-f]{12}$/);
+  assert.ok(
+    html.includes(`<script type="module" src="${folder}/console.js">`),
+    html,
+  );
+  for (const module of modules) {
+    assert.match(module, /^\/console\/[0-9a-f]{12}\/[a-z_]+\.js$/);
+    assert.ok(module.startsWith(`${folder}/`), `${module} beside the others`);
+    if (!module.endsWith("/console.js")) {
+      assert.ok(
+        html.includes(`<link rel="modulepreload" href="${module}">`),
+        `the page preloads ${module}`,
+      );
+    }
+  }
   for (const asset of assets) {
     const text = new TextDecoder().decode(asset.identity);
     assert.doesNotMatch(text, /https?:\/\//, `${asset.path}: no absolute URL`);
@@ -79,6 +93,30 @@ Deno.test("the console is answered compressed as the browser accepts it, within 
   }
   assert.ok(total < BUDGET_BYTES, `${total} bytes`);
   console.log(`console, compressed: ${total} bytes`);
+});
+
+Deno.test("the console's modules are served as JavaScript, type-checked, and every module they import is served", async () => {
+  const { assets } = await app();
+  const served = new Set(assets.map((a) => a.path));
+  const modules = assets.filter((a) => a.path.endsWith(".js"));
+  assert.ok(modules.length > 1, "more than one module");
+  for (const module of modules) {
+    assert.equal(module.type, "text/javascript; charset=utf-8", module.path);
+    const text = new TextDecoder().decode(module.identity);
+    assert.ok(text.startsWith("// @ts-check\n"), `${module.path}: @ts-check`);
+    const imports = [...text.matchAll(/^import [^;]*? from "([^"]+)";$/gms)]
+      .map((m) => m[1]);
+    for (const specifier of imports) {
+      const path = new URL(specifier, `http://corral.test${module.path}`)
+        .pathname;
+      assert.ok(served.has(path), `${module.path} imports ${path}, served`);
+    }
+  }
+  const entry = modules.find((m) => m.path.endsWith("/console.js"))!;
+  assert.ok(
+    new TextDecoder().decode(entry.identity).includes('from "./router.js"'),
+    "the entry module imports the others",
+  );
 });
 
 Deno.test("HEAD on the console answers as GET without a body", async () => {

@@ -1,0 +1,200 @@
+// @ts-check
+/// <reference lib="dom" />
+/**
+ * Corral's API as the console calls it, and the one module that knows its
+ * paths. Every call sends the token this tab holds and answers the JSON
+ * body, or throws an ApiError; a 401 asks for a token again.
+ */
+import { token } from "./session.js";
+import { signIn } from "./sign_in.js";
+
+/**
+ * A message as its JSON comes over the wire (proto3's JSON mapping): the
+ * fields of the domain type, with timestamps as RFC 3339 strings or null.
+ * @template T
+ * @typedef {T extends Date ? string | null
+ *   : T extends readonly (infer U)[] ? Json<U>[]
+ *   : T extends object ? { [K in keyof T]: Json<T[K]> }
+ *   : T} Json
+ */
+
+/**
+ * What a request body sets: any of a message's fields, at any depth.
+ * @template T
+ * @typedef {T extends readonly (infer U)[] ? Draft<U>[]
+ *   : T extends object ? { [K in keyof T]?: Draft<T[K]> }
+ *   : T} Draft
+ */
+
+/** @typedef {Json<import("../../domain/types.ts").Cluster>} Cluster */
+/** @typedef {Json<import("../../domain/types.ts").ClusterEvent>} ClusterEvent */
+/** @typedef {Json<import("../../domain/types.ts").WorkerGroupSpec>} WorkerGroupSpec */
+/** @typedef {Json<import("../../domain/types.ts").ComputeTemplate>} ComputeTemplate */
+/** @typedef {Json<import("../../domain/types.ts").WatchClustersResponse>} WatchAnswer */
+/** @typedef {{ field: string, description: string }} FieldViolation */
+
+/**
+ * The body of an error answer.
+ * @typedef {object} ErrorBody
+ * @property {number} [code] the gRPC code
+ * @property {string} [message]
+ * @property {{ fieldViolations?: FieldViolation[] }[]} [details]
+ */
+
+/** The paths of the API's routes the console uses. */
+const paths = {
+  watch: "/apis/v1alpha2/watch/clusters",
+  /** @param {string} ns */
+  clusters: (ns) =>
+    `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/clusters`,
+  /** @param {string} ns @param {string} name */
+  cluster: (ns, name) =>
+    `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/clusters/${
+      encodeURIComponent(name)
+    }`,
+  /** @param {string} [ns] every namespace's when undefined */
+  templates: (ns) =>
+    ns === undefined
+      ? "/apis/v1/compute_templates"
+      : `/apis/v1/namespaces/${encodeURIComponent(ns)}/compute_templates`,
+  /** @param {string} ns @param {string} name */
+  template: (ns, name) =>
+    `/apis/v1/namespaces/${encodeURIComponent(ns)}/compute_templates/${
+      encodeURIComponent(name)
+    }`,
+};
+
+/** An answer that is not a success: its message, code and violations. */
+export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {ErrorBody} body
+   */
+  constructor(status, body) {
+    super(body?.message ?? `HTTP ${status}`);
+    /** The HTTP status. */
+    this.status = status;
+    /** The gRPC code, when the body has one. */
+    this.code = body?.code;
+    /** The request fields the API found wrong, with what is wrong. */
+    this.violations = (body?.details ?? []).flatMap((d) =>
+      d.fieldViolations ?? []
+    );
+  }
+}
+
+/**
+ * An error's message, whatever was thrown.
+ * @param {unknown} error
+ */
+export function errorMessage(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The headers of a call: the token, and the body's type when it has one.
+ * @param {boolean} json
+ */
+function headers(json) {
+  /** @type {Record<string, string>} */
+  const result = {};
+  const held = token();
+  if (held) result.authorization = `Bearer ${held}`;
+  if (json) result["content-type"] = "application/json";
+  return result;
+}
+
+/**
+ * One call; its JSON answer, or an ApiError. A 401 asks for a token.
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @returns {Promise<any>} the answer's JSON, `{}` when it has no body
+ */
+async function call(method, path, body) {
+  const response = await fetch(path, {
+    method,
+    headers: headers(body !== undefined),
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const json = text ? JSON.parse(text) : {};
+  if (response.status === 401) {
+    signIn("Your token was not accepted: sign in again.");
+    throw new ApiError(401, json);
+  }
+  if (!response.ok) throw new ApiError(response.status, json);
+  return json;
+}
+
+/**
+ * The compute templates of a namespace, or of every namespace.
+ * @param {string} [namespace]
+ * @returns {Promise<ComputeTemplate[]>}
+ */
+export async function listTemplates(namespace) {
+  const answer = await call("GET", paths.templates(namespace));
+  return answer.computeTemplates ?? [];
+}
+
+/**
+ * @param {string} namespace
+ * @param {Draft<ComputeTemplate>} template
+ */
+export async function createTemplate(namespace, template) {
+  await call("POST", paths.templates(namespace), template);
+}
+
+/**
+ * @param {string} namespace
+ * @param {string} name
+ */
+export async function deleteTemplate(namespace, name) {
+  await call("DELETE", paths.template(namespace, name));
+}
+
+/**
+ * @param {string} namespace
+ * @param {Draft<Cluster>} cluster
+ */
+export async function createCluster(namespace, cluster) {
+  await call("POST", paths.clusters(namespace), cluster);
+}
+
+/**
+ * Sets a cluster's worker groups (UpdateCluster), if the cluster is still
+ * as `cluster.etag` says; else an ApiError with code 10 (Aborted).
+ * @param {Cluster} cluster
+ * @param {WorkerGroupSpec[]} workerGroupSpec
+ */
+export async function updateWorkerGroups(cluster, workerGroupSpec) {
+  await call(
+    "PATCH",
+    `${
+      paths.cluster(cluster.namespace, cluster.name)
+    }?updateMask=clusterSpec.workerGroupSpec`,
+    { clusterSpec: { workerGroupSpec }, etag: cluster.etag },
+  );
+}
+
+/**
+ * @param {string} namespace
+ * @param {string} name
+ */
+export async function deleteCluster(namespace, name) {
+  await call("DELETE", paths.cluster(namespace, name));
+}
+
+/**
+ * WatchClusters' answer as it starts: from `resourceVersion` on, or with the
+ * clusters as they are when it is empty. Its body is newline-delimited
+ * JSON, one `{result: WatchAnswer}` or `{error}` a line.
+ * @param {string} resourceVersion
+ * @param {AbortSignal} signal
+ */
+export function openWatch(resourceVersion, signal) {
+  const query = resourceVersion === ""
+    ? ""
+    : `?resourceVersion=${encodeURIComponent(resourceVersion)}`;
+  return fetch(`${paths.watch}${query}`, { headers: headers(false), signal });
+}

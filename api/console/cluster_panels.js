@@ -1,0 +1,132 @@
+// @ts-check
+/// <reference lib="dom" />
+/**
+ * The panels of a cluster's page that only show it: about, service
+ * endpoints, environment variables and events. Those that change it
+ * (worker groups, delete) are cluster_view.js's.
+ */
+import { age } from "./format.js";
+import { h, panel } from "./html.js";
+
+/** @typedef {import("./api.js").Cluster} Cluster */
+
+/** @param {Cluster} cluster */
+export function aboutPanel(cluster) {
+  const head = cluster.clusterSpec?.headGroupSpec;
+  return panel(
+    "about",
+    "About",
+    h(
+      "dl",
+      { class: "facts" },
+      h("dt", {}, "Namespace"),
+      h("dd", {}, cluster.namespace),
+      h("dt", {}, "Owner"),
+      h("dd", {}, cluster.user),
+      h("dt", {}, "Runs"),
+      h(
+        "dd",
+        {},
+        cluster.version
+          ? `version ${cluster.version}`
+          : `image ${head?.image ?? ""}`,
+      ),
+      h("dt", {}, "Environment"),
+      h("dd", {}, String(cluster.environment ?? "").toLowerCase()),
+      h("dt", {}, "Created"),
+      h(
+        "dd",
+        { title: cluster.createdAt ?? "" },
+        `${age(cluster.createdAt)} ago`,
+      ),
+      h("dt", {}, "Head node"),
+      h(
+        "dd",
+        {},
+        `compute template ${head?.computeTemplate ?? ""}`,
+        head?.image ? `, image ${head.image}` : "",
+        head?.serviceType ? `, reachable as ${head.serviceType}` : "",
+      ),
+    ),
+  );
+}
+
+/**
+ * The cluster's service endpoints; none when it has none.
+ * @param {Cluster} cluster
+ */
+export function endpointsPanel(cluster) {
+  const endpoints = Object.entries(cluster.serviceEndpoint ?? {});
+  return endpoints.length > 0 &&
+    panel(
+      "endpoints",
+      "Service endpoints",
+      h(
+        "dl",
+        { class: "facts" },
+        endpoints.flatMap((
+          [k, v],
+        ) => [h("dt", {}, k), h("dd", {}, h("code", {}, v))]),
+      ),
+    );
+}
+
+/**
+ * The cluster's environment variables; none when it has none.
+ * @param {Cluster} cluster
+ */
+export function envsPanel(cluster) {
+  const envs = Object.entries(cluster.envs ?? {});
+  return envs.length > 0 &&
+    panel(
+      "envs",
+      "Environment variables",
+      h(
+        "dl",
+        { class: "facts" },
+        envs.flatMap((
+          [k, v],
+        ) => [
+          h("dt", {}, h("code", {}, k)),
+          h("dd", {}, h("code", {}, v)),
+        ]),
+      ),
+    );
+}
+
+/**
+ * The cluster's events, oldest first.
+ * @param {Cluster} cluster
+ */
+export function eventsPanel(cluster) {
+  const events = [...(cluster.events ?? [])].sort((a, b) =>
+    String(a.lastTimestamp ?? a.createdAt).localeCompare(
+      String(b.lastTimestamp ?? b.createdAt),
+    )
+  );
+  return panel(
+    "events",
+    "Events",
+    events.length === 0
+      ? h("p", { class: "muted" }, "Nothing has happened yet.")
+      : h(
+        "ol",
+        { class: "timeline", id: "timeline" },
+        events.map((event) =>
+          h(
+            "li",
+            { class: event.type === "Warning" ? "warning" : "" },
+            h("span", { class: "reason" }, event.reason),
+            " ",
+            h(
+              "span",
+              { class: "muted" },
+              `${age(event.lastTimestamp ?? event.createdAt)} ago`,
+              event.count > 1 ? ` (×${event.count})` : "",
+            ),
+            h("div", {}, event.message),
+          )
+        ),
+      ),
+  );
+}

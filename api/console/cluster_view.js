@@ -1,0 +1,243 @@
+// @ts-check
+/// <reference lib="dom" />
+/**
+ * A cluster's page (#/clusters/<namespace>/<name>), redrawn as the watch
+ * changes the cluster: what it is (cluster_panels.js), its worker groups,
+ * scaled in place, and deleting it. What a person is typing survives the
+ * redraws (the page's drafts), and so does the focus.
+ */
+import {
+  ApiError,
+  deleteCluster,
+  errorMessage,
+  updateWorkerGroups,
+} from "./api.js";
+import {
+  aboutPanel,
+  endpointsPanel,
+  envsPanel,
+  eventsPanel,
+} from "./cluster_panels.js";
+import { stateBadge } from "./format.js";
+import { h, panel, showPage } from "./html.js";
+import { state } from "./state.js";
+
+/** @typedef {import("./api.js").Cluster} Cluster */
+
+/**
+ * The page's own state, kept across redraws.
+ * @typedef {object} ClusterPage
+ * @property {string} namespace
+ * @property {string} name
+ * @property {Map<string, string>} drafts what is typed in its inputs, by id
+ * @property {HTMLParagraphElement} banner says what went wrong
+ * @property {boolean} deleting whether this page deleted the cluster
+ */
+
+/**
+ * @param {string} namespace
+ * @param {string} name
+ * @returns {import("./state.js").View}
+ */
+export function clusterView(namespace, name) {
+  /** @type {ClusterPage} */
+  const page = {
+    namespace,
+    name,
+    drafts: new Map(),
+    banner: h("p", { class: "banner", role: "alert" }),
+    deleting: false,
+  };
+  showCluster(page);
+  return { update: () => showCluster(page) };
+}
+
+/**
+ * Draws the page from the state, the focus kept where it was.
+ * @param {ClusterPage} page
+ */
+function showCluster(page) {
+  const cluster = state.clusters.get(`${page.namespace}/${page.name}`);
+  const focused = document.activeElement?.id;
+  if (!cluster) {
+    showPage(...noCluster(page));
+    return;
+  }
+  showPage(
+    h("p", {}, h("a", { href: "#/clusters" }, "← Clusters")),
+    h("h1", {}, `${cluster.name} `, stateBadge(cluster.clusterState)),
+    page.banner,
+    aboutPanel(cluster),
+    workersPanel(page, cluster),
+    endpointsPanel(cluster),
+    envsPanel(cluster),
+    eventsPanel(cluster),
+    deletePanel(page),
+  );
+  if (focused) document.getElementById(focused)?.focus();
+}
+
+/**
+ * The page while there is no such cluster: not loaded yet, deleted from
+ * here, or gone.
+ * @param {ClusterPage} page
+ */
+function noCluster(page) {
+  return [
+    h("h1", {}, `${page.namespace}/${page.name}`),
+    h(
+      "p",
+      { class: "empty", id: "gone" },
+      !state.watch.synced
+        ? "Loading…"
+        : page.deleting
+        ? "The cluster was deleted."
+        : "There is no such cluster (it may have been deleted).",
+    ),
+    h("p", {}, h("a", { href: "#/clusters" }, "Back to the clusters")),
+  ];
+}
+
+/**
+ * @param {ClusterPage} page
+ * @param {Cluster} cluster
+ */
+function workersPanel(page, cluster) {
+  const groups = cluster.clusterSpec?.workerGroupSpec ?? [];
+  return panel(
+    "workers",
+    "Worker groups",
+    groups.length === 0
+      ? h(
+        "p",
+        { class: "muted" },
+        "No worker groups: the head node does all the work.",
+      )
+      : h(
+        "table",
+        {},
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ["Group", "Compute template", "Replicas", "Min", "Max", ""]
+              .map((t) => h("th", {}, t)),
+          ),
+        ),
+        h("tbody", {}, groups.map((_, i) => scaleRow(page, cluster, i))),
+      ),
+  );
+}
+
+/**
+ * The row of the cluster's `i`th worker group, its replicas changed in
+ * place (UpdateCluster).
+ * @param {ClusterPage} page
+ * @param {Cluster} cluster
+ * @param {number} i
+ */
+function scaleRow(page, cluster, i) {
+  const groups = cluster.clusterSpec?.workerGroupSpec ?? [];
+  const group = groups[i];
+  const id = `replicas-${i}`;
+  const input = h("input", {
+    id,
+    type: "number",
+    min: group.minReplicas ?? 0,
+    max: group.maxReplicas ?? undefined,
+    value: page.drafts.get(id) ?? group.replicas ?? 0,
+    "aria-label": `Replicas of ${group.groupName}`,
+    "aria-describedby": `${id}-error`,
+    oninput: () => {
+      page.drafts.set(id, input.value);
+    },
+  });
+  const error = h("p", { class: "error", id: `${id}-error` });
+  const save = h("button", {
+    type: "button",
+    id: `scale-${i}`,
+    onclick: async () => {
+      save.disabled = true;
+      error.textContent = "";
+      const replicas = Number(input.value);
+      try {
+        await updateWorkerGroups(
+          cluster,
+          groups.map((g, j) => j === i ? { ...g, replicas } : g),
+        );
+        page.drafts.delete(id);
+      } catch (e) {
+        error.textContent = scaleError(e);
+      } finally {
+        save.disabled = false;
+      }
+    },
+  }, "Scale");
+  return h(
+    "tr",
+    { "data-group": group.groupName },
+    h("td", {}, group.groupName),
+    h("td", {}, group.computeTemplate),
+    h("td", {}, h("div", { class: "scale" }, input, save), error),
+    h("td", {}, group.minReplicas ?? 0),
+    h("td", {}, group.maxReplicas ?? ""),
+  );
+}
+
+/**
+ * What a failed scaling says: that the cluster changed meanwhile (Aborted,
+ * 10), what is wrong with the number, or the API's message.
+ * @param {unknown} error
+ */
+function scaleError(error) {
+  if (!(error instanceof ApiError)) return errorMessage(error);
+  return error.code === 10
+    ? "The cluster changed meanwhile: check the numbers and save again."
+    : (error.violations.map((v) => v.description).join("; ") ||
+      error.message);
+}
+
+/**
+ * Deleting the cluster, once its name is typed.
+ * @param {ClusterPage} page
+ */
+function deletePanel(page) {
+  const confirm = h("input", {
+    id: "delete-confirm",
+    autocomplete: "off",
+    value: page.drafts.get("delete") ?? "",
+    oninput: () => {
+      page.drafts.set("delete", confirm.value);
+      deleteButton.disabled = confirm.value !== page.name;
+    },
+  });
+  const deleteButton = h("button", {
+    type: "button",
+    class: "danger",
+    id: "delete",
+    disabled: (page.drafts.get("delete") ?? "") !== page.name,
+    onclick: async () => {
+      deleteButton.disabled = true;
+      try {
+        await deleteCluster(page.namespace, page.name);
+        page.deleting = true;
+        page.banner.textContent = "";
+      } catch (error) {
+        page.banner.textContent = errorMessage(error);
+        deleteButton.disabled = false;
+      }
+    },
+  }, "Delete cluster");
+  return panel(
+    "danger",
+    "Delete",
+    h(
+      "label",
+      { for: "delete-confirm" },
+      `Type the cluster's name (${page.name}) to delete it, with everything it runs.`,
+    ),
+    h("div", { class: "scale" }, confirm, deleteButton),
+  );
+}

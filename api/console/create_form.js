@@ -1,0 +1,195 @@
+// @ts-check
+/// <reference lib="dom" />
+/**
+ * The parts of the create-cluster form (create_view.js): its fields, the
+ * compute templates its selects offer, and its rows of worker groups and
+ * environment variables, added and removed.
+ */
+import { listTemplates } from "./api.js";
+import { field, h } from "./html.js";
+
+/**
+ * The form's inputs, and what its rows need.
+ * @typedef {object} CreateForm
+ * @property {HTMLParagraphElement} banner says what went wrong
+ * @property {HTMLInputElement} name
+ * @property {HTMLInputElement} namespace
+ * @property {HTMLInputElement} user
+ * @property {HTMLInputElement} version
+ * @property {HTMLInputElement} image
+ * @property {HTMLSelectElement} headTemplate
+ * @property {HTMLSelectElement[]} templateSelects the head's and each group's
+ * @property {HTMLDivElement} groups the worker groups' rows
+ * @property {HTMLDivElement} envs the environment variables' rows
+ * @property {number} groupsAdded numbers the next group's ids
+ * @property {number} envsAdded numbers the next variable's ids
+ */
+
+/**
+ * The cluster's own fields, each with the request field it fills.
+ * @param {CreateForm} form
+ */
+export function clusterFields(form) {
+  return h(
+    "div",
+    { class: "grid" },
+    field("Name", "name", form.name, "cluster.name"),
+    field("Namespace", "namespace", form.namespace, "cluster.namespace"),
+    field("Owner (user)", "user", form.user, "cluster.user"),
+    field("Version", "version", form.version, "cluster.version"),
+    field(
+      "Image",
+      "image",
+      form.image,
+      "cluster.clusterSpec.headGroupSpec.image",
+    ),
+    field(
+      "Head compute template",
+      "head-template",
+      form.headTemplate,
+      "cluster.clusterSpec.headGroupSpec.computeTemplate",
+    ),
+  );
+}
+
+/**
+ * Offers the namespace's compute templates in every template select,
+ * keeping each one's choice where the namespace has it.
+ * @param {CreateForm} form
+ */
+export async function refreshTemplates(form) {
+  const names = await templateNames(form.namespace.value.trim());
+  for (const select of form.templateSelects) {
+    const chosen = select.value;
+    select.replaceChildren(
+      h(
+        "option",
+        { value: "" },
+        names.length ? "Choose…" : "No templates in this namespace",
+      ),
+      ...names.map((n) => h("option", { value: n }, n)),
+    );
+    select.value = names.includes(chosen) ? chosen : names[0] ?? "";
+  }
+}
+
+/**
+ * The names of a namespace's compute templates, sorted; none when they
+ * cannot be had.
+ * @param {string} namespace
+ */
+async function templateNames(namespace) {
+  try {
+    return (await listTemplates(namespace)).map((t) => t.name).sort();
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Adds a worker group's row: its name, template and sizes.
+ * @param {CreateForm} form
+ */
+export function addGroup(form) {
+  const i = form.groupsAdded++;
+  const at =
+    `cluster.clusterSpec.workerGroupSpec[${form.groups.children.length}]`;
+  const template = h("select", {});
+  form.templateSelects.push(template);
+  /**
+   * A number's field.
+   * @param {string} label
+   * @param {string} id
+   * @param {string} name the request's field
+   * @param {number} value
+   */
+  const number = (label, id, name, value) =>
+    field(
+      label,
+      `g${i}-${id}`,
+      h("input", { type: "number", value, min: 0 }),
+      `${at}.${name}`,
+    );
+  const row = h(
+    "div",
+    { class: "row", "data-row": "group" },
+    field(
+      "Group name",
+      `g${i}-name`,
+      h("input", { value: `workers${i ? `-${i}` : ""}` }),
+      `${at}.groupName`,
+    ),
+    field(
+      "Compute template",
+      `g${i}-template`,
+      template,
+      `${at}.computeTemplate`,
+    ),
+    number("Replicas", "replicas", "replicas", 1),
+    number("Min", "min", "minReplicas", 0),
+    number("Max", "max", "maxReplicas", 4),
+    removeButton("Remove this worker group", () => {
+      form.templateSelects.splice(form.templateSelects.indexOf(template), 1);
+      row.remove();
+      renumberGroups(form);
+    }),
+  );
+  form.groups.append(row);
+  refreshTemplates(form);
+}
+
+/**
+ * Makes the groups' field paths follow their order in the request again.
+ * @param {CreateForm} form
+ */
+function renumberGroups(form) {
+  [...form.groups.children].forEach((row, index) => {
+    for (const input of row.querySelectorAll("[data-field]")) {
+      const element = /** @type {HTMLElement} */ (input);
+      element.dataset.field = String(element.dataset.field).replace(
+        /workerGroupSpec\[\d+\]/,
+        `workerGroupSpec[${index}]`,
+      );
+    }
+  });
+}
+
+/**
+ * Adds an environment variable's row: its name, whose field path follows
+ * what is typed (the API names a bad variable by its name), and value.
+ * @param {CreateForm} form
+ */
+export function addEnv(form) {
+  const i = form.envsAdded++;
+  const nameInput = h("input", {
+    oninput: () => {
+      nameInput.dataset.field = `cluster.envs["${nameInput.value}"]`;
+    },
+  });
+  const row = h(
+    "div",
+    { class: "row env", "data-row": "env" },
+    field("Variable", `e${i}-name`, nameInput, `cluster.envs[""]`),
+    field("Value", `e${i}-value`, h("input", {})),
+    removeButton("Remove this variable", () => row.remove()),
+  );
+  form.envs.append(row);
+}
+
+/**
+ * A row's button that removes it, under an empty label to line up.
+ * @param {string} label
+ * @param {() => void} remove
+ */
+function removeButton(label, remove) {
+  return h(
+    "div",
+    {},
+    h("label", {}, "\u00a0"),
+    h("button", {
+      type: "button",
+      "aria-label": label,
+      onclick: remove,
+    }, "Remove"),
+  );
+}

@@ -1,0 +1,165 @@
+// @ts-check
+/// <reference lib="dom" />
+/**
+ * The create-cluster view (#/create): a form (its parts are
+ * create_form.js's) that becomes a CreateCluster request; the API's field
+ * violations are shown next to the fields they name, and a created cluster
+ * opens its page.
+ */
+import { createCluster } from "./api.js";
+import {
+  addEnv,
+  addGroup,
+  clusterFields,
+  refreshTemplates,
+} from "./create_form.js";
+import { showViolations } from "./violations.js";
+import { h, showPage } from "./html.js";
+import {
+  lastNamespace,
+  lastUser,
+  rememberNamespace,
+  rememberUser,
+} from "./session.js";
+import { clusterNamespaces } from "./state.js";
+
+/** @typedef {import("./create_form.js").CreateForm} CreateForm */
+
+/** @returns {import("./state.js").View} */
+export function createView() {
+  const namespaces = clusterNamespaces();
+  const form = emptyForm(namespaces);
+  const submit = h(
+    "button",
+    { type: "submit", class: "primary", id: "create" },
+    "Create cluster",
+  );
+  const element = h(
+    "form",
+    {
+      id: "create-form",
+      novalidate: true,
+      onsubmit: async (event) => {
+        event.preventDefault();
+        submit.disabled = true;
+        await submitCluster(form, element);
+        submit.disabled = false;
+      },
+    },
+    form.banner,
+    clusterFields(form),
+    h(
+      "datalist",
+      { id: "namespaces" },
+      namespaces.map((ns) => h("option", { value: ns })),
+    ),
+    h("h2", {}, "Worker groups"),
+    form.groups,
+    h("button", {
+      type: "button",
+      id: "add-group",
+      onclick: () => addGroup(form),
+    }, "Add worker group"),
+    h("h2", {}, "Environment variables"),
+    form.envs,
+    h("button", {
+      type: "button",
+      id: "add-env",
+      onclick: () => addEnv(form),
+    }, "Add variable"),
+    h("div", { class: "actions" }, submit),
+  );
+  addGroup(form);
+  showPage(h("h1", {}, "Create a cluster"), element);
+  form.name.focus();
+  return {};
+}
+
+/**
+ * The form's inputs as a new form has them: the namespace last worked in
+ * (else the first with clusters) and the owner last named.
+ * @param {string[]} namespaces those with clusters
+ * @returns {CreateForm}
+ */
+function emptyForm(namespaces) {
+  const headTemplate = h("select", {});
+  /** @type {CreateForm} */
+  const form = {
+    banner: h("p", { class: "banner", role: "alert" }),
+    name: h("input", { autocomplete: "off" }),
+    namespace: h("input", {
+      list: "namespaces",
+      value: lastNamespace() || namespaces[0] || "default",
+      onchange: () => refreshTemplates(form),
+    }),
+    user: h("input", { value: lastUser() ?? "" }),
+    version: h("input", { placeholder: "e.g. 2.9.0" }),
+    image: h("input", {
+      placeholder: "or an image, e.g. rayproject/ray:2.9.0",
+      "data-also": "\\.image$",
+    }),
+    headTemplate,
+    templateSelects: [headTemplate],
+    groups: h("div", { class: "rows", id: "groups" }),
+    envs: h("div", { class: "rows", id: "envs" }),
+    groupsAdded: 0,
+    envsAdded: 0,
+  };
+  return form;
+}
+
+/**
+ * Sends the form as a CreateCluster request: on success remembers its
+ * owner and namespace and opens the cluster's page; else shows what the
+ * API found wrong.
+ * @param {CreateForm} form
+ * @param {HTMLFormElement} element
+ */
+async function submitCluster(form, element) {
+  const cluster = readCluster(form);
+  const ns = cluster.namespace;
+  try {
+    await createCluster(ns, cluster);
+    rememberUser(cluster.user);
+    rememberNamespace(ns);
+    location.hash = `#/clusters/${ns}/${cluster.name}`;
+  } catch (error) {
+    showViolations(element, error, form.banner);
+  }
+}
+
+/**
+ * The cluster the form describes; an image given is every group's.
+ * @param {CreateForm} form
+ */
+export function readCluster(form) {
+  const imageValue = form.image.value.trim();
+  const image = imageValue ? { image: imageValue } : {};
+  return {
+    name: form.name.value.trim(),
+    namespace: form.namespace.value.trim(),
+    user: form.user.value.trim(),
+    version: form.version.value.trim(),
+    clusterSpec: {
+      headGroupSpec: { computeTemplate: form.headTemplate.value, ...image },
+      workerGroupSpec: [...form.groups.children].map((row) => {
+        const [groupName, computeTemplate, replicas, min, max] =
+          /** @type {NodeListOf<HTMLInputElement>} */ (row
+            .querySelectorAll("input, select"));
+        return {
+          groupName: groupName.value.trim(),
+          computeTemplate: computeTemplate.value,
+          replicas: Number(replicas.value),
+          minReplicas: Number(min.value),
+          maxReplicas: Number(max.value),
+          ...image,
+        };
+      }),
+    },
+    envs: Object.fromEntries(
+      [...form.envs.children].map((row) =>
+        [...row.querySelectorAll("input")].map((i) => i.value.trim())
+      ).filter(([k]) => k),
+    ),
+  };
+}

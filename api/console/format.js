@@ -1,0 +1,53 @@
+// @ts-check
+/// <reference lib="dom" />
+/** How the console words what it shows of a cluster. */
+import { h } from "./html.js";
+
+/** @typedef {import("./api.js").Cluster} Cluster */
+
+/**
+ * A cluster's key in the console's state and in its page's path.
+ * @param {Pick<Cluster, "namespace" | "name">} cluster
+ */
+export function clusterKey(cluster) {
+  return `${cluster.namespace}/${cluster.name}`;
+}
+
+/**
+ * Age as kubectl prints it: 45s, 12m, 3h, 5d; empty when not known.
+ * @param {string | null | undefined} timestamp
+ */
+export function age(timestamp) {
+  if (!timestamp) return "";
+  const seconds = Math.max(0, (Date.now() - Date.parse(timestamp)) / 1000);
+  if (seconds < 120) return `${Math.floor(seconds)}s`;
+  if (seconds < 7200) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 172800) return `${Math.floor(seconds / 3600)}h`;
+  return `${Math.floor(seconds / 86400)}d`;
+}
+
+/**
+ * A cluster's state as a badge, coloured by its kind: ready, failed,
+ * pending (no state yet) or other.
+ * @param {string | undefined} state
+ */
+export function stateBadge(state) {
+  const text = state || "pending";
+  const kind = text === "ready"
+    ? "ready"
+    : text === "failed"
+    ? "failed"
+    : text === "pending" || text === ""
+    ? "pending"
+    : "other";
+  return h("span", { class: `state ${kind}` }, text);
+}
+
+/**
+ * How many workers a cluster asks for, over its groups.
+ * @param {Cluster} cluster
+ */
+export function workerCount(cluster) {
+  return (cluster.clusterSpec?.workerGroupSpec ?? [])
+    .reduce((sum, group) => sum + (group.replicas ?? 0), 0);
+}
