@@ -103,6 +103,7 @@ async function follow(response, fresh, onChange) {
       buffered = buffered.slice(at + 1);
       if (line.error) throw new Error(line.error.message);
       applyAnswer(line.result, fresh, seen);
+      if (line.result.type === "BOOKMARK") showLive("Live");
     }
     onChange();
   }
@@ -127,7 +128,6 @@ export function applyAnswer(answer, fresh, seen) {
     }
     watch.synced = true;
     watch.resourceVersion = resourceVersion;
-    showLive("Live");
     return;
   }
   if (resourceVersion) watch.resourceVersion = resourceVersion;
