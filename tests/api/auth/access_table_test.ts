@@ -6,6 +6,8 @@
  * a real token file and policy file. Both transports must answer each row
  * with the same code and message: 16 without valid credentials, 7 where no
  * rule grants, and where one does, what the operation itself answers.
+ * (That every RPC of the schema, these and any added later, is refused
+ * without its rule is tests/api/service/declared_rpcs_test.ts's to show.)
  */
 import assert from "node:assert/strict";
 import type { Resource, Verb } from "../../../api/auth/policy.ts";
