@@ -19,6 +19,7 @@
  */
 import { fieldMaskPathToProto } from "./codec.ts";
 import {
+  hasOwnEnvironment,
   HEAD_CONTAINER,
   mainContainer,
   POD_IP_ENV,
@@ -209,7 +210,7 @@ export function updatedResource(
     ...(merged.clusterSpec?.workerGroupSpec ?? []),
   ];
   const annotations = next.metadata.annotations ??= {};
-  if (groups.some((g) => Object.keys(g?.environment ?? {}).length > 0)) {
+  if (groups.some((g) => g !== undefined && hasOwnEnvironment(g))) {
     annotations[ANNOTATION.envs] = JSON.stringify(Object.keys(merged.envs));
   } else {
     delete annotations[ANNOTATION.envs];

@@ -40,6 +40,14 @@ import { isLabelValue, MAX_LABEL_LENGTH } from "./kubernetes_names.ts";
 import { clusterAction, missingTemplatesError } from "./validation.ts";
 import { invalidArgument } from "./errors.ts";
 import {
+  clusterEnvs,
+  containerEnv,
+  groupEnvironment,
+  groupValuesFrom,
+  plainEnv,
+  POD_IP_ENV,
+} from "./env_conversions.ts";
+import {
   applyPodSettings,
   podSettingsOf,
   TOLERATIONS_KEY,
@@ -52,7 +60,6 @@ import {
   COMPUTE_TEMPLATE_CONFIG_TYPE,
   type ConfigMap,
   type Container,
-  type EnvVar,
   type HeadGroup,
   type KubeEvent,
   LABEL,
@@ -83,8 +90,7 @@ export const DEFAULT_GPU_RESOURCE = "nvidia.com/gpu";
 /** Container names of the head and worker pods (the operator looks for them). */
 export const HEAD_CONTAINER = "ray-head";
 export const WORKER_CONTAINER = "ray-worker";
-/** The environment variable every container gets; not one of `envs`. */
-export const POD_IP_ENV = "MY_POD_IP";
+export { POD_IP_ENV };
 /** The head container's ports, by name (KubeRay API server's set). */
 export const HEAD_PORTS: readonly { name: string; containerPort: number }[] = [
   { name: "redis", containerPort: 6379 },
@@ -172,7 +178,7 @@ export function clusterToResource(
       },
       annotations: {
         [ANNOTATION.creationTimestamp]: goTimeString(options.now),
-        ...(groups.some((group) => Object.keys(group.environment).length > 0)
+        ...(groups.some(hasOwnEnvironment)
           ? { [ANNOTATION.envs]: JSON.stringify(Object.keys(cluster.envs)) }
           : {}),
         ...(isLabelValue(cluster.user)
@@ -187,6 +193,19 @@ export function clusterToResource(
     },
   };
   return resource;
+}
+
+/**
+ * Whether a group sets variables of its own (`environment` or
+ * `environmentValuesFrom`); a RayCluster with such a group carries the
+ * `ray.io/envs` annotation, so that each variable reads back where it was
+ * given and none is taken for the KubeRay API server's own.
+ */
+export function hasOwnEnvironment(
+  group: Pick<HeadGroupSpec, "environment" | "environmentValuesFrom">,
+): boolean {
+  return Object.keys(group.environment ?? {}).length > 0 ||
+    Object.keys(group.environmentValuesFrom ?? {}).length > 0;
 }
 
 /** The RayCluster worker group of one of the cluster's worker groups. */
@@ -220,24 +239,10 @@ function podTemplate(input: {
   ports?: { name: string; containerPort: number }[];
 }): PodTemplateSpec {
   const { group, template } = input;
-  const environment = group.environment ?? {};
   const container: Container = {
     name: input.containerName,
     image: group.image !== "" ? group.image : defaultImage(input.version),
-    env: [
-      {
-        name: POD_IP_ENV,
-        valueFrom: { fieldRef: { fieldPath: "status.podIP" } },
-      },
-      ...Object.keys(input.envs).sort().map((name) => ({
-        name,
-        value: input.envs[name],
-      })),
-      ...Object.keys(environment).sort().map((name) => ({
-        name,
-        value: environment[name],
-      })),
-    ],
+    env: containerEnv(input.envs, group),
   };
   if (input.ports !== undefined) container.ports = input.ports;
   if (template !== undefined) {
@@ -417,12 +422,20 @@ export function clusterFromResource(
         envs,
         envNames === undefined,
       ),
+      environmentValuesFrom: groupValuesFrom(
+        headContainer,
+        envNames === undefined,
+      ),
     },
     workerGroupSpec: (spec.workerGroupSpecs ?? []).map((group) => {
       const container = mainContainer(group.template, WORKER_CONTAINER);
       return {
         ...podSettingsOf(group.template),
         environment: groupEnvironment(container, envs, envNames === undefined),
+        environmentValuesFrom: groupValuesFrom(
+          container,
+          envNames === undefined,
+        ),
         groupName: group.groupName ?? "",
         computeTemplate: annotation(group.template, ANNOTATION.computeTemplate),
         image: imageOf(group.template, container, version),
@@ -452,73 +465,6 @@ export function clusterFromResource(
     etag: metadata.resourceVersion ?? "",
   };
 }
-
-/**
- * The cluster's `envs`: the head container's variables that the annotation
- * names; without a (well-formed) annotation, those the head and every
- * worker container share, name and value.
- */
-function clusterEnvs(
-  names: string | undefined,
-  headEnv: Record<string, string>,
-  workerEnvs: Record<string, string>[],
-): Record<string, string> {
-  let listed: unknown;
-  try {
-    listed = names === undefined ? undefined : JSON.parse(names);
-  } catch {
-    listed = undefined;
-  }
-  const envs: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headEnv)) {
-    const wanted = Array.isArray(listed)
-      ? listed.includes(name)
-      : workerEnvs.every((env) => env[name] === value);
-    if (wanted) envs[name] = value;
-  }
-  return envs;
-}
-
-/**
- * A group container's plain-value variables that are not cluster envs, nor,
- * in an object the KubeRay API server may have written (no `ray.io/envs`),
- * its own variables (it sets those in every pod it writes).
- */
-function groupEnvironment(
-  container: Container | undefined,
-  envs: Record<string, string>,
-  maybeKubeRays: boolean,
-): Record<string, string> {
-  const environment: Record<string, string> = {};
-  for (const [name, value] of Object.entries(plainEnv(container?.env))) {
-    if (Object.hasOwn(envs, name)) continue;
-    if (!(maybeKubeRays && KUBERAY_ENVS.has(name))) {
-      environment[name] = value;
-    }
-  }
-  return environment;
-}
-
-/**
- * Variables the KubeRay API server v0.6.0 writes into head and worker
- * containers itself (its converter leaves them out of what it reads back).
- */
-const KUBERAY_ENVS: ReadonlySet<string> = new Set([
-  "RAY_CLUSTER_NAME",
-  "RAY_PORT",
-  "RAY_ADDRESS",
-  "RAY_USAGE_STATS_KUBERAY_IN_USE",
-  "REDIS_PASSWORD",
-  "RAY_DISABLE_DOCKER_CPU_WARNING",
-  "TYPE",
-  "CPU_REQUEST",
-  "CPU_LIMITS",
-  "MEMORY_REQUESTS",
-  "MEMORY_LIMITS",
-  "MY_POD_NAME",
-  "FQ_RAY_IP",
-  "RAY_IP",
-]);
 
 function environmentOf(label: string | undefined): Environment {
   return ENVIRONMENTS.find((name) => name === label) ?? "DEV";
@@ -550,17 +496,6 @@ function imageOf(
   // The caller gave no image and the group runs the default one.
   if (given === "" && image === defaultImage(version)) return "";
   return image;
-}
-
-function plainEnv(env: readonly EnvVar[] | undefined): Record<string, string> {
-  const envs: Record<string, string> = {};
-  for (const variable of env ?? []) {
-    if (variable.name === POD_IP_ENV || variable.valueFrom !== undefined) {
-      continue;
-    }
-    envs[variable.name] = variable.value ?? "";
-  }
-  return envs;
 }
 
 /**

@@ -19,7 +19,19 @@ export interface ObjectMeta {
 export interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { fieldRef?: { fieldPath: string; apiVersion?: string } };
+  valueFrom?: EnvVarSource;
+}
+
+/** core/v1 EnvVarSource: where a variable's value comes from. */
+export interface EnvVarSource {
+  fieldRef?: { fieldPath: string; apiVersion?: string };
+  resourceFieldRef?: {
+    resource: string;
+    containerName?: string;
+    divisor?: string;
+  };
+  configMapKeyRef?: { name: string; key: string; optional?: boolean };
+  secretKeyRef?: { name: string; key: string; optional?: boolean };
 }
 
 export interface ContainerPort {

@@ -30,6 +30,15 @@ export const ENVIRONMENTS = [
 ] as const;
 export type Environment = typeof ENVIRONMENTS[number];
 
+/** The kind of source. KubeRay's values: CONFIGMAP is the zero value. */
+export const SOURCES = [
+  "CONFIGMAP",
+  "SECRET",
+  "RESOURCEFIELD",
+  "FIELD",
+] as const;
+export type Source = typeof SOURCES[number];
+
 /** The kind of volume. */
 export const VOLUME_TYPES = ["PERSISTENT_VOLUME_CLAIM", "HOST_PATH"] as const;
 export type VolumeType = typeof VOLUME_TYPES[number];
@@ -248,7 +257,11 @@ export interface HeadGroupSpec {
   imagePullSecret: string;
   /**
    * Environment variables of the head container only, in addition to the
-   * cluster's envs (a name may be set in one of the two, not both).
+   * cluster's envs (a name may be set in one of the two, not both). Their
+   * values are readable by everyone who may read the cluster: put secrets in
+   * environment_values_from. On HTTP, KubeRay's shape is accepted here too:
+   * {"values": {...}, "valuesFrom": {...}}, the values going here and
+   * valuesFrom to environment_values_from.
    */
   environment: Record<string, string>;
   /**
@@ -261,6 +274,17 @@ export interface HeadGroupSpec {
    * the service's own.
    */
   labels: Record<string, string>;
+  /**
+   * Environment variables of the head container whose values come from a
+   * Secret's or ConfigMap's key, or from the pod (Kubernetes' valueFrom),
+   * by variable name; a name may be set in one of envs, environment and
+   * this. KubeRay has them as the valuesFrom of its EnvironmentVariables
+   * message, in field 9, whose type replaced the map of field 8 that Corral
+   * keeps: changing a field's type breaks every gRPC client of it, and
+   * Corral's 9 is annotations. So this is a new field, numbered past every
+   * field KubeRay's releases gave this message (13).
+   */
+  environmentValuesFrom: Record<string, EnvValueFrom>;
 }
 
 /** A group of identical worker pods. */
@@ -299,7 +323,11 @@ export interface WorkerGroupSpec {
   imagePullSecret: string;
   /**
    * Environment variables of the worker containers only, in addition to the
-   * cluster's envs (a name may be set in one of the two, not both).
+   * cluster's envs (a name may be set in one of the two, not both). Their
+   * values are readable by everyone who may read the cluster: put secrets in
+   * environment_values_from. On HTTP, KubeRay's shape is accepted here too:
+   * {"values": {...}, "valuesFrom": {...}}, the values going here and
+   * valuesFrom to environment_values_from.
    */
   environment: Record<string, string>;
   /**
@@ -312,6 +340,32 @@ export interface WorkerGroupSpec {
    * are the service's own.
    */
   labels: Record<string, string>;
+  /**
+   * Environment variables of the worker containers whose values come from
+   * a Secret's or ConfigMap's key, or from the pod (Kubernetes' valueFrom),
+   * by variable name; a name may be set in one of envs, environment and
+   * this. KubeRay has them as the valuesFrom of its EnvironmentVariables
+   * message, in field 11, whose type replaced the map that Corral keeps
+   * there: changing a field's type breaks every gRPC client of it. So this
+   * is a new field, numbered past every field KubeRay's releases gave this
+   * message (15).
+   */
+  environmentValuesFrom: Record<string, EnvValueFrom>;
+}
+
+/**
+ * Where an environment variable's value comes from, as KubeRay's message
+ * of this name has it (same names and numbers): a key of a Secret or
+ * ConfigMap of the cluster's namespace, a resource of the container, or a
+ * field of the pod.
+ */
+export interface EnvValueFrom {
+  /** The kind of source. */
+  source: Source;
+  /** The Secret or ConfigMap, or the container of a resource. */
+  name: string;
+  /** The Secret's or ConfigMap's key, the resource, or the field path. */
+  key: string;
 }
 
 /** A volume mounted into the pods of a group. */

@@ -16,6 +16,7 @@ export const NO_POD_SETTINGS = {
   environment: {},
   annotations: {},
   labels: {},
+  environmentValuesFrom: {},
 } as const;
 
 export function headGroup(

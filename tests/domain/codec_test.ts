@@ -254,6 +254,9 @@ const fullCluster: Message = {
       environment: { HEAD_ONLY: "1" },
       annotations: { "example.com/cost-center": "42" },
       labels: { team: "a" },
+      environmentValuesFrom: {
+        TOKEN: { source: "SECRET", name: "ray-token", key: "token" },
+      },
     },
     workerGroupSpec: [{
       groupName: "workers",
@@ -269,6 +272,7 @@ const fullCluster: Message = {
       environment: {},
       annotations: {},
       labels: {},
+      environmentValuesFrom: {},
     }],
   },
   createdAt: new Date("2026-11-22T01:02:03Z"),
