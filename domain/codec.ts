@@ -153,9 +153,76 @@ export function messageFromJson(
     }
     seen.set(field.name, key);
     if (value === null) continue; // proto3 JSON: null is the default value
+    const sibling = environmentValuesFromField(type, field, value);
+    if (sibling !== undefined) {
+      const kubeRays = value as { values?: unknown; valuesFrom?: unknown };
+      if (kubeRays.values != null) {
+        out[field.name] = fieldFromJson(
+          field,
+          kubeRays.values,
+          fieldPath,
+          violations,
+        );
+      }
+      if (kubeRays.valuesFrom == null) continue;
+      const siblingPath = join(path, sibling.name);
+      const other = seen.get(sibling.name);
+      if (other !== undefined) {
+        violations.push({
+          field: siblingPath,
+          description: `given twice, as "${other}" and "${key}.valuesFrom"`,
+        });
+        continue;
+      }
+      seen.set(sibling.name, `${key}.valuesFrom`);
+      out[sibling.name] = fieldFromJson(
+        sibling,
+        kubeRays.valuesFrom,
+        siblingPath,
+        violations,
+      );
+      continue;
+    }
     out[field.name] = fieldFromJson(field, value, fieldPath, violations);
   }
   return out;
+}
+
+/**
+ * Map fields of environment variables that also take, as JSON, the shape
+ * of KubeRay's EnvironmentVariables message, which replaced them in its
+ * later API (and which its Python client sends): `{"values": {...},
+ * "valuesFrom": {...}}`. The values go into the map, the valuesFrom into
+ * the field named here. A map of variables named "values" and "valuesFrom"
+ * is not taken for it: a variable's value is a string, never an object.
+ */
+const ENVIRONMENT_VARIABLES_FIELDS: Readonly<Record<string, string>> = {
+  "proto.HeadGroupSpec.environment": "environmentValuesFrom",
+  "proto.WorkerGroupSpec.environment": "environmentValuesFrom",
+};
+
+/**
+ * The field that takes the `valuesFrom` of `value` when `value` is
+ * KubeRay's EnvironmentVariables shape given for one of the map fields of
+ * ENVIRONMENT_VARIABLES_FIELDS; undefined otherwise.
+ */
+function environmentValuesFromField(
+  type: Type,
+  field: Field,
+  value: unknown,
+): Field | undefined {
+  const name = `${fullName(type)}.${field.name}`;
+  if (!Object.hasOwn(ENVIRONMENT_VARIABLES_FIELDS, name)) return undefined;
+  if (!isPlainObject(value)) return undefined;
+  const entries = Object.entries(value);
+  const isKubeRays = entries.length > 0 &&
+    entries.every(([k, v]) =>
+      (k === "values" || k === "valuesFrom") && (v === null || isPlainObject(v))
+    ) &&
+    entries.some(([, v]) => v !== null);
+  return isKubeRays
+    ? type.fields[ENVIRONMENT_VARIABLES_FIELDS[name]]
+    : undefined;
 }
 
 function fieldFromJson(

@@ -44,8 +44,10 @@ import {
   containerEnv,
   groupEnvironment,
   groupValuesFrom,
+  HEAD_CONTAINER,
   plainEnv,
   POD_IP_ENV,
+  WORKER_CONTAINER,
 } from "./env_conversions.ts";
 import {
   applyPodSettings,
@@ -87,9 +89,7 @@ import {
 export const DEFAULT_IMAGE_REPOSITORY = "rayproject/ray";
 /** The extended resource GPUs are requested under when no accelerator is set. */
 export const DEFAULT_GPU_RESOURCE = "nvidia.com/gpu";
-/** Container names of the head and worker pods (the operator looks for them). */
-export const HEAD_CONTAINER = "ray-head";
-export const WORKER_CONTAINER = "ray-worker";
+export { HEAD_CONTAINER, WORKER_CONTAINER };
 export { POD_IP_ENV };
 /** The head container's ports, by name (KubeRay API server's set). */
 export const HEAD_PORTS: readonly { name: string; containerPort: number }[] = [

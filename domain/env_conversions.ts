@@ -13,6 +13,12 @@
 import type { Container, EnvVar, EnvVarSource } from "./resources.ts";
 import type { EnvValueFrom, HeadGroupSpec } from "./types.ts";
 
+/**
+ * Container names of the head and worker pods (the operator looks for
+ * them; a variable's resourceFieldRef may name them).
+ */
+export const HEAD_CONTAINER = "ray-head";
+export const WORKER_CONTAINER = "ray-worker";
 /** The environment variable every container gets; not one of `envs`. */
 export const POD_IP_ENV = "MY_POD_IP";
 

@@ -1,9 +1,10 @@
 /**
  * Rules for what a group asks of its pods beyond size and image: the
  * service account, the image pull secret, pod labels and annotations, and
- * the tolerations of a compute template. Kubernetes' own rules for those
- * fields (apimachinery's validation of names, labels and annotations, and
- * core/v1's of tolerations), checked here so a bad value is refused with its
+ * the tolerations of a compute template, environment variables' names and
+ * where their values come from. Kubernetes' own rules for those fields
+ * (apimachinery's validation of names, labels and annotations, and core/v1's
+ * of tolerations and of environment variables), checked here so a bad value is refused with its
  * field path before any object is written.
  */
 import type { FieldViolation } from "./errors.ts";
@@ -14,7 +15,9 @@ import {
   MAX_SUBDOMAIN_LENGTH,
   splitQualifiedName,
 } from "./kubernetes_names.ts";
-import type { PodToleration } from "./types.ts";
+import { HEAD_CONTAINER, WORKER_CONTAINER } from "./env_conversions.ts";
+import { MAX_ENV_NAME_LENGTH } from "./limits.ts";
+import type { EnvValueFrom, PodToleration } from "./types.ts";
 
 /**
  * Label and annotation key prefixes of the service's own: the labels and
@@ -161,4 +164,158 @@ export function tolerationViolations(
     }
   });
   return out;
+}
+
+/** Environment variables the service sets itself; not allowed in `envs`. */
+export const RESERVED_ENVS = ["MY_POD_IP"] as const;
+
+const ENV_VAR_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+
+/** Why `name` cannot be an environment variable's, if it cannot. */
+export function envNameProblem(name: string): string | undefined {
+  if (name.length > MAX_ENV_NAME_LENGTH) {
+    return `must have a name of at most ${MAX_ENV_NAME_LENGTH} characters`;
+  }
+  if (!ENV_VAR_NAME.test(name)) {
+    return "is not a valid environment variable name: must consist of alphabetic characters, digits, '_', '-' or '.', and must not start with a digit";
+  }
+  if ((RESERVED_ENVS as readonly string[]).includes(name)) {
+    return "is reserved: the service sets it on every container";
+  }
+  return undefined;
+}
+
+/** A Secret's or ConfigMap's data key (core/v1's IsConfigMapKey). */
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+
+/**
+ * Resources a variable may take from its container (core/v1's
+ * validContainerResourceFieldPathPrefixes and hugepages).
+ */
+const RESOURCE_FIELDS: readonly string[] = [
+  "limits.cpu",
+  "limits.memory",
+  "limits.ephemeral-storage",
+  "requests.cpu",
+  "requests.memory",
+  "requests.ephemeral-storage",
+];
+const HUGEPAGES_RESOURCE = /^(limits|requests)\.hugepages-[0-9]+[a-zA-Z]*$/;
+
+/** Pod fields a variable may take (core/v1's validEnvDownwardAPIFieldPathExpressions). */
+const POD_FIELDS: readonly string[] = [
+  "metadata.name",
+  "metadata.namespace",
+  "metadata.uid",
+  "spec.nodeName",
+  "spec.serviceAccountName",
+  "status.hostIP",
+  "status.hostIPs",
+  "status.podIP",
+  "status.podIPs",
+];
+const POD_LABEL_OR_ANNOTATION = /^metadata\.(labels|annotations)\['(.+)'\]$/;
+
+/**
+ * The violations of a group's `environmentValuesFrom` (`path` is the
+ * group's): each name a valid variable name set nowhere else (the cluster's
+ * `envs`, the group's `environment`), each source complete and valid.
+ */
+export function envValuesFromViolations(
+  path: string,
+  group: {
+    groupName?: string;
+    environment: Record<string, string>;
+    environmentValuesFrom: Record<string, EnvValueFrom>;
+  },
+  clusterEnvs: Record<string, string>,
+): FieldViolation[] {
+  const out: FieldViolation[] = [];
+  const container = group.groupName === undefined
+    ? HEAD_CONTAINER
+    : WORKER_CONTAINER;
+  for (
+    const [name, from] of Object.entries(group.environmentValuesFrom ?? {})
+  ) {
+    const at = `${path}.environmentValuesFrom[${JSON.stringify(name)}]`;
+    const add = (field: string, description: string) =>
+      out.push({ field: field === "" ? at : `${at}.${field}`, description });
+    const problem = envNameProblem(name);
+    if (problem !== undefined) add("", problem);
+    if (Object.hasOwn(clusterEnvs, name)) {
+      add("", "is also set in cluster.envs: set a variable in one place");
+    }
+    if (Object.hasOwn(group.environment ?? {}, name)) {
+      add(
+        "",
+        `is also set in ${path}.environment: set a variable in one place`,
+      );
+    }
+    sourceViolations(from, container, add);
+  }
+  return out;
+}
+
+/** The problems of one EnvValueFrom, by its field ("name", "key"). */
+function sourceViolations(
+  from: EnvValueFrom,
+  container: string,
+  add: (field: string, description: string) => void,
+): void {
+  const { source, name, key } = from;
+  if (source === "SECRET" || source === "CONFIGMAP") {
+    const kind = source === "SECRET" ? "Secret" : "ConfigMap";
+    if (name === "") add("name", `is required: the ${kind}'s name`);
+    else if (!isDns1123Subdomain(name)) {
+      add(
+        "name",
+        `must be a ${kind}'s name: lower case letters, digits, '-' and '.', starting and ending with a letter or digit, at most ${MAX_SUBDOMAIN_LENGTH} characters`,
+      );
+    }
+    if (key === "") add("key", `is required: the key in the ${kind}`);
+    else if (
+      key.length > MAX_SUBDOMAIN_LENGTH || !CONFIG_KEY.test(key) ||
+      key === "." || key === ".."
+    ) {
+      add(
+        "key",
+        `must be a ${kind}'s key: letters, digits, '-', '_' and '.', not "." or "..", at most ${MAX_SUBDOMAIN_LENGTH} characters`,
+      );
+    }
+  } else if (source === "RESOURCEFIELD") {
+    if (name !== "" && name !== container) {
+      add(
+        "name",
+        `must be empty or "${container}", the group's container, got ${
+          JSON.stringify(name)
+        }`,
+      );
+    }
+    if (!RESOURCE_FIELDS.includes(key) && !HUGEPAGES_RESOURCE.test(key)) {
+      add(
+        "key",
+        `must be a resource of the container: one of ${
+          RESOURCE_FIELDS.map((r) => `"${r}"`).join(", ")
+        } or limits.hugepages-<size>, requests.hugepages-<size>`,
+      );
+    }
+  } else {
+    if (name !== "") {
+      add("name", "must be empty for FIELD: the field's path goes in key");
+    }
+    if (!isPodField(key)) {
+      add(
+        "key",
+        `must be a field of the pod: one of ${
+          POD_FIELDS.map((f) => `"${f}"`).join(", ")
+        }, metadata.labels['<key>'] or metadata.annotations['<key>']`,
+      );
+    }
+  }
+}
+
+function isPodField(path: string): boolean {
+  if (POD_FIELDS.includes(path)) return true;
+  const match = POD_LABEL_OR_ANNOTATION.exec(path);
+  return match !== null && isQualifiedName(match[2]);
 }

@@ -31,13 +31,15 @@ import {
   DEFAULT_LIMITS,
   LIMIT_FLAGS,
   type Limits,
-  MAX_ENV_NAME_LENGTH,
   MAX_ENV_VALUE_LENGTH,
   MAX_START_PARAM_NAME_LENGTH,
   MAX_START_PARAM_VALUE_LENGTH,
 } from "./limits.ts";
 import {
+  envNameProblem,
+  envValuesFromViolations,
   podSettingsViolations,
+  RESERVED_ENVS,
   tolerationViolations,
 } from "./pod_validation.ts";
 import type {
@@ -59,10 +61,7 @@ export { MAX_LABEL_LENGTH };
 export const MAX_OBJECT_NAME_LENGTH = MAX_SUBDOMAIN_LENGTH;
 /** Service types of the head node the operator can create. */
 export const SERVICE_TYPES = ["ClusterIP", "NodePort", "LoadBalancer"] as const;
-/** Environment variables the service sets itself; not allowed in `envs`. */
-export const RESERVED_ENVS = ["MY_POD_IP"] as const;
-
-const ENV_VAR_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+export { RESERVED_ENVS };
 
 const DNS1123_LABEL_MESSAGE =
   "must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
@@ -72,8 +71,6 @@ const DNS1123_SUBDOMAIN_MESSAGE =
   "must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const LABEL_VALUE_MESSAGE =
   "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const ENV_VAR_NAME_MESSAGE =
-  "must consist of alphabetic characters, digits, '_', '-' or '.', and must not start with a digit";
 
 /** Violations of one request, in the order they were found. */
 class Violations {
@@ -116,7 +113,7 @@ function checkLimit(
 function checkMapSize(
   v: Violations,
   field: string,
-  map: Record<string, string> | undefined,
+  map: Record<string, unknown> | undefined,
   limits: Limits,
 ): void {
   const entries = Object.keys(map ?? {}).length;
@@ -373,6 +370,9 @@ function checkGroup(
       );
     }
   }
+  const valuesFrom = `${path}.environmentValuesFrom`;
+  checkMapSize(v, valuesFrom, group.environmentValuesFrom, limits);
+  v.list.push(...envValuesFromViolations(path, group, clusterEnvs));
   checkMapSize(v, `${path}.annotations`, group.annotations, limits);
   checkMapSize(v, `${path}.labels`, group.labels, limits);
   v.list.push(...podSettingsViolations(path, group));
@@ -557,19 +557,8 @@ function checkEnvs(
         `must have a value of at most ${MAX_ENV_VALUE_LENGTH} characters (it lands in every container's environment)`,
       );
     }
-    if (name.length > MAX_ENV_NAME_LENGTH) {
-      v.add(
-        at,
-        `must have a name of at most ${MAX_ENV_NAME_LENGTH} characters`,
-      );
-    } else if (!ENV_VAR_NAME.test(name)) {
-      v.add(
-        at,
-        `is not a valid environment variable name: ${ENV_VAR_NAME_MESSAGE}`,
-      );
-    } else if ((RESERVED_ENVS as readonly string[]).includes(name)) {
-      v.add(at, "is reserved: the service sets it on every container");
-    }
+    const problem = envNameProblem(name);
+    if (problem !== undefined) v.add(at, problem);
   }
 }
 
