@@ -193,6 +193,7 @@ export const SHAPES: Record<string, ClusterInput> = {
       environment: { NCCL_DEBUG: "INFO" },
       annotations: { "example.com/cost-center": "ml-42" },
       labels: { team: "vision", accelerator: "a100" },
+      environmentValuesFrom: {},
     }],
   }, { AWS_REGION: "eu-west-1" }),
   "GPU templates": cluster("gpu", {
