@@ -109,6 +109,7 @@ const EXPECTED_SPEC = {
     environment: { HEAD_MODE: "driver" },
     annotations: { "prometheus.io/scrape": "true" },
     labels: { team: "vision" },
+    environmentValuesFrom: {},
   },
   workerGroupSpec: [{
     groupName: "gpu",
@@ -124,6 +125,7 @@ const EXPECTED_SPEC = {
     environment: { NCCL_DEBUG: "INFO" },
     annotations: { "example.com/cost-center": "ml-42" },
     labels: { accelerator: "a100" },
+    environmentValuesFrom: {},
   }],
 };
 
