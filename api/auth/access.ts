@@ -52,6 +52,12 @@ export interface Access {
   /** The rules in force; a policy file's are re-read when it changes. */
   policy: Policy;
   audit: AuditLog;
+  /**
+   * Tells `listener` whenever the token file or the policy file has
+   * changed, so that open streams are authorized again; returns the
+   * unsubscribe. Absent where nothing ever changes.
+   */
+  onChange?(listener: () => void): () => void;
   /** Stops re-reading files and closes the audit log. */
   close(): Promise<void>;
 }
@@ -60,6 +66,8 @@ export interface AccessOptions {
   log: Logger;
   /** The Kubernetes API's TokenReview, for --authentication-token-review. */
   tokenReview?: TokenReviewPort;
+  /** How often the token and policy files are read for changes; 5 s. */
+  reloadIntervalMs?: number;
 }
 
 /**
@@ -73,10 +81,22 @@ export async function createAccess(
   const log = options.log.with({ component: "authentication" });
   const authenticators: Authenticator[] = [];
   const closers: (() => unknown)[] = [];
+  const listeners = new Set<() => void>();
+  // Each listener on its own: one that throws must not keep the others
+  // from hearing of a revoked token.
+  const changed = () => {
+    for (const listener of [...listeners]) queueMicrotask(listener);
+  };
+  const intervalMs = options.reloadIntervalMs;
   try {
     if (settings.tokenAuthFile) {
       authenticators.push(
-        await tokenFileAuthenticator({ path: settings.tokenAuthFile, log }),
+        await tokenFileAuthenticator({
+          path: settings.tokenAuthFile,
+          log,
+          intervalMs,
+          onReload: changed,
+        }),
       );
     }
     if (settings.oidc) {
@@ -108,6 +128,8 @@ export async function createAccess(
       const file = await policyFile({
         path: settings.policyFile,
         log: options.log,
+        intervalMs,
+        onReload: changed,
       });
       closers.push(() => file.close());
       policy = file;
@@ -134,6 +156,10 @@ export async function createAccess(
       authenticator,
       policy,
       audit,
+      onChange(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
       async close() {
         for (const close of closers.reverse()) await close();
       },

@@ -19,6 +19,12 @@ export interface Identity {
   uid?: string;
   groups: string[];
   authenticator: AuthenticatorName;
+  /**
+   * When the credentials stop being valid, in ms since the epoch (an OIDC
+   * token's `exp`, with the clock leeway); absent when they do not expire.
+   * Open streams are ended then (stream_lifetime.ts).
+   */
+  expiresAt?: number;
 }
 
 /**

@@ -153,7 +153,7 @@ export async function oidcAuthenticator(
         issuer,
         options.clientId,
       );
-      return identityOf(payload, mapping);
+      return { ...identityOf(payload, mapping), expiresAt: expiryOf(payload) };
     },
     close() {
       client?.close();
@@ -322,6 +322,15 @@ export function identityOf(
     ),
     authenticator: "oidc",
   };
+}
+
+/**
+ * When a verified token stops being accepted, in ms since the epoch: its
+ * `exp` plus the clock leeway, the moment jose refuses it (a stream opened
+ * with it ends then, as a fresh call would be refused).
+ */
+export function expiryOf(payload: JWTPayload): number {
+  return ((payload.exp as number) + CLOCK_LEEWAY_SECONDS) * 1000;
 }
 
 /** A string or an array of strings; absent is no groups. */

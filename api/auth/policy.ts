@@ -447,6 +447,8 @@ export interface PolicyFileOptions {
   log: Logger;
   /** How often the file is read for changes; 5 s by default. */
   intervalMs?: number;
+  /** Told after a new policy was taken (open streams are checked again). */
+  onReload?: () => void;
 }
 
 export interface PolicyFile extends Policy {
@@ -469,11 +471,13 @@ export async function policyFile(
     intervalMs: options.intervalMs,
     log,
     parse: (text) => policyOf(parsePolicy(text)),
-    onReload: (policy) =>
+    onReload: (policy) => {
       log.info("Loaded authorization policy", {
         path: options.path,
         rules: policy.rules().length,
-      }),
+      });
+      options.onReload?.();
+    },
   });
   log.info("Loaded authorization policy", {
     path: options.path,

@@ -226,6 +226,8 @@ export interface TokenFileOptions {
   log: Logger;
   /** How often the file is read for changes; 5 s by default. */
   intervalMs?: number;
+  /** Told after new tokens were taken (open streams are checked again). */
+  onReload?: () => void;
 }
 
 export interface TokenFileAuthenticator extends Authenticator {
@@ -257,8 +259,10 @@ export async function tokenFileAuthenticator(
       }
       return { lookup: tokenLookup(records), count: records.length };
     },
-    onReload: ({ count }) =>
-      log.info("Loaded tokens", { path: options.path, tokens: count }),
+    onReload: ({ count }) => {
+      log.info("Loaded tokens", { path: options.path, tokens: count });
+      options.onReload?.();
+    },
   });
   log.info("Loaded tokens", {
     path: options.path,

@@ -21,6 +21,8 @@
  *   with RESOURCE_EXHAUSTED rather than buffered without limit.
  * - A BOOKMARK every `heartbeatMs` tells quiet streams apart from dead ones
  *   (and keeps proxies from closing them).
+ * - A watch the chain ends at its maximum duration (Finishable) sends a
+ *   last BOOKMARK, its resume point, and ends cleanly.
  */
 import { keep } from "../../domain/kept.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
@@ -31,6 +33,7 @@ import type {
   WatchClustersResponse,
 } from "../../domain/types.ts";
 import type { ConvertedClusters } from "./converted_clusters.ts";
+import type { Finishable } from "./stream_lifetime.ts";
 
 /** One answer of WatchClusters, as the handlers hand it to a transport. */
 export type WatchEvent = WatchClustersResponse;
@@ -231,6 +234,7 @@ export class ClusterWatch {
       backlog,
       matches,
       this.#options.queueLimit,
+      () => this.#revision,
       () => {
         this.#watchers.delete(watcher);
         if (this.#watchers.size === 0) this.#stopHeartbeat();
@@ -341,12 +345,14 @@ interface Backlog {
  * One watch stream: its backlog (the initial state or the changes it
  * resumes with), then the changes queued as they come.
  */
-class Watcher implements AsyncIterableIterator<WatchEvent> {
+class Watcher implements AsyncIterableIterator<WatchEvent>, Finishable {
   #backlog: Backlog | undefined;
   #next = 0;
   readonly #queue: Entry[] = [];
   readonly #matches: (entry: Entry) => boolean;
   readonly #limit: number;
+  /** The highest resource version the fan-out has seen. */
+  readonly #revision: () => bigint;
   readonly #onEnd: () => void;
   #ended = false;
   #failure: ServiceError | undefined;
@@ -356,11 +362,13 @@ class Watcher implements AsyncIterableIterator<WatchEvent> {
     backlog: Backlog,
     matches: (entry: Entry) => boolean,
     limit: number,
+    revision: () => bigint,
     onEnd: () => void,
   ) {
     this.#backlog = backlog;
     this.#matches = matches;
     this.#limit = limit;
+    this.#revision = revision;
     this.#onEnd = onEnd;
   }
 
@@ -389,6 +397,18 @@ class Watcher implements AsyncIterableIterator<WatchEvent> {
     this.#ended = true;
     this.#onEnd();
     this.#wake?.();
+  }
+
+  /**
+   * Ends the stream cleanly after what is queued and a BOOKMARK of the
+   * version reached, from which its client resumes: every change up to it
+   * that this watcher may see has been queued (offer() runs as each change
+   * arrives), and none after it will be.
+   */
+  finish(): void {
+    if (this.#ended) return;
+    this.#queue.push(bookmark(this.#revision()));
+    this.end();
   }
 
   #fail(error: ServiceError): void {

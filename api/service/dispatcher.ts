@@ -27,6 +27,13 @@ import { AuthorizationError } from "../auth/policy.ts";
 import { actionOf, authorize } from "./authorize.ts";
 import { auditEntry, endingWith, logCall } from "./call_log.ts";
 import {
+  authorizeAgain,
+  DEFAULT_STREAM_MAX_DURATION_MS,
+  GuardedStream,
+  jitteredDuration,
+  type StreamCall,
+} from "./stream_lifetime.ts";
+import {
   type Declaration,
   declareRpcs,
   type Handlers,
@@ -60,6 +67,11 @@ export interface DispatcherOptions {
   metrics?: Metrics;
   /** Told of every Kubernetes call any request makes (readiness). */
   onKubernetesCall?: (record: KubernetesCallRecord) => void;
+  /**
+   * The longest a server stream lasts (--watch-max-duration), jittered
+   * below it (stream_lifetime.ts); 30 minutes by default.
+   */
+  streamMaxDurationMs?: number;
 }
 
 export interface Outcome {
@@ -122,6 +134,7 @@ export class RpcDispatcher implements Dispatcher {
   readonly #access: Access;
   readonly #metrics?: Metrics;
   readonly #onKubernetesCall?: (record: KubernetesCallRecord) => void;
+  readonly #streamMaxDurationMs: number;
   /** Sorted, so a merged list-all comes in the order Kubernetes lists in. */
   readonly #served: readonly string[];
 
@@ -132,6 +145,8 @@ export class RpcDispatcher implements Dispatcher {
     this.#access = options.access;
     this.#metrics = options.metrics;
     this.#onKubernetesCall = options.onKubernetesCall;
+    this.#streamMaxDurationMs = options.streamMaxDurationMs ??
+      DEFAULT_STREAM_MAX_DURATION_MS;
     this.#served = [...new Set(options.namespaces ?? [])].sort();
   }
 
@@ -207,12 +222,48 @@ export class RpcDispatcher implements Dispatcher {
       action,
       this.#served,
     );
-    return await declaration.handle(request, {
-      log: this.log.with({ requestId: call.requestId }),
+    const log = this.log.with({ requestId: call.requestId });
+    const answer = await declaration.handle(request, {
+      log,
       kube: this.#kubeOptions(progress, signals),
       caller,
       scope,
       action,
+    });
+    if (!declaration.streaming) return answer;
+    return this.#guarded(
+      answer as AsyncIterableIterator<Message>,
+      {
+        credentials: credentialsOf(call.authorization, call.peer?.certificate),
+        rule: declaration.rule,
+        request,
+        action,
+        served: this.#served,
+        scope,
+      },
+      identity,
+      log,
+    );
+  }
+
+  /**
+   * A handler's stream, ended when its caller loses the right or it has
+   * lasted its maximum duration (stream_lifetime.ts): every streaming RPC
+   * gets this from the chain.
+   */
+  #guarded(
+    stream: AsyncIterableIterator<Message>,
+    streamCall: StreamCall,
+    identity: Identity,
+    log: Logger,
+  ): AsyncIterableIterator<Message> {
+    const access = this.#access;
+    return new GuardedStream(stream, {
+      authorizeAgain: () => authorizeAgain(streamCall, access),
+      expiresAt: identity.expiresAt,
+      onAccessChange: access.onChange?.bind(access),
+      maxDurationMs: jitteredDuration(this.#streamMaxDurationMs),
+      log,
     });
   }
 
