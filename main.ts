@@ -105,6 +105,7 @@ async function run(
     kuberayJson: settings.kuberayJson,
     limits: settings.limits,
     idleTimeoutMs: settings.idleTimeoutMs,
+    streamMaxDurationMs: settings.watchMaxDurationMs,
     version: VERSION,
     log,
   });

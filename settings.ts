@@ -49,6 +49,8 @@ export interface Settings {
   /** Reads from a watch-backed cache; stale after cacheStaleAfterMs. */
   cache: boolean;
   cacheStaleAfterMs: number;
+  /** The longest a watch stream lasts, jittered below it (--watch-max-duration). */
+  watchMaxDurationMs: number;
   headerTimeoutMs: number;
   idleTimeoutMs: number;
   bodyTimeoutMs: number;
@@ -272,6 +274,13 @@ const SPECS = {
     value: "DURATION",
     help:
       "a cache whose watch has been down this long is stale: not ready, and reads go to Kubernetes until it is back",
+  },
+  "watch-max-duration": {
+    env: "CORRAL_WATCH_MAX_DURATION",
+    default: "30m",
+    value: "DURATION",
+    help:
+      "the longest a watch stream lasts: each ends, cleanly and after a BOOKMARK to resume from, at a random time between half this and this, so that clients reconnect and are authorized again",
   },
   "header-timeout": {
     env: "CORRAL_HEADER_TIMEOUT",
@@ -610,6 +619,7 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
     kubeTimeoutMs: check("kube-timeout", positive(duration), 0),
     cache: check("cache", oneOf(["on", "off"] as const), "on") === "on",
     cacheStaleAfterMs: check("cache-stale-after", positive(duration), 0),
+    watchMaxDurationMs: check("watch-max-duration", positive(duration), 0),
     headerTimeoutMs: check("header-timeout", positive(duration), 0),
     idleTimeoutMs: check("idle-timeout", positive(duration), 0),
     bodyTimeoutMs: check("body-timeout", positive(duration), 0),

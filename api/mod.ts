@@ -57,6 +57,8 @@ export interface ApiOptions {
   idleTimeoutMs?: number;
   /** WatchClusters' tuning (cluster_watch.ts has the defaults). */
   watch?: WatchTuning;
+  /** The longest a server stream lasts (--watch-max-duration); 30 min. */
+  streamMaxDurationMs?: number;
   /** Corral's version, for corral_build_info. */
   version: string;
   log: Logger;
@@ -104,6 +106,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     log,
     metrics,
     onKubernetesCall: health.observe,
+    streamMaxDurationMs: options.streamMaxDurationMs,
   });
   // Compiled once: the gateway routes with them, the document describes them.
   const routes = compileRoutes(schema.services);
