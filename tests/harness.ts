@@ -104,6 +104,8 @@ export async function startCorral(
     cache?: { staleAfterMs?: number; backoffMs?: number };
     /** WatchClusters' tuning, with the cache (cluster_watch.ts). */
     watch?: WatchTuning;
+    /** The longest a server stream lasts (--watch-max-duration); 30 min. */
+    streamMaxDurationMs?: number;
   } = {},
 ): Promise<Corral> {
   const log = options.log ?? silentLogger();
@@ -139,6 +141,7 @@ export async function startCorral(
     log,
     onKubernetesCall: options.onKubernetesCall,
     metrics: options.metrics,
+    streamMaxDurationMs: options.streamMaxDurationMs,
   });
   const gateway = createGateway({
     schema: api,
