@@ -346,19 +346,28 @@ export class RpcDispatcher implements Dispatcher {
       });
     }
     if (outcome.stream) {
-      const end = (error?: ServiceError) => this.#finish(call, progress, error);
+      // A stream ended because its caller lost the right is a refusal,
+      // audited as a fresh call's would be.
+      const end = (error?: ServiceError) => {
+        this.#finish(call, progress, error);
+        if (error) this.#audit(call, progress, error);
+      };
       return { stream: endingWith(outcome.stream, end) };
     }
     this.#finish(call, progress, outcome.error);
+    this.#audit(call, progress, outcome.error);
+    return outcome;
+  }
+
+  #audit(call: Call, progress: Progress, error?: ServiceError): void {
     const entry = auditEntry(
       call,
       this.#ruleOf(call),
       progress.identity,
       progress.request,
-      outcome.error,
+      error,
     );
     if (entry) this.#access.audit.record(entry);
-    return outcome;
   }
 
   #ruleOf(call: Call): RpcRule | undefined {

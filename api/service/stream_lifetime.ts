@@ -188,8 +188,10 @@ export class GuardedStream<T> implements AsyncIterableIterator<T> {
       this.#inner.finish();
       return;
     }
-    void this.#inner.return?.();
+    // Settled first, so that next() answers with the guard's ending rather
+    // than with the end the handler's stream is about to give.
     this.#stop(stop);
+    Promise.resolve(this.#inner.return?.()).catch(() => {});
   }
 
   /** Stops the timers and the subscription. */

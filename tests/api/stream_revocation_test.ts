@@ -15,10 +15,11 @@ import { silentLogger } from "../../api/log.ts";
 import { jitteredDuration } from "../../api/service/stream_lifetime.ts";
 import type { Message } from "../../domain/codec.ts";
 import { type Corral, startCorral, viaHttp } from "../harness.ts";
-import { until } from "../eventually.ts";
+import { eventually, until } from "../eventually.ts";
 import { RAY_CRD } from "../orchestrator/cluster_shapes.ts";
 import {
   ALICE,
+  auditLines,
   bearer,
   BOB,
   PEOPLE,
@@ -47,6 +48,7 @@ interface Setup {
   access: Access;
   tokenFile: string;
   policyFile: string;
+  auditLog: string;
   dir: string;
 }
 
@@ -264,6 +266,12 @@ for (const revocation of REVOCATIONS) {
           );
         }
         await until("every watch let go", () => corral.watches!.watchers === 0);
+        await eventually("the ended watches in the audit trail", async () => {
+          const refused = (await auditLines(setup.auditLog)).filter((line) =>
+            line.verb === "watch" && line.code === revocation.want.code
+          );
+          return refused.length >= watches.length ? refused : undefined;
+        }, 5_000);
       } finally {
         for (const [, watch] of watches) watch.close();
       }
