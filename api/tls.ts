@@ -160,7 +160,10 @@ export function certificateIdentity(
     string,
     string | string[] | undefined
   >;
-  const commonName = all(subject.CN)[0];
+  // Several CNs: the last, as Go's pkix.Name (and so the Kubernetes API
+  // server) reads a subject; taking another would make the same
+  // certificate a different user here than there.
+  const commonName = all(subject.CN).at(-1);
   return {
     ...(commonName !== undefined ? { commonName } : {}),
     organizations: all(subject.O),

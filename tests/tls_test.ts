@@ -540,3 +540,31 @@ Deno.test("readTlsFiles() names the flag and file it cannot use", async (t) => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("TLS listeners: a certificate with several CNs is its last CN on both transports, as in Go and the Kubernetes API server", async () => {
+  // issue() writes the subject "CN=<commonName>, O=...": this common name
+  // makes it two CN attributes, in this order in the certificate.
+  const twoNames = await issue(ca, {
+    commonName: "mallory, CN=alice",
+    organizations: ["team-a"],
+    usage: "client",
+  });
+  const inOrder = twoNames.certificate.subjectName.getField("CN");
+  assert.deepEqual(inOrder, ["mallory", "alice"], "the certificate's CNs");
+  const listeners = await startListeners(await issueServer(ca), {
+    clientCa: true,
+  });
+  try {
+    const want = { commonName: "alice", organizations: ["team-a"] };
+    const viaHttps = httpPeer(
+      await httpsGet(listeners.http.port, PATH, twoNames),
+    ) as { certificate: unknown };
+    assert.deepEqual(viaHttps.certificate, want, "HTTPS");
+    const viaGrpc = grpcPeer(
+      await grpcCall(listeners.grpcPort, tlsCredentials(twoNames)),
+    ) as { certificate: unknown };
+    assert.deepEqual(viaGrpc.certificate, want, "gRPC");
+  } finally {
+    await listeners.close();
+  }
+});
