@@ -391,7 +391,28 @@ const SPECS = {
     env: "CORRAL_OIDC_USERNAME_PREFIX",
     default: "",
     value: "PREFIX",
-    help: "put before every OIDC username (e.g. oidc:); none by default",
+    help:
+      'put before every OIDC username (e.g. oidc:); by default the issuer URL and "#", unless the claim is email; "-" for none',
+  },
+  "oidc-groups-prefix": {
+    env: "CORRAL_OIDC_GROUPS_PREFIX",
+    default: "",
+    value: "PREFIX",
+    help:
+      "put before every OIDC group (e.g. oidc:), so that a token's groups cannot be those of the token file or the policy's other rules; none by default",
+  },
+  "authentication-failures-per-second": {
+    env: "CORRAL_AUTHENTICATION_FAILURES_PER_SECOND",
+    default: "10",
+    value: "N",
+    help:
+      "failed authentications a source address (IPv6: its /64) may make per second, after a burst of --authentication-failure-burst; beyond it 429 code 8 with Retry-After (gRPC RESOURCE_EXHAUSTED); 0 for no limit",
+  },
+  "authentication-failure-burst": {
+    env: "CORRAL_AUTHENTICATION_FAILURE_BURST",
+    default: "20",
+    value: "N",
+    help: "failed authentications a source address may make in a row",
   },
   "authentication-token-review": {
     env: "CORRAL_AUTHENTICATION_TOKEN_REVIEW",
@@ -648,6 +669,14 @@ function authSettings(raw: RawSettings, problems: string[]): AuthSettings {
       return false;
     }
   };
+  const checked = (name: Flag, parse: (text: string) => number) => {
+    try {
+      return parse(flag(name));
+    } catch (error) {
+      problems.push(`--${name} ${(error as Error).message}`);
+      return 0;
+    }
+  };
   const issuerUrl = flag("oidc-issuer-url");
   const clientId = flag("oidc-client-id");
   if (issuerUrl) {
@@ -663,6 +692,7 @@ function authSettings(raw: RawSettings, problems: string[]): AuthSettings {
         "oidc-client-id",
         "oidc-ca-file",
         "oidc-username-prefix",
+        "oidc-groups-prefix",
       ] as const
     ) {
       if (flag(name)) problems.push(`--${name} needs --oidc-issuer-url`);
@@ -679,6 +709,7 @@ function authSettings(raw: RawSettings, problems: string[]): AuthSettings {
           usernameClaim: flag("oidc-username-claim") || "sub",
           groupsClaim: flag("oidc-groups-claim") || "groups",
           usernamePrefix: v["oidc-username-prefix"],
+          groupsPrefix: v["oidc-groups-prefix"],
         },
       }
       : {}),
@@ -687,6 +718,10 @@ function authSettings(raw: RawSettings, problems: string[]): AuthSettings {
     policyFile: flag("authorization-policy-file"),
     auditLogPath: flag("audit-log-path"),
     metricsRequireAuth: bool("metrics-require-auth"),
+    failureLimit: {
+      perSecond: checked("authentication-failures-per-second", count(0)),
+      burst: checked("authentication-failure-burst", count(1)),
+    },
   };
   const authenticates = auth.tokenAuthFile !== "" || issuerUrl !== "" ||
     auth.tokenReview || flag("client-ca-file") !== "";

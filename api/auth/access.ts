@@ -14,6 +14,7 @@ import {
   type Authenticator,
   UNAUTHENTICATED_GROUP,
 } from "./identity.ts";
+import type { FailureLimitSettings } from "./failure_limit.ts";
 import { oidcAuthenticator } from "./oidc.ts";
 import { allowAll, type Policy, policyFile, policyOf } from "./policy.ts";
 import { tokenFileAuthenticator } from "./token_file.ts";
@@ -33,7 +34,10 @@ export interface AuthSettings {
     caFile: string;
     usernameClaim: string;
     groupsClaim: string;
+    /** "": the issuer URL and "#" (none for the email claim); "-": none. */
     usernamePrefix: string;
+    /** "" for none. */
+    groupsPrefix?: string;
   };
   tokenReview: boolean;
   /** Requests without credentials are served as system:anonymous. */
@@ -43,6 +47,8 @@ export interface AuthSettings {
   /** "" for standard error. */
   auditLogPath: string;
   metricsRequireAuth: boolean;
+  /** Failed authentications per source address; no limit when absent. */
+  failureLimit?: FailureLimitSettings;
 }
 
 export interface Access {
@@ -121,6 +127,7 @@ export async function createAccess(
     }
     const authenticator = createAuthenticator(authenticators, {
       anonymous: settings.anonymous,
+      failureLimit: settings.failureLimit,
     });
     closers.push(() => authenticator.close());
     let policy: Policy;

@@ -4,7 +4,6 @@
  * PERMISSION_DENIED in the handler's own words (the action first).
  */
 import type { Identity } from "./identity.ts";
-import { ANONYMOUS_USER } from "./identity.ts";
 import {
   admitWorkload,
   AuthorizationError,
@@ -18,7 +17,10 @@ import {
 
 export interface Caller {
   identity: Identity;
-  /** False for system:anonymous: then a cluster's user is not enforced. */
+  /**
+   * False when the anonymous authenticator decided (no credentials, and
+   * anonymous mode): then a cluster's user is not enforced.
+   */
   authenticated: boolean;
   /**
    * The rules that let the caller `verb` `resource` in `namespace`; throws
@@ -61,7 +63,9 @@ export function callerOf(
     options.onDecision?.(verb, resource, decision);
   return {
     identity,
-    authenticated: identity.user !== ANONYMOUS_USER,
+    // Who decided, never the name: a name can be claimed, the anonymous
+    // authenticator only decides for a request without credentials.
+    authenticated: identity.authenticator !== "anonymous",
     authorize(action, verb, resource, namespace) {
       const decision = policy.authorize({
         identity,

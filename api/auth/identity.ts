@@ -4,7 +4,7 @@
  * system:anonymous, system:authenticated, system:unauthenticated).
  */
 
-import { Code, ServiceError } from "../../domain/errors.ts";
+import { Code, type ErrorDetail, ServiceError } from "../../domain/errors.ts";
 
 /** Which authenticator recognised the caller (a metrics and audit label). */
 export type AuthenticatorName =
@@ -51,6 +51,11 @@ export const ANONYMOUS_USER = "system:anonymous";
 export const UNAUTHENTICATED_GROUP = "system:unauthenticated";
 /** The group the chain adds to every authenticated identity. */
 export const AUTHENTICATED_GROUP = "system:authenticated";
+/**
+ * Names with this prefix are given by Corral and Kubernetes (the ones
+ * above, service accounts'): the token file and OIDC may not claim them.
+ */
+export const RESERVED_PREFIX = "system:";
 
 /** Short words for why authentication failed: a metrics and audit label. */
 export type AuthenticationFailure =
@@ -65,12 +70,23 @@ export type AuthenticationFailure =
   /** The token has expired. */
   | "expired"
   /** An authenticator could not decide (issuer or API server unreachable). */
-  | "unavailable";
+  | "unavailable"
+  /**
+   * It failed, and its source address has failed too often lately
+   * (failure_limit.ts): RESOURCE_EXHAUSTED with a RetryInfo.
+   */
+  | "throttled";
+
+/** The failures whose code is not UNAUTHENTICATED. */
+const CODES: Partial<Record<AuthenticationFailure, Code>> = {
+  unavailable: Code.UNAVAILABLE,
+  throttled: Code.RESOURCE_EXHAUSTED,
+};
 
 /**
- * A ServiceError (UNAUTHENTICATED or UNAVAILABLE) that also says, in one
- * word, why, and which authenticator decided. The message never contains
- * the token.
+ * A ServiceError (UNAUTHENTICATED, UNAVAILABLE, or RESOURCE_EXHAUSTED when
+ * throttled) that also says, in one word, why, and which authenticator
+ * decided. The message never contains the token.
  */
 export class AuthenticationError extends ServiceError {
   readonly reason: AuthenticationFailure;
@@ -79,13 +95,16 @@ export class AuthenticationError extends ServiceError {
   constructor(
     reason: AuthenticationFailure,
     message: string,
-    options: { authenticator?: AuthenticatorName; cause?: unknown } = {},
+    options: {
+      authenticator?: AuthenticatorName;
+      cause?: unknown;
+      details?: ErrorDetail[];
+    } = {},
   ) {
-    super(
-      reason === "unavailable" ? Code.UNAVAILABLE : Code.UNAUTHENTICATED,
-      message,
-      { cause: options.cause },
-    );
+    super(CODES[reason] ?? Code.UNAUTHENTICATED, message, {
+      cause: options.cause,
+      details: options.details,
+    });
     this.name = "AuthenticationError";
     this.reason = reason;
     this.authenticator = options.authenticator;

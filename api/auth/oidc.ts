@@ -5,6 +5,14 @@
  * --oidc-groups-prefix. Verification is jose's (signature, iss, aud, exp,
  * nbf); this module adds discovery, the issuer's CA, and the claim mapping.
  *
+ * Names are kept apart from other authenticators' as kube-apiserver keeps
+ * them: without --oidc-username-prefix a username is prefixed with the
+ * issuer URL and `#` ("https://dex.example.com#1234"), unless the claim is
+ * `email` (an address names one person whoever issued it); `-` asks for no
+ * prefix. Groups get --oidc-groups-prefix, none by default. A username or
+ * group that, prefix included, begins `system:` is refused: those names are
+ * the ones Corral and Kubernetes give, never an issuer.
+ *
  * Outcomes:
  * - not a JWT, or a JWT whose `iss` is not exactly our issuer: "not mine"
  *   (undefined), so the next authenticator can try it;
@@ -33,7 +41,7 @@ import {
 } from "jose";
 import type { JWTPayload } from "jose";
 import type { Logger } from "../../domain/log.ts";
-import { AuthenticationError } from "./identity.ts";
+import { AuthenticationError, RESERVED_PREFIX } from "./identity.ts";
 import type { Authenticator, Identity } from "./identity.ts";
 
 /** Asymmetric signature algorithms only: never `none`, never HMAC. */
@@ -77,7 +85,10 @@ export interface OidcOptions {
   caFile?: string;
   /** --oidc-username-claim; `sub` by default. */
   usernameClaim?: string;
-  /** --oidc-username-prefix; none by default (the claim's value as it is). */
+  /**
+   * --oidc-username-prefix; "" or absent: the issuer URL and `#`, or none
+   * for the `email` claim; "-": none.
+   */
   usernamePrefix?: string;
   /** --oidc-groups-claim; `groups` by default. */
   groupsClaim?: string;
@@ -123,7 +134,7 @@ export async function oidcAuthenticator(
     );
   }
   const log = options.log.with({ authenticator: "oidc", issuer });
-  const mapping = claimMapping(options);
+  const mapping = claimMapping(issuer, options);
 
   const client = options.caFile === undefined
     ? undefined
@@ -161,12 +172,27 @@ export async function oidcAuthenticator(
   };
 }
 
-/** The options' claims and prefixes, with kube-apiserver's defaults. */
-export function claimMapping(options: Partial<ClaimMapping>): ClaimMapping {
+/**
+ * The options' claims and prefixes, with kube-apiserver's defaults: the
+ * username prefix is `issuer#` unless the claim is `email`, and `-` is none.
+ */
+export function claimMapping(
+  issuer: string,
+  options: Partial<ClaimMapping>,
+): ClaimMapping {
+  const usernameClaim = options.usernameClaim || "sub";
+  const given = options.usernamePrefix ?? "";
+  const usernamePrefix = given === "-"
+    ? ""
+    : given !== ""
+    ? given
+    : usernameClaim === "email"
+    ? ""
+    : `${issuer}#`;
   return {
-    usernameClaim: options.usernameClaim ?? "sub",
-    usernamePrefix: options.usernamePrefix ?? "",
-    groupsClaim: options.groupsClaim ?? "groups",
+    usernameClaim,
+    usernamePrefix,
+    groupsClaim: options.groupsClaim || "groups",
     groupsPrefix: options.groupsPrefix ?? "",
   };
 }
@@ -296,8 +322,8 @@ export async function verifyIdToken(
 
 /**
  * The identity a verified token's claims name; an AuthenticationError for a
- * missing username, an unverified email as username, or groups that are not
- * strings.
+ * missing username, an unverified email as username, groups that are not
+ * strings, or a name or group beginning `system:`.
  */
 export function identityOf(
   payload: JWTPayload,
@@ -315,13 +341,21 @@ export function identityOf(
       throw invalid("the ID token's email is not verified");
     }
   }
-  return {
-    user: usernamePrefix + username,
-    groups: groupsOf(payload[groupsClaim], groupsClaim).map((g) =>
-      groupsPrefix + g
-    ),
-    authenticator: "oidc",
-  };
+  const user = usernamePrefix + username;
+  const groups = groupsOf(payload[groupsClaim], groupsClaim).map((g) =>
+    groupsPrefix + g
+  );
+  if (user.startsWith(RESERVED_PREFIX)) {
+    throw invalid(
+      `the ID token's username begins with "${RESERVED_PREFIX}", which is reserved`,
+    );
+  }
+  if (groups.some((group) => group.startsWith(RESERVED_PREFIX))) {
+    throw invalid(
+      `the ID token's "${groupsClaim}" claim names a group beginning with "${RESERVED_PREFIX}", which is reserved`,
+    );
+  }
+  return { user, groups, authenticator: "oidc" };
 }
 
 /**

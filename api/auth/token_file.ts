@@ -18,6 +18,12 @@
  * - a token given twice: the later line wins, with a warning.
  * Where this differs from kube-apiserver, on purpose:
  * - an empty user name is an error (kube-apiserver takes it as the user "");
+ * - a token shorter than MIN_TOKEN_LENGTH is an error: a short static token
+ *   can be guessed, and a static token is never typed by hand;
+ * - a user or group name beginning `system:` is an error: those names are
+ *   the ones Corral and the Kubernetes API server give (system:anonymous,
+ *   system:authenticated, system:serviceaccount:...), and a line must not
+ *   be able to claim one;
  * - empty group names are dropped (kube-apiserver's strings.Split turns an
  *   empty fourth field into the group "");
  * - a file with no token is an error, at start-up and on reload, so that a
@@ -37,6 +43,7 @@
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Logger } from "../../domain/log.ts";
+import { RESERVED_PREFIX } from "./identity.ts";
 import type { Authenticator, Identity } from "./identity.ts";
 import { watchFile } from "./watched_file.ts";
 
@@ -55,6 +62,12 @@ export interface ParsedTokenFile {
   /** Things worth a log line that do not stop the file from loading. */
   warnings: string[];
 }
+
+/**
+ * The fewest characters a token may have: 32, as many as `openssl rand
+ * -hex 16` makes (128 bits), which no one guesses through an API.
+ */
+export const MIN_TOKEN_LENGTH = 32;
 
 /** The characters of an RFC 6750 b64token, the only ones a bearer token can carry. */
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -81,6 +94,15 @@ export function parseTokenFile(text: string): ParsedTokenFile {
       continue;
     }
     if (user === "") throw new Error(`line ${line}: the user name is empty`);
+    if (token.length < MIN_TOKEN_LENGTH) {
+      throw new Error(
+        `line ${line}: the token is shorter than ${MIN_TOKEN_LENGTH} characters (make one with: openssl rand -hex 32)`,
+      );
+    }
+    const groupNames = groups === undefined
+      ? []
+      : groups.split(",").filter(Boolean);
+    refuseReserved(line, user, groupNames);
     if (!B64TOKEN.test(token)) {
       warnings.push(
         `line ${line}: the token has characters a bearer token cannot carry, so it can never be presented`,
@@ -98,11 +120,27 @@ export function parseTokenFile(text: string): ParsedTokenFile {
       token,
       user,
       ...(uid ? { uid } : {}),
-      groups: groups === undefined ? [] : groups.split(",").filter(Boolean),
+      groups: groupNames,
     });
   }
   if (byToken.size === 0) throw new Error("the file has no tokens");
   return { records: [...byToken.values()], warnings };
+}
+
+/** Throws, naming the line, for a user or group name that begins `system:`. */
+function refuseReserved(line: number, user: string, groups: string[]): void {
+  const reserved = (name: string) => name.startsWith(RESERVED_PREFIX);
+  if (reserved(user)) {
+    throw new Error(
+      `line ${line}: the user name "${user}" begins with "${RESERVED_PREFIX}", which is reserved for the names Corral gives`,
+    );
+  }
+  const group = groups.find(reserved);
+  if (group !== undefined) {
+    throw new Error(
+      `line ${line}: the group "${group}" begins with "${RESERVED_PREFIX}", which is reserved for the groups Corral gives`,
+    );
+  }
 }
 
 interface CsvRecord {

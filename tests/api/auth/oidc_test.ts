@@ -21,6 +21,7 @@ import {
 import type { TestIssuer } from "./test_issuer.ts";
 
 const CLIENT_ID = "corral";
+const ISSUER = "https://issuer.test";
 
 /** An issuer serving one RS256 key, its CA in a file, and an authenticator. */
 async function setUp(options: Partial<OidcOptions> = {}) {
@@ -545,7 +546,7 @@ Deno.test("identityOf() makes the identity from the mapped claims, prefixes adde
   assert.deepEqual(
     identityOf(
       { email: "ada@example.com", email_verified: true, roles: ["ops"] },
-      claimMapping({
+      claimMapping(ISSUER, {
         usernameClaim: "email",
         usernamePrefix: "oidc:",
         groupsClaim: "roles",
@@ -559,9 +560,11 @@ Deno.test("identityOf() makes the identity from the mapped claims, prefixes adde
     },
   );
   assert.deepEqual(
-    identityOf({ sub: "ada", groups: "dev" }, claimMapping({})),
+    identityOf({ sub: "ada", groups: "dev" }, claimMapping(ISSUER, {})),
     {
-      user: "ada",
+      // The issuer's prefix, kube-apiserver's default for claims other
+      // than email (issue 23: identities kept apart).
+      user: "https://issuer.test#ada",
       groups: ["dev"],
       authenticator: "oidc",
     },
@@ -584,7 +587,7 @@ Deno.test("identityOf() refuses a missing username, an unverified email and grou
   ];
   for (const [payload, usernameClaim, message] of cases) {
     assert.throws(
-      () => identityOf(payload, claimMapping({ usernameClaim })),
+      () => identityOf(payload, claimMapping(ISSUER, { usernameClaim })),
       (error: unknown) =>
         error instanceof AuthenticationError && message.test(error.message),
     );

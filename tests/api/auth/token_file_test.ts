@@ -12,8 +12,8 @@ import {
   writeLikeSecretVolume,
 } from "./helpers.ts";
 
-const ALICE = "alice-secret-token-0123456789";
-const BOB = "bob-secret-token-9876543210";
+const ALICE = "alice-secret-token-0123456789abcdef";
+const BOB = "bob-secret-token-9876543210fedcba";
 
 function records(text: string) {
   return parseTokenFile(text).records.map((
@@ -224,7 +224,7 @@ Deno.test("parseTokenFile() warns of empty, repeated and unpresentable tokens", 
       `${ALICE},alice,1001,old`,
       `${BOB},bob,1002`,
       `${ALICE},alice,1001,new`,
-      `has space,carol,1003`,
+      `has space ${"x".repeat(32)},carol,1003`,
     ].join("\n"),
   );
   assert.deepEqual(
