@@ -170,6 +170,7 @@ function authenticated(
         credentialsOf(
           request.headers.get("authorization"),
           peerOf(request)?.certificate,
+          peerOf(request)?.address,
         ),
         signalOf(request),
       );

@@ -7,7 +7,10 @@ import type { Logger } from "../../domain/log.ts";
 import type { AuthenticatorName } from "./identity.ts";
 
 export interface AuditEntry {
+  /** Corral's own id of the request. */
   requestId: string;
+  /** The caller's x-request-id, sanitised: the caller's word, never the key. */
+  clientRequestId?: string;
   /** Absent when authentication failed. */
   user?: string;
   groups?: string[];

@@ -15,6 +15,10 @@
  * with a malformed header or a token that fails is still refused, as
  * kube-apiserver refuses it with --anonymous-auth: presenting credentials
  * and failing is never the same as presenting none.
+ *
+ * With a failure limit, a source address that fails too often has its
+ * further failures answered RESOURCE_EXHAUSTED with a RetryInfo
+ * (failure_limit.ts); its successes are never held back.
  */
 
 import { Code, ServiceError } from "../../domain/errors.ts";
@@ -27,6 +31,7 @@ import {
   UNAUTHENTICATED_GROUP,
 } from "./identity.ts";
 import type { Authenticator, Identity } from "./identity.ts";
+import { FailureLimit, type FailureLimitSettings } from "./failure_limit.ts";
 
 /** What a transport hands over from one request. */
 export interface Credentials {
@@ -34,6 +39,11 @@ export interface Credentials {
   authorization?: string | null;
   /** The peer certificate, only when the TLS layer verified it. */
   certificate?: PeerCertificateLike | null;
+  /**
+   * The client's address with its port, "10.0.0.7:51234": what failures
+   * are limited by. Without one a failure is not limited.
+   */
+  address?: string;
 }
 
 /**
@@ -43,9 +53,11 @@ export interface Credentials {
 export function credentialsOf(
   authorization: string | null | undefined,
   certificate?: { commonName?: string; organizations: string[] },
+  address?: string,
 ): Credentials {
   return {
     authorization,
+    ...(address ? { address } : {}),
     certificate: certificate
       ? {
         subject: { CN: certificate.commonName, O: certificate.organizations },
@@ -57,6 +69,8 @@ export function credentialsOf(
 export interface ChainOptions {
   /** Requests without credentials are system:anonymous (--anonymous-auth). */
   anonymous?: boolean;
+  /** Failed authentications per source address; no limit by default. */
+  failureLimit?: FailureLimitSettings;
 }
 
 export interface RequestAuthenticator {
@@ -101,7 +115,8 @@ export function createAuthenticator(
   authenticators: Authenticator[],
   options: ChainOptions = {},
 ): RequestAuthenticator {
-  async function authenticate(
+  const limit = options.failureLimit && new FailureLimit(options.failureLimit);
+  async function decide(
     credentials: Credentials,
     signal?: AbortSignal,
   ): Promise<Identity> {
@@ -139,11 +154,48 @@ export function createAuthenticator(
   }
 
   return {
-    authenticate,
+    async authenticate(credentials, signal) {
+      try {
+        return await decide(credentials, signal);
+      } catch (error) {
+        // Only the caller's own failures count: an authenticator that could
+        // not decide (UNAVAILABLE) or a cancelled call is none.
+        if (
+          !limit || !credentials.address ||
+          !(error instanceof AuthenticationError) ||
+          error.code !== Code.UNAUTHENTICATED
+        ) throw error;
+        throw throttled(error, limit.fail(credentials.address));
+      }
+    },
     async close() {
       await Promise.all(authenticators.map((a) => a.close?.()));
     },
   };
+}
+
+/**
+ * The failure as it is, or RESOURCE_EXHAUSTED when its address must wait
+ * `seconds` first.
+ */
+function throttled(
+  error: AuthenticationError,
+  seconds: number,
+): AuthenticationError {
+  if (seconds <= 0) return error;
+  const wait = Math.max(1, Math.ceil(seconds));
+  return new AuthenticationError(
+    "throttled",
+    `Cannot authenticate: too many failed authentications from this address; try again in ${wait}s`,
+    {
+      authenticator: error.authenticator,
+      cause: error,
+      details: [{
+        "@type": "type.googleapis.com/google.rpc.RetryInfo",
+        retryDelay: `${wait}s`,
+      }],
+    },
+  );
 }
 
 /** The identity with system:authenticated added and groups made unique. */

@@ -18,7 +18,7 @@ import { jsonAnswer } from "./json_answers.ts";
 import { KeptEncodings } from "./kept_encodings.ts";
 import { peerOf, signalOf } from "./peer.ts";
 import { type DecodeOptions, decodeRequest } from "./request_decoding.ts";
-import { requestIdOf } from "../request_id.ts";
+import { clientRequestIdOf, requestIdOf } from "../request_id.ts";
 import { createRouter, type Router } from "./router.ts";
 import { compileRoutes, matchRoute, type Route } from "./rules.ts";
 import { streamResponse } from "./stream_answers.ts";
@@ -90,9 +90,11 @@ async function callRoute(
   request: Request,
 ): Promise<Response> {
   const requestId = requestIdOf(request);
+  const clientRequestId = clientRequestIdOf(request);
   const call = {
     transport: "http" as const,
     requestId,
+    ...(clientRequestId ? { clientRequestId } : {}),
     key: route.key,
     route: `${route.verb} ${route.template}`,
     peer: peerOf(request),
@@ -188,12 +190,14 @@ function refuse(
   allow: string | undefined,
 ): Response {
   const requestId = requestIdOf(request);
+  const clientRequestId = clientRequestIdOf(request);
   // The path is the caller's, cut short.
   const { pathname } = new URL(request.url);
   dispatcher.reject(
     {
       transport: "http",
       requestId,
+      ...(clientRequestId ? { clientRequestId } : {}),
       key: `${request.method.slice(0, 16)} ${pathname.slice(0, 256)}`,
       route: "unmatched",
       peer: peerOf(request),

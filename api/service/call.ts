@@ -6,7 +6,10 @@ export type Transport = "http" | "grpc";
 
 export interface Call {
   transport: Transport;
+  /** Corral's own id of the call (request_id.ts). */
   requestId: string;
+  /** The caller's x-request-id, sanitised (request_id.ts); logged, never trusted. */
+  clientRequestId?: string;
   /** "proto.ClusterService/CreateCluster" */
   key: string;
   /** The HTTP route, "GET /apis/v1alpha2/clusters", for HTTP calls. */

@@ -36,6 +36,7 @@ export function auditEntry(
     value !== undefined && value !== "" ? value : undefined;
   return {
     requestId: call.requestId,
+    ...(call.clientRequestId ? { clientRequestId: call.clientRequestId } : {}),
     user: identity?.user,
     groups: identity?.groups,
     authenticator: identity?.authenticator,
@@ -64,6 +65,7 @@ export function logCall(
   const name = typeof request?.name === "string" ? request.name : "";
   const fields = {
     requestId: call.requestId,
+    ...(call.clientRequestId ? { clientRequestId: call.clientRequestId } : {}),
     transport: call.transport,
     ...(identity ? { user: identity.user } : {}),
     rpc: call.key,

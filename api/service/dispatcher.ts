@@ -271,7 +271,11 @@ export class RpcDispatcher implements Dispatcher {
     const metrics = this.#metrics;
     try {
       const identity = await this.#access.authenticator.authenticate(
-        credentialsOf(call.authorization, call.peer?.certificate),
+        credentialsOf(
+          call.authorization,
+          call.peer?.certificate,
+          call.peer?.address,
+        ),
         signal,
       );
       metrics?.authentications.inc({
