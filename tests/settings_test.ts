@@ -67,6 +67,7 @@ Deno.test("parseSettings() gives kubernetes mode's defaults without flags", () =
       policyFile: "",
       auditLogPath: "",
       metricsRequireAuth: false,
+      failureLimit: { perSecond: 10, burst: 20 },
     },
   });
 });
@@ -442,12 +443,14 @@ Deno.test("parseSettings() reads every authenticator, policy and audit setting",
       usernameClaim: "email",
       groupsClaim: "groups",
       usernamePrefix: "oidc:",
+      groupsPrefix: "",
     },
     tokenReview: true,
     anonymous: false,
     policyFile: "/etc/corral/policy/policy.yaml",
     auditLogPath: "/var/log/corral/audit.log",
     metricsRequireAuth: true,
+    failureLimit: { perSecond: 10, burst: 20 },
   });
 });
 

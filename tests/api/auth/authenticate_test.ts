@@ -322,7 +322,9 @@ Deno.test("createAuthenticator() over a token file and a TokenReview", async () 
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(
     `${dir}/tokens.csv`,
-    `static-token,alice,1001,"team-a,system:authenticated"\n`,
+    // The chain adds system:authenticated; a token file may not name it
+    // (issue 23), nor hold a token under 32 characters.
+    `static-token-0123456789abcdef0123,alice,1001,"team-a"\n`,
   );
   const file = await tokenFileAuthenticator({
     path: `${dir}/tokens.csv`,
@@ -349,7 +351,9 @@ Deno.test("createAuthenticator() over a token file and a TokenReview", async () 
   const chain = createAuthenticator([file, review]);
   try {
     assert.deepEqual(
-      await chain.authenticate({ authorization: "Bearer static-token" }),
+      await chain.authenticate({
+        authorization: "Bearer static-token-0123456789abcdef0123",
+      }),
       {
         user: "alice",
         uid: "1001",

@@ -37,6 +37,9 @@ async function setUp(options: Partial<OidcOptions> = {}) {
     clientId: CLIENT_ID,
     caFile,
     log,
+    // Usernames as the claim has them: these tests are about verification
+    // (naming has its own, identities_test.ts).
+    usernamePrefix: "-",
     ...options,
   });
   return {
@@ -104,6 +107,7 @@ Deno.test("oidcAuthenticator() accepts a valid ID token of each asymmetric algor
       const fresh = await oidcAuthenticator({
         issuerUrl: s.issuer.url,
         clientId: CLIENT_ID,
+        usernamePrefix: "-",
         caFile: s.caFile,
         log: s.log,
       });
@@ -443,6 +447,7 @@ Deno.test("oidcAuthenticator() trusts the issuer's TLS only through the CA file"
         const auth = await oidcAuthenticator({
           issuerUrl: s.issuer.url,
           clientId: CLIENT_ID,
+          usernamePrefix: "-",
           caFile,
           log,
         });
@@ -502,6 +507,7 @@ Deno.test("oidcAuthenticator() wants an https issuer and a readable CA file", as
     oidcAuthenticator({
       issuerUrl: "http://127.0.0.1:1",
       clientId: CLIENT_ID,
+      usernamePrefix: "-",
       log: recordingLogger(),
     }),
     /Cannot use OIDC issuer "http:\/\/127.0.0.1:1": it is not an https URL/,
@@ -510,6 +516,7 @@ Deno.test("oidcAuthenticator() wants an https issuer and a readable CA file", as
     oidcAuthenticator({
       issuerUrl: "https://127.0.0.1:1",
       clientId: CLIENT_ID,
+      usernamePrefix: "-",
       caFile: "/nonexistent/ca.pem",
       log: recordingLogger(),
     }),

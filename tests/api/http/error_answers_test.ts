@@ -6,7 +6,7 @@ import {
   errorResponse,
   rawErrorAnswer,
 } from "../../../api/http/error_answers.ts";
-import { requestIdOf } from "../../../api/request_id.ts";
+import { clientRequestIdOf, requestIdOf } from "../../../api/request_id.ts";
 
 const retryInfo = (retryDelay: string) => ({
   "@type": "type.googleapis.com/google.rpc.RetryInfo" as const,
@@ -111,11 +111,16 @@ Deno.test("rawErrorAnswer() is a whole HTTP/1.1 message that closes the connecti
   );
 });
 
-Deno.test("requestIdOf() takes the caller's x-request-id cut to 128 characters, or makes one", () => {
+Deno.test("requestIdOf() makes Corral's own id whatever the caller sends; clientRequestIdOf() keeps the caller's, cut to 128 visible characters", () => {
+  // Issue 23: the caller's id is no longer Corral's (and the audit's).
   const given = new Request("http://x/", {
     headers: { "x-request-id": "a".repeat(200) },
   });
-  assert.equal(requestIdOf(given), "a".repeat(128));
-  const made = requestIdOf(new Request("http://x/"));
-  assert.match(made, /^[0-9a-f-]{36}$/);
+  assert.match(requestIdOf(given), /^[0-9a-f-]{36}$/);
+  assert.equal(clientRequestIdOf(given), "a".repeat(128));
+  const forged = new Request("http://x/", {
+    headers: { "x-request-id": "r-1\u001b[31m fake\tline" },
+  });
+  assert.equal(clientRequestIdOf(forged), "r-1[31mfakeline");
+  assert.equal(clientRequestIdOf(new Request("http://x/")), undefined);
 });
