@@ -772,8 +772,10 @@ Deno.test("SIGTERM under load: every request the server accepted is answered in 
     assert.equal(status.code, 0, "exit code");
     const handled = new Map<string, LogRecord>();
     for (const line of main.records) {
-      if (line.requestId && /request/.test(line.msg)) {
-        handled.set(line.requestId, line);
+      // The client's id is the log line's clientRequestId (Corral's own
+      // is requestId).
+      if (line.clientRequestId && /request/.test(line.msg)) {
+        handled.set(line.clientRequestId, line);
       }
     }
     const failed = results.filter((r) => !r.ok);

@@ -80,6 +80,7 @@ export interface StartOptions extends MainCommand {
 export interface LogRecord {
   msg: string;
   requestId?: string;
+  clientRequestId?: string;
   code?: number;
   [field: string]: unknown;
 }
