@@ -401,15 +401,15 @@ const SPECS = {
     help:
       "put before every OIDC group (e.g. oidc:), so that a token's groups cannot be those of the token file or the policy's other rules; none by default",
   },
-  "authentication-failures-per-second": {
-    env: "CORRAL_AUTHENTICATION_FAILURES_PER_SECOND",
+  "auth-failure-rate": {
+    env: "CORRAL_AUTH_FAILURE_RATE",
     default: "10",
     value: "N",
     help:
-      "failed authentications a source address (IPv6: its /64) may make per second, after a burst of --authentication-failure-burst; beyond it 429 code 8 with Retry-After (gRPC RESOURCE_EXHAUSTED); 0 for no limit",
+      "failed authentications a source address (IPv6: its /64) may make per second, after a burst of --auth-failure-burst; beyond it 429 code 8 with Retry-After (gRPC RESOURCE_EXHAUSTED); 0 for no limit",
   },
-  "authentication-failure-burst": {
-    env: "CORRAL_AUTHENTICATION_FAILURE_BURST",
+  "auth-failure-burst": {
+    env: "CORRAL_AUTH_FAILURE_BURST",
     default: "20",
     value: "N",
     help: "failed authentications a source address may make in a row",
@@ -719,8 +719,8 @@ function authSettings(raw: RawSettings, problems: string[]): AuthSettings {
     auditLogPath: flag("audit-log-path"),
     metricsRequireAuth: bool("metrics-require-auth"),
     failureLimit: {
-      perSecond: checked("authentication-failures-per-second", count(0)),
-      burst: checked("authentication-failure-burst", count(1)),
+      perSecond: checked("auth-failure-rate", count(0)),
+      burst: checked("auth-failure-burst", count(1)),
     },
   };
   const authenticates = auth.tokenAuthFile !== "" || issuerUrl !== "" ||
