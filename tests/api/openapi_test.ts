@@ -732,7 +732,7 @@ Deno.test("the examples of refused callers are what the gateway answers", async 
   const dir = await Deno.makeTempDir({ prefix: "corral-openapi-access-" });
   await Deno.writeTextFile(
     `${dir}/tokens.csv`,
-    'alice-token,alice@example.com,1,"team-a"\n',
+    'alice-token-0123456789abcdef0123456789,alice@example.com,1,"team-a"\n',
   );
   await Deno.writeTextFile(
     `${dir}/policy.yaml`,
@@ -760,7 +760,9 @@ Deno.test("the examples of refused callers are what the gateway answers", async 
         body: body === undefined ? undefined : JSON.stringify(body),
       }),
     )).json();
-  const alice = { authorization: "Bearer alice-token" };
+  const alice = {
+    authorization: "Bearer alice-token-0123456789abcdef0123456789",
+  };
   try {
     const blue = "/apis/v1alpha2/namespaces/team-b/clusters/blue";
     assert.deepEqual(await send("GET", blue, {}), examples.noCredentials.value);

@@ -26,7 +26,7 @@ import {
   startMain,
 } from "../main_process.ts";
 
-const TOKEN = "console-token";
+const TOKEN = "console-token-0123456789abcdef012345";
 const USER = "alice@example.com";
 
 async function shot(page: Page, name: string): Promise<void> {

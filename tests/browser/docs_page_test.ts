@@ -37,7 +37,7 @@ import {
 } from "../main_process.ts";
 
 /** The one line of the token file: alice of team-a. */
-const TOKEN = "docs-token";
+const TOKEN = "docs-token-0123456789abcdef0123456789";
 const USER = "alice@example.com";
 const TOKEN_FILE = `${TOKEN},${USER},1,"team-a"\n`;
 
