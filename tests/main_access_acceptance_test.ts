@@ -105,6 +105,9 @@ Deno.test("acceptance: with a token file, an OIDC issuer and a policy for two te
   const main = await startMain({
     args: [
       ...EMBEDDED,
+      // Every failure here must be a 401 to be told apart; the limit on
+      // failures has its own tests (tests/api/auth/failure_limit_test.ts).
+      "--auth-failure-rate=0",
       "--token-auth-file",
       files.tokenFile,
       "--oidc-issuer-url",

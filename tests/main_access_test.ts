@@ -51,6 +51,9 @@ Deno.test("main.ts follows the token file and the policy file while it runs, wit
   const main = await startMain({
     args: [
       ...EMBEDDED,
+      // Every failure here must be a 401 to be told apart; the limit on
+      // failures has its own tests (tests/api/auth/failure_limit_test.ts).
+      "--auth-failure-rate=0",
       "--token-auth-file",
       files.tokenFile,
       "--authorization-policy-file",
