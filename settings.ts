@@ -398,15 +398,13 @@ const SPECS = {
     env: "CORRAL_OIDC_GROUPS_PREFIX",
     default: "",
     value: "PREFIX",
-    help:
-      "put before every OIDC group (e.g. oidc:), so that a token's groups cannot be those of the token file or the policy's other rules; none by default",
+    help: "put before every OIDC group (e.g. oidc:); none by default",
   },
   "auth-failure-rate": {
     env: "CORRAL_AUTH_FAILURE_RATE",
     default: "10",
     value: "N",
-    help:
-      "failed authentications a source address (IPv6: its /64) may make per second, after a burst of --auth-failure-burst; beyond it 429 code 8 with Retry-After (gRPC RESOURCE_EXHAUSTED); 0 for no limit",
+    help: "failed authentications per second per source address; 0: no limit",
   },
   "auth-failure-burst": {
     env: "CORRAL_AUTH_FAILURE_BURST",
