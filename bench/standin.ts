@@ -68,6 +68,7 @@ function cluster(namespace: string, name: string): Cluster {
     serviceAccount: "",
     imagePullSecret: "",
     environment: {},
+    environmentValuesFrom: {},
     annotations: {},
     labels: {},
   };

@@ -1,0 +1,372 @@
+/**
+ * The flags of Corral, in --help order: each one's environment variable,
+ * default and help text. settings.ts parses them; this is the table.
+ */
+import { LEVELS } from "./api/log.ts";
+import { DEFAULT_LIMITS } from "./domain/limits.ts";
+
+export type Mode = "kubernetes" | "embedded";
+export const MODES: readonly Mode[] = ["kubernetes", "embedded"];
+
+export interface Spec {
+  env: string;
+  /** A default per mode where dev mode differs. */
+  default: string | Record<Mode, string>;
+  help: string;
+  /** The value's name in --help. */
+  value: string;
+  multiple?: true;
+  /** A switch: `--flag` is `--flag=true`; its variable is true or false. */
+  boolean?: true;
+}
+
+/**
+ * The flags, in --help order. The shutdown delay follows the Kubernetes API
+ * server's --shutdown-delay-duration; its default in kubernetes mode covers
+ * deploy/'s readiness probe (periodSeconds 5 x failureThreshold 2): by then
+ * every endpoint controller and load balancer has stopped sending. A dev
+ * server has no load balancer to wait for.
+ */
+export const SPECS = {
+  "http-port": {
+    env: "CORRAL_HTTP_PORT",
+    default: "8888",
+    value: "PORT",
+    help: "HTTP/JSON port (0 picks a free one)",
+  },
+  "grpc-port": {
+    env: "CORRAL_GRPC_PORT",
+    default: "8887",
+    value: "PORT",
+    help: "gRPC port (0 picks a free one)",
+  },
+  host: {
+    env: "CORRAL_HOST",
+    default: "0.0.0.0",
+    value: "ADDRESS",
+    help: "address both listeners bind",
+  },
+  orchestrator: {
+    env: "CORRAL_ORCHESTRATOR",
+    default: "kubernetes",
+    value: "MODE",
+    help:
+      "kubernetes: the cluster of --kubeconfig or the in-cluster service account; embedded: a local Kubernetes API stand-in with a simulated operator",
+  },
+  kubeconfig: {
+    env: "KUBECONFIG",
+    default: "",
+    value: "FILE",
+    help:
+      "kubeconfig file (kubernetes mode); without one, the in-cluster service account",
+  },
+  "write-kubeconfig": {
+    env: "CORRAL_WRITE_KUBECONFIG",
+    default: "",
+    value: "FILE",
+    help:
+      "embedded mode: write a kubeconfig for the stand-in to this path, for kubectl and other clients",
+  },
+  "operator-delay": {
+    env: "CORRAL_OPERATOR_DELAY",
+    default: "2s",
+    value: "DURATION",
+    help:
+      "embedded mode: how long the simulated operator waits before a new cluster turns ready",
+  },
+  crd: {
+    env: "CORRAL_CRDS",
+    default: "",
+    value: "FILE",
+    multiple: true,
+    help:
+      "embedded mode: a CustomResourceDefinition file (YAML or JSON) to install into the stand-in, which then validates and prunes custom objects as a real API server; repeatable (env: comma-separated)",
+  },
+  "cluster-group": {
+    env: "CORRAL_CLUSTER_GROUP",
+    default: "ray.io",
+    value: "GROUP",
+    help: "API group of the cluster custom resource",
+  },
+  "cluster-version": {
+    env: "CORRAL_CLUSTER_VERSION",
+    default: "v1",
+    value: "VERSION",
+    help: "API version of the cluster custom resource",
+  },
+  "cluster-plural": {
+    env: "CORRAL_CLUSTER_PLURAL",
+    default: "rayclusters",
+    value: "PLURAL",
+    help: "plural resource name of the cluster custom resource",
+  },
+  namespaces: {
+    env: "CORRAL_NAMESPACES",
+    default: "",
+    value: "LIST",
+    help:
+      "comma-separated namespaces to serve, for a namespaced install (others get code 7); empty serves all",
+  },
+  "kuberay-json": {
+    env: "CORRAL_KUBERAY_JSON",
+    default: "false",
+    value: "BOOL",
+    boolean: true,
+    help:
+      "HTTP answers in the JSON KubeRay's API server writes (enums as numbers, unpopulated fields left out) and request fields the API does not know are dropped with a warning instead of refused",
+  },
+  "max-body-bytes": {
+    env: "CORRAL_MAX_BODY_BYTES",
+    default: "3Mi",
+    value: "SIZE",
+    help:
+      "largest request body (HTTP) or message (gRPC); larger ones are refused with code 8 (e.g. 3Mi, 512Ki)",
+  },
+  "max-replicas": {
+    env: "CORRAL_MAX_REPLICAS",
+    default: String(DEFAULT_LIMITS.maxReplicas),
+    value: "N",
+    help:
+      "most replicas, minReplicas and maxReplicas of one worker group; more is refused with code 3",
+  },
+  "max-worker-groups": {
+    env: "CORRAL_MAX_WORKER_GROUPS",
+    default: String(DEFAULT_LIMITS.maxWorkerGroups),
+    value: "N",
+    help: "most worker groups of one cluster; more is refused with code 3",
+  },
+  "max-template-cpu": {
+    env: "CORRAL_MAX_TEMPLATE_CPU",
+    default: String(DEFAULT_LIMITS.maxTemplateCpu),
+    value: "N",
+    help: "most CPU cores of a compute template; more is refused with code 3",
+  },
+  "max-template-memory": {
+    env: "CORRAL_MAX_TEMPLATE_MEMORY",
+    default: String(DEFAULT_LIMITS.maxTemplateMemory),
+    value: "GIB",
+    help:
+      "most memory of a compute template, in GiB; more is refused with code 3",
+  },
+  "max-template-gpu": {
+    env: "CORRAL_MAX_TEMPLATE_GPU",
+    default: String(DEFAULT_LIMITS.maxTemplateGpu),
+    value: "N",
+    help:
+      "most GPUs of a compute template (0 allows none); more is refused with code 3",
+  },
+  "max-map-entries": {
+    env: "CORRAL_MAX_MAP_ENTRIES",
+    default: String(DEFAULT_LIMITS.maxMapEntries),
+    value: "N",
+    help:
+      "most entries of each map field (envs, engineStartParams); more is refused with code 3",
+  },
+  "kube-timeout": {
+    env: "CORRAL_KUBE_TIMEOUT",
+    default: "10s",
+    value: "DURATION",
+    help:
+      "time limit of each Kubernetes API call; past it the request fails with code 4",
+  },
+  cache: {
+    env: "CORRAL_CACHE",
+    default: "on",
+    value: "on|off",
+    help:
+      "on: reads come from a watch-backed cache of the clusters, templates and events (list once, then watch); off: every read asks Kubernetes",
+  },
+  "cache-stale-after": {
+    env: "CORRAL_CACHE_STALE_AFTER",
+    default: "30s",
+    value: "DURATION",
+    help:
+      "a cache whose watch has been down this long is stale: not ready, and reads go to Kubernetes until it is back",
+  },
+  "watch-max-duration": {
+    env: "CORRAL_WATCH_MAX_DURATION",
+    default: "30m",
+    value: "DURATION",
+    help:
+      "the longest a watch stream lasts: each ends, cleanly and after a BOOKMARK to resume from, at a random time between half this and this, so that clients reconnect and are authorized again",
+  },
+  "header-timeout": {
+    env: "CORRAL_HEADER_TIMEOUT",
+    default: "10s",
+    value: "DURATION",
+    help: "an HTTP client must send a request's headers within this",
+  },
+  "idle-timeout": {
+    env: "CORRAL_IDLE_TIMEOUT",
+    default: "60s",
+    value: "DURATION",
+    help: "an HTTP connection without traffic for this long is closed",
+  },
+  "body-timeout": {
+    env: "CORRAL_BODY_TIMEOUT",
+    default: "30s",
+    value: "DURATION",
+    help:
+      "an HTTP request's body must arrive in full within this of its headers; past it: 408 code 4, connection closed",
+  },
+  "request-timeout": {
+    env: "CORRAL_REQUEST_TIMEOUT",
+    default: "60s",
+    value: "DURATION",
+    help:
+      "longest an HTTP request may take, from its headers to the end of its answer; past it: 504 code 4",
+  },
+  "max-inflight-body-bytes": {
+    env: "CORRAL_MAX_INFLIGHT_BODY_BYTES",
+    default: "64Mi",
+    value: "SIZE",
+    help:
+      "request bodies being received at once, in bytes (by Content-Length, or as chunks arrive); past it new bodies get 429 code 8 with Retry-After",
+  },
+  "shutdown-delay": {
+    env: "CORRAL_SHUTDOWN_DELAY",
+    default: { kubernetes: "10s", embedded: "0s" },
+    value: "DURATION",
+    help:
+      "on SIGTERM or SIGINT, how long to keep serving while reporting not ready, so load balancers stop sending before the listeners close",
+  },
+  "shutdown-grace": {
+    env: "CORRAL_SHUTDOWN_GRACE",
+    default: "20s",
+    value: "DURATION",
+    help:
+      "after the shutdown delay, how long requests in flight may take to finish",
+  },
+  "tls-cert-file": {
+    env: "CORRAL_TLS_CERT_FILE",
+    default: "",
+    value: "FILE",
+    help:
+      "PEM certificate (chain) for HTTPS and gRPC over TLS on both ports, with --tls-private-key-file; re-read when it changes. Without it both ports are plaintext",
+  },
+  "tls-private-key-file": {
+    env: "CORRAL_TLS_PRIVATE_KEY_FILE",
+    default: "",
+    value: "FILE",
+    help: "PEM private key of --tls-cert-file",
+  },
+  "client-ca-file": {
+    env: "CORRAL_CLIENT_CA_FILE",
+    default: "",
+    value: "FILE",
+    help:
+      "with TLS: PEM certificate authorities to verify client certificates against; a client may present one (a verified one identifies the caller), or none",
+  },
+  "token-auth-file": {
+    env: "CORRAL_TOKEN_AUTH_FILE",
+    default: "",
+    value: "FILE",
+    help:
+      'static bearer tokens in the Kubernetes API server\'s CSV format (token,user,uid,"group1,group2"); re-read when it changes',
+  },
+  "oidc-issuer-url": {
+    env: "CORRAL_OIDC_ISSUER_URL",
+    default: "",
+    value: "URL",
+    help:
+      "accept OIDC ID tokens of this issuer (https://), found by discovery; needs --oidc-client-id",
+  },
+  "oidc-client-id": {
+    env: "CORRAL_OIDC_CLIENT_ID",
+    default: "",
+    value: "ID",
+    help: "the audience an ID token must be issued for",
+  },
+  "oidc-ca-file": {
+    env: "CORRAL_OIDC_CA_FILE",
+    default: "",
+    value: "FILE",
+    help: "PEM certificate authorities trusted for the issuer's TLS",
+  },
+  "oidc-username-claim": {
+    env: "CORRAL_OIDC_USERNAME_CLAIM",
+    default: "sub",
+    value: "CLAIM",
+    help: "the ID token claim that is the username",
+  },
+  "oidc-groups-claim": {
+    env: "CORRAL_OIDC_GROUPS_CLAIM",
+    default: "groups",
+    value: "CLAIM",
+    help: "the ID token claim that lists the user's groups",
+  },
+  "oidc-username-prefix": {
+    env: "CORRAL_OIDC_USERNAME_PREFIX",
+    default: "",
+    value: "PREFIX",
+    help:
+      'put before every OIDC username (e.g. oidc:); by default the issuer URL and "#", unless the claim is email; "-" for none',
+  },
+  "oidc-groups-prefix": {
+    env: "CORRAL_OIDC_GROUPS_PREFIX",
+    default: "",
+    value: "PREFIX",
+    help: "put before every OIDC group (e.g. oidc:); none by default",
+  },
+  "auth-failure-rate": {
+    env: "CORRAL_AUTH_FAILURE_RATE",
+    default: "10",
+    value: "N",
+    help: "failed authentications per second per source address; 0: no limit",
+  },
+  "auth-failure-burst": {
+    env: "CORRAL_AUTH_FAILURE_BURST",
+    default: "20",
+    value: "N",
+    help: "failed authentications a source address may make in a row",
+  },
+  "authentication-token-review": {
+    env: "CORRAL_AUTHENTICATION_TOKEN_REVIEW",
+    default: "false",
+    value: "BOOL",
+    boolean: true,
+    help:
+      "ask the Kubernetes API server (TokenReview) about tokens no other authenticator knows: service-account tokens of in-cluster workloads",
+  },
+  "allow-anonymous": {
+    env: "CORRAL_ALLOW_ANONYMOUS",
+    default: "false",
+    value: "BOOL",
+    boolean: true,
+    help:
+      "serve requests without credentials as system:anonymous; embedded mode does so when no authenticator is configured",
+  },
+  "authorization-policy-file": {
+    env: "CORRAL_AUTHORIZATION_POLICY_FILE",
+    default: "",
+    value: "FILE",
+    help:
+      "YAML rules of who may do what where (deny unless a rule grants); re-read when it changes. Without it every authenticated caller may do everything",
+  },
+  "audit-log-path": {
+    env: "CORRAL_AUDIT_LOG_PATH",
+    default: "",
+    value: "FILE",
+    help:
+      "append the audit trail (one JSON line per mutating or denied request) to this file; standard error by default",
+  },
+  "metrics-require-auth": {
+    env: "CORRAL_METRICS_REQUIRE_AUTH",
+    default: "false",
+    value: "BOOL",
+    boolean: true,
+    help: "/metrics needs credentials, as the API does",
+  },
+  "log-level": {
+    env: "CORRAL_LOG_LEVEL",
+    default: "info",
+    value: "LEVEL",
+    help: LEVELS.join(", "),
+  },
+} as const satisfies Record<string, Spec>;
+
+export type Flag = keyof typeof SPECS;
+export const FLAGS = Object.keys(SPECS) as Flag[];
+
+/** The environment variables the settings are read from. */
+export const ENVIRONMENT: readonly string[] = FLAGS.map((f) => SPECS[f].env);
