@@ -16,6 +16,7 @@ import {
 } from "./identity.ts";
 import type { FailureLimitSettings } from "./failure_limit.ts";
 import { oidcAuthenticator } from "./oidc.ts";
+import { anyGrants } from "./admission.ts";
 import { allowAll, type Policy, policyFile, policyOf } from "./policy.ts";
 import { tokenFileAuthenticator } from "./token_file.ts";
 import {
@@ -194,7 +195,8 @@ export function allowEveryone(): Policy {
     resources: ["*"],
     verbs: ["*"],
     allowHostPath: true,
-  }]);
+    workload: anyGrants(),
+  }], { reserveNamespaces: false });
 }
 
 /**

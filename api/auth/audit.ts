@@ -5,6 +5,7 @@
  */
 import type { Logger } from "../../domain/log.ts";
 import type { AuthenticatorName } from "./identity.ts";
+import type { WorkloadSummary } from "./admission.ts";
 
 export interface AuditEntry {
   /** Corral's own id of the request. */
@@ -27,6 +28,8 @@ export interface AuditEntry {
   transport: "http" | "grpc";
   /** The client's address, "10.0.0.7:51234". */
   sourceAddress?: string;
+  /** What a create or update wrote: images, service accounts, volumes... */
+  workload?: WorkloadSummary;
 }
 
 export interface AuditLog {

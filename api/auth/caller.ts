@@ -3,16 +3,15 @@
  * questions a handler asks of the policy, each answered or refused with
  * PERMISSION_DENIED in the handler's own words (the action first).
  */
+import type { RayCluster } from "../../domain/resources.ts";
 import type { Identity } from "./identity.ts";
 import {
   admitWorkload,
   AuthorizationError,
-  type DenialReason,
   type Policy,
   type Resource,
   type Rule,
   type Verb,
-  type Workload,
 } from "./policy.ts";
 
 export interface Caller {
@@ -32,22 +31,23 @@ export interface Caller {
     resource: Resource,
     namespace: string,
   ): Rule[];
+  /** Whether the caller may; no refusal, no metrics (a filter's question). */
+  may(verb: Verb, resource: Resource, namespace: string): boolean;
   /** Where the caller may `verb` `resource`: "*" for every namespace. */
   namespaces(verb: Verb, resource: Resource): "*" | string[];
   /**
-   * Refuses a workload (images, HOST_PATH volumes) none of `rules` allows
-   * whole, naming the field at fault.
+   * Refuses the RayCluster about to be written unless one of `rules`
+   * allows all of its workload (admission.ts), naming the first field at
+   * fault: the request field it comes from, and the RayCluster's.
    */
   admit(
     action: string,
     rules: Rule[],
-    workload: Workload,
-    fieldOf: (denial: { reason: DenialReason; image?: string }) => string,
+    resource: RayCluster,
     /** The verb the workload is checked for; create by default. */
     verb?: Verb,
   ): void;
 }
-
 export interface CallerOptions {
   /** Told of every decision: "allowed" or the reason of a denial. */
   onDecision?: (verb: Verb, resource: Resource, decision: string) => void;
@@ -82,6 +82,9 @@ export function callerOf(
       }
       return decision.rules;
     },
+    may(verb, resource, namespace) {
+      return policy.authorize({ identity, verb, resource, namespace }).allowed;
+    },
     namespaces(verb, resource) {
       const namespaces = policy.namespacesFor(identity, verb, resource);
       decided(
@@ -91,20 +94,18 @@ export function callerOf(
       );
       return namespaces;
     },
-    admit(action, rules, workload, fieldOf, verb = "create") {
-      const decision = admitWorkload(rules, workload);
+    admit(action, rules, resource, verb = "create") {
+      const decision = admitWorkload(rules, resource);
       if (decision.allowed) return;
-      decided(verb, "clusters", decision.reason);
-      const field = fieldOf(decision);
-      const detail = decision.reason === "image"
-        ? `${who} may not use the image "${decision.image}"`
-        : decision.reason === "host-path"
-        ? `${who} may not mount HOST_PATH volumes`
+      const [first] = decision.refusals;
+      const reason = first?.reason ?? "no-rule";
+      decided(verb, "clusters", reason);
+      const detail = first
+        ? first.field
+          ? `${first.field}: ${who} may not ${first.what} (RayCluster ${first.path})`
+          : `${first.path}: ${who} may not ${first.what}`
         : `${who} may not ${verb} this`;
-      throw new AuthorizationError(
-        decision.reason,
-        `${action}: ${field}: ${detail}`,
-      );
+      throw new AuthorizationError(reason, `${action}: ${detail}`);
     },
   };
 }

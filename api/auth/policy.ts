@@ -41,6 +41,18 @@ import type { Logger } from "../../domain/log.ts";
 import { AUTHENTICATED_GROUP } from "./identity.ts";
 import type { Identity } from "./identity.ts";
 import { watchFile } from "./watched_file.ts";
+import {
+  anyGrants,
+  defaultGrants,
+  matchesAny,
+  type Refusal,
+  type TolerationGrant,
+  type WorkloadGrants,
+  workloadRefusals,
+} from "./admission.ts";
+import type { RayCluster } from "../../domain/resources.ts";
+
+export { globMatches } from "./admission.ts";
 
 /** The verbs of the API; new ones are added here. */
 export const VERBS = [
@@ -50,6 +62,9 @@ export const VERBS = [
   "create",
   "update",
   "delete",
+  // Not an RPC's verb: with `owners: only`, updating and deleting the
+  // clusters of others. Only a rule that names it grants it ("*" does not).
+  "admin",
 ] as const;
 export type Verb = typeof VERBS[number];
 
@@ -68,6 +83,16 @@ export interface Rule {
   allowHostPath: boolean;
   /** Image patterns; undefined allows any image. */
   images?: string[];
+  /**
+   * What the pods may carry beyond the safe defaults (admission.ts); a key
+   * absent keeps its default. Absent when the rule says nothing of it.
+   */
+  workload?: Partial<WorkloadGrants>;
+  /**
+   * "only": of the clusters this rule grants, a caller may update or
+   * delete only those it owns, unless a rule grants it `admin` there.
+   */
+  owners?: "only";
 }
 
 export interface AuthorizationRequest {
@@ -79,7 +104,12 @@ export interface AuthorizationRequest {
 }
 
 /** Short words for why a request was denied: a metrics and audit label. */
-export type DenialReason = "no-rule" | "host-path" | "image";
+export type DenialReason =
+  | "no-rule"
+  | "host-path"
+  | "image"
+  | "workload"
+  | "owner";
 
 export interface Decision {
   allowed: boolean;
@@ -116,20 +146,70 @@ function covers(list: string[], value: string): boolean {
   return list.includes("*") || list.includes(value);
 }
 
-function grants(rule: Rule, request: AuthorizationRequest): boolean {
+/** "*" covers every verb but `admin`, which a rule must name. */
+function coversVerb(list: string[], verb: Verb): boolean {
+  return verb === "admin" ? list.includes(verb) : covers(list, verb);
+}
+
+/**
+ * Whether a namespace is reserved: `kube-*` and Corral's own. "*" does not
+ * cover them; only a rule that names one grants it. Corral's service
+ * account may write what it runs there, and the control plane runs in
+ * kube-system: a cluster there runs with their service accounts.
+ */
+export function reservedNamespace(
+  namespace: string,
+  ownNamespace = "",
+): boolean {
+  return namespace.startsWith("kube-") ||
+    (ownNamespace !== "" && namespace === ownNamespace);
+}
+
+function coversNamespace(
+  list: string[],
+  namespace: string,
+  reserved: (namespace: string) => boolean,
+): boolean {
+  return list.includes(namespace) ||
+    (list.includes("*") && !reserved(namespace));
+}
+
+function grants(
+  rule: Rule,
+  request: AuthorizationRequest,
+  reserved: (namespace: string) => boolean,
+): boolean {
   return ruleApplies(rule, request.identity) &&
-    covers(rule.verbs, request.verb) &&
+    coversVerb(rule.verbs, request.verb) &&
     covers(rule.resources, request.resource) &&
     (request.namespace === undefined
       ? rule.namespaces.includes("*")
-      : covers(rule.namespaces, request.namespace));
+      : coversNamespace(rule.namespaces, request.namespace, reserved));
 }
 
-/** The decision of a fixed list of rules. */
-export function policyOf(rules: Rule[]): Policy {
+export interface PolicyOptions {
+  /** Corral's own namespace, reserved as kube-* are; "" when none. */
+  ownNamespace?: string;
+  /**
+   * False: "*" covers reserved namespaces too. Only for the policies
+   * without a policy file, under which every caller may do everything.
+   */
+  reserveNamespaces?: boolean;
+}
+
+/**
+ * The decision of a fixed list of rules. A "*" of namespacesFor() means
+ * every namespace but the reserved ones the caller is not granted by name:
+ * a call across namespaces hides those (authorize.ts).
+ */
+export function policyOf(rules: Rule[], options: PolicyOptions = {}): Policy {
+  const own = options.ownNamespace ?? "";
+  const reserve = options.reserveNamespaces ?? true;
+  const reserved = (namespace: string) =>
+    reserve && reservedNamespace(namespace, own);
   return {
     authorize(request) {
-      const granting = rules.filter((rule) => grants(rule, request));
+      const granting = rules.filter((rule) => grants(rule, request, reserved));
       return granting.length > 0
         ? { allowed: true, rules: granting }
         : { allowed: false, rules: [], reason: "no-rule" };
@@ -138,7 +218,7 @@ export function policyOf(rules: Rule[]): Policy {
       const namespaces = new Set<string>();
       for (const rule of rules) {
         if (
-          !ruleApplies(rule, identity) || !covers(rule.verbs, verb) ||
+          !ruleApplies(rule, identity) || !coversVerb(rule.verbs, verb) ||
           !covers(rule.resources, resource)
         ) continue;
         if (rule.namespaces.includes("*")) return "*";
@@ -155,7 +235,7 @@ export function policyOf(rules: Rule[]): Policy {
  * everything, host paths and any image included. Anonymous callers (not in
  * system:authenticated) may do nothing.
  */
-export function allowAll(): Policy {
+export function allowAll(options: PolicyOptions = {}): Policy {
   return policyOf([{
     users: [],
     groups: [AUTHENTICATED_GROUP],
@@ -163,83 +243,55 @@ export function allowAll(): Policy {
     resources: ["*"],
     verbs: ["*"],
     allowHostPath: true,
-  }]);
+    workload: anyGrants(),
+  }], { reserveNamespaces: false, ...options });
 }
 
 /** Whether any of the rules allows the image. */
 export function imageAllowed(rules: Rule[], image: string): boolean {
-  return rules.some((rule) => ruleAllowsImage(rule, image));
+  return rules.some((rule) =>
+    rule.images === undefined || matchesAny(rule.images, image)
+  );
 }
 
-/** Whether any of the rules allows HOST_PATH volumes. */
+/** Whether any of the rules allows every HOST_PATH volume. */
 export function hostPathAllowed(rules: Rule[]): boolean {
   return rules.some((rule) => rule.allowHostPath);
 }
 
-export interface Workload {
-  /** Every container image of the cluster. */
-  images: string[];
-  /** Whether it mounts a HOST_PATH volume. */
-  hostPath: boolean;
+/**
+ * What one rule lets pods carry: the safe defaults (admission.ts), with
+ * the rule's own allow-lists, its `images`, and `allowHostPath` (any host
+ * path) over them.
+ */
+export function grantsOf(rule: Rule): WorkloadGrants {
+  const grants: WorkloadGrants = { ...defaultGrants(), ...rule.workload };
+  if (rule.allowHostPath) grants.hostPaths = ["*"];
+  if (rule.images !== undefined) grants.images = rule.images;
+  else delete grants.images;
+  return grants;
 }
 
 export type WorkloadDecision =
   | { allowed: true; rule: Rule }
-  | { allowed: false; reason: DenialReason; image?: string };
+  | { allowed: false; refusals: Refusal[] };
 
 /**
- * Whether one of the granting rules allows the whole workload. When none
- * does, the reason is "host-path" if no rule allows host paths, else
- * "image" with the first image that no rule (allowing host paths, if they
- * are asked for) allows.
+ * Whether one of the granting rules allows the whole RayCluster. When none
+ * does, the refusals of the rule that comes closest (fewest refusals, the
+ * first of equals): what the caller would have to drop.
  */
 export function admitWorkload(
   rules: Rule[],
-  workload: Workload,
+  resource: RayCluster,
 ): WorkloadDecision {
-  const rule = rules.find((r) =>
-    (!workload.hostPath || r.allowHostPath) &&
-    workload.images.every((image) => ruleAllowsImage(r, image))
-  );
-  if (rule) return { allowed: true, rule };
-  if (rules.length === 0) return { allowed: false, reason: "no-rule" };
-  const candidates = workload.hostPath
-    ? rules.filter((r) => r.allowHostPath)
-    : rules;
-  if (candidates.length === 0) return { allowed: false, reason: "host-path" };
-  const image = workload.images.find((i) => !imageAllowed(candidates, i)) ??
-    // Each image is allowed by some rule, but no one rule allows them all.
-    workload.images.find((i) =>
-      !candidates.every((r) => ruleAllowsImage(r, i))
-    );
-  return { allowed: false, reason: "image", image };
-}
-
-function ruleAllowsImage(rule: Rule, image: string): boolean {
-  return rule.images === undefined ||
-    rule.images.some((pattern) => globMatches(pattern, image));
-}
-
-/** `*` is any run of characters; everything else is itself; whole string. */
-export function globMatches(pattern: string, value: string): boolean {
-  const parts = pattern.split("*");
-  if (parts.length === 1) return pattern === value;
-  const first = parts[0];
-  const last = parts[parts.length - 1];
-  if (
-    value.length < first.length + last.length || !value.startsWith(first) ||
-    !value.endsWith(last)
-  ) return false;
-  // Greedy left to right over the middle parts: the leftmost place of each
-  // part leaves the most room for the rest, so this finds a match if any.
-  let at = first.length;
-  const end = value.length - last.length;
-  for (const part of parts.slice(1, -1)) {
-    const found = value.indexOf(part, at);
-    if (found === -1 || found + part.length > end) return false;
-    at = found + part.length;
+  let closest: Refusal[] | undefined;
+  for (const rule of rules) {
+    const refusals = workloadRefusals(resource, grantsOf(rule));
+    if (refusals.length === 0) return { allowed: true, rule };
+    if (!closest || refusals.length < closest.length) closest = refusals;
   }
-  return true;
+  return { allowed: false, refusals: closest ?? [] };
 }
 
 /**
@@ -279,7 +331,7 @@ export function forbidden(
         reason,
         `Forbidden: ${who} may not use the image "${denial.image}" ${where}`,
       );
-    case "no-rule":
+    default:
       return new AuthorizationError(
         reason,
         `Forbidden: ${who} may not ${verb} ${resource} ${where}`,
@@ -290,7 +342,20 @@ export function forbidden(
 // ---------------------------------------------------------------------------
 // Reading
 
-const RULE_KEYS = new Set([
+/** The workload allow-lists that are lists of patterns, as in the file. */
+const WORKLOAD_LISTS = [
+  "serviceAccounts",
+  "imagePullSecrets",
+  "nodeSelectors",
+  "serviceTypes",
+  "annotations",
+  "labels",
+  "secrets",
+  "podFields",
+  "containerFields",
+] as const;
+
+const RULE_KEYS = new Set<string>([
   "users",
   "groups",
   "namespaces",
@@ -298,6 +363,11 @@ const RULE_KEYS = new Set([
   "verbs",
   "allowHostPath",
   "images",
+  "owners",
+  ...WORKLOAD_LISTS,
+  "tolerations",
+  "volumes",
+  "startParams",
 ]);
 
 /** A DNS-1123 label, as Kubernetes namespace names are. */
@@ -423,6 +493,10 @@ export function validatePolicy(document: unknown): Rule[] {
     const images = raw.images === undefined
       ? undefined
       : list("images", (p) => p === "" ? "must not be empty" : undefined);
+    const workload = workloadOf(raw, at, problem);
+    if (raw.owners !== undefined && raw.owners !== "only") {
+      problem(`${at}.owners`, 'must be "only" (or absent: any member)');
+    }
     rules.push({
       users,
       groups,
@@ -431,10 +505,121 @@ export function validatePolicy(document: unknown): Rule[] {
       verbs,
       allowHostPath: allowHostPath === true,
       ...(images ? { images } : {}),
+      ...(workload ? { workload } : {}),
+      ...(raw.owners === "only" ? { owners: "only" as const } : {}),
     });
   }
   if (violations.length > 0) throw new PolicyError(violations);
   return rules;
+}
+
+type Problem = (field: string, description: string) => void;
+
+/** A list of non-empty strings at `at`, or undefined (with a problem). */
+function patterns(
+  value: unknown,
+  at: string,
+  problem: Problem,
+): string[] | undefined {
+  if (
+    !Array.isArray(value) ||
+    value.some((item) => typeof item !== "string" || item === "")
+  ) {
+    problem(at, "must be a list of non-empty strings");
+    return undefined;
+  }
+  return value as string[];
+}
+
+/**
+ * A rule's workload allow-lists (admission.ts), undefined when it has
+ * none: each list of patterns, `tolerations` as [{key, effects}],
+ * `volumes` as {hostPaths, persistentVolumeClaims}, `startParams` as a
+ * mapping of a parameter to its value patterns.
+ */
+function workloadOf(
+  raw: Record<string, unknown>,
+  at: string,
+  problem: Problem,
+): Partial<WorkloadGrants> | undefined {
+  const grants: Partial<WorkloadGrants> = {};
+  for (const key of WORKLOAD_LISTS) {
+    if (raw[key] === undefined) continue;
+    const list = patterns(raw[key], `${at}.${key}`, problem);
+    if (list) grants[key] = list;
+  }
+  if (raw.tolerations !== undefined) {
+    grants.tolerations = tolerationGrants(raw.tolerations, at, problem);
+  }
+  if (raw.volumes !== undefined) {
+    const volumes = raw.volumes;
+    if (!isObject(volumes)) {
+      problem(`${at}.volumes`, "must be a mapping");
+    } else {
+      for (const key of Object.keys(volumes)) {
+        if (key !== "hostPaths" && key !== "persistentVolumeClaims") {
+          problem(`${at}.volumes.${key}`, "unknown key");
+        }
+      }
+      const hostPaths = volumes.hostPaths === undefined
+        ? undefined
+        : patterns(volumes.hostPaths, `${at}.volumes.hostPaths`, problem);
+      const claims = volumes.persistentVolumeClaims === undefined
+        ? undefined
+        : patterns(
+          volumes.persistentVolumeClaims,
+          `${at}.volumes.persistentVolumeClaims`,
+          problem,
+        );
+      if (hostPaths) grants.hostPaths = hostPaths;
+      if (claims) grants.claims = claims;
+    }
+  }
+  if (raw.startParams !== undefined) {
+    const params = raw.startParams;
+    if (!isObject(params)) {
+      problem(
+        `${at}.startParams`,
+        "must be a mapping of a parameter to value patterns",
+      );
+    } else {
+      grants.startParams = {};
+      for (const [key, value] of Object.entries(params)) {
+        const list = patterns(value, `${at}.startParams.${key}`, problem);
+        if (list) grants.startParams[key] = list;
+      }
+    }
+  }
+  return Object.keys(grants).length > 0 ? grants : undefined;
+}
+
+function tolerationGrants(
+  value: unknown,
+  at: string,
+  problem: Problem,
+): TolerationGrant[] {
+  if (!Array.isArray(value)) {
+    problem(`${at}.tolerations`, "must be a list of {key, effects}");
+    return [];
+  }
+  const grants: TolerationGrant[] = [];
+  value.forEach((item: unknown, i: number) => {
+    const where = `${at}.tolerations[${i}]`;
+    if (!isObject(item) || typeof item.key !== "string" || item.key === "") {
+      problem(where, "must be a mapping with a non-empty key");
+      return;
+    }
+    for (const key of Object.keys(item)) {
+      if (key !== "key" && key !== "effects") {
+        problem(`${where}.${key}`, "unknown key");
+      }
+    }
+    const effects = item.effects === undefined
+      ? undefined
+      : patterns(item.effects, `${where}.effects`, problem);
+    grants.push({ key: item.key, ...(effects ? { effects } : {}) });
+  });
+  return grants;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -449,6 +634,8 @@ export interface PolicyFileOptions {
   intervalMs?: number;
   /** Told after a new policy was taken (open streams are checked again). */
   onReload?: () => void;
+  /** Corral's own namespace, reserved (policyOf). */
+  ownNamespace?: string;
 }
 
 export interface PolicyFile extends Policy {
@@ -470,7 +657,8 @@ export async function policyFile(
     kind: "authorization policy file",
     intervalMs: options.intervalMs,
     log,
-    parse: (text) => policyOf(parsePolicy(text)),
+    parse: (text) =>
+      policyOf(parsePolicy(text), { ownNamespace: options.ownNamespace }),
     onReload: (policy) => {
       log.info("Loaded authorization policy", {
         path: options.path,

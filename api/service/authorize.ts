@@ -82,10 +82,16 @@ export function authorize(
     rule.namespace === "all" ||
     (rule.namespace === "request-or-all" && namespace === "")
   ) {
-    return {
-      kind: "namespaces",
-      namespaces: acrossNamespaces(rule, caller, action, served),
-    };
+    const namespaces = acrossNamespaces(rule, caller, action, served);
+    return namespaces === undefined
+      ? {
+        kind: "namespaces",
+        namespaces,
+        // "*" covers no reserved namespace (kube-*, Corral's own): one the
+        // caller is not granted by name is left out of the answer.
+        hidden: (namespace) => !caller.may(rule.verb, rule.resource, namespace),
+      }
+      : { kind: "namespaces", namespaces };
   }
   checkServed(served, namespace, action);
   // An empty namespace can be authorized nowhere: validation says it is

@@ -9,6 +9,7 @@ import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
 import { asServiceError, describeCause } from "../errors.ts";
 import type { AuditEntry } from "../auth/audit.ts";
+import type { WorkloadSummary } from "../auth/admission.ts";
 import { AuthenticationError, type Identity } from "../auth/identity.ts";
 import { AuthorizationError } from "../auth/policy.ts";
 import { nameOf, namespaceOf } from "./authorize.ts";
@@ -28,6 +29,7 @@ export function auditEntry(
   identity: Identity | undefined,
   request: Message | undefined,
   error: ServiceError | undefined,
+  workload?: WorkloadSummary,
 ): AuditEntry | undefined {
   const denied = error instanceof AuthenticationError ||
     error instanceof AuthorizationError;
@@ -48,6 +50,7 @@ export function auditEntry(
     ...(denied ? { reason: error.reason } : {}),
     transport: call.transport,
     sourceAddress: call.peer?.address,
+    ...(workload ? { workload } : {}),
   };
 }
 

@@ -8,7 +8,6 @@ import { Code, invalidArgument, ServiceError } from "../../domain/errors.ts";
 import {
   clusterFromResource,
   clusterToResource,
-  clusterWorkload,
   computeTemplateFromConfigMap,
   referencedTemplates,
 } from "../../domain/conversions.ts";
@@ -20,7 +19,7 @@ import {
 } from "../../domain/cluster_update.ts";
 import { pageCursor } from "../../domain/pagination.ts";
 import type { CallOptions } from "../../domain/ports.ts";
-import type { RayCluster } from "../../domain/resources.ts";
+import { ANNOTATION, LABEL, type RayCluster } from "../../domain/resources.ts";
 import type {
   Cluster,
   ComputeTemplate,
@@ -37,7 +36,8 @@ import {
   missingTemplatesError,
   validateCreateCluster,
 } from "../../domain/validation.ts";
-import { AuthorizationError, type Rule } from "../auth/policy.ts";
+import { AuthorizationError } from "../auth/policy.ts";
+import { summarizeWorkload } from "../auth/admission.ts";
 import { clusterListAnswer, type Service } from "./service.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 
@@ -51,7 +51,7 @@ export class ClusterHandlers {
 
   async createCluster(
     request: CreateClusterRequest,
-    { log, kube, caller, scope, action }: NamespaceCall,
+    { log, kube, caller, scope, action, wrote }: NamespaceCall,
   ): Promise<Cluster> {
     // An authenticated caller's clusters are theirs: the user is filled in
     // when left empty, and may name no one else.
@@ -71,7 +71,6 @@ export class ClusterHandlers {
         `${action}: cluster.user: user "${identity.user}" may not create clusters for "${cluster.user}"`,
       );
     }
-    admitWorkload({ caller, action }, scope.rules, cluster, "create");
     const templates = await this.templatesOf(
       cluster,
       referencedTemplates(cluster),
@@ -82,6 +81,8 @@ export class ClusterHandlers {
       apiVersion: this.service.clusterApiVersion,
       now: this.service.now(),
     });
+    caller.admit(action, scope.rules, resource, "create");
+    wrote?.(summarizeWorkload(resource));
     const created = await this.service.orchestrator.createCluster(
       resource,
       kube,
@@ -116,7 +117,8 @@ export class ClusterHandlers {
     { kube, scope, action }: CallContext<NamespacesScope>,
   ): Promise<ListAllClustersResponse> {
     const cursor = pageCursor(request, "clusters", action);
-    const clusters = await this.clustersIn(scope.namespaces, kube);
+    const clusters = (await this.clustersIn(scope.namespaces, kube))
+      .filter((cluster) => !scope.hidden?.(cluster.namespace));
     return clusterListAnswer(cursor.page(clusters));
   }
 
@@ -139,6 +141,7 @@ export class ClusterHandlers {
     let templates: Map<string, ComputeTemplate> | undefined;
     for (let attempt = 1;; attempt++) {
       const resource = await this.currentCluster(call, name);
+      checkOwner(call, resource, "update");
       if (etag !== "" && etag !== resource.metadata.resourceVersion) {
         throw staleEtag(action, etag);
       }
@@ -165,8 +168,12 @@ export class ClusterHandlers {
 
   async deleteCluster(
     request: DeleteClusterRequest,
-    { log, kube, scope }: NamespaceCall,
+    call: NamespaceCall,
   ): Promise<Record<string, never>> {
+    const { log, kube, scope } = call;
+    if (ownersOnly(call)) {
+      checkOwner(call, await this.currentCluster(call, request.name), "delete");
+    }
     await this.service.orchestrator.deleteCluster(
       scope.namespace,
       request.name,
@@ -207,7 +214,7 @@ export class ClusterHandlers {
     request: UpdateClusterRequest,
     paths: string[],
     resource: RayCluster,
-    { kube, caller, scope, action }: NamespaceCall,
+    { kube, caller, scope, action, wrote }: NamespaceCall,
     templates: {
       get(): Map<string, ComputeTemplate> | undefined;
       set(found: Map<string, ComputeTemplate>): void;
@@ -224,29 +231,23 @@ export class ClusterHandlers {
     );
     if (problems.length > 0) throw invalidArgument(action, problems);
     const workers = paths.includes("cluster_spec.worker_group_spec");
-    if (workers) {
-      const groups = {
-        ...merged,
-        clusterSpec: {
-          workerGroupSpec: merged.clusterSpec?.workerGroupSpec ?? [],
-        },
-      };
-      admitWorkload({ caller, action }, scope.rules, groups, "update");
-      if (templates.get() === undefined) {
-        const wanted = (merged.clusterSpec?.workerGroupSpec ?? [])
-          .map((group) => group.computeTemplate);
-        templates.set(
-          await this.templatesOf(merged, wanted, kube, "update"),
-        );
-      }
+    if (workers && templates.get() === undefined) {
+      const wanted = (merged.clusterSpec?.workerGroupSpec ?? [])
+        .map((group) => group.computeTemplate);
+      templates.set(await this.templatesOf(merged, wanted, kube, "update"));
     }
-    return updatedResource(
+    const next = updatedResource(
       resource,
       current,
       merged,
       paths,
       templates.get() ?? new Map(),
     );
+    // The whole RayCluster as it will be, not only the fields the mask
+    // names: what the pods carry is decided on each write.
+    caller.admit(action, scope.rules, next, "update");
+    wrote?.(summarizeWorkload(next, paths));
+    return next;
   }
 
   /**
@@ -299,31 +300,41 @@ export class ClusterHandlers {
 }
 
 /**
- * The images and host paths a cluster asks for, against the rules that
- * let the caller act in its namespace; PERMISSION_DENIED naming the field
- * that asks for what is denied.
+ * Whether every rule that let the caller act here says `owners: only`: then
+ * only a cluster's owner, or a caller granted `admin`, changes it.
  */
-function admitWorkload(
-  { caller, action }: Pick<NamespaceCall, "caller" | "action">,
-  rules: Rule[],
-  cluster: Cluster,
-  verb: "create" | "update",
+function ownersOnly({ caller, scope }: NamespaceCall): boolean {
+  return scope.rules.length > 0 &&
+    scope.rules.every((rule) => rule.owners === "only") &&
+    !caller.may("admin", "clusters", scope.namespace);
+}
+
+/**
+ * PERMISSION_DENIED when the rules say `owners: only` and the caller is
+ * not the owner of `resource` (the identity recorded when it was created:
+ * the ray.io/user annotation, or the label when the name fits in one).
+ */
+function checkOwner(
+  call: NamespaceCall,
+  resource: RayCluster,
+  verb: "update" | "delete",
 ): void {
-  const workload = clusterWorkload(cluster);
-  caller.admit(
-    action,
-    rules,
-    {
-      images: workload.images.map((i) => i.image),
-      hostPath: workload.hostPaths.length > 0,
-    },
-    (denial) =>
-      denial.reason === "host-path"
-        ? workload.hostPaths[0]
-        : workload.images.find((i) => i.image === denial.image)?.field ??
-          "cluster",
-    verb,
+  if (!ownersOnly(call)) return;
+  const owner = clusterOwner(resource);
+  const user = call.caller.identity.user;
+  if (owner === user) return;
+  throw new AuthorizationError(
+    "owner",
+    `${call.action}: user "${user}" may not ${verb} a cluster of ${
+      owner === "" ? "no recorded owner" : `"${owner}"`
+    }: only its owner or a caller granted "admin" may`,
   );
+}
+
+/** Who created the cluster, as recorded then; "" when nothing says. */
+function clusterOwner(resource: RayCluster): string {
+  const { annotations, labels } = resource.metadata;
+  return annotations?.[ANNOTATION.user] ?? labels?.[LABEL.user] ?? "";
 }
 
 function staleEtag(action: string, etag: string): ServiceError {

@@ -82,9 +82,9 @@ export class ComputeTemplateHandlers {
     { kube, scope, action }: CallContext<NamespacesScope>,
   ): Promise<ListAllComputeTemplatesResponse> {
     const cursor = pageCursor(request, "computetemplates", action);
-    const { items, nextPageToken } = cursor.page(
-      await this.templatesIn(scope.namespaces, kube),
-    );
+    const templates = (await this.templatesIn(scope.namespaces, kube))
+      .filter((template) => !scope.hidden?.(template.namespace));
+    const { items, nextPageToken } = cursor.page(templates);
     return { computeTemplates: items, nextPageToken };
   }
 

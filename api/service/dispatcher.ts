@@ -25,6 +25,7 @@ import { callerOf } from "../auth/caller.ts";
 import { AuthenticationError, type Identity } from "../auth/identity.ts";
 import { AuthorizationError } from "../auth/policy.ts";
 import { actionOf, authorize } from "./authorize.ts";
+import type { WorkloadSummary } from "../auth/admission.ts";
 import { auditEntry, endingWith, logCall } from "./call_log.ts";
 import {
   authorizeAgain,
@@ -95,6 +96,8 @@ interface Progress {
   /** The policy's last word on the call, counted once it has ended. */
   decision?: Decision;
   kubernetesCalls: number;
+  /** What a create or update wrote, for its audit record. */
+  workload?: WorkloadSummary;
 }
 
 /**
@@ -229,6 +232,7 @@ export class RpcDispatcher implements Dispatcher {
       caller,
       scope,
       action,
+      wrote: (workload) => progress.workload = workload,
     });
     if (!declaration.streaming) return answer;
     return this.#guarded(
@@ -370,6 +374,7 @@ export class RpcDispatcher implements Dispatcher {
       progress.identity,
       progress.request,
       error,
+      progress.workload,
     );
     if (entry) this.#access.audit.record(entry);
   }

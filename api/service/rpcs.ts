@@ -20,6 +20,7 @@ import type { Logger } from "../../domain/log.ts";
 import type { Message } from "../../domain/codec.ts";
 import type { Caller } from "../auth/caller.ts";
 import type { Resource, Rule, Verb } from "../auth/policy.ts";
+import type { WorkloadSummary } from "../auth/admission.ts";
 import { type ApiSchema, methodKey } from "../schema.ts";
 
 /** "proto.ClusterService/CreateCluster" */
@@ -134,6 +135,11 @@ export interface NamespaceScope {
 export interface NamespacesScope {
   kind: "namespaces";
   namespaces: readonly string[] | undefined;
+  /**
+   * With `namespaces` undefined: whether a namespace is left out (a
+   * reserved one the caller's "*" does not cover); absent hides none.
+   */
+  hidden?: (namespace: string) => boolean;
 }
 
 export type Scope = NamespaceScope | NamespacesScope;
@@ -156,6 +162,11 @@ export interface CallContext<S extends Scope = Scope> {
   scope: S;
   /** `Cannot get cluster "team-a/blue"`: the start of every error message. */
   action: string;
+  /**
+   * Tells the audit trail what workload the call writes (a create's or an
+   * update's RayCluster, summarized); absent where nothing audits.
+   */
+  wrote?: (workload: WorkloadSummary) => void;
 }
 
 /** A method's answer: its response, or for a streaming method a stream of them. */

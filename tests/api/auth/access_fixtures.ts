@@ -67,7 +67,8 @@ export const POLICY = `rules:
     resources: ["*"]
     verbs: ["get", "list"]
   - groups: ["admins"]
-    namespaces: ["*"]
+    # "*" covers no kube-* namespace: a rule names one to grant it.
+    namespaces: ["*", "kube-system"]
     resources: ["*"]
     verbs: ["*"]
     allowHostPath: true

@@ -175,7 +175,7 @@ const WORKLOAD_CASES: CreateCase[] = [
       code: 7,
       message: refused(
         "hp-worker",
-        'cluster.clusterSpec.workerGroupSpec[0].volumes[0].volumeType: user "alice" may not mount HOST_PATH volumes',
+        'cluster.clusterSpec.workerGroupSpec[0].volumes[0].volumeType: user "alice" may not mount HOST_PATH volumes (RayCluster spec.workerGroupSpecs[0].template.spec.volumes[0].hostPath)',
       ),
     },
   },
@@ -187,7 +187,7 @@ const WORKLOAD_CASES: CreateCase[] = [
       code: 7,
       message: refused(
         "hp-head",
-        'cluster.clusterSpec.headGroupSpec.volumes[0].volumeType: user "alice" may not mount HOST_PATH volumes',
+        'cluster.clusterSpec.headGroupSpec.volumes[0].volumeType: user "alice" may not mount HOST_PATH volumes (RayCluster spec.headGroupSpec.template.spec.volumes[0].hostPath)',
       ),
     },
   },
@@ -208,7 +208,7 @@ const WORKLOAD_CASES: CreateCase[] = [
       code: 7,
       message: refused(
         "hp-ivy",
-        'cluster.clusterSpec.workerGroupSpec[0].volumes[0].volumeType: user "ivy" may not mount HOST_PATH volumes',
+        'cluster.clusterSpec.workerGroupSpec[0].volumes[0].volumeType: user "ivy" may not mount HOST_PATH volumes (RayCluster spec.workerGroupSpecs[0].template.spec.volumes[0].hostPath)',
       ),
     },
   },
@@ -220,7 +220,7 @@ const WORKLOAD_CASES: CreateCase[] = [
       code: 7,
       message: refused(
         "evil",
-        'cluster.clusterSpec.workerGroupSpec[0].image: user "ivy" may not use the image "evil/ray:1"',
+        'cluster.clusterSpec.workerGroupSpec[0].image: user "ivy" may not use the image "evil/ray:1" (RayCluster spec.workerGroupSpecs[0].template.spec.containers[0].image)',
       ),
     },
   },
@@ -232,7 +232,7 @@ const WORKLOAD_CASES: CreateCase[] = [
       code: 7,
       message: refused(
         "evil-head",
-        'cluster.clusterSpec.headGroupSpec.image: user "ivy" may not use the image "evil/ray:1"',
+        'cluster.clusterSpec.headGroupSpec.image: user "ivy" may not use the image "evil/ray:1" (RayCluster spec.headGroupSpec.template.spec.containers[0].image)',
       ),
     },
   },
@@ -253,7 +253,7 @@ const WORKLOAD_CASES: CreateCase[] = [
       code: 7,
       message: refused(
         "newer",
-        'cluster.version: user "vic" may not use the image "rayproject/ray:2.10.0"',
+        'cluster.version: user "vic" may not use the image "rayproject/ray:2.10.0" (RayCluster spec.headGroupSpec.template.spec.containers[0].image)',
       ),
     },
   },

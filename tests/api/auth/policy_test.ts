@@ -17,6 +17,7 @@ import {
 } from "../../../api/auth/policy.ts";
 import type { Resource, Rule, Verb } from "../../../api/auth/policy.ts";
 import { eventually, recordingLogger } from "./helpers.ts";
+import type { RayCluster } from "../../../domain/resources.ts";
 
 function person(user: string, ...groups: string[]): Identity {
   return {
@@ -291,8 +292,16 @@ Deno.test("authorize() denies unless a rule grants", async (t) => {
       person("carol", "admins"),
       "delete",
       "clusters",
-      "kube-system",
+      "ml-prod",
       [2],
+    ],
+    [
+      'admins\' "*" does not reach the reserved kube-system',
+      person("carol", "admins"),
+      "delete",
+      "clusters",
+      "kube-system",
+      [],
     ],
     [
       "admins across namespaces",
@@ -480,6 +489,36 @@ Deno.test("imageAllowed() and hostPathAllowed() ask whether any rule allows", ()
   assert.ok(!hostPathAllowed([]));
 });
 
+/** A RayCluster of one group per image, the first mounting a host path if asked. */
+function workload(
+  { images, hostPath }: { images: string[]; hostPath: boolean },
+): RayCluster {
+  const group = (image: string, i: number) => ({
+    groupName: `g${i}`,
+    rayStartParams: {},
+    template: {
+      spec: {
+        containers: [{ name: "ray-worker", image }],
+        ...(hostPath && i === 0
+          ? { volumes: [{ name: "v", hostPath: { path: "/var/log" } }] }
+          : {}),
+      },
+    },
+  });
+  return {
+    apiVersion: "ray.io/v1",
+    kind: "RayCluster",
+    metadata: { name: "c", namespace: "ns" },
+    spec: {
+      headGroupSpec: {
+        rayStartParams: {},
+        template: { spec: { containers: [] } },
+      },
+      workerGroupSpecs: images.length > 0 ? images.map(group) : [group("", 0)],
+    },
+  };
+}
+
 Deno.test("admitWorkload() needs one granting rule that allows the whole workload", async (t) => {
   const base: Rule = {
     users: ["a"],
@@ -492,65 +531,61 @@ Deno.test("admitWorkload() needs one granting rule that allows the whole workloa
   const hostRay: Rule = {
     ...base,
     allowHostPath: true,
-    images: ["rayproject/ray:*"],
+    images: ["rayproject/ray:*", ""],
   };
   const anyImage: Rule = { ...base };
-  const cases: [
-    string,
-    Rule[],
-    { images: string[]; hostPath: boolean },
-    unknown,
-  ][] = [
+  type Want = { rule: Rule } | { reason: string; what: string };
+  const cases: [string, Rule[], Parameters<typeof workload>[0], Want][] = [
     ["host path and ray image: the host-path rule", [hostRay, anyImage], {
       images: ["rayproject/ray:2.9.0"],
       hostPath: true,
-    }, {
-      allowed: true,
-      rule: hostRay,
-    }],
+    }, { rule: hostRay }],
     ["any image without host path: the other rule", [hostRay, anyImage], {
       images: ["evil/miner:1"],
       hostPath: false,
-    }, {
-      allowed: true,
-      rule: anyImage,
-    }],
+    }, { rule: anyImage }],
     ["host path with another image: no one rule allows both", [
       hostRay,
       anyImage,
     ], {
       images: ["rayproject/ray:2.9.0", "evil/miner:1"],
       hostPath: true,
-    }, { allowed: false, reason: "image", image: "evil/miner:1" }],
+    }, { reason: "image", what: 'use the image "evil/miner:1"' }],
     ["host path where no rule allows it", [anyImage], {
       images: [],
       hostPath: true,
-    }, { allowed: false, reason: "host-path" }],
+    }, { reason: "host-path", what: "mount HOST_PATH volumes" }],
     ["an image no rule allows", [hostRay], {
       images: ["rayproject/ray:1", "evil/miner:1"],
       hostPath: false,
-    }, {
-      allowed: false,
-      reason: "image",
-      image: "evil/miner:1",
-    }],
+    }, { reason: "image", what: 'use the image "evil/miner:1"' }],
     [
       "images each allowed by a different rule",
       [{ ...base, images: ["a/*"] }, { ...base, images: ["b/*"] }],
       { images: ["a/x:1", "b/y:1"], hostPath: false },
-      { allowed: false, reason: "image", image: "a/x:1" },
+      { reason: "image", what: 'use the image "b/y:1"' },
     ],
-    ["no rules", [], { images: [], hostPath: false }, {
-      allowed: false,
-      reason: "no-rule",
-    }],
   ];
-  for (const [name, rules, workload, want] of cases) {
-    await t.step(
-      name,
-      () => assert.deepEqual(admitWorkload(rules, workload), want),
-    );
+  for (const [name, rules, asked, want] of cases) {
+    await t.step(name, () => {
+      const got = admitWorkload(rules, workload(asked));
+      if ("rule" in want) {
+        assert.deepEqual(got, { allowed: true, rule: want.rule });
+      } else {
+        assert.equal(got.allowed, false);
+        const [first] = got.allowed ? [] : got.refusals;
+        assert.deepEqual(
+          { reason: first?.reason, what: first?.what },
+          want,
+        );
+      }
+    });
   }
+  await t.step("no rules: refused with nothing to say", () =>
+    assert.deepEqual(
+      admitWorkload([], workload({ images: [], hostPath: false })),
+      { allowed: false, refusals: [] },
+    ));
 });
 
 Deno.test("policyFile() fails start-up on a policy that does not validate", async () => {
