@@ -93,7 +93,12 @@ export function anyGrants(): WorkloadGrants {
 
 type Decision = "decided" | "refused";
 
-/** The fields of a head or worker group (not its template). */
+/**
+ * Every field of the CRD's head and worker groups (not their templates).
+ * numOfHosts and priority are decided as allowed only at the values the
+ * CRD defaults them to (the API server writes those into every group);
+ * scaleStrategy only names workers the autoscaler removes.
+ */
 export const GROUP_FIELDS: Record<string, Decision> = {
   groupName: "decided",
   replicas: "decided",
@@ -102,7 +107,20 @@ export const GROUP_FIELDS: Record<string, Decision> = {
   rayStartParams: "decided",
   serviceType: "decided",
   template: "decided",
+  numOfHosts: "decided",
+  priority: "decided",
+  scaleStrategy: "decided",
+  enableIngress: "refused",
+  headService: "refused",
+  idleTimeoutSeconds: "refused",
+  ingressOptions: "refused",
+  labels: "refused",
+  resources: "refused",
+  suspend: "refused",
 };
+
+/** The group fields allowed at their CRD default only. */
+const GROUP_DEFAULTS: Record<string, unknown> = { numOfHosts: 1, priority: 0 };
 
 export const POD_METADATA_FIELDS: Record<string, Decision> = {
   annotations: "decided",
@@ -328,10 +346,11 @@ class Walk {
     this.requestGroup = which === "head"
       ? "cluster.clusterSpec.headGroupSpec"
       : `cluster.clusterSpec.workerGroupSpec[${which}]`;
-    for (const key of Object.keys(group)) {
-      if (GROUP_FIELDS[key] !== "decided") {
-        this.refuse(`${path}.${key}`, undefined, `set the field "${key}"`);
-      }
+    for (const [key, value] of Object.entries(group)) {
+      const decided = GROUP_FIELDS[key] === "decided" &&
+        (!(key in GROUP_DEFAULTS) || value === GROUP_DEFAULTS[key]);
+      if (decided || matchesAny(this.grants.podFields, key)) continue;
+      this.refuse(`${path}.${key}`, undefined, `set the field "${key}"`);
     }
     const serviceType = text(group.serviceType);
     if (
