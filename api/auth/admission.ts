@@ -204,6 +204,8 @@ export const CONTAINER_FIELDS: Record<string, Decision> = {
   tty: "refused",
   volumeDevices: "refused",
   workingDir: "refused",
+  // Of ephemeral containers only.
+  targetContainerName: "refused",
 };
 
 /** The RayCluster spec fields Corral writes; any other is refused. */
