@@ -1,0 +1,192 @@
+/**
+ * workloadRefusals() over RayClusters as Corral writes them: the decided
+ * fields against a rule's grants, each case a pod of one worker group.
+ */
+import assert from "node:assert/strict";
+import {
+  defaultGrants,
+  summarizeWorkload,
+  type WorkloadGrants,
+  workloadRefusals,
+} from "../../../api/auth/admission.ts";
+import type { RayCluster } from "../../../domain/resources.ts";
+
+/** A RayCluster whose one worker's pod spec and container get `pod`, `container`. */
+function cluster(
+  { pod = {}, container = {} }: {
+    pod?: Record<string, unknown>;
+    container?: Record<string, unknown>;
+  },
+): RayCluster {
+  return {
+    apiVersion: "ray.io/v1",
+    kind: "RayCluster",
+    metadata: { name: "c", namespace: "ns" },
+    spec: {
+      headGroupSpec: {
+        rayStartParams: {},
+        template: { spec: { containers: [] } },
+      },
+      workerGroupSpecs: [{
+        groupName: "workers",
+        rayStartParams: {},
+        template: {
+          spec: {
+            containers: [{
+              name: "ray-worker",
+              image: "rayproject/ray:2.9.0",
+              ...container,
+            }],
+            ...pod,
+          },
+        },
+      }],
+    },
+  };
+}
+
+const secretEnv = (name: string, kind = "secretKeyRef") => ({
+  env: [{ name: "TOKEN", valueFrom: { [kind]: { name, key: "token" } } }],
+});
+
+Deno.test("workloadRefusals() decides each field against the rule's grants", async (t) => {
+  const cases: [string, RayCluster, Partial<WorkloadGrants>, string[]][] = [
+    [
+      "a Secret key in env needs the secret granted",
+      cluster({ container: secretEnv("db") }),
+      {},
+      [
+        "spec.workerGroupSpecs[0].template.spec.containers[0].env[0].valueFrom.secretKeyRef",
+      ],
+    ],
+    ["a granted Secret is allowed", cluster({ container: secretEnv("db") }), {
+      secrets: ["db"],
+    }, []],
+    [
+      "a ConfigMap key is gated alike",
+      cluster({ container: secretEnv("settings", "configMapKeyRef") }),
+      { secrets: ["db"] },
+      ["spec.workerGroupSpecs[0].template.spec.containers[0].env[0].valueFrom.configMapKeyRef"],
+    ],
+    [
+      "envFrom a Secret is gated alike",
+      cluster({ container: { envFrom: [{ secretRef: { name: "all" } }] } }),
+      {},
+      ["spec.workerGroupSpecs[0].template.spec.containers[0].envFrom[0].secretRef"],
+    ],
+    [
+      "the pod's own IP (fieldRef) needs no grant",
+      cluster({
+        container: {
+          env: [{
+            name: "IP",
+            valueFrom: { fieldRef: { fieldPath: "status.podIP" } },
+          }],
+        },
+      }),
+      {},
+      [],
+    ],
+    [
+      'a toleration of every key (operator Exists, no key) needs key "*"',
+      cluster({ pod: { tolerations: [{ operator: "Exists" }] } }),
+      { tolerations: [{ key: "nvidia.com/*" }] },
+      ["spec.workerGroupSpecs[0].template.spec.tolerations[0]"],
+    ],
+    [
+      "a toleration of a granted key and effect",
+      cluster({
+        pod: {
+          tolerations: [{
+            key: "nvidia.com/gpu",
+            operator: "Exists",
+            effect: "NoSchedule",
+          }],
+        },
+      }),
+      { tolerations: [{ key: "nvidia.com/*", effects: ["NoSchedule"] }] },
+      [],
+    ],
+    [
+      "a toleration of a granted key but another effect",
+      cluster({
+        pod: { tolerations: [{ key: "nvidia.com/gpu", effect: "NoExecute" }] },
+      }),
+      { tolerations: [{ key: "nvidia.com/*", effects: ["NoSchedule"] }] },
+      ["spec.workerGroupSpecs[0].template.spec.tolerations[0]"],
+    ],
+    [
+      "a host path under a granted one",
+      cluster({
+        pod: { volumes: [{ name: "d", hostPath: { path: "/data/cache" } }] },
+      }),
+      { hostPaths: ["/data/*"] },
+      [],
+    ],
+    [
+      "a host path climbing out of a granted one",
+      cluster({
+        pod: { volumes: [{ name: "d", hostPath: { path: "/data/../etc" } }] },
+      }),
+      { hostPaths: ["/data/*"] },
+      ["spec.workerGroupSpecs[0].template.spec.volumes[0].hostPath"],
+    ],
+    [
+      "a volume of another kind",
+      cluster({
+        pod: { volumes: [{ name: "s", secret: { secretName: "x" } }] },
+      }),
+      {},
+      ["spec.workerGroupSpecs[0].template.spec.volumes[0]"],
+    ],
+    [
+      "the deprecated serviceAccount field is a service account too",
+      cluster({ pod: { serviceAccount: "corral" } }),
+      {},
+      ["spec.workerGroupSpecs[0].template.spec.serviceAccount"],
+    ],
+    [
+      "the namespace's default service account needs no grant",
+      cluster({ pod: { serviceAccountName: "default" } }),
+      {},
+      [],
+    ],
+    [
+      "a node selector",
+      cluster({ pod: { nodeSelector: { pool: "gpu" } } }),
+      { nodeSelectors: ["pool=cpu"] },
+      ['spec.workerGroupSpecs[0].template.spec.nodeSelector["pool"]'],
+    ],
+    [
+      "a host port",
+      cluster({ container: { ports: [{ containerPort: 80, hostPort: 80 }] } }),
+      {},
+      ["spec.workerGroupSpecs[0].template.spec.containers[0].ports[0].hostPort"],
+    ],
+  ];
+  for (const [name, resource, grants, want] of cases) {
+    await t.step(name, () => {
+      const got = workloadRefusals(resource, { ...defaultGrants(), ...grants });
+      assert.deepEqual(got.map((refusal) => refusal.path), want);
+    });
+  }
+});
+
+Deno.test("summarizeWorkload() lists images, service accounts, volumes and tolerations once each", () => {
+  const resource = cluster({
+    pod: {
+      serviceAccountName: "ray",
+      volumes: [{ name: "d", hostPath: { path: "/data" } }],
+      tolerations: [{ operator: "Exists" }],
+    },
+  });
+  resource.spec.headGroupSpec.serviceType = "NodePort";
+  assert.deepEqual(summarizeWorkload(resource, ["envs"]), {
+    images: ["rayproject/ray:2.9.0"],
+    serviceAccounts: ["ray"],
+    volumes: ["hostPath:/data"],
+    tolerations: ["*"],
+    serviceType: "NodePort",
+    mask: ["envs"],
+  });
+});
