@@ -76,7 +76,11 @@ async function run(
   const { kubeConfig, embedded } = await connectKubernetes(settings, log);
   if (embedded) closers.push(embedded);
 
-  const access = await createAccess(settings.auth, {
+  const access = await createAccess({
+    ...settings.auth,
+    ownNamespace: settings.auth.ownNamespace ||
+      await podNamespace(settings.orchestrator),
+  }, {
     log,
     tokenReview: tokenReviewClient(kubeConfig),
   });
@@ -253,3 +257,18 @@ async function importStandin() {
 }
 
 if (import.meta.main) await main();
+
+/**
+ * The namespace of the pod Corral runs in (its service account's), for
+ * --own-namespace's default; "" outside a pod and in embedded mode.
+ */
+async function podNamespace(mode: string): Promise<string> {
+  if (mode !== "kubernetes") return "";
+  try {
+    return (await Deno.readTextFile(
+      "/var/run/secrets/kubernetes.io/serviceaccount/namespace",
+    )).trim();
+  } catch {
+    return "";
+  }
+}

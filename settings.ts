@@ -360,6 +360,7 @@ function authSettings(raw: RawSettings, problems: string[]): AuthSettings {
     tokenReview: bool("authentication-token-review"),
     anonymous: bool("allow-anonymous"),
     policyFile: flag("authorization-policy-file"),
+    ownNamespace: flag("own-namespace"),
     auditLogPath: flag("audit-log-path"),
     metricsRequireAuth: bool("metrics-require-auth"),
     failureLimit: {

@@ -343,6 +343,13 @@ export const SPECS = {
     help:
       "YAML rules of who may do what where (deny unless a rule grants); re-read when it changes. Without it every authenticated caller may do everything",
   },
+  "own-namespace": {
+    env: "CORRAL_OWN_NAMESPACE",
+    default: "",
+    value: "NAME",
+    help:
+      "Corral's own namespace, which a policy rule's \"*\" does not cover (nor kube-*); empty: the in-cluster service account's namespace, when Corral runs in a pod",
+  },
   "audit-log-path": {
     env: "CORRAL_AUDIT_LOG_PATH",
     default: "",

@@ -45,6 +45,11 @@ export interface AuthSettings {
   anonymous: boolean;
   /** "" for none: every authenticated caller may do everything. */
   policyFile: string;
+  /**
+   * Corral's own namespace, reserved with kube-* ("*" of the policy file
+   * does not cover it); "" or absent for none.
+   */
+  ownNamespace?: string;
   /** "" for standard error. */
   auditLogPath: string;
   metricsRequireAuth: boolean;
@@ -138,6 +143,7 @@ export async function createAccess(
         log: options.log,
         intervalMs,
         onReload: changed,
+        ownNamespace: settings.ownNamespace,
       });
       closers.push(() => file.close());
       policy = file;
