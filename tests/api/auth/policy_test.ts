@@ -712,3 +712,71 @@ Deno.test("forbidden() says who may not do what, and why in one word", async (t)
     });
   }
 });
+
+Deno.test('policyOf() reserves kube-* and Corral\'s own namespace: "*" covers neither, naming one grants it', () => {
+  const rule = (namespaces: string[]): Rule => ({
+    users: ["a"],
+    groups: [],
+    namespaces,
+    resources: ["*"],
+    verbs: ["*"],
+    allowHostPath: false,
+  });
+  const policy = policyOf([rule(["*"])], { ownNamespace: "corral" });
+  const may = (p: typeof policy, namespace: string) =>
+    p.authorize({
+      identity: person("a"),
+      verb: "create",
+      resource: "clusters",
+      namespace,
+    }).allowed;
+  assert.equal(may(policy, "team-a"), true);
+  assert.equal(may(policy, "corral"), false);
+  assert.equal(may(policy, "kube-system"), false);
+  assert.equal(may(policy, "kube-public"), false);
+  const named = policyOf([rule(["*", "corral", "kube-system"])], {
+    ownNamespace: "corral",
+  });
+  assert.equal(may(named, "corral"), true);
+  assert.equal(may(named, "kube-system"), true);
+  assert.equal(may(named, "kube-public"), false);
+});
+
+Deno.test("parsePolicy() reads the workload allow-lists and owners, and refuses bad ones", () => {
+  const [rule] = parsePolicy(`rules:
+  - groups: [g]
+    namespaces: [a]
+    resources: ["*"]
+    verbs: ["*", admin]
+    owners: only
+    serviceAccounts: [ray]
+    tolerations: [{key: "nvidia.com/gpu", effects: [NoSchedule]}]
+    volumes: {hostPaths: ["/data/*"], persistentVolumeClaims: [datasets]}
+    startParams: {dashboard-host: ["0.0.0.0"]}
+    secrets: [db]
+`);
+  assert.equal(rule.owners, "only");
+  assert.deepEqual(rule.workload, {
+    serviceAccounts: ["ray"],
+    secrets: ["db"],
+    tolerations: [{ key: "nvidia.com/gpu", effects: ["NoSchedule"] }],
+    hostPaths: ["/data/*"],
+    claims: ["datasets"],
+    startParams: { "dashboard-host": ["0.0.0.0"] },
+  });
+  assert.throws(
+    () =>
+      parsePolicy(`rules:
+  - {groups: [g], namespaces: [a], resources: ["*"], verbs: ["*"], owners: me, serviceAccounts: [""], tolerations: [{effects: [x]}], volumes: {nfs: [x]}}
+`),
+    (error: PolicyError) => {
+      assert.deepEqual(error.violations.map((v) => v.field), [
+        "rules[0].serviceAccounts",
+        "rules[0].tolerations[0]",
+        "rules[0].volumes.nfs",
+        "rules[0].owners",
+      ]);
+      return true;
+    },
+  );
+});

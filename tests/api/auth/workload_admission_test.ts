@@ -34,6 +34,7 @@ const MALLORY = person("mallory", "mallory", ["team-a"]);
 const TOM = person("tom", "tom", ["team-a"]);
 const LEA = person("lea", "lea", ["team-a", "team-a-leads"]);
 const GINA = person("gina", "gina", ["gpu-team"]);
+const OPS = person("ops", "ops", ["ops"]);
 
 /** Team A's rule covers "*", as in finding 1; gpu-team is granted extras. */
 const POLICY = `rules:
@@ -58,6 +59,10 @@ const POLICY = `rules:
     annotations: ["example.com/*"]
     labels: ["team"]
     volumes: {persistentVolumeClaims: ["datasets"]}
+  - groups: ["ops"]
+    namespaces: ["kube-system"]
+    resources: ["*"]
+    verbs: ["*"]
 `;
 
 interface Case {
@@ -66,7 +71,11 @@ interface Case {
   rpc: string;
   request: Record<string, unknown>;
   /** The code, and what the message must contain. */
-  want: { code: number; has?: string[] };
+  want: {
+    code: number;
+    has?: string[];
+    check?: (result: Record<string, unknown>) => void;
+  };
 }
 
 const template = (name: string, tolerations: unknown[] = []) => ({
@@ -225,6 +234,40 @@ const CASES: Case[] = [
     {},
     "kube-system",
   ),
+  {
+    name: "ops creates a compute template in kube-system, which its rule names",
+    who: OPS,
+    rpc: `${CT}/CreateComputeTemplate`,
+    request: {
+      namespace: "kube-system",
+      computeTemplate: { ...template("small"), namespace: "kube-system" },
+    },
+    want: { code: 0 },
+  },
+  create(OPS, "system", { code: 0 }, {}, "kube-system"),
+  {
+    name: 'a "*" rule\'s ListAllClusters leaves the reserved kube-system out',
+    who: MALLORY,
+    rpc: `${CS}/ListAllClusters`,
+    request: {},
+    want: {
+      code: 0,
+      check: (result) => {
+        const clusters = result.clusters as { namespace: string }[];
+        assert.deepEqual(
+          [...new Set(clusters.map((c) => c.namespace))],
+          [NS],
+        );
+      },
+    },
+  },
+  {
+    name: 'a "*" rule does not reach a cluster in kube-system',
+    who: MALLORY,
+    rpc: `${CS}/GetCluster`,
+    request: { namespace: "kube-system", name: "system" },
+    want: { code: 7 },
+  },
   create(GINA, "gpu-extras", { code: 0 }, {
     template: "gpu",
     head: { serviceType: "LoadBalancer", engineStartParams: {} },
@@ -325,7 +368,7 @@ const CASES: Case[] = [
 
 async function started(): Promise<{ corral: Corral; files: TestAccess }> {
   const files = await fileAccess({
-    tokens: tokenFileText([MALLORY, TOM, LEA, GINA]),
+    tokens: tokenFileText([MALLORY, TOM, LEA, GINA, OPS]),
     policy: POLICY,
   });
   return { corral: await startCorral({ access: files.access }), files };
@@ -337,6 +380,7 @@ function check(got: Outcome, want: Case["want"]): void {
     want.code,
     `code: got ${got.code} (${got.message}), want ${want.code}`,
   );
+  if (want.check) want.check(got.result!);
   for (const part of want.has ?? []) {
     assert.ok(
       got.message.includes(part),
