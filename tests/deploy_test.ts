@@ -304,6 +304,7 @@ async function checkSecurity(objects: Obj[], namespace: string): Promise<void> {
   assert.equal(policy.metadata.namespace, namespace);
   const rules = parsePolicy(policy.data["policy.yaml"]);
   assert.ok(rules.length > 0, "the example policy grants something");
+  checkRestrictivePolicy(rules);
 
   const roles = new Set(
     objects.filter((o) => o.kind === "Role" || o.kind === "ClusterRole")
@@ -523,4 +524,48 @@ if (!(await onPath("kubectl"))) {
       optional: false,
     });
   });
+}
+
+/**
+ * The shipped policy is the restrictive one: no host paths, no workload
+ * grant that reaches the node or the outside (service accounts, pull
+ * secrets, LoadBalancer, exposure start parameters, pod fields), images
+ * named, teams' clusters their owners' to change, and "*" namespaces only
+ * for reading.
+ */
+function checkRestrictivePolicy(rules: ReturnType<typeof parsePolicy>): void {
+  for (const [i, rule] of rules.entries()) {
+    const at = `policy rules[${i}]`;
+    assert.equal(rule.allowHostPath, false, `${at}: allowHostPath`);
+    const workload = rule.workload ?? {};
+    for (
+      const key of [
+        "serviceAccounts",
+        "imagePullSecrets",
+        "hostPaths",
+        "startParams",
+        "podFields",
+        "containerFields",
+        "serviceTypes",
+        "secrets",
+        "annotations",
+        "labels",
+      ] as const
+    ) {
+      assert.equal(workload[key], undefined, `${at}: grants ${key}`);
+    }
+    const writes = rule.verbs.some((verb) =>
+      ["*", "create", "update", "delete"].includes(verb)
+    );
+    if (!writes) continue;
+    assert.ok(!rule.namespaces.includes("*"), `${at}: writes in "*"`);
+    if (covers(rule.resources, "clusters")) {
+      assert.ok(rule.images, `${at}: creates clusters of any image`);
+      assert.equal(rule.owners, "only", `${at}: teammates change clusters`);
+    }
+  }
+}
+
+function covers(list: string[], value: string): boolean {
+  return list.includes("*") || list.includes(value);
 }
