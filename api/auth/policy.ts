@@ -422,95 +422,104 @@ export function validatePolicy(document: unknown): Rule[] {
       problem(at, "must be a mapping");
       continue;
     }
-    for (const key of Object.keys(raw)) {
-      if (!RULE_KEYS.has(key)) problem(`${at}.${key}`, "unknown key");
-    }
-    const list = (
-      key: string,
-      check: (value: string) => string | undefined,
-    ) => {
-      const value = raw[key];
-      if (value === undefined) return [];
-      if (!Array.isArray(value)) {
-        problem(`${at}.${key}`, "must be a list of strings");
-        return [];
-      }
-      value.forEach((item: unknown, j: number) => {
-        const why = typeof item !== "string" ? "must be a string" : check(item);
-        if (why) problem(`${at}.${key}[${j}]`, why);
-      });
-      return value.filter((item): item is string => typeof item === "string");
-    };
-    const subject = (kind: string) => (name: string) =>
-      name === ""
-        ? "must not be empty"
-        : name === "*"
-        ? `"*" is not a ${kind}: name the group "${AUTHENTICATED_GROUP}" for every authenticated caller`
-        : undefined;
-    const users = list("users", subject("user"));
-    const groups = list("groups", subject("group"));
-    if (users.length === 0 && groups.length === 0) {
-      problem(at, "names no users and no groups");
-    }
-    const namespaces = list(
-      "namespaces",
-      (n) =>
-        n === "*" || NAMESPACE.test(n)
-          ? undefined
-          : `"${n}" is not a namespace name`,
-    );
-    const resources = list(
-      "resources",
-      (r) =>
-        r === "*" || (RESOURCES as readonly string[]).includes(r)
-          ? undefined
-          : `unknown resource "${r}"`,
-    );
-    const verbs = list(
-      "verbs",
-      (v) =>
-        v === "*" || (VERBS as readonly string[]).includes(v)
-          ? undefined
-          : `unknown verb "${v}"`,
-    );
-    for (
-      const [key, value] of [
-        ["namespaces", namespaces],
-        ["resources", resources],
-        ["verbs", verbs],
-      ] as const
-    ) {
-      if (value.length === 0 && raw[key] === undefined) {
-        problem(`${at}.${key}`, "is required");
-      } else if (value.length === 0 && Array.isArray(raw[key])) {
-        problem(`${at}.${key}`, `must not be empty`);
-      }
-    }
-    const allowHostPath = raw.allowHostPath ?? false;
-    if (typeof allowHostPath !== "boolean") {
-      problem(`${at}.allowHostPath`, "must be true or false");
-    }
-    const images = raw.images === undefined
-      ? undefined
-      : list("images", (p) => p === "" ? "must not be empty" : undefined);
-    const workload = workloadOf(raw, at, problem);
-    if (raw.owners !== undefined && raw.owners !== "only") {
-      problem(`${at}.owners`, 'must be "only" (or absent: any member)');
-    }
-    rules.push({
-      users,
-      groups,
-      namespaces,
-      resources,
-      verbs,
-      allowHostPath: allowHostPath === true,
-      ...(images ? { images } : {}),
-      ...(workload ? { workload } : {}),
-      ...(raw.owners === "only" ? { owners: "only" as const } : {}),
-    });
+    rules.push(ruleOf(raw, at, problem));
   }
   if (violations.length > 0) throw new PolicyError(violations);
   return rules;
+}
+
+/** One rule of the file, its problems told to `problem`. */
+function ruleOf(
+  raw: Record<string, unknown>,
+  at: string,
+  problem: Problem,
+): Rule {
+  for (const key of Object.keys(raw)) {
+    if (!RULE_KEYS.has(key)) problem(`${at}.${key}`, "unknown key");
+  }
+  const list = (
+    key: string,
+    check: (value: string) => string | undefined,
+  ) => {
+    const value = raw[key];
+    if (value === undefined) return [];
+    if (!Array.isArray(value)) {
+      problem(`${at}.${key}`, "must be a list of strings");
+      return [];
+    }
+    value.forEach((item: unknown, j: number) => {
+      const why = typeof item !== "string" ? "must be a string" : check(item);
+      if (why) problem(`${at}.${key}[${j}]`, why);
+    });
+    return value.filter((item): item is string => typeof item === "string");
+  };
+  const subject = (kind: string) => (name: string) =>
+    name === ""
+      ? "must not be empty"
+      : name === "*"
+      ? `"*" is not a ${kind}: name the group "${AUTHENTICATED_GROUP}" for every authenticated caller`
+      : undefined;
+  const users = list("users", subject("user"));
+  const groups = list("groups", subject("group"));
+  if (users.length === 0 && groups.length === 0) {
+    problem(at, "names no users and no groups");
+  }
+  const namespaces = list(
+    "namespaces",
+    (n) =>
+      n === "*" || NAMESPACE.test(n)
+        ? undefined
+        : `"${n}" is not a namespace name`,
+  );
+  const resources = list(
+    "resources",
+    (r) =>
+      r === "*" || (RESOURCES as readonly string[]).includes(r)
+        ? undefined
+        : `unknown resource "${r}"`,
+  );
+  const verbs = list(
+    "verbs",
+    (v) =>
+      v === "*" || (VERBS as readonly string[]).includes(v)
+        ? undefined
+        : `unknown verb "${v}"`,
+  );
+  for (
+    const [key, value] of [
+      ["namespaces", namespaces],
+      ["resources", resources],
+      ["verbs", verbs],
+    ] as const
+  ) {
+    if (value.length === 0 && raw[key] === undefined) {
+      problem(`${at}.${key}`, "is required");
+    } else if (value.length === 0 && Array.isArray(raw[key])) {
+      problem(`${at}.${key}`, `must not be empty`);
+    }
+  }
+  const allowHostPath = raw.allowHostPath ?? false;
+  if (typeof allowHostPath !== "boolean") {
+    problem(`${at}.allowHostPath`, "must be true or false");
+  }
+  const images = raw.images === undefined
+    ? undefined
+    : list("images", (p) => p === "" ? "must not be empty" : undefined);
+  const workload = workloadOf(raw, at, problem);
+  if (raw.owners !== undefined && raw.owners !== "only") {
+    problem(`${at}.owners`, 'must be "only" (or absent: any member)');
+  }
+  return {
+    users,
+    groups,
+    namespaces,
+    resources,
+    verbs,
+    allowHostPath: allowHostPath === true,
+    ...(images ? { images } : {}),
+    ...(workload ? { workload } : {}),
+    ...(raw.owners === "only" ? { owners: "only" as const } : {}),
+  };
 }
 
 type Problem = (field: string, description: string) => void;
