@@ -88,11 +88,12 @@ export const ERROR_EXAMPLES = {
     },
   },
   workloadDenied: {
-    summary: "A host path or image the granting rule does not allow: code 7",
+    summary:
+      "Something the cluster's pods would carry (a host path, an image, a service account...) that the granting rule does not allow: code 7",
     value: {
       code: Code.PERMISSION_DENIED,
       message:
-        'Cannot create cluster "team-a/blue": cluster.clusterSpec.headGroupSpec.volumes[0].volumeType: user "alice@example.com" may not mount HOST_PATH volumes',
+        'Cannot create cluster "team-a/blue": cluster.clusterSpec.headGroupSpec.volumes[0].volumeType: user "alice@example.com" may not mount HOST_PATH volumes (RayCluster spec.headGroupSpec.template.spec.volumes[0].hostPath)',
     },
   },
   unauthenticated: {
@@ -217,9 +218,11 @@ export const ERROR_ANSWERS: ErrorAnswer[] = [
     name: "PermissionDenied",
     description:
       "Code 7 PERMISSION_DENIED: the authorization policy grants the caller " +
-      "no such operation in that namespace, or the cluster's user, a " +
-      "HOST_PATH volume or an image is not allowed (the message names the " +
-      "field); the namespace is not one this Corral serves " +
+      "no such operation in that namespace, or the cluster's user, or " +
+      "something its pods would carry (a host path, an image, a service " +
+      "account, a toleration...) is not allowed (the message names the " +
+      "field); only the owner may change the cluster; the namespace is " +
+      "not one this Corral serves " +
       "(`--namespaces`); or Kubernetes refused Corral's service account " +
       "(its RBAC grants too little)",
     examples: [

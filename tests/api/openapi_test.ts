@@ -774,6 +774,19 @@ Deno.test("the examples of refused callers are what the gateway answers", async 
       await send("GET", blue, alice),
       examples.policyDenied.value,
     );
+    // The workload is decided once the templates are merged: the template
+    // the cluster names exists.
+    await send(
+      "POST",
+      "/apis/v1alpha2/namespaces/team-a/compute_templates",
+      alice,
+      {
+        name: "small",
+        namespace: "team-a",
+        cpu: 2,
+        memory: 4,
+      },
+    );
     const hostPath = sampleCluster({ user: "" }) as Record<string, unknown>;
     (hostPath.clusterSpec as { headGroupSpec: { volumes: unknown[] } })
       .headGroupSpec.volumes = [{
