@@ -11,6 +11,9 @@
  *         verbs: ["*"]                 # get, list, watch, create, update, delete
  *         allowHostPath: false         # HOST_PATH volumes; false when absent
  *         images: ["rayproject/ray:*"] # images it allows; any when absent
+ *         owners: only                 # update/delete only one's own clusters
+ *         serviceAccounts: ["ray"]     # and the other workload allow-lists
+ *                                      # of admission.ts (WorkloadGrants)
  *
  * Everything is denied unless a rule grants it. A rule grants a request when
  * it names the user or one of the user's groups, and its namespaces,
@@ -18,8 +21,13 @@
  * for users and groups: the group system:authenticated names every
  * authenticated caller, system:unauthenticated the anonymous ones.
  *
- * Workload checks (host paths, images) are made against the rules that
- * granted the request. When several rules grant it, the workload is allowed
+ * Namespaces: "*" covers every namespace but the reserved ones (kube-* and
+ * Corral's own), which only a rule naming them grants. Verbs: "*" covers
+ * every verb but `admin`, which only a rule naming it grants.
+ *
+ * Workload checks (admission.ts: what the pods may carry) are made on the
+ * RayCluster about to be written, against the rules that granted the
+ * request. When several rules grant it, the workload is allowed
  * if ANY ONE of them allows all of it: its host paths and every one of its
  * images. Combining rules (host paths from one, images from another) would
  * allow what no rule says.
