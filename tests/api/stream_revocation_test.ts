@@ -165,15 +165,20 @@ function same(ending: Ending): Record<string, Ending> {
   return Object.fromEntries(WATCH_TRANSPORTS.map(([t]) => [t, ending]));
 }
 
-const ALICE_REMOVED = POLICY.replace(
-  `  - users: ["alice", "alice@example.com"]`,
+/** `POLICY` with one change, which must apply. */
+function changed(pattern: RegExp, replacement: string): string {
+  const policy = POLICY.replace(pattern, replacement);
+  assert.notEqual(policy, POLICY, `the fixture's policy has ${pattern}`);
+  return policy;
+}
+
+const ALICE_REMOVED = changed(
+  /^ {2}- users: \["alice", "alice@example.com"\]$/m,
   `  - users: ["alice@example.com"]`,
 );
-const ADMINS_IN_TEAM_A_ONLY = POLICY.replace(
-  `  - groups: ["admins"]
-    namespaces: ["*"]`,
-  `  - groups: ["admins"]
-    namespaces: ["team-a"]`,
+const ADMINS_IN_TEAM_A_ONLY = changed(
+  /(groups: \["admins"\]\n(?: {4}#.*\n)*) {4}namespaces: \[.*\]/,
+  `$1    namespaces: ["team-a"]`,
 );
 
 interface RevocationCase {
