@@ -89,7 +89,9 @@ export function authorize(
         namespaces,
         // "*" covers no reserved namespace (kube-*, Corral's own): one the
         // caller is not granted by name is left out of the answer.
-        hidden: (namespace) => !caller.may(rule.verb, rule.resource, namespace),
+        hidden: once((namespace) =>
+          !caller.may(rule.verb, rule.resource, namespace)
+        ),
       }
       : { kind: "namespaces", namespaces };
   }
@@ -147,4 +149,19 @@ function acrossNamespaces(
     );
   }
   return namespaces;
+}
+
+/** `decide`, asked once per namespace: a list holds thousands of one. */
+function once(
+  decide: (namespace: string) => boolean,
+): (namespace: string) => boolean {
+  const decided = new Map<string, boolean>();
+  return (namespace) => {
+    let answer = decided.get(namespace);
+    if (answer === undefined) {
+      answer = decide(namespace);
+      decided.set(namespace, answer);
+    }
+    return answer;
+  };
 }

@@ -95,6 +95,8 @@ export function watchFor(
 export interface WatchRequest {
   /** The namespaces the watcher may see; undefined for all. */
   namespaces?: readonly string[];
+  /** With all namespaces: those the watcher may not see (reserved ones). */
+  hidden?: (namespace: string) => boolean;
   /** Only the cluster of this name. */
   name?: string;
   /** Resume after this version; "" or undefined starts with the state. */
@@ -328,9 +330,12 @@ function matcher(request: WatchRequest): (entry: Entry) => boolean {
     ? undefined
     : new Set(request.namespaces);
   const name = request.name || undefined;
+  const { hidden } = request;
   return (entry) =>
     (namespaces === undefined || namespaces.has(entry.namespace)) &&
-    (name === undefined || entry.name === name);
+    (name === undefined || entry.name === name) &&
+    (hidden === undefined || entry.namespace === "" ||
+      !hidden(entry.namespace));
 }
 
 /** What a watch sends before the changes it is offered. */

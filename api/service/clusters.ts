@@ -38,7 +38,7 @@ import {
 } from "../../domain/validation.ts";
 import { AuthorizationError } from "../auth/policy.ts";
 import { summarizeWorkload } from "../auth/admission.ts";
-import { clusterListAnswer, type Service } from "./service.ts";
+import { clusterListAnswer, type Service, visible } from "./service.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 
 /** Writes of one UpdateCluster without an etag, when others keep winning. */
@@ -117,8 +117,10 @@ export class ClusterHandlers {
     { kube, scope, action }: CallContext<NamespacesScope>,
   ): Promise<ListAllClustersResponse> {
     const cursor = pageCursor(request, "clusters", action);
-    const clusters = (await this.clustersIn(scope.namespaces, kube))
-      .filter((cluster) => !scope.hidden?.(cluster.namespace));
+    const clusters = visible(
+      await this.clustersIn(scope.namespaces, kube),
+      scope.hidden,
+    );
     return clusterListAnswer(cursor.page(clusters));
   }
 

@@ -24,7 +24,7 @@ import {
   templateInUseError,
   validateCreateComputeTemplate,
 } from "../../domain/validation.ts";
-import type { Service } from "./service.ts";
+import { type Service, visible } from "./service.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 
 type NamespaceCall = CallContext<NamespaceScope>;
@@ -82,8 +82,10 @@ export class ComputeTemplateHandlers {
     { kube, scope, action }: CallContext<NamespacesScope>,
   ): Promise<ListAllComputeTemplatesResponse> {
     const cursor = pageCursor(request, "computetemplates", action);
-    const templates = (await this.templatesIn(scope.namespaces, kube))
-      .filter((template) => !scope.hidden?.(template.namespace));
+    const templates = visible(
+      await this.templatesIn(scope.namespaces, kube),
+      scope.hidden,
+    );
     const { items, nextPageToken } = cursor.page(templates);
     return { computeTemplates: items, nextPageToken };
   }

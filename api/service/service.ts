@@ -64,3 +64,16 @@ export function clusterListAnswer(page: Page<Cluster>): ListClustersResponse {
   }
   return kept;
 }
+
+/**
+ * The items outside the namespaces `hidden` leaves out; `items` itself when
+ * it leaves out none, so that a kept list stays kept (and its answer's
+ * encodings with it).
+ */
+export function visible<T extends { namespace: string }>(
+  items: T[],
+  hidden: ((namespace: string) => boolean) | undefined,
+): T[] {
+  if (!hidden || !items.some((item) => hidden(item.namespace))) return items;
+  return items.filter((item) => !hidden(item.namespace));
+}

@@ -38,6 +38,7 @@ export class WatchHandlers {
     }
     return this.watches.watch({
       namespaces,
+      hidden: scope.kind === "namespaces" ? scope.hidden : undefined,
       name,
       resourceVersion: request.resourceVersion,
     });

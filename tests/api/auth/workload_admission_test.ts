@@ -12,10 +12,22 @@ import assert from "node:assert/strict";
 import {
   type Corral,
   type Outcome,
+  schema,
   startCorral,
   TRANSPORTS,
 } from "../../harness.ts";
 import { sampleCluster } from "../cases.ts";
+import { messageFromJson } from "../../../domain/codec.ts";
+import {
+  clusterToResource,
+  referencedTemplates,
+} from "../../../domain/conversions.ts";
+import type { FieldViolation } from "../../../domain/errors.ts";
+import type { RayCluster } from "../../../domain/resources.ts";
+import type { Cluster } from "../../../domain/types.ts";
+import { until } from "../../eventually.ts";
+import { kubeFetch } from "../../standin/with_standin.ts";
+import { WATCH_TRANSPORTS } from "../stream_watchers.ts";
 import {
   auditLines,
   bearer,
@@ -445,3 +457,68 @@ Deno.test("the workload's admission refuses what no rule grants the pods, on cre
     });
   });
 });
+
+Deno.test('a "*" rule\'s watch of every namespace leaves the reserved kube-system out, on every transport', async () => {
+  const files = await fileAccess({
+    tokens: tokenFileText([MALLORY, OPS]),
+    policy: POLICY,
+  });
+  const corral = await startCorral({ access: files.access, cache: {} });
+  try {
+    // Written by someone else, straight into Kubernetes.
+    for (const namespace of [NS, "kube-system"]) {
+      const response = await kubeFetch(
+        corral.kubeUrl,
+        "POST",
+        `/apis/ray.io/v1/namespaces/${namespace}/rayclusters`,
+        await seenCluster(namespace),
+      );
+      assert.equal(response.status, 201, await response.text());
+    }
+    for (const [transport, open] of WATCH_TRANSPORTS) {
+      const watch = await open(corral, {}, bearer(MALLORY));
+      try {
+        await until(
+          `${transport}: the first state's BOOKMARK`,
+          () => watch.answers.some((a) => a.type === "BOOKMARK"),
+        );
+        const namespaces = watch.answers
+          .filter((a) => a.type === "ADDED")
+          .map((a) => (a.cluster as { namespace: string }).namespace);
+        assert.deepEqual(namespaces, [NS], transport);
+      } finally {
+        watch.close();
+      }
+    }
+  } finally {
+    await corral.close();
+    await files.close();
+  }
+});
+
+/** A RayCluster "seen" in `namespace`, as Corral would have written it. */
+async function seenCluster(namespace: string): Promise<RayCluster> {
+  const violations: FieldViolation[] = [];
+  const cluster = messageFromJson(
+    (await schema()).root.lookupType("proto.Cluster"),
+    sampleCluster({ name: "seen", namespace }),
+    "",
+    violations,
+  ) as unknown as Cluster;
+  assert.deepEqual(violations, []);
+  const templates = new Map(
+    referencedTemplates(cluster).map((name) => [name, {
+      name,
+      namespace,
+      cpu: 1,
+      memory: 1,
+      gpu: 0,
+      gpuAccelerator: "",
+      tolerations: [],
+    }]),
+  );
+  return clusterToResource(cluster, templates, {
+    apiVersion: "ray.io/v1",
+    now: new Date(),
+  });
+}
