@@ -107,6 +107,7 @@ async function run(
     namespaces: settings.namespaces,
     maxBodyBytes: settings.maxBodyBytes,
     kuberayJson: settings.kuberayJson,
+    browsers: { ...settings.browsers, secure: certificates !== undefined },
     limits: settings.limits,
     idleTimeoutMs: settings.idleTimeoutMs,
     streamMaxDurationMs: settings.watchMaxDurationMs,

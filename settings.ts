@@ -7,6 +7,11 @@
  */
 import { parseArgs } from "node:util";
 import type { AuthSettings } from "./api/auth/access.ts";
+import {
+  allowedHostPattern,
+  type BrowserSettings,
+  corsOrigin,
+} from "./api/http/browser_guard.ts";
 import { type Level, LEVELS } from "./api/log.ts";
 import type { Limits } from "./domain/limits.ts";
 import {
@@ -16,11 +21,13 @@ import {
   count,
   duration,
   list,
+  listOf,
   namespaces,
   nonEmpty,
   oneOf,
   port,
   positive,
+  someOf,
 } from "./settings_values.ts";
 import {
   ENVIRONMENT,
@@ -37,6 +44,8 @@ export { ENVIRONMENT, type Mode };
 /** Every setting, typed and checked. Durations are in milliseconds. */
 export interface Settings {
   host: string;
+  /** What browsers may send: Host names, CORS origins. */
+  browsers: BrowserSettings;
   httpPort: number;
   grpcPort: number;
   orchestrator: Mode;
@@ -258,6 +267,10 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
   };
   return {
     host: check("host", nonEmpty, ""),
+    browsers: {
+      allowedHosts: check("allowed-hosts", someOf(allowedHostPattern), []),
+      corsAllowedOrigins: check("cors-allowed-origins", listOf(corsOrigin), []),
+    },
     httpPort: check("http-port", port, 0),
     grpcPort: check("grpc-port", port, 0),
     orchestrator: check("orchestrator", oneOf(MODES), "kubernetes"),

@@ -46,6 +46,20 @@ export const SPECS = {
     value: "ADDRESS",
     help: "address both listeners bind",
   },
+  "allowed-hosts": {
+    env: "CORRAL_ALLOWED_HOSTS",
+    default: { kubernetes: "*", embedded: "localhost,127.0.0.1,[::1]" },
+    value: "LIST",
+    help:
+      "comma-separated Host header values the HTTP port serves (name or address, optional :port, *.domain, or * for any); others get 421 code 3, a defence against DNS rebinding. /healthz and /readyz answer any Host",
+  },
+  "cors-allowed-origins": {
+    env: "CORRAL_CORS_ALLOWED_ORIGINS",
+    default: "",
+    value: "LIST",
+    help:
+      "comma-separated origins (scheme://host[:port]) whose pages may call the HTTP API: they get CORS answers and may send POST, PUT, PATCH and DELETE, which other origins' pages may not",
+  },
   orchestrator: {
     env: "CORRAL_ORCHESTRATOR",
     default: "kubernetes",

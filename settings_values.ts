@@ -150,3 +150,26 @@ export function editDistance(a: string, b: string): number {
   }
   return previous[b.length];
 }
+
+/**
+ * A comma-separated list whose every entry `check` accepts (throwing why
+ * not), as written; an empty one for an empty text.
+ */
+export function listOf(check: (entry: string) => unknown) {
+  return (text: string): string[] => {
+    const entries = list(text);
+    for (const entry of entries) check(entry);
+    return entries;
+  };
+}
+
+/** As listOf(), and not empty: "*" says "any" in so many words. */
+export function someOf(check: (entry: string) => unknown) {
+  return (text: string): string[] => {
+    const entries = listOf(check)(text);
+    if (entries.length === 0) {
+      throw new Error('needs at least one entry ("*" for any)');
+    }
+    return entries;
+  };
+}

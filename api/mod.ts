@@ -21,7 +21,8 @@ import {
 import { addReflection } from "./grpc/reflection.ts";
 import { Health, livenessPage, readinessPage } from "./health.ts";
 import { errorResponse } from "./http/error_answers.ts";
-import { createGateway } from "./http/gateway.ts";
+import { type BrowserSettings, guardBrowsers } from "./http/browser_guard.ts";
+import { createGateway, refuseRequest } from "./http/gateway.ts";
 import { peerOf, signalOf } from "./http/peer.ts";
 import { createHttpApp, type Router } from "./http/router.ts";
 import { compileRoutes } from "./http/rules.ts";
@@ -49,6 +50,12 @@ export interface ApiOptions {
   namespaces: readonly string[];
   /** HTTP speaks KubeRay's JSON dialect (--kuberay-json). */
   kuberayJson?: boolean;
+  /**
+   * What browsers may send (--allowed-hosts, --cors-allowed-origins), and
+   * whether Corral serves TLS itself; any Host and no CORS origin by
+   * default. Cross-origin writes are refused either way.
+   */
+  browsers?: BrowserSettings & { secure?: boolean };
   /** Largest HTTP body and gRPC message. */
   maxBodyBytes: number;
   /** Upper bounds of what a request may ask for (the --max-* flags). */
@@ -117,7 +124,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     maxBodyBytes,
     ...(options.kuberayJson ? { kuberayJson: { log } } : {}),
   });
-  const http = createHttpApp({
+  const app = createHttpApp({
     gateway,
     pages: {
       ...docsPages(openApiDocument(routes), await loadScalarBundle()),
@@ -134,6 +141,12 @@ export async function createApi(options: ApiOptions): Promise<Api> {
         ? authenticated(options.access, () => metricsPage(metrics))
         : () => metricsPage(metrics),
     },
+  });
+  const http = guardBrowsers(app, {
+    allowedHosts: ["*"],
+    corsAllowedOrigins: [],
+    ...options.browsers,
+    refuse: (request, error) => refuseRequest(dispatcher, request, error),
   });
 
   const grpc = createGrpcServer({

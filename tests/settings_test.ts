@@ -29,6 +29,7 @@ function problemsOf(invocation: Invocation): string[] {
 Deno.test("parseSettings() gives kubernetes mode's defaults without flags", () => {
   assert.deepEqual(settingsOf(parse([], {})), {
     host: "0.0.0.0",
+    browsers: { allowedHosts: ["*"], corsAllowedOrigins: [] },
     httpPort: 8888,
     grpcPort: 8887,
     orchestrator: "kubernetes",

@@ -17,7 +17,11 @@ import { errorResponse } from "./error_answers.ts";
 import { jsonAnswer } from "./json_answers.ts";
 import { KeptEncodings } from "./kept_encodings.ts";
 import { peerOf, signalOf } from "./peer.ts";
-import { type DecodeOptions, decodeRequest } from "./request_decoding.ts";
+import {
+  contentTypeRefusal,
+  type DecodeOptions,
+  decodeRequest,
+} from "./request_decoding.ts";
 import { clientRequestIdOf, requestIdOf } from "../request_id.ts";
 import { createRouter, type Router } from "./router.ts";
 import { compileRoutes, matchRoute, type Route } from "./rules.ts";
@@ -68,7 +72,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       handle: (request, params) => callRoute(gateway, route, params, request),
     })),
     refuse: (request, error, allow) =>
-      refuse(gateway.dispatcher, request, error, allow),
+      refuseRequest(gateway.dispatcher, request, error, allow),
   });
 }
 
@@ -101,6 +105,14 @@ async function callRoute(
     authorization: request.headers.get("authorization") ?? undefined,
     target: { namespace: params.namespace, name: params.name },
   };
+  // A body that is not JSON never reaches the chain (request_decoding.ts
+  // says why): refused, and recorded, before anyone is authenticated.
+  const unsupported = contentTypeRefusal(request);
+  if (unsupported) {
+    await request.body?.cancel();
+    gateway.dispatcher.reject(call, unsupported, performance.now());
+    return errorResponse(unsupported, { requestId });
+  }
   // Decoded once the caller is authenticated: a caller without
   // credentials learns nothing of what the body should hold.
   const decode = () => decodeCall(gateway, route, params, request, requestId);
@@ -180,14 +192,14 @@ async function decodeCall(
 
 /**
  * A request no route takes (404, 405 with `allow`, a path that does not
- * decode): counted and logged like any call, under no route, and answered
- * with its error.
+ * decode, one the browser checks refuse): counted and logged like any
+ * call, under no route, and answered with its error.
  */
-function refuse(
+export function refuseRequest(
   dispatcher: Dispatcher,
   request: Request,
   error: ServiceError,
-  allow: string | undefined,
+  allow?: string,
 ): Response {
   const requestId = requestIdOf(request);
   const clientRequestId = clientRequestIdOf(request);

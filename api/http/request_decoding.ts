@@ -178,13 +178,64 @@ function queryFields(
   return Object.fromEntries(Object.keys(json).map((k) => [k, decoded[k]]));
 }
 
+/**
+ * Why the gateway will not read `request`'s body: a body that is not
+ * declared application/json (a charset, if any, UTF-8), whatever the
+ * route. 415 code 3: the request is wrong as it is sent.
+ *
+ * This is what keeps other sites' pages out: a browser sends a page's
+ * text/plain, form (application/x-www-form-urlencoded, multipart/form-data)
+ * or untyped body to any origin without asking first, cookies and client
+ * certificates included; application/json it sends only after a CORS
+ * preflight that Corral answers for the origins it lists. Types ending in
+ * +json (application/merge-patch+json, application/json-patch+json) are
+ * refused too: they name patch formats whose meaning Corral does not
+ * implement, and reading them as a message would change what the caller
+ * asked for. A request without a body (no Content-Type, no
+ * Content-Length or 0, not chunked) needs none.
+ */
+export function contentTypeRefusal(
+  request: Request,
+): ServiceError | undefined {
+  if (request.method === "GET" || request.method === "HEAD") return undefined;
+  const type = request.headers.get("content-type");
+  if (type === null) {
+    const length = request.headers.get("content-length");
+    const chunked = request.headers.has("transfer-encoding");
+    return chunked || (length !== null && length.trim() !== "0")
+      ? unsupportedBody("it has no Content-Type")
+      : undefined;
+  }
+  return isJsonType(type) ? undefined : unsupportedBody(
+    `its Content-Type ${
+      JSON.stringify(type.slice(0, 128))
+    } is not application/json`,
+  );
+}
+
+/** Whether a Content-Type is application/json, in UTF-8 if it says. */
+function isJsonType(type: string): boolean {
+  const [essence, ...parameters] = type.split(";");
+  if (essence.trim().toLowerCase() !== "application/json") return false;
+  return parameters.every((parameter) => {
+    const [name, value = ""] = parameter.split("=");
+    return name.trim().toLowerCase() !== "charset" ||
+      value.trim().replace(/^"(.*)"$/, "$1").toLowerCase() === "utf-8";
+  });
+}
+
+function unsupportedBody(why: string): ServiceError {
+  return new HttpError(
+    415,
+    Code.INVALID_ARGUMENT,
+    `Cannot read request body: ${why}; send it as application/json`,
+  );
+}
+
 async function readJsonBody(
   request: Request,
   maxBodyBytes: number,
 ): Promise<unknown> {
-  // Like the reference gateway (a JSON marshaler for every MIME type), the
-  // body is JSON whatever Content-Type says: `curl -d` sends
-  // application/x-www-form-urlencoded by default.
   const tooLarge = () =>
     new HttpError(
       413,
@@ -202,6 +253,11 @@ async function readJsonBody(
     );
   }
   if (text.trim() === "") return undefined;
+  // A body that arrived without Content-Length (a Request made in process):
+  // contentTypeRefusal() could not know it was there.
+  if (request.headers.get("content-type") === null) {
+    throw unsupportedBody("it has no Content-Type");
+  }
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -125,7 +125,8 @@ Deno.test("the gateway refuses bad request bodies with 400 and the field named",
       name: "a form body",
       body: "name=x",
       type: "application/x-www-form-urlencoded",
-      message: /^Invalid request body: not JSON/,
+      status: 415,
+      message: /^Cannot read request body: its Content-Type/,
     },
     {
       name: "a body over the size limit",
@@ -202,6 +203,7 @@ Deno.test("the gateway returns {} for a delete and answers its own x-request-id"
       new Request(`${BASE}/apis/v1/namespaces/${NS}/compute_templates`, {
         method: "POST",
         body: JSON.stringify({ name: "small", cpu: 1, memory: 1 }),
+        headers: { "content-type": "application/json" },
       }),
     );
     const response = await corral.gateway(

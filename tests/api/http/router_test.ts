@@ -35,6 +35,7 @@ Deno.test("HEAD on an API route answers as GET does, without a body", async (t) 
           cpu: 2,
           memory: 4,
         }),
+        headers: { "content-type": "application/json" },
       }),
     );
     assert.equal(template.status, 200, await template.text());
@@ -42,6 +43,7 @@ Deno.test("HEAD on an API route answers as GET does, without a body", async (t) 
       new Request(`${BASE}/apis/v1alpha2/namespaces/${NS}/clusters`, {
         method: "POST",
         body: JSON.stringify(cluster),
+        headers: { "content-type": "application/json" },
       }),
     );
     assert.equal(created.status, 200, await created.text());
