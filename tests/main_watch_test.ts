@@ -22,6 +22,7 @@ async function post(base: string, path: string, body: unknown) {
   const response = await fetch(`${base}${path}`, {
     method: "POST",
     body: JSON.stringify(body),
+    headers: { "content-type": "application/json" },
   });
   const text = await response.text();
   assert.equal(response.status, 200, text);

@@ -272,7 +272,10 @@ async function call(
   const response = await corral.gateway(
     new Request(`http://corral.test${path}`, {
       method,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(body === undefined ? {} : {
+        body: JSON.stringify(body),
+        headers: { "content-type": "application/json" },
+      }),
     }),
   );
   return { status: response.status, body: await response.json() };

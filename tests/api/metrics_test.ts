@@ -150,6 +150,7 @@ Deno.test("a request through the dispatcher counts in corral_requests_total and 
         {
           method: "POST",
           body: JSON.stringify({ name: "small", cpu: 2, memory: 4 }),
+          headers: { "content-type": "application/json" },
         },
       ),
     );

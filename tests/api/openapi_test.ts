@@ -143,6 +143,7 @@ Deno.test("the document's operations are exactly the gateway's routes", async (t
           new Request(`http://corral.test${concretePath(path, operation)}`, {
             method: verb.toUpperCase(),
             body: verb === "post" ? "{}" : undefined,
+            headers: { "content-type": "application/json" },
           }),
         );
         const body = await response.json();
@@ -482,7 +483,11 @@ Deno.test("the gateway's answers satisfy the documented response schemas", async
     const invalid = await corral.gateway(
       new Request(
         "http://corral.test/apis/v1alpha2/namespaces/team-a/clusters",
-        { method: "POST", body: JSON.stringify({ name: "x" }) },
+        {
+          method: "POST",
+          body: JSON.stringify({ name: "x" }),
+          headers: { "content-type": "application/json" },
+        },
       ),
     );
     assert.equal(invalid.status, 400);
@@ -508,6 +513,7 @@ Deno.test("the error examples are what the gateway answers", async () => {
     await (await gateway(
       new Request(`http://corral.test${path}`, {
         method,
+        headers: { "content-type": "application/json" },
         body: body === undefined
           ? undefined
           : typeof body === "string"
@@ -756,7 +762,7 @@ Deno.test("the examples of refused callers are what the gateway answers", async 
     await (await corral.gateway(
       new Request(`http://corral.test${path}`, {
         method,
-        headers,
+        headers: { "content-type": "application/json", ...headers },
         body: body === undefined ? undefined : JSON.stringify(body),
       }),
     )).json();

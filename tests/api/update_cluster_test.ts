@@ -571,7 +571,11 @@ Deno.test("UpdateCluster's updateMask on HTTP: the query parameter by either nam
       corral.gateway(
         new Request(
           `http://corral.test/apis/v1alpha2/namespaces/${NS}/clusters/blue?${query}`,
-          { method: "PATCH", body: JSON.stringify({ envs: { A: "1" } }) },
+          {
+            method: "PATCH",
+            body: JSON.stringify({ envs: { A: "1" } }),
+            headers: { "content-type": "application/json" },
+          },
         ),
       ).then(async (r) => ({ status: r.status, body: await r.json() }));
     for (const query of ["updateMask=envs", "update_mask=envs"]) {
@@ -607,7 +611,11 @@ Deno.test("UpdateCluster's updateMask on HTTP may come in the body, beside the c
       corral.gateway(
         new Request(
           `http://corral.test/apis/v1alpha2/namespaces/${NS}/clusters/blue${query}`,
-          { method: "PATCH", body: JSON.stringify(body) },
+          {
+            method: "PATCH",
+            body: JSON.stringify(body),
+            headers: { "content-type": "application/json" },
+          },
         ),
       ).then(async (r) => ({ status: r.status, body: await r.json() }));
     for (const key of ["updateMask", "update_mask"]) {
