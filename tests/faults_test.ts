@@ -590,6 +590,7 @@ Deno.test("a client's deadline or disconnect cancels the Kubernetes call it caus
         const answer = fetch(main.http + CLUSTERS, {
           method: "POST",
           body: JSON.stringify(sampleCluster({ name: "impatient" })),
+          headers: { "content-type": "application/json" },
           signal: hangUp.signal,
         });
         await createReached(proxy);

@@ -192,7 +192,10 @@ Deno.test("acceptance: with a token file, an OIDC issuer and a policy for two te
             ).join("/");
             const response = await fetch(`${main.http}/${path}`, {
               method: route.verb,
-              headers: authorization ? { authorization } : {},
+              headers: {
+                "content-type": "application/json",
+                ...(authorization ? { authorization } : {}),
+              },
               body: route.body ? "{}" : undefined,
             });
             await response.body?.cancel();

@@ -56,7 +56,10 @@ Deno.test("the console: sign in, templates, a form answered field by field, crea
     const api = (method: string, path: string, body?: unknown) =>
       fetch(`${origin}${path}`, {
         method,
-        headers: { authorization: `Bearer ${TOKEN}` },
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          "content-type": "application/json",
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     const launched = await launchChromium(dir, {

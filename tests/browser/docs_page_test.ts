@@ -117,7 +117,10 @@ Deno.test("the API reference page works offline in headless chromium and sends t
     );
 
     // A cluster to list, as the README's walk-through creates it, alice's.
-    const headers = { authorization: `Bearer ${TOKEN}` };
+    const headers = {
+      authorization: `Bearer ${TOKEN}`,
+      "content-type": "application/json",
+    };
     for (
       const [path, body] of [
         [

@@ -183,6 +183,7 @@ export async function startCorral(
       {
         method: "POST",
         body: JSON.stringify({ name: "small", cpu: 1, memory: 1 }),
+        headers: { "content-type": "application/json" },
       },
     );
     assert.equal(response.status, 200, await response.text());

@@ -181,7 +181,10 @@ Deno.test("every API route answers 401 without valid credentials, before reading
         const response = await running.api.http(
           new Request(`http://corral.test${pathOf(route)}`, {
             method: route.verb,
-            headers: { authorization: bearer(ALICE) },
+            headers: {
+              authorization: bearer(ALICE),
+              "content-type": "application/json",
+            },
             body: watched.body,
             // @ts-ignore: a streaming body needs half duplex (fetch spec)
             duplex: "half",
