@@ -22,6 +22,7 @@ import { type ApiSchema, methodKey } from "../schema.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/gateway.ts";
 import { grpcPeer } from "./credentials.ts";
 import { clientRequestIdFrom, newRequestId } from "../request_id.ts";
+import { completeHttp2Constants } from "./http2_constants.ts";
 import type { Logger } from "../../domain/log.ts";
 
 export interface GrpcOptions {
@@ -44,6 +45,8 @@ export interface GrpcOptions {
 /** A gRPC server with the API's services added, not yet bound. */
 export function createGrpcServer(options: GrpcOptions): grpc.Server {
   const { schema } = options;
+  // A request that is not application/grpc* gets grpc-js's 415.
+  completeHttp2Constants();
   const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
   const server = new grpc.Server({
     "grpc.max_receive_message_length": options.maxReceiveBytes ??

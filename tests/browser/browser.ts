@@ -16,16 +16,18 @@ export const SCREENSHOTS = Deno.env.get("CORRAL_SCREENSHOTS");
  * Headless chromium with its profile in `dir`, offline but for what a page
  * asks (no background networking), and its page. A step that waits for
  * something the page never shows fails in seconds, not playwright's
- * default 30 s per action.
+ * default 30 s per action. `args` are more of chromium's switches (such
+ * as --host-resolver-rules, to point a name at Corral).
  */
 export async function launchChromium(
   dir: string,
   viewport: { width: number; height: number },
+  args: string[] = [],
 ): Promise<{ context: BrowserContext; page: Page }> {
   const context = await chromium.launchPersistentContext(`${dir}/chromium`, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--no-sandbox", "--disable-background-networking"],
+    args: ["--no-sandbox", "--disable-background-networking", ...args],
     viewport,
   });
   context.setDefaultTimeout(10_000);
