@@ -34,9 +34,11 @@ const REBOUND = "rebind.test";
 /** The attacker's page: two forms that post to `target`, into a frame. */
 function attackerPage(target: string): string {
   const cluster = JSON.stringify(sampleCluster({ name: "by-form" }));
-  // A text/plain form sends `name=value` as it is: a name that is JSON
-  // but for its end, and a value that closes it, make a JSON body.
-  const [head, tail] = [cluster.slice(0, -1) + ',"x":"', '"}'];
+  // A text/plain form sends `name=value` as it is: a name that is JSON but
+  // for its end, and a value that closes it, make a cluster whose last
+  // envs entry (JSON.parse keeps a repeated key's last value) holds the
+  // "=" between them.
+  const [head, tail] = [cluster.slice(0, -1) + ',"envs":{"X":"', '"}}'];
   const quoted = (text: string) => text.replaceAll('"', "&quot;");
   return `<!doctype html><title>Win a prize</title>
 <iframe name="sink"></iframe>
