@@ -142,6 +142,14 @@ export const ERROR_EXAMPLES = {
         'Cannot update cluster "team-a/blue": etag "4711" is not the cluster\'s current etag: get the cluster and try again',
     },
   },
+  unsupportedMediaType: {
+    summary: "Request body not sent as application/json: code 3",
+    value: {
+      code: Code.INVALID_ARGUMENT,
+      message:
+        'Cannot read request body: its Content-Type "text/plain" is not application/json; send it as application/json',
+    },
+  },
   bodyTooLarge: {
     summary: "Request body over the limit: code 8",
     value: {
@@ -260,6 +268,14 @@ export const ERROR_ANSWERS: ErrorAnswer[] = [
     examples: ["bodyTooLarge"],
   },
   {
+    status: 415,
+    name: "UnsupportedMediaType",
+    description: "Code 3 INVALID_ARGUMENT: the request body is not sent as " +
+      "`application/json` (a charset, if given, `utf-8`); refused before " +
+      "the caller is authenticated",
+    examples: ["unsupportedMediaType"],
+  },
+  {
     status: httpStatus(Code.INTERNAL),
     name: "Internal",
     description:
@@ -296,7 +312,8 @@ export const ERROR_ANSWERS: ErrorAnswer[] = [
  * (400; unknown query parameters are refused everywhere) and calls
  * Kubernetes with Corral's own credentials (401, 403, 500, 503, 504). With a
  * namespace in the path it may name one that is not served (403). With a
- * body it may be sent too much (413). A POST creates: the name may be taken
+ * body it may be sent too much (413), or a body of another type than JSON
+ * (415). A POST creates: the name may be taken
  * (409) or the namespace missing (404). An operation on one named resource
  * (the path ends in a variable) may not find it (404); a PUT or PATCH would
  * also meet a concurrent change (409). A list has neither 404 nor 409. A
@@ -305,7 +322,10 @@ export const ERROR_ANSWERS: ErrorAnswer[] = [
 export function errorStatusesOf(route: Route): number[] {
   const statuses = new Set([400, 401, 403, 500, 503, 504]);
   const last = route.segments[route.segments.length - 1];
-  if (route.body) statuses.add(413);
+  if (route.body) {
+    statuses.add(413);
+    statuses.add(415);
+  }
   if (route.verb === "POST") {
     statuses.add(409);
     statuses.add(404);

@@ -241,12 +241,13 @@ Deno.test("each operation documents the error answers it can give, all in the on
   // Kubernetes errors: every call validates its request (400) and calls
   // Kubernetes with Corral's credentials (401, 403, 500, 503, 504); a
   // namespace may not be served (403); a create may find the name taken
-  // (409) or the namespace missing (404) and be sent too much (413); a get
-  // or delete may find nothing (404). Lists have neither 404 nor 409.
+  // (409) or the namespace missing (404) and be sent too much (413) or a
+  // body that is not JSON (415); a get or delete may find nothing (404).
+  // Lists have neither 404 nor 409.
   const common = [400, 401, 403, 500, 503, 504];
-  const create = [...common, 404, 409, 413].sort((a, b) => a - b);
+  const create = [...common, 404, 409, 413, 415].sort((a, b) => a - b);
   // An update may find nothing (404), meet a change (409, code 10) and be
-  // sent too much (413).
+  // sent too much (413) or a body that is not JSON (415).
   const update = create;
   const one = [...common, 404].sort((a, b) => a - b);
   const want: Record<string, number[]> = {
@@ -282,7 +283,10 @@ Deno.test("each operation documents the error answers it can give, all in the on
             value: { code: number };
           }).value;
           assert.equal(
-            status === 413 ? 413 : httpStatus(value.code as Code),
+            // The gateway's own statuses, of codes that answer others.
+            status === 413 || status === 415
+              ? status
+              : httpStatus(value.code as Code),
             status,
             `${status}: example ${name} has code ${value.code}`,
           );
@@ -539,6 +543,19 @@ Deno.test("the error examples are what the gateway answers", async () => {
         "x".repeat(3 * 1024 * 1024 + 1),
       ),
       examples.bodyTooLarge.value,
+    );
+    assert.deepEqual(
+      await (await corral.gateway(
+        new Request(
+          "http://corral.test/apis/v1alpha2/namespaces/team-a/clusters",
+          {
+            method: "POST",
+            headers: { "content-type": "text/plain" },
+            body: "{}",
+          },
+        ),
+      )).json(),
+      examples.unsupportedMediaType.value,
     );
     assert.deepEqual(
       await send(
