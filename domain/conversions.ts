@@ -310,43 +310,6 @@ function defaultImage(version: string): string {
   return `${DEFAULT_IMAGE_REPOSITORY}:${version}`;
 }
 
-/** What a cluster asks of the nodes, each with the field that asks it. */
-export interface ClusterWorkload {
-  /** Every group's image: its own, or the one `version` names. */
-  images: { image: string; field: string }[];
-  /** The volumeType fields of HOST_PATH volumes. */
-  hostPaths: string[];
-}
-
-export function clusterWorkload(cluster: Cluster): ClusterWorkload {
-  const workload: ClusterWorkload = { images: [], hostPaths: [] };
-  const spec = "cluster.clusterSpec";
-  const groups = [
-    {
-      path: `${spec}.headGroupSpec`,
-      group: cluster.clusterSpec?.headGroupSpec,
-    },
-    ...(cluster.clusterSpec?.workerGroupSpec ?? []).map((group, i) => ({
-      path: `${spec}.workerGroupSpec[${i}]`,
-      group,
-    })),
-  ];
-  for (const { path, group } of groups) {
-    if (!group) continue;
-    workload.images.push(
-      group.image
-        ? { image: group.image, field: `${path}.image` }
-        : { image: defaultImage(cluster.version), field: "cluster.version" },
-    );
-    group.volumes.forEach((volume, i) => {
-      if (volume.volumeType === "HOST_PATH") {
-        workload.hostPaths.push(`${path}.volumes[${i}].volumeType`);
-      }
-    });
-  }
-  return workload;
-}
-
 /**
  * Go's `time.Time.String()` of a UTC time, as the KubeRay API server writes
  * `ray.io/creation-timestamp`: `2006-01-02 15:04:05.999999999 -0700 MST`
