@@ -3,11 +3,36 @@
  * name, with each namespace's list kept sorted by name between changes (so
  * a read sorts nothing), and an optional index of the objects by a key of
  * their own (events by the cluster they are about).
+ *
+ * The store only moves forward. Answers reach it late and out of order (a
+ * cache miss's lookup, a write's answer, a relist that was listed before a
+ * delete): none replaces a newer version of the same object (same uid, a
+ * higher resourceVersion), and none brings back an object it saw deleted.
+ * For that a delete leaves a tombstone, namespace/name -> the uid and the
+ * resourceVersion it was deleted at, kept for `tombstoneMs` and at most
+ * `maxTombstones` of them (the oldest go first): an object of that uid
+ * whose version is not newer is taken as the deleted one and kept out.
  */
 import type { Reflected, StoreChange } from "./reflector.ts";
 
 /** An object before and after a change: undefined where there was none. */
 export type Changed<T> = [before: T | undefined, after: T | undefined];
+
+export interface StoreOptions {
+  /** How long a deletion is remembered; 5 minutes. */
+  tombstoneMs?: number;
+  /** The most deletions remembered; 10,000. */
+  maxTombstones?: number;
+  /** The clock, in ms; performance.now(). */
+  now?: () => number;
+}
+
+/** A deleted object: its uid and the version it was deleted at, and when. */
+interface Tombstone {
+  uid: string | undefined;
+  resourceVersion: string | undefined;
+  at: number;
+}
 
 export class Store<T extends Reflected> {
   readonly #byNamespace = new Map<string, Map<string, T>>();
@@ -16,10 +41,35 @@ export class Store<T extends Reflected> {
   readonly #index?: (item: T) => string | undefined;
   readonly #indexed = new Map<string, Map<string, T>>();
   #size = 0;
+  /** By key, oldest first (a deletion moves its key to the end). */
+  readonly #tombstones = new Map<string, Tombstone>();
+  readonly #tombstoneMs: number;
+  readonly #maxTombstones: number;
+  readonly #now: () => number;
 
   /** `index` gives the key an object is found under by `indexed()`. */
-  constructor(index?: (item: T) => string | undefined) {
+  constructor(
+    index?: (item: T) => string | undefined,
+    options: StoreOptions = {},
+  ) {
     this.#index = index;
+    this.#tombstoneMs = options.tombstoneMs ?? 5 * 60_000;
+    this.#maxTombstones = options.maxTombstones ?? 10_000;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** Deletions remembered now (expired ones may still count). */
+  get tombstones(): number {
+    return this.#tombstones.size;
+  }
+
+  /**
+   * Forgets every deletion: for a new history of the API server (it lost
+   * its data, versions start again), where versions from before compare
+   * with nothing after.
+   */
+  forgetDeletions(): void {
+    this.#tombstones.clear();
   }
 
   get size(): number {
@@ -58,8 +108,9 @@ export class Store<T extends Reflected> {
    * Applies a change; answers what it changed, as [before, after] pairs (an
    * object put in place of the same version of itself is no change). A
    * replace within `namespace` ("" for all) drops what the list no longer
-   * has. An upsert older than what is held (a write's answer after the
-   * watch brought a later change) is ignored.
+   * has. An object older than the one held (a write's answer after the
+   * watch brought a later change), or one deleted since (a late lookup's
+   * answer), is ignored, in an upsert and in a replace alike.
    */
   apply(change: StoreChange<T>, namespace = ""): Changed<T>[] {
     const changed: Changed<T>[] = [];
@@ -68,6 +119,9 @@ export class Store<T extends Reflected> {
     const put = (item: T) => {
       const held = this.get(namespaceOf(item), nameOf(item));
       if (held !== undefined && isSameVersion(held, item)) return;
+      if (held !== undefined && isOlder(item, held)) return;
+      if (this.#wasDeleted(item)) return;
+      this.#tombstones.delete(keyOf(item));
       this.#put(item);
       changed.push([held, item]);
     };
@@ -77,21 +131,19 @@ export class Store<T extends Reflected> {
         for (const item of [...this.#items(namespace)]) {
           if (!keep.has(keyOf(item))) {
             this.#remove(item);
+            this.#bury(item, change.resourceVersion);
             changed.push([item, undefined]);
           }
         }
         for (const item of change.items) put(item);
         break;
       }
-      case "upsert": {
-        const held = this.get(namespaceOf(change.item), nameOf(change.item));
-        if (held === undefined || !isOlder(change.item, held)) {
-          put(change.item);
-        }
+      case "upsert":
+        put(change.item);
         break;
-      }
       case "delete": {
         const held = this.get(namespaceOf(change.item), nameOf(change.item));
+        this.#bury(change.item);
         if (held !== undefined) {
           this.#remove(change.item);
           changed.push([held, undefined]);
@@ -100,6 +152,53 @@ export class Store<T extends Reflected> {
       }
     }
     return changed;
+  }
+
+  /**
+   * Whether `item` is an object this store saw deleted: the same uid, at
+   * a version no newer than its deletion (a RayCluster that finalizers keep
+   * comes back from a write's delete at a newer version, with its deletion
+   * time). Versions that are not numbers cannot be compared: the same uid
+   * is then taken as deleted, since Kubernetes never reuses one.
+   */
+  #wasDeleted(item: T): boolean {
+    const key = keyOf(item);
+    const tombstone = this.#tombstones.get(key);
+    if (tombstone === undefined) return false;
+    if (this.#now() - tombstone.at > this.#tombstoneMs) {
+      this.#tombstones.delete(key);
+      return false;
+    }
+    if (tombstone.uid !== item.metadata?.uid) return false;
+    const [x, y] = [item.metadata?.resourceVersion, tombstone.resourceVersion];
+    if (!isNumeric(x) || !isNumeric(y)) return true;
+    return BigInt(x) <= BigInt(y);
+  }
+
+  /**
+   * Remembers `item` as deleted at its own version, or at `listedAt` (the
+   * version of a list that no longer had it) when that is later.
+   */
+  #bury(item: Reflected, listedAt?: string): void {
+    const key = keyOf(item);
+    const own = item.metadata?.resourceVersion;
+    const resourceVersion = isNumeric(listedAt) && isNumeric(own) &&
+        BigInt(listedAt) > BigInt(own)
+      ? listedAt
+      : own;
+    const now = this.#now();
+    this.#tombstones.delete(key);
+    this.#tombstones.set(key, {
+      uid: item.metadata?.uid,
+      resourceVersion,
+      at: now,
+    });
+    // The oldest first: past their time, or beyond the bound.
+    for (const [oldest, { at }] of this.#tombstones) {
+      const full = this.#tombstones.size > this.#maxTombstones;
+      if (!full && now - at <= this.#tombstoneMs) break;
+      this.#tombstones.delete(oldest);
+    }
   }
 
   *#items(namespace: string): Iterable<T> {
@@ -192,6 +291,10 @@ function isSameVersion(a: Reflected, b: Reflected): boolean {
 function isOlder(a: Reflected, b: Reflected): boolean {
   const [x, y] = [a.metadata?.resourceVersion, b.metadata?.resourceVersion];
   if (a.metadata?.uid !== b.metadata?.uid) return false;
-  if (!x || !y || !/^\d+$/.test(x) || !/^\d+$/.test(y)) return false;
+  if (!isNumeric(x) || !isNumeric(y)) return false;
   return BigInt(x) < BigInt(y);
+}
+
+function isNumeric(version: string | undefined): version is string {
+  return version !== undefined && /^\d+$/.test(version);
 }
