@@ -94,6 +94,7 @@ async function run(
       ? {
         namespaces: settings.namespaces,
         staleAfterMs: settings.cacheStaleAfterMs,
+        misses: { qps: settings.cacheMissQps },
         log,
       }
       : undefined,

@@ -66,6 +66,8 @@ export interface Settings {
   /** Reads from a watch-backed cache; stale after cacheStaleAfterMs. */
   cache: boolean;
   cacheStaleAfterMs: number;
+  /** Lookups a second of names the cache misses (--cache-miss-qps). */
+  cacheMissQps: number;
   /** The longest a watch stream lasts, jittered below it (--watch-max-duration). */
   watchMaxDurationMs: number;
   headerTimeoutMs: number;
@@ -297,6 +299,7 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
     kubeTimeoutMs: check("kube-timeout", positive(duration), 0),
     cache: check("cache", oneOf(["on", "off"] as const), "on") === "on",
     cacheStaleAfterMs: check("cache-stale-after", positive(duration), 0),
+    cacheMissQps: check("cache-miss-qps", count(0), 0),
     watchMaxDurationMs: check("watch-max-duration", positive(duration), 0),
     headerTimeoutMs: check("header-timeout", positive(duration), 0),
     idleTimeoutMs: check("idle-timeout", positive(duration), 0),

@@ -197,6 +197,13 @@ export const SPECS = {
     help:
       "a cache whose watch has been down this long is stale: not ready, and reads go to Kubernetes until it is back",
   },
+  "cache-miss-qps": {
+    env: "CORRAL_CACHE_MISS_QPS",
+    default: "20",
+    value: "N",
+    help:
+      "most Kubernetes lookups a second of names the cache does not hold (one per name at a time, a 404 remembered for 1 s); past it such a get answers 404 from the cache at once; 0 makes none",
+  },
   "watch-max-duration": {
     env: "CORRAL_WATCH_MAX_DURATION",
     default: "30m",

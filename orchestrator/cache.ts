@@ -5,8 +5,12 @@
  * namespace, or cluster-wide), and reads are answered from their stores
  * (cache_stores.ts) with no Kubernetes call.
  *
- * - Get that misses asks Kubernetes once before answering NOT_FOUND, so an
- *   object another replica created a moment ago is found (and kept).
+ * - Get that misses asks Kubernetes before answering NOT_FOUND, so an
+ *   object another replica created a moment ago is found (and kept); one
+ *   lookup per name at a time, 404s remembered for a second, and at most
+ *   `misses.qps` lookups a second (cache_misses.ts). What a lookup finds
+ *   is answered as the store then holds it: an object the watch deleted
+ *   meanwhile is NOT_FOUND, not brought back (store.ts).
  * - Writes go to Kubernetes; what it answers goes into the store at once,
  *   so a replica reads its own writes before the watch brings them.
  * - Until the first lists are in, and while a watch has been down longer
@@ -14,6 +18,7 @@
  *   why not ready).
  */
 import type { KubeConfig } from "@kubernetes/client-node";
+import { Code, ServiceError } from "../domain/errors.ts";
 import type { Logger } from "../domain/log.ts";
 import type {
   CacheState,
@@ -29,8 +34,11 @@ import {
   type RayCluster,
 } from "../domain/resources.ts";
 import { CacheReflectors } from "./cache_reflectors.ts";
+import { MissLookups, type MissOptions } from "./cache_misses.ts";
 import { CacheStores } from "./cache_stores.ts";
 import type { RayClusterCoordinates } from "./client_ports.ts";
+import type { Reflected } from "./reflector.ts";
+import type { Store } from "./store.ts";
 import { fetchWatch, type WatchTransport } from "./watch_stream.ts";
 
 export interface CacheOptions {
@@ -47,6 +55,8 @@ export interface CacheOptions {
   watch?: WatchTransport;
   /** First backoff after a failure; 1 s. */
   backoffMs?: number;
+  /** The limits of a get's lookups when the cache misses. */
+  misses?: MissOptions;
 }
 
 export interface CachedOrchestrator extends Orchestrator {
@@ -72,9 +82,13 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
   readonly #direct: Orchestrator;
   readonly #stores = new CacheStores();
   readonly #reflectors: CacheReflectors;
+  readonly #clusterMisses: MissLookups<RayCluster>;
+  readonly #templateMisses: MissLookups<ConfigMap>;
 
   constructor(options: CacheOptions) {
     this.#direct = options.direct;
+    this.#clusterMisses = new MissLookups(options.misses);
+    this.#templateMisses = new MissLookups(options.misses);
     this.#reflectors = new CacheReflectors({
       watch: options.watch ?? fetchWatch(options.kubeConfig),
       rayCluster: options.rayCluster,
@@ -129,15 +143,28 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
     name: string,
     call?: CallOptions,
   ): Promise<RayCluster> {
-    const held = this.#inStep() && !call?.fresh
-      ? this.#stores.clusters.get(namespace, name)
-      : undefined;
-    if (held !== undefined) return held;
-    const found = await this.#direct.getCluster(namespace, name, call);
-    if (this.#inStep()) {
-      this.#stores.applyClusters({ type: "upsert", item: found });
+    const stores = this.#stores;
+    if (!this.#inStep() || call?.fresh) {
+      // The read an update builds on answers what Kubernetes holds.
+      const found = await this.#direct.getCluster(namespace, name, call);
+      if (this.#inStep()) stores.applyClusters({ type: "upsert", item: found });
+      return found;
     }
-    return found;
+    const held = stores.clusters.get(namespace, name);
+    if (held !== undefined) return held;
+    const action = `Cannot get cluster "${namespace}/${name}"`;
+    const found = await this.#clusterMisses.find(
+      `${namespace}/${name}`,
+      action,
+      (lookup) => this.#direct.getCluster(namespace, name, lookup),
+      call,
+    );
+    return this.#asHeld(
+      stores.clusters,
+      found,
+      (item) => stores.applyClusters({ type: "upsert", item }),
+      action,
+    );
   }
 
   async listClusters(
@@ -202,12 +229,25 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
     name: string,
     call?: CallOptions,
   ): Promise<ConfigMap> {
+    if (!this.#inStep()) {
+      return await this.#direct.getComputeTemplate(namespace, name, call);
+    }
     const templates = this.#stores.templates;
-    const held = this.#inStep() ? templates.get(namespace, name) : undefined;
+    const held = templates.get(namespace, name);
     if (held !== undefined) return held;
-    const found = await this.#direct.getComputeTemplate(namespace, name, call);
-    if (this.#inStep()) templates.apply({ type: "upsert", item: found });
-    return found;
+    const action = `Cannot get compute template "${namespace}/${name}"`;
+    const found = await this.#templateMisses.find(
+      `${namespace}/${name}`,
+      action,
+      (lookup) => this.#direct.getComputeTemplate(namespace, name, lookup),
+      call,
+    );
+    return this.#asHeld(
+      templates,
+      found,
+      (item) => templates.apply({ type: "upsert", item }),
+      action,
+    );
   }
 
   async listComputeTemplates(
@@ -241,6 +281,27 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
 
   ping(call?: CallOptions): Promise<void> {
     return this.#direct.ping(call);
+  }
+
+  /**
+   * What a miss's lookup found, as the store holds it once put there: the
+   * newer version when the watch brought one meanwhile, NOT_FOUND when the
+   * watch saw it deleted meanwhile (a late answer brings nothing back).
+   */
+  #asHeld<T extends Reflected>(
+    store: Store<T>,
+    found: T,
+    put: (item: T) => void,
+    action: string,
+  ): T {
+    if (!this.#inStep()) return found;
+    put(found);
+    const { namespace = "", name = "" } = found.metadata ?? {};
+    const held = store.get(namespace, name);
+    if (held === undefined) {
+      throw new ServiceError(Code.NOT_FOUND, `${action}: not found`);
+    }
+    return held;
   }
 
   #inStep(): boolean {

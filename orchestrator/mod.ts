@@ -16,6 +16,7 @@ import {
 import type { Logger } from "../domain/log.ts";
 import type { Orchestrator } from "../domain/ports.ts";
 import { createCachedOrchestrator } from "./cache.ts";
+import type { MissOptions } from "./cache_misses.ts";
 import { orchestratorOnClients } from "./kubernetes.ts";
 
 export interface KubernetesOrchestratorOptions {
@@ -36,6 +37,8 @@ export interface KubernetesOrchestratorOptions {
     staleAfterMs?: number;
     /** First pause after a failed list or watch; 1 s. */
     backoffMs?: number;
+    /** The limits of lookups of names the cache misses (cache_misses.ts). */
+    misses?: MissOptions;
     log: Logger;
   };
 }
