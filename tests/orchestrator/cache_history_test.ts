@@ -1,0 +1,257 @@
+/**
+ * The cache against the stand-in, on the miss path: a lookup's answer that
+ * comes after the watch delivered the delete brings nothing back (the
+ * "zombie" race, made deterministic by holding the lookup's answer and the
+ * watch's events back), concurrent and repeated misses of one name cost
+ * Kubernetes one call, lookups stay within --cache-miss-qps, and a name
+ * created elsewhere is found once the remembered 404 has run out.
+ */
+import assert from "node:assert/strict";
+import * as k8s from "@kubernetes/client-node";
+import { silentLogger } from "../../api/log.ts";
+import { Code } from "../../domain/errors.ts";
+import type { Orchestrator } from "../../domain/ports.ts";
+import { LABEL, MANAGED_BY } from "../../domain/resources.ts";
+import {
+  type CachedOrchestrator,
+  createCachedOrchestrator,
+} from "../../orchestrator/cache.ts";
+import type { MissOptions } from "../../orchestrator/cache_misses.ts";
+import { createKubernetesOrchestrator } from "../../orchestrator/mod.ts";
+import {
+  fetchWatch,
+  type WatchTransport,
+} from "../../orchestrator/watch_stream.ts";
+import {
+  kubeconfigFor,
+  type Standin,
+  startStandin,
+} from "../../standin/mod.ts";
+import { until } from "../eventually.ts";
+import { kubeFetch } from "../standin/with_standin.ts";
+
+const NS = "team-a";
+const CLUSTERS = `/apis/ray.io/v1/namespaces/${NS}/rayclusters`;
+const RAY_CLUSTER = { group: "ray.io", version: "v1", plural: "rayclusters" };
+
+/** A gate: `wait()` resolves once `open()` was called. */
+function gate(): { wait(): Promise<void>; open(): void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => open = resolve);
+  return { wait: () => opened, open };
+}
+
+/**
+ * The watch transport, with the RayClusters watch's events held back while
+ * `held` is set and delivered in order by `release()`.
+ */
+function holdingWatch(inner: WatchTransport) {
+  const buffered: (() => void)[] = [];
+  const control = {
+    held: false,
+    release() {
+      control.held = false;
+      for (const deliver of buffered.splice(0)) deliver();
+    },
+    /** Events held back so far. */
+    get pending() {
+      return buffered.length;
+    },
+  };
+  const transport: WatchTransport = {
+    list: (path, query, signal) => inner.list(path, query, signal),
+    watch: (path, query, onEvent, done) =>
+      inner.watch(path, query, (type, object) => {
+        if (control.held && path.endsWith("/rayclusters")) {
+          buffered.push(() => onEvent(type, object));
+        } else onEvent(type, object);
+      }, done),
+  };
+  return { transport, control };
+}
+
+interface Rig {
+  standin: Standin;
+  cache: CachedOrchestrator;
+  /** Kubernetes GETs of one RayCluster the cache made. */
+  lookups(): number;
+}
+
+async function withCache(
+  run: (rig: Rig) => Promise<void>,
+  options: {
+    misses?: MissOptions;
+    direct?: (direct: Orchestrator) => Orchestrator;
+    watch?: (inner: WatchTransport) => WatchTransport;
+  } = {},
+): Promise<void> {
+  const standin = startStandin({ hostname: "127.0.0.1", port: 0 });
+  const kubeConfig = new k8s.KubeConfig();
+  kubeConfig.loadFromString(kubeconfigFor(standin.url));
+  let lookups = 0;
+  const direct = createKubernetesOrchestrator({ kubeConfig });
+  const counted: Orchestrator = new Proxy(direct, {
+    get(target, property) {
+      if (property === "getCluster") {
+        return (...args: Parameters<Orchestrator["getCluster"]>) => {
+          lookups++;
+          return target.getCluster(...args);
+        };
+      }
+      const value = Reflect.get(target, property);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const cache = createCachedOrchestrator({
+    direct: options.direct?.(counted) ?? counted,
+    kubeConfig,
+    rayCluster: RAY_CLUSTER,
+    namespaces: [],
+    log: silentLogger(),
+    backoffMs: 50,
+    misses: options.misses,
+    watch: options.watch?.(fetchWatch(kubeConfig)),
+  });
+  cache.start?.();
+  await cache.synced;
+  try {
+    await run({ standin, cache, lookups: () => lookups });
+  } finally {
+    await cache.close();
+    await standin.close();
+  }
+}
+
+/** Creates a managed RayCluster as another replica would, straight in Kubernetes. */
+async function createElsewhere(standin: Standin, name: string): Promise<void> {
+  const created = await kubeFetch(standin.url, "POST", CLUSTERS, {
+    apiVersion: "ray.io/v1",
+    kind: "RayCluster",
+    metadata: { name, labels: { [LABEL.managedBy]: MANAGED_BY } },
+    spec: {},
+  });
+  assert.equal(created.status, 201, await created.text());
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<number | "ok"> {
+  try {
+    await promise;
+    return "ok";
+  } catch (error) {
+    return (error as { code: number }).code;
+  }
+}
+
+Deno.test("a miss's lookup answering after the watch delivered the delete leaves no zombie: get 404, not listed", async () => {
+  const answered = gate();
+  const release = gate();
+  let watch!: ReturnType<typeof holdingWatch>["control"];
+  await withCache(async ({ standin, cache }) => {
+    watch.held = true;
+    await createElsewhere(standin, "zombie");
+    // The cache has not seen it: the get misses and asks Kubernetes, whose
+    // answer (the cluster exists) is held back.
+    const late = cache.getCluster(NS, "zombie");
+    await answered.wait();
+    // Another replica deletes it; the watch delivers ADDED and DELETED.
+    const deleted = await kubeFetch(
+      standin.url,
+      "DELETE",
+      `${CLUSTERS}/zombie`,
+    );
+    assert.equal(deleted.status, 200);
+    await until("the watch's two events", () => watch.pending >= 2);
+    watch.release();
+    release.open();
+    assert.equal(await codeOf(late), Code.NOT_FOUND);
+    assert.equal(await codeOf(cache.getCluster(NS, "zombie")), Code.NOT_FOUND);
+    const listed = await cache.listClusters(NS);
+    assert.deepEqual(listed.map((c) => c.metadata.name), []);
+  }, {
+    watch: (inner) => {
+      const holding = holdingWatch(inner);
+      watch = holding.control;
+      return holding.transport;
+    },
+    direct: (direct) =>
+      new Proxy(direct, {
+        get(target, property) {
+          if (property === "getCluster") {
+            return async (...args: Parameters<Orchestrator["getCluster"]>) => {
+              const found = await target.getCluster(...args);
+              answered.open();
+              await release.wait();
+              return found;
+            };
+          }
+          return Reflect.get(target, property);
+        },
+      }),
+  });
+});
+
+Deno.test("100 concurrent gets of one missing name make one Kubernetes call", async () => {
+  await withCache(async ({ cache, lookups }) => {
+    const codes = await Promise.all(
+      Array.from({ length: 100 }, () => codeOf(cache.getCluster(NS, "none"))),
+    );
+    assert.deepEqual(new Set(codes), new Set([Code.NOT_FOUND]));
+    assert.equal(lookups(), 1);
+  });
+});
+
+Deno.test("2,000 sequential gets of a missing name make a handful of Kubernetes calls", async () => {
+  await withCache(async ({ cache, lookups }) => {
+    const started = performance.now();
+    for (let i = 0; i < 2_000; i++) {
+      assert.equal(await codeOf(cache.getCluster(NS, "none")), Code.NOT_FOUND);
+    }
+    // One a second at most (the remembered 404's time), and the first.
+    const seconds = (performance.now() - started) / 1_000;
+    assert.ok(lookups() <= Math.ceil(seconds) + 1, `${lookups()} lookups`);
+  });
+});
+
+Deno.test("--cache-miss-qps limits lookups: past it a miss answers 404 at once; 0 makes none", async () => {
+  await withCache(async ({ standin, cache, lookups }) => {
+    await createElsewhere(standin, "exists");
+    const codes = await Promise.all(
+      Array.from(
+        { length: 30 },
+        (_, i) => codeOf(cache.getCluster(NS, `n${i}`)),
+      ),
+    );
+    assert.deepEqual(new Set(codes), new Set([Code.NOT_FOUND]));
+    assert.ok(lookups() <= 3, `${lookups()} lookups`);
+  }, { misses: { qps: 3 } });
+  await withCache(async ({ cache, lookups }) => {
+    assert.equal(await codeOf(cache.getCluster(NS, "none")), Code.NOT_FOUND);
+    assert.equal(lookups(), 0);
+  }, { misses: { qps: 0 } });
+});
+
+Deno.test("a name created elsewhere is found by a get once the remembered 404 runs out, the watch held back", async () => {
+  let watch!: ReturnType<typeof holdingWatch>["control"];
+  await withCache(async ({ standin, cache }) => {
+    watch.held = true;
+    assert.equal(await codeOf(cache.getCluster(NS, "later")), Code.NOT_FOUND);
+    const missedAt = performance.now();
+    await createElsewhere(standin, "later");
+    // Within the remembered time the 404 stands (the documented price).
+    let found = false;
+    while (!found) {
+      found = (await codeOf(cache.getCluster(NS, "later"))) === "ok";
+      if (!found) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const waited = performance.now() - missedAt;
+    assert.ok(waited < 300 + 1_000, `found after ${waited} ms`);
+    watch.release();
+  }, {
+    misses: { rememberMs: 300 },
+    watch: (inner) => {
+      const holding = holdingWatch(inner);
+      watch = holding.control;
+      return holding.transport;
+    },
+  });
+});
