@@ -320,6 +320,15 @@ Deno.test("two replicas against one API server agree on what exists and who won"
           await updateEnvs(rig.b, "steady", { AFTER: "no-ops" }, etag),
         );
         assert.notEqual(changed.etag, etag);
+        // A no-op with an etag that is no longer current is refused like any
+        // update: the etag check comes before the write.
+        const stale = await updateEnvs(
+          rig.a,
+          "steady",
+          { AFTER: "no-ops" },
+          etag,
+        );
+        assert.equal(stale.code, 10, stale.message);
       },
     );
 
