@@ -203,202 +203,198 @@ function transportOf(i: number): Call {
   return Math.floor(i / 2) % 2 === 0 ? viaHttp : viaGrpc;
 }
 
+/** Waits, at most VISIBLE_WITHIN_MS, until B's list holds `name`. */
+async function listedOnB(rig: Rig, name: string): Promise<void> {
+  await eventually(
+    `B's list to hold "${name}"`,
+    async () => (await listedNames(rig.b)).includes(name) ? true : undefined,
+    VISIBLE_WITHIN_MS,
+  );
+}
+
+async function createdOnAFoundOnB(rig: Rig): Promise<void> {
+  ok(await createCluster(rig.a, "found"));
+  // At once: B's cache may not hold it yet, and its miss asks Kubernetes.
+  for (const [transport, call] of Object.entries(VIA)) {
+    const got = ok(await getCluster(rig.b, "found", call));
+    assert.equal(got.name, "found", transport);
+  }
+  await listedOnB(rig, "found");
+}
+
+async function deletedOnAGoneFromB(rig: Rig): Promise<void> {
+  ok(await createCluster(rig.a, "gone"));
+  ok(await getCluster(rig.b, "gone"));
+  await listedOnB(rig, "gone");
+  ok(
+    await viaHttp(rig.a.corral, `${CS}/DeleteCluster`, {
+      namespace: NS,
+      name: "gone",
+    }),
+  );
+  await eventually("B to answer 404 and list it no more", async () => {
+    const got = await getCluster(rig.b, "gone");
+    if (got.code !== 5) return undefined;
+    return (await listedNames(rig.b)).includes("gone") ? undefined : true;
+  }, VISIBLE_WITHIN_MS);
+  for (const [transport, call] of Object.entries(VIA)) {
+    const got = await getCluster(rig.b, "gone", call);
+    assert.equal(got.code, 5, `${transport}: ${got.message}`);
+  }
+}
+
+async function oneOfTheChangesWins(rig: Rig): Promise<void> {
+  ok(await createCluster(rig.a, "contended"));
+  const etag = ok(await getCluster(rig.b, "contended")).etag as string;
+  // Each a real change (its own envs), so each write would move the etag.
+  const outcomes = await Promise.all(
+    Array.from({ length: 12 }, (_, i) =>
+      updateEnvs(
+        split(rig, i),
+        "contended",
+        { ROUND: String(i) },
+        etag,
+        transportOf(i),
+      )),
+  );
+  const winners = outcomes.flatMap((o, i) => o.code === 0 ? [i] : []);
+  assert.equal(winners.length, 1, outcomes.map((o) => o.message).join("\n"));
+  const [winner] = winners;
+  for (const [i, outcome] of outcomes.entries()) {
+    if (i === winner) continue;
+    assert.equal(outcome.code, 10, outcome.message);
+    assert.equal(
+      outcome.message,
+      `Cannot update cluster "team-a/contended": etag "${etag}" is not the cluster's current etag: get the cluster and try again`,
+    );
+  }
+  const won = outcomes[winner].result!;
+  assert.notEqual(won.etag, etag, "a change moves the etag");
+  for (const replica of [rig.a, rig.b]) {
+    const got = await eventually(
+      `${replica.label} to show the winner`,
+      async () => {
+        const got = ok(await getCluster(replica, "contended"));
+        return got.etag === won.etag ? got : undefined;
+      },
+      VISIBLE_WITHIN_MS,
+    );
+    assert.deepEqual(got.envs, { ROUND: String(winner) }, replica.label);
+  }
+}
+
+async function noOpsKeepTheEtag(rig: Rig): Promise<void> {
+  ok(await createCluster(rig.a, "steady"));
+  const before = ok(await getCluster(rig.b, "steady"));
+  const etag = before.etag as string;
+  const envs = (before.envs ?? {}) as Record<string, string>;
+  const outcomes = await Promise.all(
+    Array.from(
+      { length: 6 },
+      (_, i) => updateEnvs(split(rig, i), "steady", envs, etag, transportOf(i)),
+    ),
+  );
+  for (const outcome of outcomes) {
+    const answered = ok(outcome);
+    assert.equal(answered.etag, etag, "a no-op does not move the etag");
+    assert.deepEqual(answered.envs, before.envs);
+  }
+  // So the etag still names the current cluster: an update that changes
+  // something, sent with it afterwards, applies.
+  const changed = ok(
+    await updateEnvs(rig.b, "steady", { AFTER: "no-ops" }, etag),
+  );
+  assert.notEqual(changed.etag, etag);
+  // A no-op with an etag that is no longer current is refused like any
+  // update: the etag check comes before the write.
+  const stale = await updateEnvs(rig.a, "steady", { AFTER: "no-ops" }, etag);
+  assert.equal(stale.code, 10, stale.message);
+}
+
+async function oneOfTheCreatesSucceeds(rig: Rig): Promise<void> {
+  const outcomes = await Promise.all(
+    Array.from(
+      { length: 200 },
+      (_, i) => createCluster(split(rig, i), "twin", transportOf(i)),
+    ),
+  );
+  const codes = outcomes.map((o) => o.code);
+  assert.equal(codes.filter((c) => c === 0).length, 1, `${codes}`);
+  assert.equal(codes.filter((c) => c === 6).length, 199, `${codes}`);
+  for (const replica of [rig.a, rig.b]) ok(await getCluster(replica, "twin"));
+}
+
+/** A watch on B, opened by `open`, sees A's create, update and delete. */
+async function watchOnBSeesA(
+  rig: Rig,
+  transport: string,
+  open: (typeof WATCH_TRANSPORTS)[number][1],
+): Promise<void> {
+  const name = `watched-${transport.toLowerCase()}`;
+  const watch = await open(rig.b.corral, { namespace: NS }, ANONYMOUS_CALLER);
+  const about = (type: string) => (a: Answer) =>
+    a.type === type && nameOf(a) === name;
+  try {
+    await seen(watch, "the initial BOOKMARK", (a) => a.type === "BOOKMARK");
+    ok(await createCluster(rig.a, name));
+    await seen(watch, `ADDED ${name}`, about("ADDED"));
+    const etag = ok(await getCluster(rig.a, name)).etag as string;
+    ok(await updateEnvs(rig.a, name, { SEEN: "on B" }, etag));
+    await seen(
+      watch,
+      `MODIFIED ${name} with the new envs`,
+      (a) =>
+        about("MODIFIED")(a) &&
+        ((a.cluster as Json).envs as Json | undefined)?.SEEN === "on B",
+    );
+    ok(
+      await viaHttp(rig.a.corral, `${CS}/DeleteCluster`, {
+        namespace: NS,
+        name,
+      }),
+    );
+    await seen(watch, `DELETED ${name}`, about("DELETED"));
+  } finally {
+    watch.close();
+    await watch.ended;
+  }
+}
+
+/** What two replicas must agree on, one step each, in one rig. */
+const STEPS: [string, (rig: Rig) => Promise<void>][] = [
+  [
+    "a cluster created on A is found on B at once, on both transports",
+    createdOnAFoundOnB,
+  ],
+  [
+    "a cluster deleted on A is gone from B's get and list within 1 s",
+    deletedOnAGoneFromB,
+  ],
+  [
+    "of same-etag updates that change something, split across A and B, exactly one wins; the rest are ABORTED",
+    oneOfTheChangesWins,
+  ],
+  [
+    "updates that change nothing, with one etag on both replicas: each answers 200 with the cluster as it is, and the etag stays",
+    noOpsKeepTheEtag,
+  ],
+  [
+    "200 creates of one name, split across A and B: exactly one succeeds, the rest ALREADY_EXISTS",
+    oneOfTheCreatesSucceeds,
+  ],
+  // gRPC and NDJSON; SSE is the NDJSON stream framed otherwise.
+  ...WATCH_TRANSPORTS.slice(0, 2).map(([transport, open]) =>
+    [
+      `a watch on B (${transport}) sees A's create, update and delete within 1 s each`,
+      (rig: Rig) => watchOnBSeesA(rig, transport, open),
+    ] as [string, (rig: Rig) => Promise<void>]
+  ),
+];
+
 Deno.test("two replicas against one API server agree on what exists and who won", async (t) => {
   await withReplicas(async (rig) => {
-    await t.step(
-      "a cluster created on A is found on B at once, on both transports",
-      async () => {
-        ok(await createCluster(rig.a, "found"));
-        for (const [transport, call] of Object.entries(VIA)) {
-          const got = ok(await getCluster(rig.b, "found", call));
-          assert.equal(got.name, "found", transport);
-        }
-        await eventually(
-          "B's list to hold it",
-          async () =>
-            (await listedNames(rig.b)).includes("found") ? true : undefined,
-          VISIBLE_WITHIN_MS,
-        );
-      },
-    );
-
-    await t.step(
-      "a cluster deleted on A is gone from B's get and list within 1 s",
-      async () => {
-        ok(await createCluster(rig.a, "gone"));
-        ok(await getCluster(rig.b, "gone"));
-        await eventually(
-          "B's list to hold it",
-          async () =>
-            (await listedNames(rig.b)).includes("gone") ? true : undefined,
-          VISIBLE_WITHIN_MS,
-        );
-        ok(
-          await viaHttp(rig.a.corral, `${CS}/DeleteCluster`, {
-            namespace: NS,
-            name: "gone",
-          }),
-        );
-        await eventually("B to answer 404 and list it no more", async () => {
-          const got = await getCluster(rig.b, "gone");
-          if (got.code !== 5) return undefined;
-          return (await listedNames(rig.b)).includes("gone") ? undefined : true;
-        }, VISIBLE_WITHIN_MS);
-        for (const [transport, call] of Object.entries(VIA)) {
-          const got = await getCluster(rig.b, "gone", call);
-          assert.equal(got.code, 5, `${transport}: ${got.message}`);
-        }
-      },
-    );
-
-    await t.step(
-      "of same-etag updates that change something, split across A and B, exactly one wins; the rest are ABORTED",
-      async () => {
-        ok(await createCluster(rig.a, "contended"));
-        const etag = ok(await getCluster(rig.b, "contended")).etag as string;
-        const N = 12;
-        const outcomes = await Promise.all(
-          Array.from({ length: N }, (_, i) =>
-            updateEnvs(
-              split(rig, i),
-              "contended",
-              { ROUND: String(i) },
-              etag,
-              transportOf(i),
-            )),
-        );
-        const winners = outcomes.flatMap((o, i) => o.code === 0 ? [i] : []);
-        assert.equal(
-          winners.length,
-          1,
-          outcomes.map((o) => o.message).join("\n"),
-        );
-        const [winner] = winners;
-        for (const [i, outcome] of outcomes.entries()) {
-          if (i === winner) continue;
-          assert.equal(outcome.code, 10, outcome.message);
-          assert.equal(
-            outcome.message,
-            `Cannot update cluster "team-a/contended": etag "${etag}" is not the cluster's current etag: get the cluster and try again`,
-          );
-        }
-        const won = outcomes[winner].result!;
-        assert.notEqual(won.etag, etag, "a change moves the etag");
-        for (const replica of [rig.a, rig.b]) {
-          await eventually(`${replica.label} to show the winner`, async () => {
-            const got = ok(await getCluster(replica, "contended"));
-            return got.etag === won.etag ? got : undefined;
-          }, VISIBLE_WITHIN_MS);
-          const got = ok(await getCluster(replica, "contended"));
-          assert.deepEqual(got.envs, { ROUND: String(winner) }, replica.label);
-        }
-      },
-    );
-
-    await t.step(
-      "updates that change nothing, with one etag on both replicas: each answers 200 with the cluster as it is, and the etag stays",
-      async () => {
-        ok(await createCluster(rig.a, "steady"));
-        const before = ok(await getCluster(rig.b, "steady"));
-        const etag = before.etag as string;
-        const envs = (before.envs ?? {}) as Record<string, string>;
-        const outcomes = await Promise.all(
-          Array.from(
-            { length: 6 },
-            (_, i) =>
-              updateEnvs(split(rig, i), "steady", envs, etag, transportOf(i)),
-          ),
-        );
-        for (const outcome of outcomes) {
-          const answered = ok(outcome);
-          assert.equal(answered.etag, etag, "a no-op does not move the etag");
-          assert.deepEqual(answered.envs, before.envs);
-        }
-        // So the etag still names the current cluster: an update that changes
-        // something, sent with it afterwards, applies.
-        const changed = ok(
-          await updateEnvs(rig.b, "steady", { AFTER: "no-ops" }, etag),
-        );
-        assert.notEqual(changed.etag, etag);
-        // A no-op with an etag that is no longer current is refused like any
-        // update: the etag check comes before the write.
-        const stale = await updateEnvs(
-          rig.a,
-          "steady",
-          { AFTER: "no-ops" },
-          etag,
-        );
-        assert.equal(stale.code, 10, stale.message);
-      },
-    );
-
-    await t.step(
-      "200 creates of one name, split across A and B: exactly one succeeds, the rest ALREADY_EXISTS",
-      async () => {
-        const outcomes = await Promise.all(
-          Array.from(
-            { length: 200 },
-            (_, i) => createCluster(split(rig, i), "twin", transportOf(i)),
-          ),
-        );
-        const codes = outcomes.map((o) => o.code);
-        assert.equal(codes.filter((c) => c === 0).length, 1, `${codes}`);
-        assert.equal(codes.filter((c) => c === 6).length, 199, `${codes}`);
-        for (const replica of [rig.a, rig.b]) {
-          ok(await getCluster(replica, "twin"));
-        }
-      },
-    );
-
-    for (const [transport, open] of WATCH_TRANSPORTS.slice(0, 2)) {
-      await t.step(
-        `a watch on B (${transport}) sees A's create, update and delete within 1 s each`,
-        async () => {
-          const name = `watched-${transport.toLowerCase()}`;
-          const watch = await open(
-            rig.b.corral,
-            { namespace: NS },
-            ANONYMOUS_CALLER,
-          );
-          try {
-            await seen(
-              watch,
-              "the initial BOOKMARK",
-              (a) => a.type === "BOOKMARK",
-            );
-            ok(await createCluster(rig.a, name));
-            await seen(
-              watch,
-              `ADDED ${name}`,
-              (a) => a.type === "ADDED" && nameOf(a) === name,
-            );
-            const etag = ok(await getCluster(rig.a, name)).etag as string;
-            ok(await updateEnvs(rig.a, name, { SEEN: "on B" }, etag));
-            await seen(
-              watch,
-              `MODIFIED ${name} with the new envs`,
-              (a) =>
-                a.type === "MODIFIED" && nameOf(a) === name &&
-                (a.cluster as Json).envs !== undefined &&
-                ((a.cluster as Json).envs as Json).SEEN === "on B",
-            );
-            ok(
-              await viaHttp(rig.a.corral, `${CS}/DeleteCluster`, {
-                namespace: NS,
-                name,
-              }),
-            );
-            await seen(
-              watch,
-              `DELETED ${name}`,
-              (a) => a.type === "DELETED" && nameOf(a) === name,
-            );
-          } finally {
-            watch.close();
-            await watch.ended;
-          }
-        },
-      );
+    for (const [name, step] of STEPS) {
+      await t.step(name, () => step(rig));
     }
   });
 });
