@@ -324,6 +324,37 @@ async function oneOfTheCreatesSucceeds(rig: Rig): Promise<void> {
   for (const replica of [rig.a, rig.b]) ok(await getCluster(replica, "twin"));
 }
 
+/**
+ * Gets on B racing A's create and delete: B's misses ask Kubernetes while
+ * its watch brings the create and the delete, in either order. However they
+ * interleave, B ends with the truth (404, not listed) within 1 s.
+ */
+async function racedGetsOnBEndInTheTruth(rig: Rig): Promise<void> {
+  for (let round = 0; round < 10; round++) {
+    const name = `raced-${round}`;
+    const gets: Promise<Outcome>[] = [];
+    const creating = createCluster(rig.a, name);
+    for (let i = 0; i < 4; i++) gets.push(getCluster(rig.b, name));
+    ok(await creating);
+    const deleting = viaHttp(rig.a.corral, `${CS}/DeleteCluster`, {
+      namespace: NS,
+      name,
+    });
+    for (let i = 0; i < 4; i++) gets.push(getCluster(rig.b, name));
+    ok(await deleting);
+    await Promise.all(gets);
+    await eventually(
+      `B to answer 404 for "${name}" and list it no more`,
+      async () => {
+        const got = await getCluster(rig.b, name);
+        if (got.code !== 5) return undefined;
+        return (await listedNames(rig.b)).includes(name) ? undefined : true;
+      },
+      VISIBLE_WITHIN_MS,
+    );
+  }
+}
+
 /** A watch on B, opened by `open`, sees A's create, update and delete. */
 async function watchOnBSeesA(
   rig: Rig,
@@ -377,6 +408,10 @@ const STEPS: [string, (rig: Rig) => Promise<void>][] = [
   [
     "updates that change nothing, with one etag on both replicas: each answers 200 with the cluster as it is, and the etag stays",
     noOpsKeepTheEtag,
+  ],
+  [
+    "gets on B racing A's create and delete end in the truth: 404 and not listed within 1 s",
+    racedGetsOnBEndInTheTruth,
   ],
   [
     "200 creates of one name, split across A and B: exactly one succeeds, the rest ALREADY_EXISTS",
