@@ -13,9 +13,10 @@ export const LIST_PAGE_SIZE = 500;
  *
  * The first list asks for resourceVersion 0, as client-go's first list
  * does: an API server with its watch cache answers it whole from memory
- * (the limit is ignored there), and asks nothing of etcd. A later list
- * (after a failure or a 410) asks for the latest, a consistent read that a
- * real API server pages from etcd. Pages after the first carry only the
+ * (the limit is ignored there), and asks nothing of etcd. A list after a
+ * failure asks for the last version synced (no older than it, from the
+ * watch cache too); only once that is gone, for "" (the latest, a
+ * consistent read that a real API server pages from etcd). Pages after the first carry only the
  * continue token, which holds the first page's snapshot. When that
  * snapshot is compacted away before the last page (410 Expired), the list
  * is made again in one answer, as client-go's pager does.
@@ -25,11 +26,13 @@ export async function listInPages<T>(
   path: string,
   selector: Record<string, string>,
   normalize: (item: unknown) => T,
-  from: { resourceVersion: "0" | ""; signal: AbortSignal },
+  from: { resourceVersion: string; signal: AbortSignal },
 ): Promise<ListAnswer<T>> {
   const first = {
     ...selector,
-    ...(from.resourceVersion === "" ? {} : { resourceVersion: "0" }),
+    ...(from.resourceVersion === ""
+      ? {}
+      : { resourceVersion: from.resourceVersion }),
   };
   const items: T[] = [];
   let resourceVersion: string | undefined;

@@ -14,9 +14,21 @@
  *
  * - A watch that ends cleanly resumes from the last resourceVersion seen
  *   (events and bookmarks advance it).
- * - 410 Expired, or any failure of a list or a watch, lists afresh after a
- *   backoff (1 s doubling to 30 s, reset by a successful list) and replaces
- *   the store: objects deleted meanwhile disappear.
+ * - A watch silent for longer than `silenceLimitMs` (twice the API server's
+ *   bookmark interval: a live watch gets a BOOKMARK at least that often) is
+ *   ended and started again; the silence counts as time down, so a hung API
+ *   server whose connection stays open makes the cache stale.
+ * - Any failure of a list or a watch lists afresh after a backoff (1 s
+ *   doubling to 30 s, reset by a successful list, cut short by retryNow())
+ *   and replaces the store: objects deleted meanwhile disappear.
+ * - Which version a list asks for follows client-go's reflector: "0" until
+ *   a list has succeeded (any version, from the API server's watch cache);
+ *   then the last version synced (by a list, an event or a bookmark), which
+ *   the watch cache answers without a quorum read of etcd, exactly when the
+ *   API server is weakest; "" (the latest, a quorum read) only once that
+ *   version is gone: 410 Expired, or "Too large resource version" from an
+ *   API server that restarted behind it. A list answered so is made again
+ *   at once with "".
  */
 import type { Logger } from "../domain/log.ts";
 import type { WatchTransport } from "./watch_stream.ts";
@@ -43,13 +55,13 @@ export interface ReflectorOptions<T extends Reflected> {
   namespace: string;
   /**
    * The whole collection with the selectors; its items and resourceVersion.
-   * `resourceVersion` is "0" for the first list (any version: an API
-   * server answers it from its watch cache, as client-go's informers
-   * start) and "" for a list after a failure or 410 (the latest, a
-   * consistent read). `signal` aborts when the reflector stops.
+   * `resourceVersion` is "0" for the first list, the last version synced
+   * for a list after a failure, and "" (the latest, a consistent read)
+   * once that version is gone (see above). `signal` aborts when the
+   * reflector stops.
    */
   list: (
-    from: { resourceVersion: "0" | ""; signal: AbortSignal },
+    from: { resourceVersion: string; signal: AbortSignal },
   ) => Promise<ListAnswer<T>>;
   /** The collection's path for the watch, e.g. /api/v1/namespaces/a/events. */
   watchPath: string;
@@ -63,6 +75,11 @@ export interface ReflectorOptions<T extends Reflected> {
   log: Logger;
   /** First backoff after a failure; doubles up to 30 s. Default 1 s. */
   backoffMs?: number;
+  /**
+   * A watch that delivers nothing (no event, no bookmark) for longer than
+   * this is ended and started again; none when unset.
+   */
+  silenceLimitMs?: number;
 }
 
 export type StoreChange<T> =
@@ -79,8 +96,16 @@ export interface Reflector {
   readonly synced: Promise<void>;
   /** When the store was last known to be in step (performance.now()). */
   readonly lastInStep: number;
-  /** Since when (performance.now()) the watch is down; undefined if up. */
+  /**
+   * Since when (performance.now()) the watch is down, undefined while up;
+   * a silent watch is down since it last delivered something.
+   */
   readonly downSince: number | undefined;
+  /**
+   * Ends the pause after a failure at once, the backoff back to its first
+   * value: the API server answers again. Nothing while not pausing.
+   */
+  retryNow(): void;
   stop(): Promise<void>;
 }
 
@@ -104,13 +129,20 @@ interface WatchProgress {
 class ListWatch<T extends Reflected> implements Reflector {
   readonly synced: Promise<void>;
   readonly #options: ReflectorOptions<T>;
+  readonly #firstBackoff: number;
+  #backoff: number;
   #markSynced!: () => void;
   #stopped = false;
   #running: Promise<void> = Promise.resolve();
   /** Aborted by stop(): a list in progress asks for no more pages. */
   readonly #stopping = new AbortController();
-  /** Whether a list has succeeded: later ones ask for the latest version. */
-  #listed = false;
+  /**
+   * The last resourceVersion synced (a list's, an event's, a bookmark's):
+   * where a list after a failure starts; "" before the first list.
+   */
+  #lastSynced = "";
+  /** That version is gone (410, or too large): the next list asks for "". */
+  #lastSyncedGone = false;
   #current: AbortController | undefined;
   /** Ends the watch being followed at once (stop() cannot wait for it). */
   #endWatch: (() => void) | undefined;
@@ -121,6 +153,8 @@ class ListWatch<T extends Reflected> implements Reflector {
 
   constructor(options: ReflectorOptions<T>) {
     this.#options = options;
+    this.#firstBackoff = options.backoffMs ?? 1_000;
+    this.#backoff = this.#firstBackoff;
     this.synced = new Promise<void>((resolve) => this.#markSynced = resolve);
   }
 
@@ -135,6 +169,12 @@ class ListWatch<T extends Reflected> implements Reflector {
   /** Lists, then follows watches, until stopped; after a failure, backs off. */
   run(): void {
     this.#running = this.#loop();
+  }
+
+  retryNow(): void {
+    if (this.#wake === undefined) return;
+    this.#backoff = this.#firstBackoff;
+    this.#wake();
   }
 
   async stop(): Promise<void> {
@@ -154,36 +194,54 @@ class ListWatch<T extends Reflected> implements Reflector {
   }
 
   async #loop(): Promise<void> {
-    const firstBackoff = this.#options.backoffMs ?? 1_000;
-    let backoff = firstBackoff;
     let resourceVersion = "";
     while (!this.#stopped) {
       try {
         if (resourceVersion === "") {
           resourceVersion = await this.#relist();
-          backoff = firstBackoff;
+          this.#backoff = this.#firstBackoff;
         }
         if (this.#stopped) break;
         resourceVersion = await this.#follow(resourceVersion);
         if (!this.#stopped) this.#options.onEvent?.("restart");
       } catch (error) {
         if (this.#stopped) break;
+        const backoff = this.#backoff;
         this.#failed(error, backoff);
         resourceVersion = "";
+        // Doubled before the pause: retryNow() during it sets it back.
+        this.#backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
         await this.#pause(backoff);
-        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
     }
   }
 
-  /** The list phase: the whole collection replaces the store. */
+  /**
+   * The list phase: the whole collection replaces the store. From the
+   * version client-go's reflector would ask for; a list answered that this
+   * version is gone is made again at once as a consistent read.
+   */
   async #relist(): Promise<string> {
     this.#options.onEvent?.("relist");
-    const answer = await this.#options.list({
-      resourceVersion: this.#listed ? "" : "0",
-      signal: this.#stopping.signal,
-    });
-    this.#listed = true;
+    const from = this.#lastSyncedGone ? "" : this.#lastSynced || "0";
+    let answer: ListAnswer<T>;
+    try {
+      answer = await this.#options.list({
+        resourceVersion: from,
+        signal: this.#stopping.signal,
+      });
+    } catch (error) {
+      if (from === "" || !isVersionGone(error)) throw error;
+      this.#lastSyncedGone = true;
+      this.#options.onEvent?.("relist");
+      answer = await this.#options.list({
+        resourceVersion: "",
+        signal: this.#stopping.signal,
+      });
+    }
+    const resourceVersion = answer.metadata?.resourceVersion ?? "";
+    this.#lastSynced = resourceVersion;
+    this.#lastSyncedGone = false;
     this.#options.onChange({
       type: "replace",
       items: answer.items ?? [],
@@ -191,35 +249,91 @@ class ListWatch<T extends Reflected> implements Reflector {
     });
     this.#lastInStep = performance.now();
     this.#markSynced();
-    return answer.metadata?.resourceVersion ?? "";
+    return resourceVersion;
   }
 
   /**
    * The watch phase: follows one watch; the resourceVersion to resume
-   * from, "" to relist.
+   * from, "" to relist. A watch silent past the limit is ended, and
+   * resumed from where it was.
    */
   #follow(resourceVersion: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      this.#endWatch = () => resolve(resourceVersion);
+    return new Promise<string>((resolve, reject) => {
       const progress = { latest: resourceVersion, expired: false };
+      const ending = new AbortController();
+      const silence = this.#watchSilence(() => {
+        this.#wentSilent();
+        ending.abort();
+        this.#current?.abort();
+        resolve(progress.latest);
+      });
+      const settle = <A>(to: (value: A) => void) => (value: A) => {
+        silence.stop();
+        this.#endWatch = undefined;
+        to(value);
+      };
+      [resolve, reject] = [settle(resolve), settle(reject)];
+      this.#endWatch = () => resolve(resourceVersion);
       this.#options.watch.watch(
         this.#options.watchPath,
         this.#watchQuery(resourceVersion),
-        (type: string, received: never) =>
-          this.#received(type, received, progress),
+        (type: string, received: never) => {
+          silence.heard();
+          this.#received(type, received, progress);
+        },
         (error: unknown) => {
           this.#current = undefined;
           if (progress.expired || statusOf(error) === 410) resolve("");
           else if (error && !isTimeout(error)) reject(error);
           else resolve(progress.latest);
         },
+        ending.signal,
       ).then((controller) => {
         this.#current = controller;
-        if (this.#stopped) controller.abort();
-        this.#downSince = undefined;
-        this.#lastInStep = performance.now();
-      }, reject);
+        if (this.#stopped || ending.signal.aborted) controller.abort();
+        else this.#heardFrom();
+        silence.heard();
+      }, (error) => statusOf(error) === 410 ? resolve("") : reject(error));
+    }).then((next) => {
+      if (next === "") this.#lastSyncedGone = true;
+      return next;
     });
+  }
+
+  /** Calls `onSilent` once the watch is silent past the limit. */
+  #watchSilence(onSilent: () => void): { heard(): void; stop(): void } {
+    const limit = this.#options.silenceLimitMs;
+    if (limit === undefined) return { heard() {}, stop() {} };
+    let last = performance.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // One timer per watch, not one per event: when it fires early (events
+    // came meanwhile) it is set again for what remains.
+    const check = () => {
+      const quiet = performance.now() - last;
+      if (quiet >= limit) onSilent();
+      else timer = setTimeout(check, limit - quiet);
+    };
+    timer = setTimeout(check, limit);
+    return {
+      heard: () => last = performance.now(),
+      stop: () => clearTimeout(timer),
+    };
+  }
+
+  /** The watch said nothing for too long: down since it last did. */
+  #wentSilent(): void {
+    this.#downSince ??= this.#lastInStep;
+    this.#options.log.warn("Cache watch went silent; starting it again", {
+      resource: this.#options.resource,
+      namespace: this.#options.namespace || undefined,
+      silentForMs: this.#options.silenceLimitMs,
+    });
+  }
+
+  /** The API server answered the watch: up, and in step. */
+  #heardFrom(): void {
+    this.#downSince = undefined;
+    this.#lastInStep = performance.now();
   }
 
   #watchQuery(resourceVersion: string): Record<string, string> {
@@ -250,8 +364,8 @@ class ListWatch<T extends Reflected> implements Reflector {
       return;
     }
     progress.latest = object.metadata?.resourceVersion ?? progress.latest;
-    this.#downSince = undefined;
-    this.#lastInStep = performance.now();
+    this.#lastSynced = progress.latest;
+    this.#heardFrom();
     if (type === "ADDED" || type === "MODIFIED") {
       this.#options.onChange({ type: "upsert", item: object });
     } else if (type === "DELETED") {
@@ -296,4 +410,18 @@ function isTimeout(error: unknown): boolean {
 export function statusOf(error: unknown): number | undefined {
   const status = (error as { statusCode?: unknown } | null)?.statusCode;
   return typeof status === "number" ? status : undefined;
+}
+
+/**
+ * Whether a list was answered that the version it asked for is gone: 410
+ * Expired (compacted), or an API server behind it ("Too large resource
+ * version", 504 with that cause: it restarted, or lost its data), as
+ * client-go's reflector tells them apart.
+ */
+export function isVersionGone(error: unknown): boolean {
+  const status = statusOf(error);
+  if (status === 410) return true;
+  const causes = (error as { causes?: unknown } | null)?.causes;
+  return status === 504 && Array.isArray(causes) &&
+    causes.some((cause) => cause?.reason === "ResourceVersionTooLarge");
 }

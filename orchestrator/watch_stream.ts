@@ -29,12 +29,23 @@ export interface WatchTransport {
     query: Record<string, string>,
     signal?: AbortSignal,
   ): Promise<unknown>;
+  /**
+   * Starts a watch; its controller once the API server answered. `signal`
+   * ends it, also while the answer is awaited (a hung API server).
+   */
   watch(
     path: string,
     query: Record<string, string>,
     onEvent: WatchEventHandler,
     done: (error: unknown) => void,
+    signal?: AbortSignal,
   ): Promise<AbortController>;
+  /**
+   * Resolves when the API server answers at all (GET /version), within
+   * `signal`; fails otherwise. The cache asks it while down, to notice the
+   * API server's return.
+   */
+  ping?(signal: AbortSignal): Promise<void>;
 }
 
 export function fetchWatch(kubeConfig: KubeConfig): WatchTransport {
@@ -92,10 +103,21 @@ export function fetchWatch(kubeConfig: KubeConfig): WatchTransport {
     return url;
   }
 
-  function failure(path: string, status: number): Error {
+  /**
+   * A non-200 answer as an error: its status, and the causes of its
+   * Kubernetes Status (which tell "Too large resource version" apart).
+   */
+  async function failure(path: string, response: Response): Promise<Error> {
+    const text = await response.text().catch(() => "");
+    let causes: unknown[] = [];
+    try {
+      causes = JSON.parse(text)?.details?.causes ?? [];
+    } catch {
+      // Not a Status: the status alone says what happened.
+    }
     return Object.assign(
-      new Error(`${path} answered ${status}`),
-      { statusCode: status },
+      new Error(`${path} answered ${response.status}`),
+      { statusCode: response.status, causes },
     );
   }
 
@@ -106,24 +128,29 @@ export function fetchWatch(kubeConfig: KubeConfig): WatchTransport {
         ...await requestInit(),
         signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
       });
-      if (response.status !== 200) {
-        await response.body?.cancel();
-        throw failure(path, response.status);
-      }
+      if (response.status !== 200) throw await failure(path, response);
       return await response.json();
     },
 
-    async watch(path, query, onEvent, done) {
+    async ping(signal) {
+      const response = await fetch(urlOf("/version", {}), {
+        ...await requestInit(),
+        signal,
+      });
+      await response.body?.cancel();
+    },
+
+    async watch(path, query, onEvent, done, signal) {
       const url = urlOf(path, { ...query, watch: "true" });
       const controller = new AbortController();
+      signal?.addEventListener("abort", () => controller.abort(), {
+        once: true,
+      });
       const response = await fetch(url, {
         ...await requestInit(),
         signal: controller.signal,
       });
-      if (response.status !== 200) {
-        await response.body?.cancel();
-        throw failure(path, response.status);
-      }
+      if (response.status !== 200) throw await failure(path, response);
       (async () => {
         const decoder = new TextDecoder();
         let pending = "";
