@@ -95,6 +95,7 @@ async function run(
         namespaces: settings.namespaces,
         staleAfterMs: settings.cacheStaleAfterMs,
         misses: { qps: settings.cacheMissQps },
+        bookmarkIntervalMs: settings.cacheBookmarkIntervalMs,
         log,
       }
       : undefined,

@@ -68,6 +68,8 @@ export interface Settings {
   cacheStaleAfterMs: number;
   /** Lookups a second of names the cache misses (--cache-miss-qps). */
   cacheMissQps: number;
+  /** The API server's BOOKMARK interval; a watch silent twice this is restarted. */
+  cacheBookmarkIntervalMs: number;
   /** The longest a watch stream lasts, jittered below it (--watch-max-duration). */
   watchMaxDurationMs: number;
   headerTimeoutMs: number;
@@ -300,6 +302,11 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
     cache: check("cache", oneOf(["on", "off"] as const), "on") === "on",
     cacheStaleAfterMs: check("cache-stale-after", positive(duration), 0),
     cacheMissQps: check("cache-miss-qps", count(0), 0),
+    cacheBookmarkIntervalMs: check(
+      "cache-bookmark-interval",
+      positive(duration),
+      0,
+    ),
     watchMaxDurationMs: check("watch-max-duration", positive(duration), 0),
     headerTimeoutMs: check("header-timeout", positive(duration), 0),
     idleTimeoutMs: check("idle-timeout", positive(duration), 0),

@@ -204,6 +204,13 @@ export const SPECS = {
     help:
       "most Kubernetes lookups a second of names the cache does not hold (one per name at a time, a 404 remembered for 1 s); past it such a get answers 404 from the cache at once; 0 makes none",
   },
+  "cache-bookmark-interval": {
+    env: "CORRAL_CACHE_BOOKMARK_INTERVAL",
+    default: "60s",
+    value: "DURATION",
+    help:
+      "how often the API server sends each watch a BOOKMARK (kube-apiserver: about every minute); a cache watch silent for twice this is restarted, and its silence counts toward --cache-stale-after",
+  },
   "watch-max-duration": {
     env: "CORRAL_WATCH_MAX_DURATION",
     default: "30m",

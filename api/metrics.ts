@@ -184,6 +184,22 @@ export class Metrics {
       (s) => s.restarts,
     );
     new Gauge({
+      name: "corral_cache_last_sync_age_seconds",
+      help:
+        'Seconds since each cache store was last known in step with Kubernetes (its last list, watch event or bookmark), by resource and namespace watched ("" for all); past --cache-stale-after while its watch is down or silent, reads go to Kubernetes.',
+      labelNames: ["resource", "namespace"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const age of state().syncAges ?? []) {
+          this.set(
+            { resource: age.resource, namespace: age.namespace },
+            age.seconds,
+          );
+        }
+      },
+    });
+    new Gauge({
       name: "corral_cache_in_step",
       help:
         "1 while reads are answered from the cache, 0 while they go to Kubernetes.",

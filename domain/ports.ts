@@ -51,6 +51,11 @@ export interface CacheState {
   relists: Record<string, number>;
   /** Watches ended or failed and started again. */
   restarts: Record<string, number>;
+  /**
+   * Per resource and namespace watched ("" for all), seconds since its
+   * store was last known in step (a list, an event, a bookmark).
+   */
+  syncAges?: { resource: string; namespace: string; seconds: number }[];
 }
 
 /**

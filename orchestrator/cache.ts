@@ -57,6 +57,8 @@ export interface CacheOptions {
   backoffMs?: number;
   /** The limits of a get's lookups when the cache misses. */
   misses?: MissOptions;
+  /** The API server's BOOKMARK interval: a watch silent twice this is restarted. */
+  bookmarkIntervalMs?: number;
 }
 
 export interface CachedOrchestrator extends Orchestrator {
@@ -96,6 +98,7 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
       staleAfterMs: options.staleAfterMs ?? 30_000,
       log: options.log,
       backoffMs: options.backoffMs,
+      bookmarkIntervalMs: options.bookmarkIntervalMs,
     }, this.#stores);
     this.synced = this.#reflectors.synced;
   }
@@ -118,6 +121,7 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
       lastInStep: this.#reflectors.lastInStep(),
       relists: this.#reflectors.relists(),
       restarts: this.#reflectors.restarts(),
+      syncAges: this.#reflectors.syncAges(),
     };
   }
 

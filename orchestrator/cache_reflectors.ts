@@ -3,6 +3,12 @@
  * resource and served namespace (or one cluster-wide per resource), each
  * applying what it sees to the cache's stores; and whether, together, they
  * keep the cache in step.
+ *
+ * While a reflector is down, one probe (GET /version, every first backoff)
+ * watches for the API server's return: once it answers after failing,
+ * every reflector waiting out its backoff lists at once, so readiness
+ * comes back within a probe of the API server's return rather than after
+ * a backoff grown to 30 s.
  */
 import type { Logger } from "../domain/log.ts";
 import {
@@ -43,6 +49,21 @@ export interface CacheReflectorsOptions {
   log: Logger;
   /** First backoff after a failure; the reflector's default when unset. */
   backoffMs?: number;
+  /**
+   * How often the API server sends a watch a BOOKMARK (kube-apiserver:
+   * about every minute); a watch silent for twice this is restarted.
+   */
+  bookmarkIntervalMs?: number;
+}
+
+/** A probe of the API server waits this long for its answer at most. */
+const PROBE_TIMEOUT_MS = 2_000;
+
+/** How long one reflector has gone without news, as the metric reports it. */
+export interface SyncAge {
+  resource: CachedResource;
+  namespace: string;
+  seconds: number;
 }
 
 /** One resource as a reflector of one namespace lists and watches it. */
@@ -67,8 +88,14 @@ export class CacheReflectors {
   #running = false;
   readonly #options: CacheReflectorsOptions;
   readonly #stores: CacheStores;
-  readonly #reflectors: { resource: CachedResource; reflector: Reflector }[] =
-    [];
+  readonly #reflectors: {
+    resource: CachedResource;
+    namespace: string;
+    reflector: Reflector;
+  }[] = [];
+  #probing = false;
+  /** Ends the probe's pause and its request when the reflectors stop. */
+  readonly #stopping = new AbortController();
   readonly #clock = { wall: Date.now(), mono: performance.now() };
   readonly #relists = counts();
   readonly #restarts = counts();
@@ -107,6 +134,7 @@ export class CacheReflectors {
     if (!this.#isSynced) return "cache has not listed everything yet";
     const now = performance.now();
     for (const { resource, reflector } of this.#reflectors) {
+      // A silent watch is down since it last said something.
       const down = reflector.downSince;
       if (down !== undefined && now - down > this.#options.staleAfterMs) {
         return `cache stale: the ${resource} watch has been down for ${
@@ -136,6 +164,20 @@ export class CacheReflectors {
     ) as Record<CachedResource, number>;
   }
 
+  /**
+   * Per reflector, the seconds since its store was last known in step (its
+   * last list, event or bookmark); since start when never.
+   */
+  syncAges(): SyncAge[] {
+    const now = performance.now();
+    return this.#reflectors.map(({ resource, namespace, reflector }) => ({
+      resource,
+      namespace,
+      seconds: (now - Math.max(reflector.lastInStep, this.#clock.mono)) /
+        1000,
+    }));
+  }
+
   /** Lists made, per resource. */
   relists(): Record<CachedResource, number> {
     return { ...this.#relists };
@@ -147,7 +189,63 @@ export class CacheReflectors {
   }
 
   async stop(): Promise<void> {
+    this.#running = false;
+    this.#stopping.abort();
     await Promise.all(this.#reflectors.map((r) => r.reflector.stop()));
+  }
+
+  /**
+   * Asks the API server, every first backoff while a reflector is down,
+   * whether it answers; once it answers after failing to, wakes every
+   * reflector. An API server that answers probes but fails lists wakes
+   * nobody: their backoff grows as it should.
+   */
+  async #probeUntilBack(): Promise<void> {
+    const ping = this.#options.watch.ping?.bind(this.#options.watch);
+    if (ping === undefined || this.#probing) return;
+    this.#probing = true;
+    const every = Math.max(this.#options.backoffMs ?? 1_000, 10);
+    let failed = false;
+    try {
+      while (this.#running && this.#anyDown()) {
+        await this.#pause(every);
+        if (!this.#running) break;
+        try {
+          await ping(
+            AbortSignal.any([
+              AbortSignal.timeout(PROBE_TIMEOUT_MS),
+              this.#stopping.signal,
+            ]),
+          );
+        } catch {
+          failed = true;
+          continue;
+        }
+        if (!failed) continue;
+        failed = false;
+        for (const { reflector } of this.#reflectors) reflector.retryNow();
+      }
+    } finally {
+      this.#probing = false;
+    }
+  }
+
+  /** Waits `ms`, or until stop(). */
+  #pause(ms: number): Promise<void> {
+    const stopping = this.#stopping.signal;
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        stopping.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      stopping.addEventListener("abort", done);
+    });
+  }
+
+  #anyDown(): boolean {
+    return this.#reflectors.some((r) => r.reflector.downSince !== undefined);
   }
 
   /** The reflectors of one namespace ("" for all), one per resource. */
@@ -184,7 +282,7 @@ export class CacheReflectors {
     namespace: string,
     { resource, path, selector, normalize, apply }: Reflection<T>,
   ): void {
-    const { watch, log, backoffMs } = this.#options;
+    const { watch, log, backoffMs, bookmarkIntervalMs } = this.#options;
     const reflector = startReflector<T>({
       resource,
       namespace,
@@ -202,10 +300,12 @@ export class CacheReflectors {
       onEvent: (event) => {
         if (event === "relist") this.#relists[resource]++;
         else this.#restarts[resource]++;
+        if (event === "failure") this.#probeUntilBack();
       },
       log,
       backoffMs,
+      silenceLimitMs: bookmarkIntervalMs && 2 * bookmarkIntervalMs,
     });
-    this.#reflectors.push({ resource, reflector });
+    this.#reflectors.push({ resource, namespace, reflector });
   }
 }

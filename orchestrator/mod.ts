@@ -39,6 +39,8 @@ export interface KubernetesOrchestratorOptions {
     backoffMs?: number;
     /** The limits of lookups of names the cache misses (cache_misses.ts). */
     misses?: MissOptions;
+    /** The API server's BOOKMARK interval (cache.ts); 60 s. */
+    bookmarkIntervalMs?: number;
     log: Logger;
   };
 }

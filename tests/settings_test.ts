@@ -56,6 +56,7 @@ Deno.test("parseSettings() gives kubernetes mode's defaults without flags", () =
     cache: true,
     cacheStaleAfterMs: 30_000,
     cacheMissQps: 20,
+    cacheBookmarkIntervalMs: 60_000,
     watchMaxDurationMs: 30 * 60_000,
     requestTimeoutMs: 60_000,
     maxInflightBodyBytes: 64 * 1024 * 1024,

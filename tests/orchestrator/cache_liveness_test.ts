@@ -1,0 +1,201 @@
+/**
+ * The cache against the stand-in when the API server hangs or goes away:
+ * a watch held silent (a paused proxy, its connection open) makes the cache
+ * stale within twice the bookmark interval plus the stale limit, and it
+ * recovers when the proxy resumes; after an outage long enough for the
+ * backoff to grow, the cache is in step within 2 s of the API server's
+ * return; a list after a dropped watch asks for the last version synced,
+ * and after a 410 for "" (a quorum read), as client-go's reflector does.
+ */
+import assert from "node:assert/strict";
+import { KubeConfig } from "@kubernetes/client-node";
+import { silentLogger } from "../../api/log.ts";
+import { LABEL, MANAGED_BY } from "../../domain/resources.ts";
+import type { Orchestrator } from "../../domain/ports.ts";
+import { createKubernetesOrchestrator } from "../../orchestrator/mod.ts";
+import {
+  kubeconfigFor,
+  type Standin,
+  startStandin,
+} from "../../standin/mod.ts";
+import { until } from "../eventually.ts";
+import { startFaultProxy } from "../fault_proxy.ts";
+import { kubeFetch } from "../standin/with_standin.ts";
+import { startPausingProxy } from "./pausing_proxy.ts";
+
+const NS = "team-a";
+const CLUSTERS = `/apis/ray.io/v1/namespaces/${NS}/rayclusters`;
+
+interface CacheTuning {
+  bookmarkIntervalMs?: number;
+  staleAfterMs?: number;
+  backoffMs?: number;
+}
+
+/** A started cache of NS through `url`, in step before it resolves. */
+async function cacheThrough(
+  url: string,
+  tuning: CacheTuning,
+): Promise<Orchestrator> {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(kubeconfigFor(url));
+  const cache = createKubernetesOrchestrator({
+    kubeConfig,
+    cache: { namespaces: [NS], log: silentLogger(), ...tuning },
+  });
+  cache.start?.();
+  await until("the cache in step", () => inStep(cache));
+  return cache;
+}
+
+const inStep = (cache: Orchestrator) => cache.cacheState!().inStep;
+
+/** A managed RayCluster made directly in the stand-in; its resourceVersion. */
+async function createDirectly(standin: Standin, name: string): Promise<string> {
+  const response = await kubeFetch(standin.url, "POST", CLUSTERS, {
+    apiVersion: "ray.io/v1",
+    kind: "RayCluster",
+    metadata: { name, labels: { [LABEL.managedBy]: MANAGED_BY } },
+    spec: { headGroupSpec: { template: { spec: { containers: [] } } } },
+  });
+  const body = await response.json();
+  assert.equal(response.status, 201, JSON.stringify(body));
+  return body.metadata.resourceVersion;
+}
+
+/** The resourceVersion parameter of each RayCluster list (not watch). */
+function listedFrom(requests: readonly URL[]): (string | null)[] {
+  return requests.filter((url) =>
+    url.pathname === CLUSTERS && url.searchParams.get("watch") !== "true"
+  ).map((url) => url.searchParams.get("resourceVersion"));
+}
+
+Deno.test("a watch held silent makes the cache stale within twice the bookmark interval plus the stale limit; it recovers on resume", async () => {
+  const bookmarkIntervalMs = 200;
+  const staleAfterMs = 300;
+  const standin = startStandin({
+    hostname: "127.0.0.1",
+    port: 0,
+    bookmarkIntervalMs,
+  });
+  const proxy = startPausingProxy(standin.url);
+  const cache = await cacheThrough(proxy.url, {
+    bookmarkIntervalMs,
+    staleAfterMs,
+    backoffMs: 50,
+  });
+  try {
+    // Bookmarks keep a quiet watch in step: each one counts.
+    const first = cache.cacheState!().lastInStep.rayclusters;
+    await until(
+      "a bookmark",
+      () => cache.cacheState!().lastInStep.rayclusters > first,
+    );
+    assert.equal(inStep(cache), true, String(cache.cacheState!().reason));
+    proxy.pause();
+    const paused = performance.now();
+    await until(
+      "the cache stale",
+      () => !inStep(cache),
+      2 * bookmarkIntervalMs + staleAfterMs + 1_500,
+    );
+    const after = performance.now() - paused;
+    assert.ok(
+      after <= 2 * bookmarkIntervalMs + staleAfterMs + 250,
+      `stale after ${Math.round(after)} ms`,
+    );
+    assert.match(cache.cacheState!().reason ?? "", /watch has been down/);
+    const ages = cache.cacheState!().syncAges ?? [];
+    assert.ok(
+      ages.some((age) => age.seconds * 1000 >= staleAfterMs),
+      JSON.stringify(ages),
+    );
+    proxy.resume();
+    await until("the cache in step again", () => inStep(cache), 3_000);
+  } finally {
+    await cache.close?.();
+    await proxy.close();
+    await standin.close();
+  }
+});
+
+Deno.test("after an outage long enough for the backoff to grow, the cache is in step within 2 s of the API server's return", async () => {
+  const standin = startStandin({ hostname: "127.0.0.1", port: 0 });
+  const proxy = await startFaultProxy(standin.url);
+  const cache = await cacheThrough(proxy.url, {
+    staleAfterMs: 300,
+    backoffMs: 400,
+  });
+  try {
+    const relists = () => cache.cacheState!().relists.rayclusters;
+    const before = relists();
+    await proxy.refuse();
+    // Failed lists at about 0, 0.4, 1.2 and 2.8 s: the next waits 3.2 s.
+    await until("four failed lists", () => relists() >= before + 4, 10_000);
+    await proxy.heal();
+    const back = performance.now();
+    await until("the cache in step", () => inStep(cache), 5_000);
+    const took = performance.now() - back;
+    assert.ok(took < 2_000, `in step ${Math.round(took)} ms after the return`);
+  } finally {
+    await cache.close?.();
+    await proxy.close();
+    await standin.close();
+  }
+});
+
+Deno.test('a list after a dropped watch asks for the last version synced; after a 410, for ""', async () => {
+  const standin = startStandin({
+    hostname: "127.0.0.1",
+    port: 0,
+    watchHistory: 3,
+  });
+  const proxy = startPausingProxy(standin.url);
+  const cache = await cacheThrough(proxy.url, { backoffMs: 50 });
+  try {
+    const version = await createDirectly(standin, "blue");
+    await until(
+      "the watch brought the cluster",
+      () => cache.cacheState!().objects.rayclusters === 1,
+    );
+    const lists = listedFrom(proxy.requests).length;
+    proxy.endStreams("abruptly");
+    await until(
+      "a list after the dropped watch",
+      () => listedFrom(proxy.requests).length > lists,
+    );
+    assert.equal(listedFrom(proxy.requests)[lists], version);
+    await until("the watch from that list", () => {
+      const last = proxy.requests.findLast((url) => url.pathname === CLUSTERS);
+      return last?.searchParams.get("watch") === "true";
+    });
+
+    // Changes the watch never sees, more than the stand-in keeps: resuming
+    // from the last version is answered 410.
+    proxy.pause();
+    for (let i = 0; i < 5; i++) {
+      const patched = await kubeFetch(
+        standin.url,
+        "PATCH",
+        `${CLUSTERS}/blue`,
+        {
+          metadata: { annotations: { touch: String(i) } },
+        },
+      );
+      assert.equal(patched.status, 200);
+    }
+    const later = listedFrom(proxy.requests).length;
+    proxy.endStreams("cleanly");
+    proxy.resume();
+    await until(
+      "a list after the 410",
+      () => listedFrom(proxy.requests).length > later,
+    );
+    assert.equal(listedFrom(proxy.requests)[later], null, "a quorum read");
+    await until("the cache in step", () => inStep(cache));
+  } finally {
+    await cache.close?.();
+    await proxy.close();
+    await standin.close();
+  }
+});
