@@ -103,24 +103,6 @@ export function fetchWatch(kubeConfig: KubeConfig): WatchTransport {
     return url;
   }
 
-  /**
-   * A non-200 answer as an error: its status, and the causes of its
-   * Kubernetes Status (which tell "Too large resource version" apart).
-   */
-  async function failure(path: string, response: Response): Promise<Error> {
-    const text = await response.text().catch(() => "");
-    let causes: unknown[] = [];
-    try {
-      causes = JSON.parse(text)?.details?.causes ?? [];
-    } catch {
-      // Not a Status: the status alone says what happened.
-    }
-    return Object.assign(
-      new Error(`${path} answered ${response.status}`),
-      { statusCode: response.status, causes },
-    );
-  }
-
   return {
     async list(path, query, signal) {
       const timeout = AbortSignal.timeout(LIST_TIMEOUT_MS);
@@ -174,4 +156,22 @@ export function fetchWatch(kubeConfig: KubeConfig): WatchTransport {
       return controller;
     },
   };
+}
+
+/**
+ * A non-200 answer as an error: its status, and the causes of its
+ * Kubernetes Status (which tell "Too large resource version" apart).
+ */
+async function failure(path: string, response: Response): Promise<Error> {
+  const text = await response.text().catch(() => "");
+  let causes: unknown[] = [];
+  try {
+    causes = JSON.parse(text)?.details?.causes ?? [];
+  } catch {
+    // Not a Status: the status alone says what happened.
+  }
+  return Object.assign(
+    new Error(`${path} answered ${response.status}`),
+    { statusCode: response.status, causes },
+  );
 }
