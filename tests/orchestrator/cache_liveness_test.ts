@@ -93,16 +93,13 @@ Deno.test("a watch held silent makes the cache stale within twice the bookmark i
     );
     assert.equal(inStep(cache), true, String(cache.cacheState!().reason));
     proxy.pause();
-    const paused = performance.now();
+    // Due after 2 x 200 + 300 ms; without liveness, never (the connection
+    // stays open). The deadline leaves a busy machine 1.5 s of room rather
+    // than asserting the exact moment.
     await until(
       "the cache stale",
       () => !inStep(cache),
       2 * bookmarkIntervalMs + staleAfterMs + 1_500,
-    );
-    const after = performance.now() - paused;
-    assert.ok(
-      after <= 2 * bookmarkIntervalMs + staleAfterMs + 250,
-      `stale after ${Math.round(after)} ms`,
     );
     assert.match(cache.cacheState!().reason ?? "", /watch has been down/);
     const ages = cache.cacheState!().syncAges ?? [];
@@ -130,13 +127,16 @@ Deno.test("after an outage long enough for the backoff to grow, the cache is in 
     const relists = () => cache.cacheState!().relists.rayclusters;
     const before = relists();
     await proxy.refuse();
-    // Failed lists at about 0, 0.4, 1.2 and 2.8 s: the next waits 3.2 s.
-    await until("four failed lists", () => relists() >= before + 4, 10_000);
+    // Failed lists at about 0, 0.4, 1.2, 2.8 and 6 s: the next would wait
+    // 6.4 s were the backoff not reset by the API server's return.
+    await until("five failed lists", () => relists() >= before + 5, 15_000);
     await proxy.heal();
     const back = performance.now();
-    await until("the cache in step", () => inStep(cache), 5_000);
+    await until("the cache in step", () => inStep(cache), 8_000);
     const took = performance.now() - back;
-    assert.ok(took < 2_000, `in step ${Math.round(took)} ms after the return`);
+    // 2 s on a quiet machine (the README's promise); 3 s leaves a busy one
+    // room and still tells a reset backoff from the 6.4 s wait.
+    assert.ok(took < 3_000, `in step ${Math.round(took)} ms after the return`);
   } finally {
     await cache.close?.();
     await proxy.close();
