@@ -22,30 +22,13 @@ import { findResource } from "./registry.ts";
 import type { RequestContext, State } from "./state.ts";
 import { badRequest, methodNotAllowed, unknownPath } from "./status.ts";
 import {
-  type ActionSubresource,
   type ResourceType,
+  type Route,
   serves,
   withTypeMeta,
 } from "./types.ts";
 import { create, getOrNotFound, patch, remove, update } from "./verbs.ts";
 import { watch } from "./watch.ts";
-
-export type Route =
-  | { kind: "collection"; resource: ResourceType; namespace?: string }
-  | {
-    kind: "item";
-    resource: ResourceType;
-    namespace: string;
-    name: string;
-    status: boolean;
-  }
-  | {
-    kind: "action";
-    resource: ResourceType;
-    namespace: string;
-    name: string;
-    action: ActionSubresource;
-  };
 
 /**
  * The route of a resource path below `/api/v1` or `/apis/{group}/{version}`.

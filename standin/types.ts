@@ -167,3 +167,21 @@ export function withTypeMeta(
   const { apiVersion: _a, kind: _k, ...rest } = object;
   return { apiVersion: groupVersion(resource), kind: resource.kind, ...rest };
 }
+
+/** What a resource path names: a collection, an item, or an item's action. */
+export type Route =
+  | { kind: "collection"; resource: ResourceType; namespace?: string }
+  | {
+    kind: "item";
+    resource: ResourceType;
+    namespace: string;
+    name: string;
+    status: boolean;
+  }
+  | {
+    kind: "action";
+    resource: ResourceType;
+    namespace: string;
+    name: string;
+    action: ActionSubresource;
+  };

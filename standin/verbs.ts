@@ -11,7 +11,7 @@ import { decodeCustomObject, isCrdResource, schemaCauses } from "./crd.ts";
 import { deepEqual, isRecord, json, randomSuffix } from "./json.ts";
 import { validateMetadata } from "./metadata_validation.ts";
 import { jsonPatch, mergePatch, PatchError } from "./patches.ts";
-import type { Route } from "./routing.ts";
+import type { Route } from "./types.ts";
 import type { RequestContext, State } from "./state.ts";
 import {
   alreadyExists,
