@@ -25,10 +25,13 @@ export interface MainClient {
   close(): void;
 }
 
-/** A client of both transports of a running main.ts. */
-export async function mainClient(main: MainProcess): Promise<MainClient> {
+/**
+ * The harness's Corral for a running main.ts: the gateway as a fetch to its
+ * HTTP port (a streamed answer stays streamed), gRPC with the real client
+ * (closed by `corral.grpc.close()`).
+ */
+export async function corralOf(main: MainProcess): Promise<Corral> {
   const api = await schema();
-  const grpc = grpcCaller(api, main.grpc);
   // The gateway the harness calls, as a fetch to the process's HTTP port.
   const gateway = (async (request: Request) => {
     const url = new URL(request.url);
@@ -38,17 +41,22 @@ export async function mainClient(main: MainProcess): Promise<MainClient> {
       body: request.body ? await request.text() : undefined,
     });
   }) as unknown as Gateway;
-  const corral: Corral = {
+  return {
     schema: api,
     gateway,
-    grpc,
+    grpc: grpcCaller(api, main.grpc),
     kubeUrl: "",
     close: () => Promise.resolve(),
   };
+}
+
+/** A client of both transports of a running main.ts. */
+export async function mainClient(main: MainProcess): Promise<MainClient> {
+  const corral = await corralOf(main);
   const runs = Object.fromEntries(TRANSPORTS);
   return {
     call: (transport, rpc, request, options = {}) =>
       runs[transport](corral, rpc, request, options),
-    close: () => grpc.close(),
+    close: () => corral.grpc.close(),
   };
 }

@@ -10,10 +10,8 @@
  * README, "Updating a cluster").
  */
 import assert from "node:assert/strict";
-import { loadApiSchema } from "../api/schema.ts";
-import type { Gateway } from "../api/http/gateway.ts";
 import { kubeconfigFor, type Standin, startStandin } from "../standin/mod.ts";
-import { grpcCaller } from "./api/grpc/client.ts";
+import { corralOf } from "./main_client.ts";
 import { NS, sampleCluster } from "./api/cases.ts";
 import { type OpenWatch, WATCH_TRANSPORTS } from "./api/stream_watchers.ts";
 import { eventually } from "./eventually.ts";
@@ -47,29 +45,6 @@ interface Rig {
   standin: Standin;
   a: Replica;
   b: Replica;
-}
-
-/**
- * The harness's Corral for a running process: the gateway as a fetch to its
- * HTTP port (a streamed answer stays streamed), gRPC with the real client.
- */
-async function corralOf(main: MainProcess): Promise<Corral> {
-  const schema = await loadApiSchema();
-  const gateway = (async (request: Request) => {
-    const url = new URL(request.url);
-    return await fetch(`${main.http}${url.pathname}${url.search}`, {
-      method: request.method,
-      headers: request.headers,
-      body: request.body ? await request.text() : undefined,
-    });
-  }) as unknown as Gateway;
-  return {
-    schema,
-    gateway,
-    grpc: grpcCaller(schema, main.grpc),
-    kubeUrl: "",
-    close: () => Promise.resolve(),
-  };
 }
 
 /** Waits for /readyz: the replica's first lists are in. */

@@ -8,6 +8,7 @@
  * opens it by name.
  */
 import assert from "node:assert/strict";
+import { rayClusterWith } from "./ray_cluster_fixture.ts";
 import { parse as parseYaml } from "yaml";
 import {
   CONTAINER_FIELDS,
@@ -114,18 +115,7 @@ function withField(
   };
   const target = { spec, container, metadata, group }[at];
   target[field] = "x";
-  return {
-    apiVersion: "ray.io/v1",
-    kind: "RayCluster",
-    metadata: { name: "c", namespace: "ns" },
-    spec: {
-      headGroupSpec: {
-        rayStartParams: {},
-        template: { spec: { containers: [] } },
-      },
-      workerGroupSpecs: [group as never],
-    },
-  };
+  return rayClusterWith([group as never]);
 }
 
 const PATHS = {

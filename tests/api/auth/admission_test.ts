@@ -3,6 +3,7 @@
  * fields against a rule's grants, each case a pod of one worker group.
  */
 import assert from "node:assert/strict";
+import { rayClusterWith } from "./ray_cluster_fixture.ts";
 import {
   defaultGrants,
   summarizeWorkload,
@@ -18,31 +19,20 @@ function cluster(
     container?: Record<string, unknown>;
   },
 ): RayCluster {
-  return {
-    apiVersion: "ray.io/v1",
-    kind: "RayCluster",
-    metadata: { name: "c", namespace: "ns" },
-    spec: {
-      headGroupSpec: {
-        rayStartParams: {},
-        template: { spec: { containers: [] } },
+  return rayClusterWith([{
+    groupName: "workers",
+    rayStartParams: {},
+    template: {
+      spec: {
+        containers: [{
+          name: "ray-worker",
+          image: "rayproject/ray:2.9.0",
+          ...container,
+        }],
+        ...pod,
       },
-      workerGroupSpecs: [{
-        groupName: "workers",
-        rayStartParams: {},
-        template: {
-          spec: {
-            containers: [{
-              name: "ray-worker",
-              image: "rayproject/ray:2.9.0",
-              ...container,
-            }],
-            ...pod,
-          },
-        },
-      }],
     },
-  };
+  }]);
 }
 
 const secretEnv = (name: string, kind = "secretKeyRef") => ({

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { rayClusterWith } from "./ray_cluster_fixture.ts";
 import { Code } from "../../../domain/errors.ts";
 import type { ServiceError } from "../../../domain/errors.ts";
 import type { Identity } from "../../../api/auth/identity.ts";
@@ -505,18 +506,9 @@ function workload(
       },
     },
   });
-  return {
-    apiVersion: "ray.io/v1",
-    kind: "RayCluster",
-    metadata: { name: "c", namespace: "ns" },
-    spec: {
-      headGroupSpec: {
-        rayStartParams: {},
-        template: { spec: { containers: [] } },
-      },
-      workerGroupSpecs: images.length > 0 ? images.map(group) : [group("", 0)],
-    },
-  };
+  return rayClusterWith(
+    images.length > 0 ? images.map(group) : [group("", 0)],
+  );
 }
 
 Deno.test("admitWorkload() needs one granting rule that allows the whole workload", async (t) => {
