@@ -20,7 +20,7 @@ import { asServiceError } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
 import type { ApiSchema } from "../schema.ts";
 import type { Access } from "../auth/access.ts";
-import { credentialsOf } from "../auth/authenticate.ts";
+import { type Credentials, credentialsOf } from "../auth/authenticate.ts";
 import { callerOf } from "../auth/caller.ts";
 import { AuthenticationError, type Identity } from "../auth/identity.ts";
 import { AuthorizationError } from "../auth/policy.ts";
@@ -34,12 +34,7 @@ import {
   jitteredDuration,
   type StreamCall,
 } from "./stream_lifetime.ts";
-import {
-  type Declaration,
-  declareRpcs,
-  type Handlers,
-  type RpcRule,
-} from "./rpcs.ts";
+import { type Declaration, declareRpcs, type Handlers } from "./rpcs.ts";
 
 export type { Call, Peer, Transport } from "./call.ts";
 
@@ -198,15 +193,21 @@ export class RpcDispatcher implements Dispatcher {
     progress: Progress,
     signals: { signal?: AbortSignal; done: AbortSignal },
   ): Promise<Message | AsyncIterableIterator<Message>> {
-    // Before anything else, alone: the request's own signal is enough.
-    const identity = progress.identity = await this.#authenticate(
-      call,
-      signals.signal,
-    );
-    const request = progress.request = await decode();
+    // Known before the caller is: a refusal's audit names its verb.
     const declaration = progress.declaration = this.#declarations.get(
       call.key,
     );
+    const credentials = credentialsOf(
+      call.authorization,
+      call.peer?.certificate,
+      call.peer?.address,
+    );
+    // Before anything else, alone: the request's own signal is enough.
+    const identity = progress.identity = await this.#authenticate(
+      credentials,
+      signals.signal,
+    );
+    const request = progress.request = await decode();
     if (!declaration) {
       throw new ServiceError(
         Code.UNIMPLEMENTED,
@@ -238,7 +239,9 @@ export class RpcDispatcher implements Dispatcher {
     return this.#guarded(
       answer as AsyncIterableIterator<Message>,
       {
-        credentials: credentialsOf(call.authorization, call.peer?.certificate),
+        // Checked again without the address: a stream's own check is no
+        // failed attempt of the caller's to limit.
+        credentials: { ...credentials, address: undefined },
         rule: declaration.rule,
         request,
         action,
@@ -271,15 +274,14 @@ export class RpcDispatcher implements Dispatcher {
     });
   }
 
-  async #authenticate(call: Call, signal?: AbortSignal): Promise<Identity> {
+  async #authenticate(
+    credentials: Credentials,
+    signal?: AbortSignal,
+  ): Promise<Identity> {
     const metrics = this.#metrics;
     try {
       const identity = await this.#access.authenticator.authenticate(
-        credentialsOf(
-          call.authorization,
-          call.peer?.certificate,
-          call.peer?.address,
-        ),
+        credentials,
         signal,
       );
       metrics?.authentications.inc({
@@ -370,17 +372,13 @@ export class RpcDispatcher implements Dispatcher {
   #audit(call: Call, progress: Progress, error?: ServiceError): void {
     const entry = auditEntry(
       call,
-      this.#ruleOf(call),
+      progress.declaration?.rule,
       progress.identity,
       progress.request,
       error,
       progress.workload,
     );
     if (entry) this.#access.audit.record(entry);
-  }
-
-  #ruleOf(call: Call): RpcRule | undefined {
-    return this.#declarations.get(call.key)?.rule;
   }
 
   #finish(call: Call, progress: Progress, error?: ServiceError): void {
