@@ -137,8 +137,12 @@ function acrossNamespaces(
   served: readonly string[],
 ): readonly string[] | undefined {
   const allowed = caller.namespaces(rule.verb, rule.resource);
+  // "*" covers every served namespace but the reserved ones (kube-*,
+  // Corral's own) it does not name.
   const namespaces = allowed === "*"
-    ? (served.length > 0 ? served : undefined)
+    ? (served.length > 0
+      ? served.filter((n) => caller.may(rule.verb, rule.resource, n))
+      : undefined)
     : allowed.filter((n) => served.length === 0 || served.includes(n));
   if (namespaces?.length === 0) {
     throw new AuthorizationError(

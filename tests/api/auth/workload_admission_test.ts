@@ -522,3 +522,36 @@ async function seenCluster(namespace: string): Promise<RayCluster> {
     now: new Date(),
   });
 }
+
+Deno.test('with --namespaces serving kube-system, a "*" rule\'s list across namespaces still leaves it out', async () => {
+  const files = await fileAccess({
+    tokens: tokenFileText([MALLORY, OPS]),
+    policy: POLICY,
+  });
+  const corral = await startCorral({
+    access: files.access,
+    namespaces: [NS, "kube-system"],
+  });
+  try {
+    for (const namespace of [NS, "kube-system"]) {
+      const response = await kubeFetch(
+        corral.kubeUrl,
+        "POST",
+        `/apis/ray.io/v1/namespaces/${namespace}/rayclusters`,
+        await seenCluster(namespace),
+      );
+      assert.equal(response.status, 201, await response.text());
+    }
+    for (const [transport, run] of TRANSPORTS) {
+      const got = await run(corral, `${CS}/ListAllClusters`, {}, {
+        authorization: bearer(MALLORY),
+      });
+      assert.equal(got.code, 0, `${transport}: ${got.message}`);
+      const clusters = got.result!.clusters as { namespace: string }[];
+      assert.deepEqual(clusters.map((c) => c.namespace), [NS], transport);
+    }
+  } finally {
+    await corral.close();
+    await files.close();
+  }
+});
