@@ -20,12 +20,8 @@ import { formatKubernetesTime } from "../../domain/timestamps.ts";
 import type { ApiClient, ObservedCluster } from "./api_client.ts";
 import { endpointsFor, type NodePortPool } from "./endpoints.ts";
 import type { EventRecorder } from "./events.ts";
-import {
-  randomSuffix,
-  replicaStatus,
-  scalePods,
-  type WorkerPods,
-} from "./workers.ts";
+import { randomSuffix } from "../json.ts";
+import { replicaStatus, scalePods, type WorkerPods } from "./workers.ts";
 
 /** Bounds the Events written per cluster, whatever its replica counts. */
 const MAX_WORKER_POD_EVENTS = 10;

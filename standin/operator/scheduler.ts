@@ -188,10 +188,17 @@ export class Scheduler {
     this.#followUp(entry);
   }
 
-  /** Takes up a change seen while a step ran. */
+  /**
+   * Takes up a change seen while a step ran, unless the cluster was deleted
+   * meanwhile (released: taking it up would adopt it again).
+   */
   #followUp(entry: Entry): void {
-    if (entry.latest && !this.#options.signal.aborted) {
-      this.observe(entry.latest);
+    const { latest } = entry;
+    if (
+      latest && this.#seen.get(latest.metadata.uid) === entry &&
+      !this.#options.signal.aborted
+    ) {
+      this.observe(latest);
     }
   }
 

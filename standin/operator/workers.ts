@@ -4,6 +4,7 @@
  * and the status' replica counts follow the spec.
  */
 
+import { randomSuffix } from "../json.ts";
 import type { ObservedCluster } from "./api_client.ts";
 
 /** Worker pod names by group name. */
@@ -13,13 +14,6 @@ export type WorkerPods = Map<string, string[]>;
 export interface PodChange {
   reason: "CreatedWorkerPod" | "DeletedWorkerPod";
   message: string;
-}
-
-/** Five characters as Kubernetes' generated names end in. */
-export function randomSuffix(): string {
-  const alphabet = "bcdfghjklmnpqrstvwxz2456789";
-  const bytes = crypto.getRandomValues(new Uint8Array(5));
-  return [...bytes].map((b) => alphabet[b % alphabet.length]).join("");
 }
 
 function workerPodName(cluster: ObservedCluster, group: string): string {
