@@ -17,6 +17,7 @@ import {
   invalidArgument,
   ServiceError,
 } from "../../domain/errors.ts";
+import { asServiceError } from "../errors.ts";
 import type { Dispatcher } from "../service/dispatcher.ts";
 import { type ApiSchema, methodKey } from "../schema.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/gateway.ts";
@@ -168,6 +169,7 @@ async function serveCall(
       stream,
       call as grpc.ServerWritableStream<Buffer, Uint8Array>,
       (message) => encode(responseType, message),
+      dispatcher.log.with({ requestId, rpc: key }),
     );
     callback(failure ? encodeStatus(failure) : null);
   } else {
@@ -203,27 +205,27 @@ function answer(
   try {
     bytes = encoded();
   } catch (thrown) {
-    log.error("Failed to encode response", {
-      requestId,
-      rpc: key,
-      cause: String(thrown),
-    });
+    log.error(ENCODE_FAILED, { requestId, rpc: key, cause: String(thrown) });
     callback({ code: Code.INTERNAL, details: "Internal error" });
     return;
   }
   callback(null, bytes);
 }
 
+const ENCODE_FAILED = "Failed to encode response";
+
 /**
  * Writes a stream's answers as the call can take them (waiting for "drain"
  * when its buffer is full, so a slow client holds the stream back rather
  * than piling up here); stops it when the client goes away. Answers the
- * error the stream ended with, if any.
+ * error the stream ended with, if any. An answer that cannot be encoded
+ * is logged on `log` and ends the stream, answered as INTERNAL.
  */
 export async function pump(
   stream: AsyncIterableIterator<Message>,
   call: grpc.ServerWritableStream<Buffer, Uint8Array>,
   encode: (message: Message) => Uint8Array,
+  log: Logger,
 ): Promise<ServiceError | undefined> {
   let gone = false;
   const stop = () => {
@@ -236,7 +238,15 @@ export async function pump(
     while (!gone) {
       const { done, value } = await stream.next();
       if (done || gone) return undefined;
-      if (!call.write(encode(value))) {
+      let bytes: Uint8Array;
+      try {
+        bytes = encode(value);
+      } catch (thrown) {
+        log.error(ENCODE_FAILED, { cause: String(thrown) });
+        await stream.return?.();
+        return asServiceError(thrown);
+      }
+      if (!call.write(bytes)) {
         await new Promise<void>((resolve) => {
           const resume = () => {
             call.off("drain", resume);
@@ -250,9 +260,8 @@ export async function pump(
     }
     return undefined;
   } catch (thrown) {
-    return thrown instanceof ServiceError
-      ? thrown
-      : new ServiceError(Code.INTERNAL, "Internal error", { cause: thrown });
+    // The dispatcher's stream ended itself with this error.
+    return asServiceError(thrown);
   } finally {
     call.off("cancelled", stop);
     call.off("close", stop);

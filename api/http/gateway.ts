@@ -13,6 +13,7 @@ import { isKept } from "../../domain/kept.ts";
 import type { Logger } from "../../domain/log.ts";
 import type { Dispatcher } from "../service/dispatcher.ts";
 import type { ApiSchema } from "../schema.ts";
+import { asServiceError } from "../errors.ts";
 import { errorResponse } from "./error_answers.ts";
 import { jsonAnswer } from "./json_answers.ts";
 import { KeptEncodings } from "./kept_encodings.ts";
@@ -129,18 +130,29 @@ async function callRoute(
       request,
       requestId,
       gateway.encodings,
+      gateway.dispatcher.log.with({ requestId, rpc: route.key }),
     );
   }
   // A kept answer (a cached cluster, a whole cached list) keeps its body
   // with it, and its compressed form, made once for every client that
-  // takes it; any other is made for this request alone.
-  return jsonAnswer(
-    gateway.encode(route.responseType, result!),
-    isKept(result),
-    request,
-    requestId,
-    gateway.encodings,
-  );
+  // takes it; any other is made for this request alone. One that cannot
+  // be encoded (or compressed) is INTERNAL, not a reset connection.
+  try {
+    return await jsonAnswer(
+      gateway.encode(route.responseType, result!),
+      isKept(result),
+      request,
+      requestId,
+      gateway.encodings,
+    );
+  } catch (thrown) {
+    gateway.dispatcher.log.error("Failed to encode response", {
+      requestId,
+      rpc: route.key,
+      cause: String(thrown),
+    });
+    return errorResponse(asServiceError(thrown), { requestId });
+  }
 }
 
 /**

@@ -9,15 +9,17 @@
  * holds the stream back, and the stream ends it when too far behind.
  */
 import type { Message } from "../../domain/codec.ts";
-import { Code, ServiceError } from "../../domain/errors.ts";
+import type { ServiceError } from "../../domain/errors.ts";
 import { isKept } from "../../domain/kept.ts";
-import { errorBody } from "../errors.ts";
+import type { Logger } from "../../domain/log.ts";
+import { asServiceError, errorBody } from "../errors.ts";
 import type { KeptEncodings } from "./kept_encodings.ts";
 import { signalOf } from "./peer.ts";
 
 /**
  * The answer streaming `stream` to `request`, each message encoded by
- * `encode`. A stream's answers are the same kept messages for every
+ * `encode`; a message that cannot be encoded is logged on `log` and ends
+ * the stream with INTERNAL. A stream's answers are the same kept messages for every
  * watcher: each is framed once, and the frame's bytes shared.
  */
 export function streamResponse(
@@ -26,6 +28,7 @@ export function streamResponse(
   request: Request,
   requestId: string,
   encodings: KeptEncodings,
+  log: Logger,
 ): Response {
   const sse = acceptsEventStream(request.headers.get("accept"));
   const framed = (message: Message): Uint8Array => {
@@ -39,17 +42,25 @@ export function streamResponse(
   };
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      let error: ServiceError;
       try {
         const { done, value } = await stream.next();
-        if (done) controller.close();
-        else controller.enqueue(framed(value));
+        if (done) return controller.close();
+        try {
+          return controller.enqueue(framed(value));
+        } catch (thrown) {
+          // Not the stream's own end: stopped here, so that its watcher
+          // goes and its call is logged as ended.
+          log.error("Failed to encode response", { cause: String(thrown) });
+          await stream.return?.();
+          error = asServiceError(thrown);
+        }
       } catch (thrown) {
-        const error = thrown instanceof ServiceError
-          ? thrown
-          : new ServiceError(Code.INTERNAL, "Internal error");
-        controller.enqueue(frame({ error: errorBody(error) }, sse, "error"));
-        controller.close();
+        // The dispatcher's stream ended itself with this error.
+        error = asServiceError(thrown);
       }
+      controller.enqueue(frame({ error: errorBody(error) }, sse, "error"));
+      controller.close();
     },
     async cancel() {
       await stream.return?.();

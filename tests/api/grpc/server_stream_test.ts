@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
 import type * as grpc from "@grpc/grpc-js";
 import { pump } from "../../../api/grpc/server.ts";
+import { createLogger, silentLogger } from "../../../api/log.ts";
 import { ClusterWatch } from "../../../api/service/cluster_watch.ts";
 import { ConvertedClusters } from "../../../api/service/converted_clusters.ts";
 import type { Message } from "../../../domain/codec.ts";
@@ -73,6 +74,7 @@ Deno.test("a stream is written only as the call drains, and a client that stays 
     watches.watch({}) as AsyncIterableIterator<Message>,
     call as unknown as grpc.ServerWritableStream<Buffer, Uint8Array>,
     () => new Uint8Array(1),
+    silentLogger(),
   );
   // The BOOKMARK that ends the (empty) state is written; the call is full,
   // and the pump waits for it to drain.
@@ -105,6 +107,7 @@ Deno.test("a client that goes away ends its watch", async () => {
     watches.watch({}) as AsyncIterableIterator<Message>,
     call as unknown as grpc.ServerWritableStream<Buffer, Uint8Array>,
     () => new Uint8Array(1),
+    silentLogger(),
   );
   change("c1", 1);
   await until("the bookmark and c1 written", () => call.written >= 2);
@@ -113,5 +116,27 @@ Deno.test("a client that goes away ends its watch", async () => {
   call.emit("cancelled");
   assert.equal(await ended, undefined);
   assert.equal(watches.watchers, 0);
+  watches.close();
+});
+
+Deno.test("an answer that cannot be encoded ends the watch with code 13 and is logged", async () => {
+  const { watches } = hub(100);
+  const call = new StuckCall();
+  const logged: string[] = [];
+  const log = createLogger({
+    write: (line) => logged.push(JSON.parse(line).msg),
+  });
+  const error = await pump(
+    watches.watch({}) as AsyncIterableIterator<Message>,
+    call as unknown as grpc.ServerWritableStream<Buffer, Uint8Array>,
+    () => {
+      throw new Error("not encodable");
+    },
+    log,
+  );
+  assert.ok(error instanceof ServiceError);
+  assert.equal(error.code, Code.INTERNAL);
+  assert.equal(watches.watchers, 0, "the watcher is gone");
+  assert.deepEqual(logged, ["Failed to encode response"]);
   watches.close();
 });

@@ -3,7 +3,7 @@ import { probeHandlers } from "../service/probe_handlers.ts";
 import { openAccess } from "../../../api/auth/access.ts";
 import { createDispatcher } from "../../../api/service/dispatcher.ts";
 import { createGateway } from "../../../api/http/gateway.ts";
-import { silentLogger } from "../../../api/log.ts";
+import { createLogger, silentLogger } from "../../../api/log.ts";
 import { compileRoutes } from "../../../api/http/rules.ts";
 import { type Corral, schema, startCorral } from "../../harness.ts";
 import { NS, sampleCluster } from "../cases.ts";
@@ -237,4 +237,76 @@ Deno.test("the gateway refuses unknown query parameters", async () => {
     const body = await response.json();
     assert.equal(body.details[0].fieldViolations[0].field, "namespace");
   });
+});
+
+/**
+ * A gateway whose GetComputeTemplate answers, and whose WatchClusters
+ * streams, a message JSON cannot hold (a BigInt); `returned` counts the
+ * stream's return() calls and `logged` the messages of the error log.
+ */
+async function unencodable() {
+  const { handlers } = probeHandlers();
+  const state = { returned: 0, logged: [] as string[] };
+  Object.assign(handlers, {
+    "proto.ComputeTemplateService/GetComputeTemplate": () =>
+      Promise.resolve({ name: 1n }),
+    "proto.ClusterService/WatchClusters": () =>
+      Promise.resolve({
+        next: () =>
+          Promise.resolve({ done: false, value: { resourceVersion: 1n } }),
+        return: () => {
+          state.returned++;
+          return Promise.resolve({ done: true, value: undefined });
+        },
+        [Symbol.asyncIterator]() {
+          return this;
+        },
+      }),
+  });
+  const gateway = createGateway({
+    schema: await schema(),
+    dispatcher: createDispatcher({
+      schema: await schema(),
+      handlers,
+      access: openAccess(),
+      log: createLogger({
+        level: "error",
+        write: (line) => state.logged.push(JSON.parse(line).msg),
+      }),
+    }),
+  });
+  return { gateway, state };
+}
+
+Deno.test("the gateway answers a unary answer it cannot encode with 500 code 13", async () => {
+  const { gateway, state } = await unencodable();
+  const response = await gateway(
+    new Request(`${BASE}/apis/v1/namespaces/${NS}/compute_templates/small`),
+  );
+  assert.equal(response.status, 500);
+  assert.match(response.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/);
+  assert.deepEqual(await response.json(), {
+    code: 13,
+    message: "Internal error",
+  });
+  assert.ok(
+    state.logged.includes("Failed to encode response"),
+    `${state.logged}`,
+  );
+});
+
+Deno.test("the gateway ends a stream whose answer it cannot encode, with code 13, and logs it", async () => {
+  const { gateway, state } = await unencodable();
+  const response = await gateway(
+    new Request(`${BASE}/apis/v1alpha2/watch/namespaces/${NS}/clusters`),
+  );
+  assert.equal(response.status, 200);
+  assert.deepEqual(JSON.parse(await response.text()), {
+    error: { code: 13, message: "Internal error" },
+  });
+  assert.equal(state.returned, 1, "the stream is stopped");
+  assert.ok(
+    state.logged.includes("Failed to encode response"),
+    `${state.logged}`,
+  );
 });
