@@ -73,9 +73,16 @@ async function writeStream(
     // Leaving the loop cancels the body: a stream stops with its client.
     if (res.destroyed) break;
     if (!res.write(chunk)) {
-      await new Promise((resolve) => {
-        res.once("drain", resolve);
-        res.once("close", resolve);
+      // Both listeners go on resuming: a long watch on a slow client
+      // stalls many times, and must not pile up "close" listeners.
+      await new Promise<void>((resolve) => {
+        const resume = () => {
+          res.off("drain", resume);
+          res.off("close", resume);
+          resolve();
+        };
+        res.on("drain", resume);
+        res.on("close", resume);
       });
     }
   }
