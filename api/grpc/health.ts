@@ -120,6 +120,11 @@ export class HealthTable implements HealthReporter {
   readonly #watchers = new Map<string, Set<WatchCall>>();
   #stopped = false;
 
+  /** How many services have Watch streams on them. */
+  get watchedServices(): number {
+    return this.#watchers.size;
+  }
+
   /** Every service in `services` and the server ("") SERVING. */
   constructor(services: string[]) {
     this.#statuses = new Map(["", ...services].map((s) => [s, "SERVING"]));
@@ -165,7 +170,14 @@ export class HealthTable implements HealthReporter {
     const set = this.#watchers.get(service) ?? new Set();
     this.#watchers.set(service, set);
     set.add(call);
-    const forget = () => set.delete(call);
+    // A service name is whatever a client sends: its entry goes with its
+    // last watcher.
+    const forget = () => {
+      set.delete(call);
+      if (set.size === 0 && this.#watchers.get(service) === set) {
+        this.#watchers.delete(service);
+      }
+    };
     call.on("cancelled", forget);
     call.on("close", forget);
   }

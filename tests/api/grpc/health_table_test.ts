@@ -18,7 +18,9 @@ function watchCall(service: string) {
     end() {
       call.ended = true;
     },
-    on() {
+    listeners: new Map<string, () => void>(),
+    on(event: string, listener: () => void) {
+      call.listeners.set(event, listener);
       return call;
     },
   };
@@ -65,4 +67,17 @@ Deno.test("HealthTable.shutdown() marks everything NOT_SERVING and ends every wa
   table.watch(late as unknown as Call);
   assert.deepEqual(late.written, ["NOT_SERVING"]);
   assert.equal(late.ended, true);
+});
+
+Deno.test("HealthTable forgets a service once its last watcher goes", () => {
+  const table = new HealthTable(["a"]);
+  const calls = [watchCall("nope"), watchCall("nope"), watchCall("a")];
+  for (const call of calls) table.watch(call as unknown as Call);
+  assert.equal(table.watchedServices, 2);
+  calls[0].listeners.get("cancelled")!();
+  assert.equal(table.watchedServices, 2, "one watcher of nope is left");
+  calls[1].listeners.get("close")!();
+  calls[2].listeners.get("cancelled")!();
+  calls[2].listeners.get("close")!();
+  assert.equal(table.watchedServices, 0);
 });
