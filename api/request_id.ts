@@ -1,5 +1,5 @@
 /**
- * A request's ids. Corral makes its own for every call (requestIdOf): it
+ * A request's ids. Corral makes its own for every call (newRequestId): it
  * goes back on the answer as `x-request-id` (success or error, both
  * transports) and into the request's log line and audit record, so a caller
  * who quotes it names exactly one request. A caller's own `x-request-id` is
@@ -12,7 +12,7 @@
 /** The longest client request id kept, in characters. */
 export const MAX_CLIENT_REQUEST_ID = 128;
 
-/** A new request id. */
+/** A new request id: Corral's for a call, whatever the caller sends. */
 export function newRequestId(): string {
   return crypto.randomUUID();
 }
@@ -32,11 +32,6 @@ export function clientRequestIdFrom(
     MAX_CLIENT_REQUEST_ID,
   );
   return kept === "" ? undefined : kept;
-}
-
-/** Corral's id for `request`: a new one, whatever the request says. */
-export function requestIdOf(_request: Request): string {
-  return newRequestId();
 }
 
 /** The caller's x-request-id of `request`, sanitised; undefined for none. */

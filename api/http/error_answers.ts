@@ -25,7 +25,7 @@ import { Code, type ServiceError } from "../../domain/errors.ts";
 import { errorBody, errorStatus } from "../errors.ts";
 
 export interface ErrorAnswerOptions {
-  /** The request's id (requestIdOf()), sent back as x-request-id. */
+  /** The request's id (newRequestId()), sent back as x-request-id. */
   requestId?: string;
   /** A 405's Allow: the methods the path serves, comma-separated. */
   allow?: string;

@@ -11,7 +11,7 @@ import { messageToGatewayJson, messageToJson } from "../../domain/codec.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import { isKept } from "../../domain/kept.ts";
 import type { Logger } from "../../domain/log.ts";
-import type { Dispatcher } from "../service/dispatcher.ts";
+import type { Call, Dispatcher } from "../service/dispatcher.ts";
 import type { ApiSchema } from "../schema.ts";
 import { asServiceError } from "../errors.ts";
 import { errorResponse } from "./error_answers.ts";
@@ -23,7 +23,7 @@ import {
   type DecodeOptions,
   decodeRequest,
 } from "./request_decoding.ts";
-import { clientRequestIdOf, requestIdOf } from "../request_id.ts";
+import { clientRequestIdOf, newRequestId } from "../request_id.ts";
 import { createRouter, type Router } from "./router.ts";
 import { compileRoutes, matchRoute, type Route } from "./rules.ts";
 import { streamResponse } from "./stream_answers.ts";
@@ -94,18 +94,12 @@ async function callRoute(
   params: Record<string, string>,
   request: Request,
 ): Promise<Response> {
-  const requestId = requestIdOf(request);
-  const clientRequestId = clientRequestIdOf(request);
-  const call = {
-    transport: "http" as const,
-    requestId,
-    ...(clientRequestId ? { clientRequestId } : {}),
-    key: route.key,
-    route: `${route.verb} ${route.template}`,
-    peer: peerOf(request),
+  const call: Call = {
+    ...httpCall(request, route.key, `${route.verb} ${route.template}`),
     authorization: request.headers.get("authorization") ?? undefined,
     target: { namespace: params.namespace, name: params.name },
   };
+  const { requestId } = call;
   // A body that is not JSON never reaches the chain (request_decoding.ts
   // says why): refused, and recorded, before anyone is authenticated.
   const unsupported = contentTypeRefusal(request);
@@ -213,21 +207,29 @@ export function refuseRequest(
   error: ServiceError,
   allow?: string,
 ): Response {
-  const requestId = requestIdOf(request);
-  const clientRequestId = clientRequestIdOf(request);
   // The path is the caller's, cut short.
   const { pathname } = new URL(request.url);
-  dispatcher.reject(
-    {
-      transport: "http",
-      requestId,
-      ...(clientRequestId ? { clientRequestId } : {}),
-      key: `${request.method.slice(0, 16)} ${pathname.slice(0, 256)}`,
-      route: "unmatched",
-      peer: peerOf(request),
-    },
-    error,
-    performance.now(),
+  const call = httpCall(
+    request,
+    `${request.method.slice(0, 16)} ${pathname.slice(0, 256)}`,
+    "unmatched",
   );
-  return errorResponse(error, { requestId, allow });
+  dispatcher.reject(call, error, performance.now());
+  return errorResponse(error, { requestId: call.requestId, allow });
+}
+
+/**
+ * The Call of an HTTP request under `key` and `route`: Corral's own new
+ * request id, the caller's beside it, and the connection's peer.
+ */
+function httpCall(request: Request, key: string, route: string): Call {
+  const clientRequestId = clientRequestIdOf(request);
+  return {
+    transport: "http",
+    requestId: newRequestId(),
+    ...(clientRequestId ? { clientRequestId } : {}),
+    key,
+    route,
+    peer: peerOf(request),
+  };
 }

@@ -6,7 +6,7 @@ import {
   errorResponse,
   rawErrorAnswer,
 } from "../../../api/http/error_answers.ts";
-import { clientRequestIdOf, requestIdOf } from "../../../api/request_id.ts";
+import { clientRequestIdOf, newRequestId } from "../../../api/request_id.ts";
 
 const retryInfo = (retryDelay: string) => ({
   "@type": "type.googleapis.com/google.rpc.RetryInfo" as const,
@@ -111,12 +111,12 @@ Deno.test("rawErrorAnswer() is a whole HTTP/1.1 message that closes the connecti
   );
 });
 
-Deno.test("requestIdOf() makes Corral's own id whatever the caller sends; clientRequestIdOf() keeps the caller's, cut to 128 visible characters", () => {
+Deno.test("newRequestId() makes Corral's own id whatever the caller sends; clientRequestIdOf() keeps the caller's, cut to 128 visible characters", () => {
   // Issue 23: the caller's id is no longer Corral's (and the audit's).
   const given = new Request("http://x/", {
     headers: { "x-request-id": "a".repeat(200) },
   });
-  assert.match(requestIdOf(given), /^[0-9a-f-]{36}$/);
+  assert.match(newRequestId(), /^[0-9a-f-]{36}$/);
   assert.equal(clientRequestIdOf(given), "a".repeat(128));
   const forged = new Request("http://x/", {
     headers: { "x-request-id": "r-1\u001b[31m fake\tline" },
