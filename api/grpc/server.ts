@@ -70,11 +70,12 @@ export function createGrpcServer(options: GrpcOptions): grpc.Server {
     for (const method of service.methodsArray) {
       method.resolve();
       const streaming = method.responseStream === true;
-      definition[method.name] = methodDefinition(methodKey(method), streaming);
+      const key = methodKey(method);
+      definition[method.name] = methodDefinition(key, streaming);
       implementation[method.name] = (
         call: ServerCall,
         callback?: grpc.sendUnaryData<Uint8Array>,
-      ) => serveCall(serving, method, call, callback ?? streamEnd(call));
+      ) => serveCall(serving, method, key, call, callback ?? streamEnd(call));
     }
     server.addService(definition, implementation);
   }
@@ -122,14 +123,17 @@ function streamEnd(call: ServerCall): grpc.sendUnaryData<Uint8Array> {
   };
 }
 
-/** One call of `method`: refused, or handed to the dispatcher and answered. */
+/**
+ * One call of `method`, whose key is `key`: refused, or handed to the
+ * dispatcher and answered.
+ */
 async function serveCall(
   { dispatcher, maxMetadataBytes, encodeStatus }: Serving,
   method: protobuf.Method,
+  key: string,
   call: ServerCall,
   callback: grpc.sendUnaryData<Uint8Array>,
 ): Promise<void> {
-  const key = methodKey(method);
   // grpc-js 1.14 has no server-side metadata limit: the call is refused
   // here, as HTTP refuses headers over its limit (431 code 8).
   if (sizeOfMetadata(call.metadata) > maxMetadataBytes) {
