@@ -10,7 +10,7 @@
  */
 
 /** The longest client request id kept, in characters. */
-export const MAX_CLIENT_REQUEST_ID = 128;
+const MAX_CLIENT_REQUEST_ID = 128;
 
 /** A new request id: Corral's for a call, whatever the caller sends. */
 export function newRequestId(): string {

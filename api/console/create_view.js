@@ -132,7 +132,7 @@ async function submitCluster(form, element) {
  * The cluster the form describes; an image given is every group's.
  * @param {CreateForm} form
  */
-export function readCluster(form) {
+function readCluster(form) {
   const imageValue = form.image.value.trim();
   const image = imageValue ? { image: imageValue } : {};
   return {

@@ -215,7 +215,7 @@ function templateForm(page) {
  * The template the form describes.
  * @param {TemplateInputs} inputs
  */
-export function readTemplate(inputs) {
+function readTemplate(inputs) {
   const gpuAccelerator = inputs.gpuAccelerator.value.trim();
   return {
     name: inputs.name.value.trim(),

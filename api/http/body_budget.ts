@@ -9,7 +9,7 @@
 import type http from "node:http";
 
 /** Told the size of each chunk of a body as it arrives. */
-export type ChunkCounter = (bytes: number) => void;
+type ChunkCounter = (bytes: number) => void;
 
 export class BodyBudget {
   readonly #max: number;

@@ -58,7 +58,7 @@ export interface BrowserGuardOptions extends BrowserSettings {
 }
 
 /** Paths every Host may ask for: the probes, which kubelet sends by IP. */
-export const HOST_EXEMPT_PATHS: ReadonlySet<string> = new Set([
+const HOST_EXEMPT_PATHS: ReadonlySet<string> = new Set([
   "/healthz",
   "/readyz",
 ]);
@@ -228,7 +228,7 @@ export function corsOrigin(text: string): string {
 }
 
 /** Why a request for `host` is refused; undefined when one of `patterns` serves it. */
-export function hostRefusal(
+function hostRefusal(
   host: string | null,
   patterns: readonly HostPattern[],
 ): ServiceError | undefined {
@@ -260,7 +260,7 @@ function matchesHost(pattern: HostPattern, authority: Authority): boolean {
  * undefined when it is not a browser's, comes from Corral's own origin, or
  * from a listed one.
  */
-export function originRefusal(
+function originRefusal(
   request: Request,
   listed: ReadonlySet<string>,
   secure: boolean,

@@ -27,7 +27,7 @@ export interface Clock {
 }
 
 /** performance.now() and the global interval functions. */
-export const realClock: Clock = {
+const realClock: Clock = {
   now: () => performance.now(),
   setInterval: (fire, ms) => setInterval(fire, ms),
   clearInterval: (handle) =>

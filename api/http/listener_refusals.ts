@@ -28,7 +28,7 @@ export type ParseError = Error & {
 };
 
 /** Methods `new Request()` refuses (fetch's forbidden methods). */
-export const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
 
 /** method SP request-target SP HTTP-version CRLF (RFC 9112, 3). */
 const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/\d\.\d\r\n/;
