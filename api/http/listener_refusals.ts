@@ -11,6 +11,7 @@ import type http from "node:http";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import { HttpError } from "../errors.ts";
 import type { ErrorAnswerOptions } from "./error_answers.ts";
+import type { Router } from "./router.ts";
 
 /** An answer the listener gives itself: the error, and Allow on a 405. */
 export interface Refusal extends ErrorAnswerOptions {
@@ -18,7 +19,7 @@ export interface Refusal extends ErrorAnswerOptions {
 }
 
 /** The methods the router serves at a path (its `allowed`). */
-export type AllowedMethods = (pathname: string) => string[];
+export type AllowedMethods = Router["allowed"];
 
 /** node:http's parse error, as its clientError event gives it. */
 export type ParseError = Error & {

@@ -42,14 +42,15 @@ import { writeResponse } from "./response_writer.ts";
 import { TlsConnections } from "./tls_connections.ts";
 import { setListened } from "./peer.ts";
 import { type Deadline, Deadlines } from "./deadlines.ts";
+import type { Router } from "./router.ts";
 
 /**
  * What the listener serves. With `allowed` (the router's), the requests the
  * listener refuses itself for their method get 405 with Allow, or 404.
  */
-export type HttpHandler = ((request: Request) => Promise<Response>) & {
-  allowed?: (pathname: string) => string[];
-};
+export type HttpHandler =
+  & ((request: Request) => Promise<Response>)
+  & Partial<Pick<Router, "allowed">>;
 
 export interface HttpServerOptions {
   hostname: string;
@@ -258,9 +259,7 @@ class Listener {
     this.#limits = limits;
     this.#log = options.log;
     const { handler } = options;
-    this.#allowed = handler.allowed
-      ? (pathname) => handler.allowed!(pathname)
-      : undefined;
+    this.#allowed = handler.allowed?.bind(handler);
     this.#budget = new BodyBudget(limits.maxInflightBodyBytes);
     this.#deadlines = new Deadlines(deadlineResolutionMs(limits));
   }
