@@ -52,15 +52,12 @@ import { watchFile } from "./watched_file.ts";
 import {
   anyGrants,
   defaultGrants,
-  matchesAny,
   type Refusal,
   type TolerationGrant,
   type WorkloadGrants,
   workloadRefusals,
 } from "./admission.ts";
 import type { RayCluster } from "../../domain/resources.ts";
-
-export { globMatches } from "./admission.ts";
 
 /** The verbs of the API; new ones are added here. */
 export const VERBS = [
@@ -255,18 +252,6 @@ export function allowAll(options: PolicyOptions = {}): Policy {
   }], { reserveNamespaces: false, ...options });
 }
 
-/** Whether any of the rules allows the image. */
-export function imageAllowed(rules: Rule[], image: string): boolean {
-  return rules.some((rule) =>
-    rule.images === undefined || matchesAny(rule.images, image)
-  );
-}
-
-/** Whether any of the rules allows every HOST_PATH volume. */
-export function hostPathAllowed(rules: Rule[]): boolean {
-  return rules.some((rule) => rule.allowHostPath);
-}
-
 /**
  * What one rule lets pods carry: the safe defaults (admission.ts), with
  * the rule's own allow-lists, its `images`, and `allowHostPath` (any host
@@ -314,36 +299,6 @@ export class AuthorizationError extends ServiceError {
     super(Code.PERMISSION_DENIED, message);
     this.name = "AuthorizationError";
     this.reason = reason;
-  }
-}
-
-/** The error for a request that authorize() or admitWorkload() denied. */
-export function forbidden(
-  request: AuthorizationRequest,
-  denial: { reason?: DenialReason; image?: string },
-): AuthorizationError {
-  const { identity, verb, resource, namespace } = request;
-  const where = namespace === undefined
-    ? "in every namespace"
-    : `in namespace "${namespace}"`;
-  const who = `user "${identity.user}"`;
-  const reason = denial.reason ?? "no-rule";
-  switch (reason) {
-    case "host-path":
-      return new AuthorizationError(
-        reason,
-        `Forbidden: ${who} may not ${verb} ${resource} with HOST_PATH volumes ${where}`,
-      );
-    case "image":
-      return new AuthorizationError(
-        reason,
-        `Forbidden: ${who} may not use the image "${denial.image}" ${where}`,
-      );
-    default:
-      return new AuthorizationError(
-        reason,
-        `Forbidden: ${who} may not ${verb} ${resource} ${where}`,
-      );
   }
 }
 
