@@ -22,7 +22,7 @@ import { ANNOTATION, type RayCluster } from "../../domain/resources.ts";
 export interface TolerationGrant {
   /** A key pattern; "*" also grants a toleration of every key (no key). */
   key: string;
-  /** The effects granted; undefined grants every effect. */
+  /** Patterns of the effects granted; undefined grants every effect. */
   effects?: string[];
 }
 
@@ -485,7 +485,7 @@ class Walk {
     const allowed = this.grants.tolerations.some((grant) =>
       (key === "" ? grant.key === "*" : globMatches(grant.key, key)) &&
       (grant.effects === undefined ||
-        (effect !== "" && grant.effects.includes(effect)))
+        (effect !== "" && matchesAny(grant.effects, effect)))
     );
     if (allowed) return;
     const template = this.field("computeTemplate");

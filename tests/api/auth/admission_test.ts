@@ -106,6 +106,14 @@ Deno.test("workloadRefusals() decides each field against the rule's grants", asy
       ["spec.workerGroupSpecs[0].template.spec.tolerations[0]"],
     ],
     [
+      "a toleration whose effect matches a granted effect pattern",
+      cluster({
+        pod: { tolerations: [{ key: "nvidia.com/gpu", effect: "NoSchedule" }] },
+      }),
+      { tolerations: [{ key: "nvidia.com/*", effects: ["No*"] }] },
+      [],
+    ],
+    [
       "a host path under a granted one",
       cluster({
         pod: { volumes: [{ name: "d", hostPath: { path: "/data/cache" } }] },
