@@ -16,8 +16,7 @@ import {
 } from "./identity.ts";
 import type { FailureLimitSettings } from "./failure_limit.ts";
 import { oidcAuthenticator } from "./oidc.ts";
-import { anyGrants } from "./admission.ts";
-import { allowAll, type Policy, policyFile, policyOf } from "./policy.ts";
+import { allowGroups, type Policy, policyFile } from "./policy.ts";
 import { tokenFileAuthenticator } from "./token_file.ts";
 import {
   tokenReviewAuthenticator,
@@ -148,7 +147,13 @@ export async function createAccess(
       closers.push(() => file.close());
       policy = file;
     } else {
-      policy = settings.anonymous ? allowEveryone() : allowAll();
+      // Anonymous callers and everyone else may do everything: embedded
+      // mode's default, and kubernetes mode's with --allow-anonymous.
+      policy = allowGroups(
+        settings.anonymous
+          ? [AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP]
+          : [AUTHENTICATED_GROUP],
+      );
     }
     const audit = await createAuditLog({
       path: settings.auditLogPath,
@@ -190,29 +195,13 @@ export async function createAccess(
 }
 
 /**
- * Anonymous callers and everyone else may do everything: embedded mode's
- * default, and kubernetes mode's with --allow-anonymous and no policy.
- */
-export function allowEveryone(): Policy {
-  return policyOf([{
-    users: [],
-    groups: [AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP],
-    namespaces: ["*"],
-    resources: ["*"],
-    verbs: ["*"],
-    allowHostPath: true,
-    workload: anyGrants(),
-  }], { reserveNamespaces: false });
-}
-
-/**
  * Every caller is system:anonymous and may do everything, and nothing is
  * audited: for tests of other parts than access.
  */
 export function openAccess(): Access {
   return {
     authenticator: createAuthenticator([], { anonymous: true }),
-    policy: allowEveryone(),
+    policy: allowGroups([AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP]),
     audit: { record() {}, async close() {} },
     async close() {},
   };

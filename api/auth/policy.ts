@@ -236,20 +236,21 @@ export function policyOf(rules: Rule[], options: PolicyOptions = {}): Policy {
 }
 
 /**
- * The policy without a policy file: every authenticated caller may do
- * everything, host paths and any image included. Anonymous callers (not in
- * system:authenticated) may do nothing.
+ * The policy without a policy file: the callers in `groups` may do
+ * everything, host paths and any image included, and no one else anything.
+ * access.ts gives it system:authenticated, and system:unauthenticated too
+ * when anonymous callers are let in.
  */
-export function allowAll(options: PolicyOptions = {}): Policy {
+export function allowGroups(groups: string[]): Policy {
   return policyOf([{
     users: [],
-    groups: [AUTHENTICATED_GROUP],
+    groups,
     namespaces: ["*"],
     resources: ["*"],
     verbs: ["*"],
     allowHostPath: true,
     workload: anyGrants(),
-  }], { reserveNamespaces: false, ...options });
+  }], { reserveNamespaces: false });
 }
 
 /**

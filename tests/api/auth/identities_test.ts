@@ -10,9 +10,12 @@ import * as grpc from "@grpc/grpc-js";
 import { type Access, createAccess } from "../../../api/auth/access.ts";
 import { anonymousIdentity } from "../../../api/auth/authenticate.ts";
 import { callerOf } from "../../../api/auth/caller.ts";
-import type { Identity } from "../../../api/auth/identity.ts";
+import {
+  AUTHENTICATED_GROUP,
+  type Identity,
+} from "../../../api/auth/identity.ts";
 import { claimMapping, identityOf } from "../../../api/auth/oidc.ts";
-import { allowAll } from "../../../api/auth/policy.ts";
+import { allowGroups } from "../../../api/auth/policy.ts";
 import { parseTokenFile } from "../../../api/auth/token_file.ts";
 import { silentLogger } from "../../../api/log.ts";
 import { authorizationOf } from "../../../api/grpc/server.ts";
@@ -105,12 +108,17 @@ Deno.test("callerOf() takes anonymity from the authenticator that decided, never
   });
   for (const authenticator of ["client-certificate", "token-review"] as const) {
     assert.equal(
-      callerOf(named(authenticator), allowAll()).authenticated,
+      callerOf(named(authenticator), allowGroups([AUTHENTICATED_GROUP]))
+        .authenticated,
       true,
       `a ${authenticator} identity named system:anonymous`,
     );
   }
-  assert.equal(callerOf(anonymousIdentity(), allowAll()).authenticated, false);
+  assert.equal(
+    callerOf(anonymousIdentity(), allowGroups([AUTHENTICATED_GROUP]))
+      .authenticated,
+    false,
+  );
 });
 
 Deno.test("claimMapping() prefixes usernames with the issuer and # unless the claim is email, as kube-apiserver", async (t) => {

@@ -6,7 +6,7 @@ import type { ServiceError } from "../../../domain/errors.ts";
 import type { Identity } from "../../../api/auth/identity.ts";
 import {
   admitWorkload,
-  allowAll,
+  allowGroups,
   parsePolicy,
   PolicyError,
   policyFile,
@@ -402,8 +402,8 @@ Deno.test("namespacesFor() names where an identity may act", async (t) => {
   }
 });
 
-Deno.test("allowAll() lets every authenticated caller do everything, and no anonymous one", () => {
-  const policy = allowAll();
+Deno.test("allowGroups() lets every caller in its groups do everything, and no one else", () => {
+  const policy = allowGroups(["system:authenticated"]);
   const request = {
     verb: "create",
     resource: "clusters",
