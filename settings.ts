@@ -22,6 +22,7 @@ import {
   duration,
   list,
   listOf,
+  namespaceOrNone,
   namespaces,
   nonEmpty,
   oneOf,
@@ -256,19 +257,32 @@ function defaultOf(flag: Flag, mode: string): string {
   return value[mode as Mode] ?? value.kubernetes;
 }
 
+/**
+ * One flag's value parsed, or `fallback` with the problem recorded, naming
+ * the environment variable when the value came from there.
+ */
+function checkFlag<T>(
+  raw: RawSettings,
+  problems: string[],
+  flag: Flag,
+  parse: (text: string) => T,
+  fallback: T,
+): T {
+  try {
+    return parse(raw.values[flag].trim());
+  } catch (error) {
+    const source = raw.sources[flag] === "env"
+      ? ` (from ${SPECS[flag].env})`
+      : "";
+    problems.push(`--${flag}${source} ${(error as Error).message}`);
+    return fallback;
+  }
+}
+
 function checkSettings(raw: RawSettings, problems: string[]): Settings {
   const v = raw.values;
-  const check = <T>(flag: Flag, parse: (text: string) => T, fallback: T) => {
-    try {
-      return parse(v[flag].trim());
-    } catch (error) {
-      const source = raw.sources[flag] === "env"
-        ? ` (from ${SPECS[flag].env})`
-        : "";
-      problems.push(`--${flag}${source} ${(error as Error).message}`);
-      return fallback;
-    }
-  };
+  const check = <T>(flag: Flag, parse: (text: string) => T, fallback: T) =>
+    checkFlag(raw, problems, flag, parse, fallback);
   return {
     host: check("host", nonEmpty, ""),
     browsers: {
@@ -328,22 +342,9 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
 function authSettings(raw: RawSettings, problems: string[]): AuthSettings {
   const v = raw.values;
   const flag = (name: Flag) => v[name].trim();
-  const bool = (name: Flag) => {
-    try {
-      return boolean(flag(name));
-    } catch (error) {
-      problems.push(`--${name} ${(error as Error).message}`);
-      return false;
-    }
-  };
-  const checked = (name: Flag, parse: (text: string) => number) => {
-    try {
-      return parse(flag(name));
-    } catch (error) {
-      problems.push(`--${name} ${(error as Error).message}`);
-      return 0;
-    }
-  };
+  const check = <T>(name: Flag, parse: (text: string) => T, fallback: T) =>
+    checkFlag(raw, problems, name, parse, fallback);
+  const bool = (name: Flag) => check(name, boolean, false);
   const issuerUrl = flag("oidc-issuer-url");
   const clientId = flag("oidc-client-id");
   if (issuerUrl) {
@@ -383,12 +384,12 @@ function authSettings(raw: RawSettings, problems: string[]): AuthSettings {
     tokenReview: bool("authentication-token-review"),
     anonymous: bool("allow-anonymous"),
     policyFile: flag("authorization-policy-file"),
-    ownNamespace: flag("own-namespace"),
+    ownNamespace: check("own-namespace", namespaceOrNone, ""),
     auditLogPath: flag("audit-log-path"),
     metricsRequireAuth: bool("metrics-require-auth"),
     failureLimit: {
-      perSecond: checked("auth-failure-rate", count(0)),
-      burst: checked("auth-failure-burst", count(1)),
+      perSecond: check("auth-failure-rate", count(0), 0),
+      burst: check("auth-failure-burst", count(1), 0),
     },
   };
   const authenticates = auth.tokenAuthFile !== "" || issuerUrl !== "" ||

@@ -2,6 +2,7 @@
  * The flags of Corral, in --help order: each one's environment variable,
  * default and help text. settings.ts parses them; this is the table.
  */
+import { DEFAULT_FAILURE_LIMIT } from "./api/auth/failure_limit.ts";
 import { LEVELS } from "./api/log.ts";
 import { DEFAULT_LIMITS } from "./domain/limits.ts";
 
@@ -338,13 +339,13 @@ export const SPECS = {
   },
   "auth-failure-rate": {
     env: "CORRAL_AUTH_FAILURE_RATE",
-    default: "10",
+    default: String(DEFAULT_FAILURE_LIMIT.perSecond),
     value: "N",
     help: "failed authentications per second per source address; 0: no limit",
   },
   "auth-failure-burst": {
     env: "CORRAL_AUTH_FAILURE_BURST",
-    default: "20",
+    default: String(DEFAULT_FAILURE_LIMIT.burst),
     value: "N",
     help: "failed authentications a source address may make in a row",
   },

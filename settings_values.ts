@@ -118,6 +118,14 @@ export function namespaces(text: string): string[] {
   return names;
 }
 
+/** One namespace, or "" for none. */
+export function namespaceOrNone(text: string): string {
+  if (text !== "") {
+    validateNamespace(text, `has an invalid namespace "${text}"`);
+  }
+  return text;
+}
+
 /** The known name nearest to a mistyped one, if it is near enough. */
 export function closest(
   name: string,

@@ -189,6 +189,36 @@ Deno.test("parseSettings() refuses every bad limit at once", () => {
   ]);
 });
 
+Deno.test("parseSettings() names the variable an auth setting's bad value came from", () => {
+  assert.deepEqual(
+    problemsOf(parse([], {
+      CORRAL_AUTH_FAILURE_RATE: "fast",
+      CORRAL_METRICS_REQUIRE_AUTH: "maybe",
+    })),
+    [
+      '--metrics-require-auth (from CORRAL_METRICS_REQUIRE_AUTH) must be true or false, got "maybe"',
+      '--auth-failure-rate (from CORRAL_AUTH_FAILURE_RATE) must be a whole number from 0 to 2147483647, got "fast"',
+    ],
+  );
+});
+
+Deno.test("parseSettings() checks --own-namespace is a namespace name, and allows none", () => {
+  assert.equal(
+    settingsOf(parse(["--own-namespace", "corral-system"], {})).auth
+      .ownNamespace,
+    "corral-system",
+  );
+  assert.equal(settingsOf(parse([], {})).auth.ownNamespace, "");
+  const [problem, ...more] = problemsOf(
+    parse(["--own-namespace", "Not_A/Namespace"], {}),
+  );
+  assert.deepEqual(more, []);
+  assert.match(
+    problem,
+    /^--own-namespace has an invalid namespace "Not_A\/Namespace"/,
+  );
+});
+
 Deno.test("parseSettings() reads a repeatable flag's variable as a comma list", () => {
   const settings = settingsOf(
     parse(["--orchestrator=embedded"], {
@@ -475,7 +505,7 @@ Deno.test("parseSettings() refuses half an OIDC configuration and bad switches",
       "--oidc-client-id needs --oidc-issuer-url",
     ]],
     [["--token-auth-file", "t.csv"], { CORRAL_ALLOW_ANONYMOUS: "maybe" }, [
-      '--allow-anonymous must be true or false, got "maybe"',
+      '--allow-anonymous (from CORRAL_ALLOW_ANONYMOUS) must be true or false, got "maybe"',
     ]],
   ];
   for (const [args, env, want] of cases) {
