@@ -83,23 +83,15 @@ export class FailureLimit {
   }
 
   #add(key: string, now: number): Bucket {
-    if (this.#buckets.size >= this.maxSources) this.#evict(now);
-    const bucket = { tokens: this.settings.burst, at: now };
-    this.#buckets.set(key, bucket);
-    return bucket;
-  }
-
-  /** Drops full buckets; if none is full, the oldest one. */
-  #evict(now: number): void {
-    const { perSecond, burst } = this.settings;
-    for (const [key, bucket] of this.#buckets) {
-      if (bucket.tokens + (now - bucket.at) / 1000 * perSecond >= burst) {
-        this.#buckets.delete(key);
-      }
-    }
+    // The map is in last-used order: the first key failed least lately, and
+    // its bucket has had the longest to fill. One delete, not a scan of every
+    // bucket, so that a caller spraying addresses costs no more per failure.
     if (this.#buckets.size >= this.maxSources) {
       this.#buckets.delete(this.#buckets.keys().next().value!);
     }
+    const bucket = { tokens: this.settings.burst, at: now };
+    this.#buckets.set(key, bucket);
+    return bucket;
   }
 }
 

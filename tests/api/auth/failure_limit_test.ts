@@ -46,14 +46,19 @@ Deno.test("FailureLimit lets a burst through, then one per 1/rate, per address",
   assert.equal(new FailureLimit({ perSecond: 0, burst: 1 }).fail("x:1"), 0);
 });
 
-Deno.test("FailureLimit keeps at most maxSources buckets, dropping full ones first", () => {
+Deno.test("FailureLimit keeps at most maxSources buckets, dropping the one that failed least lately", () => {
   let now = 0;
-  const limit = new FailureLimit({ perSecond: 1, burst: 2 }, () => now, 3);
+  const limit = new FailureLimit({ perSecond: 1, burst: 1 }, () => now, 2);
   for (let i = 0; i < 10; i++) limit.fail(`10.0.0.${i}:1`);
-  assert.equal(limit.size, 3);
+  assert.equal(limit.size, 2);
   now += 5_000;
-  limit.fail("10.0.1.1:1");
-  assert.equal(limit.size, 1, "full buckets dropped");
+  assert.equal(limit.fail("10.0.1.1:1"), 0);
+  assert.equal(limit.fail("10.0.1.2:1"), 0);
+  assert.ok(limit.fail("10.0.1.1:2") > 0, "10.0.1.1 throttled, and last used");
+  assert.equal(limit.fail("10.0.1.3:1"), 0, "10.0.1.2 dropped for it");
+  assert.equal(limit.size, 2);
+  assert.ok(limit.fail("10.0.1.1:3") > 0, "10.0.1.1 kept its bucket");
+  assert.equal(limit.fail("10.0.1.2:2"), 0, "10.0.1.2 starts afresh");
 });
 
 /** Corral with the fixtures' token file, the default limit, a file audit. */
