@@ -22,7 +22,12 @@ import {
   loadKubeConfig,
 } from "./orchestrator/mod.ts";
 import { tokenReviewClient } from "./orchestrator/token_review.ts";
-import { ENVIRONMENT, parseSettings, type Settings } from "./settings.ts";
+import {
+  ENVIRONMENT,
+  type Mode,
+  parseSettings,
+  type Settings,
+} from "./settings.ts";
 import { httpTimeouts } from "./settings.ts";
 import denoJson from "./deno.json" with { type: "json" };
 import * as k8s from "@kubernetes/client-node";
@@ -79,7 +84,7 @@ async function run(
   const access = await createAccess({
     ...settings.auth,
     ownNamespace: settings.auth.ownNamespace ||
-      await podNamespace(settings.orchestrator),
+      podNamespace(settings.orchestrator, settings.kubeconfig, kubeConfig),
   }, {
     log,
     tokenReview: tokenReviewClient(kubeConfig),
@@ -263,15 +268,16 @@ if (import.meta.main) await main();
 
 /**
  * The namespace of the pod Corral runs in (its service account's), for
- * --own-namespace's default; "" outside a pod and in embedded mode.
+ * --own-namespace's default: the in-cluster config's context, which
+ * client-node took from the service account's namespace file. "" with a
+ * kubeconfig and in embedded mode.
  */
-async function podNamespace(mode: string): Promise<string> {
-  if (mode !== "kubernetes") return "";
-  try {
-    return (await Deno.readTextFile(
-      "/var/run/secrets/kubernetes.io/serviceaccount/namespace",
-    )).trim();
-  } catch {
-    return "";
-  }
+function podNamespace(
+  mode: Mode,
+  kubeconfigPath: string,
+  kubeConfig: k8s.KubeConfig,
+): string {
+  if (mode !== "kubernetes" || kubeconfigPath !== "") return "";
+  const context = kubeConfig.getContextObject(kubeConfig.getCurrentContext());
+  return context?.namespace?.trim() ?? "";
 }
