@@ -32,7 +32,9 @@ export interface AuthSettings {
     clientId: string;
     /** "" trusts the system's certificate authorities. */
     caFile: string;
+    /** "": `sub` (oidc.ts's claimMapping). */
     usernameClaim: string;
+    /** "": `groups`. */
     groupsClaim: string;
     /** "": the issuer URL and "#" (none for the email claim); "-": none. */
     usernamePrefix: string;

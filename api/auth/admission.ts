@@ -221,7 +221,7 @@ const SPEC_FIELDS = new Set([
  * it). Without a grant of their own they are allowed on a service that
  * stays inside Kubernetes' network, and refused on a LoadBalancer.
  */
-export const EXPOSURE_PARAMS = [
+const EXPOSURE_PARAMS = [
   "dashboard-host",
   "dashboard-port",
   "ray-client-server-port",

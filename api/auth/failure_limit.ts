@@ -14,8 +14,8 @@
  *
  * An address is its IP without the port; an IPv6 address counts by its /64,
  * the block one host is usually given, so that a host cannot get a fresh
- * bucket by changing its address. At most MAX_SOURCES buckets are kept: full
- * buckets (addresses that have not failed lately) go first, then the oldest.
+ * bucket by changing its address. At most MAX_SOURCES buckets are kept: the
+ * one of the address that failed least lately goes first.
  */
 
 /** How many failures an address may make: `perSecond`, bursts of `burst`. */
@@ -33,7 +33,7 @@ export const DEFAULT_FAILURE_LIMIT: FailureLimitSettings = {
 };
 
 /** The most addresses whose buckets are kept at once. */
-export const MAX_SOURCES = 10_000;
+const MAX_SOURCES = 10_000;
 
 interface Bucket {
   tokens: number;

@@ -103,7 +103,7 @@ export interface OidcOptions {
 }
 
 /** How the claims of a verified ID token make an identity. */
-export interface ClaimMapping {
+interface ClaimMapping {
   /** --oidc-username-claim */
   usernameClaim: string;
   /** --oidc-username-prefix */
@@ -202,7 +202,7 @@ export function claimMapping(
  * and kept. A failed discovery is answered again (UNAVAILABLE) for
  * DISCOVERY_RETRY_MS before the next try; concurrent callers share one.
  */
-export class IssuerKeys {
+class IssuerKeys {
   #keys: KeySet | undefined;
   #discovering: Promise<KeySet> | undefined;
   #lastDiscoveryFailure = -Infinity;
@@ -249,7 +249,7 @@ export class IssuerKeys {
  * The jwks_uri of the issuer's discovery document, which must name the
  * issuer exactly and an https key set; throws a plain Error otherwise.
  */
-export async function discoverJwksUri(
+async function discoverJwksUri(
   issuer: string,
   issuerFetch: IssuerFetch,
   log: Logger,
@@ -293,7 +293,7 @@ export function issuerOf(token: string): string | undefined {
  * algorithm, iss, aud, exp, nbf) and whose iat is not in the future; an
  * AuthenticationError otherwise.
  */
-export async function verifyIdToken(
+async function verifyIdToken(
   token: string,
   keys: KeySet,
   issuer: string,
@@ -363,7 +363,7 @@ export function identityOf(
  * `exp` plus the clock leeway, the moment jose refuses it (a stream opened
  * with it ends then, as a fresh call would be refused).
  */
-export function expiryOf(payload: JWTPayload): number {
+function expiryOf(payload: JWTPayload): number {
   return ((payload.exp as number) + CLOCK_LEEWAY_SECONDS) * 1000;
 }
 

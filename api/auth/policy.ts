@@ -162,7 +162,7 @@ function coversVerb(list: string[], verb: Verb): boolean {
  * account may write what it runs there, and the control plane runs in
  * kube-system: a cluster there runs with their service accounts.
  */
-export function reservedNamespace(
+function reservedNamespace(
   namespace: string,
   ownNamespace = "",
 ): boolean {

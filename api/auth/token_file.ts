@@ -64,10 +64,11 @@ export interface ParsedTokenFile {
 }
 
 /**
- * The fewest characters a token may have: 32, as many as `openssl rand
- * -hex 16` makes (128 bits), which no one guesses through an API.
+ * The fewest characters a token may have: 32, 128 bits as hex, which no one
+ * guesses through an API. The error, as the README, suggests `openssl rand
+ * -hex 32`, twice that: a token made to the minimum has no margin.
  */
-export const MIN_TOKEN_LENGTH = 32;
+const MIN_TOKEN_LENGTH = 32;
 
 /** The characters of an RFC 6750 b64token, the only ones a bearer token can carry. */
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
