@@ -18,16 +18,17 @@ export async function eventually<T>(
 
 /**
  * Waits until `condition()` holds, checking every few milliseconds: for
- * state in this process (a counter, a listener), which costs nothing to
- * read. Fails after `timeoutMs`, naming `what` it waited for.
+ * state in this process (a counter, a listener, a cache, a reloaded file),
+ * which costs little to read. Fails after `timeoutMs`, naming `what` it
+ * waited for.
  */
 export async function until(
   what: string,
-  condition: () => boolean,
+  condition: () => boolean | Promise<boolean>,
   timeoutMs = 10_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 2));
   }

@@ -22,22 +22,6 @@ export function recordingLogger(): Logger & { lines: LogLine[] } {
 }
 
 /**
- * Calls `fn` every 20 ms until it returns true; fails after `timeoutMs`
- * naming what it waited for.
- */
-export async function eventually(
-  what: string,
-  fn: () => Promise<boolean> | boolean,
-  timeoutMs = 5_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await fn())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/**
  * Writes `content` as a mounted Kubernetes Secret does: into a new
  * timestamped directory, then an atomic rename of the `..data` symlink to
  * it; `dir/name` is a symlink to `..data/name` made once.

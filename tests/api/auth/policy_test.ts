@@ -13,7 +13,8 @@ import {
   policyOf,
 } from "../../../api/auth/policy.ts";
 import type { Resource, Rule, Verb } from "../../../api/auth/policy.ts";
-import { eventually, recordingLogger } from "./helpers.ts";
+import { recordingLogger } from "./helpers.ts";
+import { until } from "../../eventually.ts";
 import type { RayCluster } from "../../../domain/resources.ts";
 
 function person(user: string, ...groups: string[]): Identity {
@@ -594,7 +595,7 @@ Deno.test("policyFile() follows the file as it changes, keeping the last valid p
     assert.ok(may("alice") && !may("bob"));
 
     await Deno.writeTextFile(path, grant("bob"));
-    await eventually("the new policy", () => may("bob"));
+    await until("the new policy", () => may("bob"));
     assert.ok(!may("alice"));
     assert.deepEqual(policy.namespacesFor(person("bob"), "list", "clusters"), [
       "a",
@@ -604,7 +605,7 @@ Deno.test("policyFile() follows the file as it changes, keeping the last valid p
       path,
       "rules:\n  - {users: [alice], verbs: [destroy]}\n",
     );
-    await eventually(
+    await until(
       "the error log",
       () =>
         log.lines.some((l) =>

@@ -6,11 +6,8 @@ import {
   tokenLookup,
 } from "../../../api/auth/token_file.ts";
 import type { TokenRecord } from "../../../api/auth/token_file.ts";
-import {
-  eventually,
-  recordingLogger,
-  writeLikeSecretVolume,
-} from "./helpers.ts";
+import { recordingLogger, writeLikeSecretVolume } from "./helpers.ts";
+import { until } from "../../eventually.ts";
 
 const ALICE = "alice-secret-token-0123456789abcdef";
 const BOB = "bob-secret-token-9876543210fedcba";
@@ -329,7 +326,7 @@ Deno.test("tokenFileAuthenticator() follows the file as it changes, keeping the 
 
     // Rewritten in place: the new token works, the old one stops.
     await Deno.writeTextFile(path, `${BOB},bob,1002\n`);
-    await eventually(
+    await until(
       "the new token",
       async () => (await auth.authenticate(BOB)) !== undefined,
     );
@@ -337,7 +334,7 @@ Deno.test("tokenFileAuthenticator() follows the file as it changes, keeping the 
 
     // A broken file keeps the previous tokens, and is logged once.
     await Deno.writeTextFile(path, `${ALICE},alice\n`);
-    await eventually(
+    await until(
       "the error log",
       () => log.lines.some((l) => l.level === "error"),
     );
@@ -386,7 +383,7 @@ Deno.test("tokenFileAuthenticator() follows a Secret volume's ..data symlink swa
   try {
     assert.equal((await auth.authenticate(ALICE))?.user, "alice");
     await writeLikeSecretVolume(dir, "tokens.csv", `${BOB},bob,1002\n`);
-    await eventually(
+    await until(
       "the new token",
       async () => (await auth.authenticate(BOB)) !== undefined,
     );
