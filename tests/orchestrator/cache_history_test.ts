@@ -11,7 +11,6 @@ import * as k8s from "@kubernetes/client-node";
 import { silentLogger } from "../../api/log.ts";
 import { Code } from "../../domain/errors.ts";
 import type { Orchestrator } from "../../domain/ports.ts";
-import { LABEL, MANAGED_BY } from "../../domain/resources.ts";
 import {
   type CachedOrchestrator,
   createCachedOrchestrator,
@@ -29,17 +28,11 @@ import {
 } from "../../standin/mod.ts";
 import { until } from "../eventually.ts";
 import { kubeFetch } from "../standin/with_standin.ts";
+import { codeOf, createElsewhere } from "./helpers.ts";
 
 const NS = "team-a";
 const CLUSTERS = `/apis/ray.io/v1/namespaces/${NS}/rayclusters`;
 const RAY_CLUSTER = { group: "ray.io", version: "v1", plural: "rayclusters" };
-
-/** A gate: `wait()` resolves once `open()` was called. */
-function gate(): { wait(): Promise<void>; open(): void } {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => open = resolve);
-  return { wait: () => opened, open };
-}
 
 /**
  * The watch transport, with the RayClusters watch's events held back while
@@ -122,29 +115,9 @@ async function withCache(
   }
 }
 
-/** Creates a managed RayCluster as another replica would, straight in Kubernetes. */
-async function createElsewhere(standin: Standin, name: string): Promise<void> {
-  const created = await kubeFetch(standin.url, "POST", CLUSTERS, {
-    apiVersion: "ray.io/v1",
-    kind: "RayCluster",
-    metadata: { name, labels: { [LABEL.managedBy]: MANAGED_BY } },
-    spec: {},
-  });
-  assert.equal(created.status, 201, await created.text());
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<number | "ok"> {
-  try {
-    await promise;
-    return "ok";
-  } catch (error) {
-    return (error as { code: number }).code;
-  }
-}
-
 Deno.test("a miss's lookup answering after the watch delivered the delete leaves no zombie: get 404, not listed", async () => {
-  const answered = gate();
-  const release = gate();
+  const answered = Promise.withResolvers<void>();
+  const release = Promise.withResolvers<void>();
   let watch!: ReturnType<typeof holdingWatch>["control"];
   await withCache(async ({ standin, cache }) => {
     watch.held = true;
@@ -152,7 +125,7 @@ Deno.test("a miss's lookup answering after the watch delivered the delete leaves
     // The cache has not seen it: the get misses and asks Kubernetes, whose
     // answer (the cluster exists) is held back.
     const late = cache.getCluster(NS, "zombie");
-    await answered.wait();
+    await answered.promise;
     // Another replica deletes it; the watch delivers ADDED and DELETED.
     const deleted = await kubeFetch(
       standin.url,
@@ -162,7 +135,7 @@ Deno.test("a miss's lookup answering after the watch delivered the delete leaves
     assert.equal(deleted.status, 200);
     await until("the watch's two events", () => watch.pending >= 2);
     watch.release();
-    release.open();
+    release.resolve();
     assert.equal(await codeOf(late), Code.NOT_FOUND);
     assert.equal(await codeOf(cache.getCluster(NS, "zombie")), Code.NOT_FOUND);
     const listed = await cache.listClusters(NS);
@@ -179,8 +152,8 @@ Deno.test("a miss's lookup answering after the watch delivered the delete leaves
           if (property === "getCluster") {
             return async (...args: Parameters<Orchestrator["getCluster"]>) => {
               const found = await target.getCluster(...args);
-              answered.open();
-              await release.wait();
+              answered.resolve();
+              await release.promise;
               return found;
             };
           }

@@ -10,17 +10,13 @@
 import assert from "node:assert/strict";
 import { KubeConfig } from "@kubernetes/client-node";
 import { silentLogger } from "../../api/log.ts";
-import { LABEL, MANAGED_BY } from "../../domain/resources.ts";
 import type { Orchestrator } from "../../domain/ports.ts";
 import { createKubernetesOrchestrator } from "../../orchestrator/mod.ts";
-import {
-  kubeconfigFor,
-  type Standin,
-  startStandin,
-} from "../../standin/mod.ts";
+import { kubeconfigFor, startStandin } from "../../standin/mod.ts";
 import { until } from "../eventually.ts";
 import { startFaultProxy } from "../fault_proxy.ts";
 import { kubeFetch } from "../standin/with_standin.ts";
+import { createElsewhere } from "./helpers.ts";
 import { startPausingProxy } from "./pausing_proxy.ts";
 
 const NS = "team-a";
@@ -49,19 +45,6 @@ async function cacheThrough(
 }
 
 const inStep = (cache: Orchestrator) => cache.cacheState!().inStep;
-
-/** A managed RayCluster made directly in the stand-in; its resourceVersion. */
-async function createDirectly(standin: Standin, name: string): Promise<string> {
-  const response = await kubeFetch(standin.url, "POST", CLUSTERS, {
-    apiVersion: "ray.io/v1",
-    kind: "RayCluster",
-    metadata: { name, labels: { [LABEL.managedBy]: MANAGED_BY } },
-    spec: { headGroupSpec: { template: { spec: { containers: [] } } } },
-  });
-  const body = await response.json();
-  assert.equal(response.status, 201, JSON.stringify(body));
-  return body.metadata.resourceVersion;
-}
 
 /** The resourceVersion parameter of each RayCluster list (not watch). */
 function listedFrom(requests: readonly URL[]): (string | null)[] {
@@ -153,7 +136,7 @@ Deno.test('a list after a dropped watch asks for the last version synced; after 
   const proxy = startPausingProxy(standin.url);
   const cache = await cacheThrough(proxy.url, { backoffMs: 50 });
   try {
-    const version = await createDirectly(standin, "blue");
+    const version = await createElsewhere(standin, "blue");
     await until(
       "the watch brought the cluster",
       () => cache.cacheState!().objects.rayclusters === 1,

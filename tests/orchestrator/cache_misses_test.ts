@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { MissLookups } from "../../orchestrator/cache_misses.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
+import { codeOf } from "./helpers.ts";
 
 const ACTION = 'Cannot get cluster "a/x"';
 
@@ -12,15 +13,6 @@ function missing(): Promise<never> {
   return Promise.reject(
     new ServiceError(Code.NOT_FOUND, `${ACTION}: not found`),
   );
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<number | "ok"> {
-  try {
-    await promise;
-    return "ok";
-  } catch (error) {
-    return (error as ServiceError).code;
-  }
 }
 
 Deno.test("MissLookups: concurrent misses of one name share one lookup", async () => {
