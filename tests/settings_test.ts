@@ -117,6 +117,9 @@ Deno.test("parseSettings() reads every flag in both forms and ignores a bare --"
     "1m30s",
     "--log-level",
     "debug",
+    "--cache-miss-qps",
+    "0",
+    "--watch-max-duration=45m",
   ], {}));
   assert.equal(settings.host, "127.0.0.1");
   assert.equal(settings.orchestrator, "embedded");
@@ -126,6 +129,8 @@ Deno.test("parseSettings() reads every flag in both forms and ignores a bare --"
   assert.equal(settings.maxBodyBytes, 512 * 1024);
   assert.equal(settings.kubeTimeoutMs, 90_000);
   assert.equal(settings.logLevel, "debug");
+  assert.equal(settings.cacheMissQps, 0);
+  assert.equal(settings.watchMaxDurationMs, 45 * 60_000);
 });
 
 Deno.test("parseSettings() reads --kuberay-json from the flag or the environment", () => {
@@ -252,6 +257,14 @@ Deno.test("parseSettings() refuses bad values, naming the flag", async (t) => {
     [["--kube-timeout", "10"], /^--kube-timeout needs a unit: "10s" or "10ms"/],
     [["--kube-timeout", "0s"], /^--kube-timeout must be more than 0/],
     [["--shutdown-grace", "-1s"], /^--shutdown-grace must be a duration/],
+    [["--watch-max-duration", "30"], /^--watch-max-duration needs a unit/],
+    [
+      ["--watch-max-duration", "0"],
+      /^--watch-max-duration must be more than 0/,
+    ],
+    [["--cache-miss-qps", "-1"], /^--cache-miss-qps must be a whole number/],
+    [["--cache-miss-qps", "2.5"], /^--cache-miss-qps must be a whole number/],
+    [["--cache-miss-qps", "many"], /^--cache-miss-qps must be a whole number/],
     [["--max-body-bytes", "3MB"], /^--max-body-bytes must be a size/],
     [["--max-body-bytes", "0"], /^--max-body-bytes must be a size/],
     [["--grpc-port", "1.5"], /^--grpc-port must be a port/],
@@ -525,5 +538,54 @@ Deno.test("parseSettings() takes a switch as --flag, --flag=false or its variabl
   assert.equal(
     review([], { CORRAL_AUTHENTICATION_TOKEN_REVIEW: "true" }),
     true,
+  );
+});
+
+Deno.test("parseSettings() serves loopback Host names in embedded mode and any in kubernetes mode, unless told", () => {
+  assert.deepEqual(
+    settingsOf(parse(["--orchestrator", "embedded"], {})).browsers,
+    {
+      allowedHosts: ["localhost", "127.0.0.1", "[::1]"],
+      corsAllowedOrigins: [],
+    },
+  );
+  assert.deepEqual(settingsOf(parse([], {})).browsers.allowedHosts, ["*"]);
+  assert.deepEqual(
+    settingsOf(
+      parse(["--allowed-hosts", "corral.example.com, *.corral.svc"], {}),
+    ).browsers.allowedHosts,
+    ["corral.example.com", "*.corral.svc"],
+  );
+  assert.deepEqual(
+    settingsOf(parse([], {
+      CORRAL_ALLOWED_HOSTS: "localhost",
+      CORRAL_CORS_ALLOWED_ORIGINS: "https://console.example.com",
+    })).browsers,
+    {
+      allowedHosts: ["localhost"],
+      corsAllowedOrigins: ["https://console.example.com"],
+    },
+  );
+});
+
+Deno.test("parseSettings() names the flag and the entry of a bad host or origin", () => {
+  assert.deepEqual(
+    problemsOf(parse(["--allowed-hosts", "localhost,http://x"], {})),
+    [
+      '--allowed-hosts has "http://x", which is not a host name or address with an optional :port, "*.domain" or "*"',
+    ],
+  );
+  assert.deepEqual(problemsOf(parse(["--allowed-hosts", ""], {})), [
+    '--allowed-hosts needs at least one entry ("*" for any)',
+  ]);
+  assert.deepEqual(problemsOf(parse(["--cors-allowed-origins", "*"], {})), [
+    '--cors-allowed-origins has "*", which is not an origin: scheme://host[:port] with http or https and no path (any origin, *, is not allowed)',
+  ]);
+  assert.match(
+    problemsOf(
+      parse(["--cors-allowed-origins", "https://ok.example,https://x/app"], {}),
+    )
+      .join(),
+    /^--cors-allowed-origins has "https:\/\/x\/app", which is not an origin/,
   );
 });
