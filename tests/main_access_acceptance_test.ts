@@ -339,7 +339,7 @@ Deno.test("acceptance: with a token file, an OIDC issuer and a policy for two te
       },
     );
   } finally {
-    client.close();
+    await client.close();
     await main.stop();
     await issuer.close();
     await files.remove();

@@ -119,7 +119,7 @@ Deno.test("main.ts follows the token file and the policy file while it runs, wit
       );
     });
   } finally {
-    client.close();
+    await client.close();
     await main.stop();
     await files.remove();
   }
@@ -218,7 +218,7 @@ Deno.test("main.ts takes OIDC ID tokens of an HTTPS issuer it trusts through --o
       });
     }
   } finally {
-    client.close();
+    await client.close();
     await main.stop();
     await issuer.close();
     await files.remove();
@@ -329,7 +329,7 @@ Deno.test("main.ts with --audit-log-path writes one line per create, delete and 
     }
     assert.ok(!text.includes("nope-0123456789abcdef"), "the unknown token");
   } finally {
-    client.close();
+    await client.close();
     await main.stop();
     await files.remove();
   }

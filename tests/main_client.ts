@@ -22,13 +22,13 @@ export interface MainClient {
     request: Record<string, unknown>,
     options?: CallOptions,
   ): Promise<Outcome>;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**
  * The harness's Corral for a running main.ts: the gateway as a fetch to its
- * HTTP port (a streamed answer stays streamed), gRPC with the real client
- * (closed by `corral.grpc.close()`).
+ * HTTP port (a streamed answer stays streamed), gRPC with the real client,
+ * which `corral.close()` closes (the process is the caller's to stop).
  */
 export async function corralOf(main: MainProcess): Promise<Corral> {
   const api = await schema();
@@ -41,12 +41,13 @@ export async function corralOf(main: MainProcess): Promise<Corral> {
       body: request.body ? await request.text() : undefined,
     });
   }) as unknown as Gateway;
+  const grpc = grpcCaller(api, main.grpc);
   return {
     schema: api,
     gateway,
-    grpc: grpcCaller(api, main.grpc),
+    grpc,
     kubeUrl: "",
-    close: () => Promise.resolve(),
+    close: () => Promise.resolve(grpc.close()),
   };
 }
 
@@ -57,6 +58,6 @@ export async function mainClient(main: MainProcess): Promise<MainClient> {
   return {
     call: (transport, rpc, request, options = {}) =>
       runs[transport](corral, rpc, request, options),
-    close: () => corral.grpc.close(),
+    close: () => corral.close(),
   };
 }

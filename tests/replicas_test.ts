@@ -107,7 +107,7 @@ async function withReplicas(run: (rig: Rig) => Promise<void>): Promise<void> {
     await run({ standin, a, b });
   } finally {
     for (const replica of replicas) {
-      replica.corral.grpc.close();
+      await replica.corral.close();
       const status = await replica.main.stop();
       assert.equal(
         status.code,
