@@ -116,18 +116,28 @@ async function watchEverywhere(
   for (const [transport, open] of WATCH_TRANSPORTS) {
     const watch = await open(corral, request, authorization);
     watches.push([transport, watch]);
-    await within(5_000, `${transport}'s first BOOKMARK`, firstBookmark(watch));
+    await firstBookmark(transport, watch);
   }
   return watches;
 }
 
-async function firstBookmark(watch: OpenWatch): Promise<void> {
-  await Promise.race([
-    until("a BOOKMARK", () => watch.answers.some(isBookmark)),
-    watch.ended.then((ending) => {
-      throw new Error(`The watch ended first: ${JSON.stringify(ending)}`);
-    }),
-  ]);
+/** Waits up to 5 s for the watch's first BOOKMARK; fails if it ends first. */
+async function firstBookmark(
+  transport: string,
+  watch: OpenWatch,
+): Promise<void> {
+  let ended: string | undefined;
+  watch.ended.then(
+    (ending) => ended = JSON.stringify(ending),
+    (error) => ended = String(error),
+  );
+  await until(`${transport}'s first BOOKMARK`, () => {
+    if (watch.answers.some(isBookmark)) return true;
+    if (ended !== undefined) {
+      throw new Error(`The ${transport} watch ended first: ${ended}`);
+    }
+    return false;
+  }, 5_000);
 }
 
 function isBookmark(answer: Message): boolean {
