@@ -17,6 +17,7 @@ import type { Message } from "../../domain/codec.ts";
 import { type Corral, startCorral, viaHttp } from "../harness.ts";
 import { eventually, until } from "../eventually.ts";
 import { RAY_CRD } from "../orchestrator/cluster_shapes.ts";
+import { sampleCluster } from "./cases.ts";
 import {
   ALICE,
   auditLines,
@@ -435,24 +436,11 @@ async function createTemplate(corral: Corral): Promise<void> {
 }
 
 async function createCluster(corral: Corral, name: string): Promise<void> {
-  const outcome = await viaHttp(corral, "proto.ClusterService/CreateCluster", {
-    namespace: NS,
-    cluster: {
-      name,
-      namespace: NS,
-      user: "alice",
-      version: "2.9.0",
-      clusterSpec: {
-        headGroupSpec: { computeTemplate: "small" },
-        workerGroupSpec: [{
-          groupName: "workers",
-          computeTemplate: "small",
-          replicas: 1,
-          minReplicas: 0,
-          maxReplicas: 8,
-        }],
-      },
-    },
-  }, { authorization: bearer(ALICE) });
+  const outcome = await viaHttp(
+    corral,
+    "proto.ClusterService/CreateCluster",
+    { namespace: NS, cluster: sampleCluster({ name, user: "alice" }) },
+    { authorization: bearer(ALICE) },
+  );
   assert.equal(outcome.code, 0, outcome.message);
 }
