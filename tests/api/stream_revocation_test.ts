@@ -12,7 +12,6 @@
 import assert from "node:assert/strict";
 import { type Access, createAccess } from "../../api/auth/access.ts";
 import { silentLogger } from "../../api/log.ts";
-import { jitteredDuration } from "../../api/service/stream_lifetime.ts";
 import type { Message } from "../../domain/codec.ts";
 import { type Corral, startCorral, viaHttp } from "../harness.ts";
 import { eventually, until } from "../eventually.ts";
@@ -417,12 +416,6 @@ Deno.test("--watch-max-duration ends every watch cleanly after a BOOKMARK from w
       }
     }
   }, { streamMaxDurationMs: maxMs });
-});
-
-Deno.test("jitteredDuration() takes a stream's lifetime between half the maximum and the maximum", () => {
-  assert.equal(jitteredDuration(1_000, () => 0), 500);
-  assert.equal(jitteredDuration(1_000, () => 0.5), 750);
-  assert.ok(jitteredDuration(1_000, () => 0.999999) <= 1_000);
 });
 
 async function createTemplate(corral: Corral): Promise<void> {

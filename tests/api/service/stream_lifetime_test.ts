@@ -8,6 +8,7 @@ import { silentLogger } from "../../../api/log.ts";
 import {
   GuardedStream,
   type GuardOptions,
+  jitteredDuration,
   lostNamespaces,
 } from "../../../api/service/stream_lifetime.ts";
 
@@ -180,4 +181,10 @@ Deno.test("lostNamespaces() says where a call across namespaces no longer reache
   for (const [name, before, after, want] of cases) {
     assert.equal(lostNamespaces(before, after), want, name);
   }
+});
+
+Deno.test("jitteredDuration() takes a stream's lifetime between half the maximum and the maximum", () => {
+  assert.equal(jitteredDuration(1_000, () => 0), 500);
+  assert.equal(jitteredDuration(1_000, () => 0.5), 750);
+  assert.ok(jitteredDuration(1_000, () => 0.999999) <= 1_000);
 });
