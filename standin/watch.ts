@@ -61,7 +61,7 @@ function readTimeoutSeconds(params: URLSearchParams): number {
 }
 
 /** A watch's parameters, checked. */
-export interface WatchOptions {
+interface WatchOptions {
   selection: Selection;
   timeoutMs: number;
   /** allowWatchBookmarks=true. */
@@ -75,7 +75,7 @@ export interface WatchOptions {
 }
 
 /** The parameters of a watch; throws the real server's 400 for a bad one. */
-export function readWatchOptions(
+function readWatchOptions(
   resource: ResourceType,
   namespace: string | undefined,
   params: URLSearchParams,
@@ -92,7 +92,7 @@ export function readWatchOptions(
 }
 
 /** A watch event: its type and object. */
-export interface WatchEvent {
+interface WatchEvent {
   type: "ADDED" | "MODIFIED" | "DELETED";
   object: KubeObject;
 }
@@ -104,7 +104,7 @@ export interface WatchEvent {
  * matched. A deletion shows the object's last state; an object leaving the
  * selection shows its last state that matched, at the new revision.
  */
-export function selectionEvent(
+function selectionEvent(
   resource: ResourceType,
   selection: Selection,
   event: StoreEvent,

@@ -29,7 +29,7 @@ export const NODE_PORT_MAX = 32767;
  * container: its named ports, plus the metrics port the operator always
  * adds; the defaults when the container declares none.
  */
-export function headServicePorts(
+function headServicePorts(
   cluster: ObservedCluster,
 ): Map<string, number> {
   const container = cluster.spec?.headGroupSpec?.template?.spec?.containers

@@ -15,7 +15,7 @@ const COMPONENT = "raycluster-controller";
  * apart the names of events recorded in one millisecond; `apiVersion` is
  * the cluster's when it does not say.
  */
-export function clusterEvent(
+function clusterEvent(
   cluster: ObservedCluster,
   reason: string,
   message: string,

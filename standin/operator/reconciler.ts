@@ -34,7 +34,7 @@ const MAX_WORKER_POD_EVENTS = 10;
 export type Outcome = "ready" | "skipped" | "failed";
 
 /** The status of a cluster made ready at `now`. */
-export function readyStatus(
+function readyStatus(
   cluster: ObservedCluster,
   endpoints: Record<string, string>,
   now: string,

@@ -11,7 +11,7 @@
 import type { Logger } from "../../domain/log.ts";
 import type { ObservedCluster } from "./api_client.ts";
 import type { NodePortPool } from "./endpoints.ts";
-import type { RayClusterReconciler } from "./reconciler.ts";
+import type { Outcome, RayClusterReconciler } from "./reconciler.ts";
 import { adoptedPods, needsScale, type WorkerPods } from "./workers.ts";
 
 /** A step of the simulated operator, about one cluster. */
@@ -30,7 +30,7 @@ export interface OperatorActivity {
    * namesake, or given a state meanwhile) or failed (status write refused).
    * For scaled: ready (pods and status follow the spec), skipped or failed.
    */
-  outcome?: "ready" | "skipped" | "failed";
+  outcome?: Outcome;
 }
 
 /** What the operator keeps of a cluster it has seen. */

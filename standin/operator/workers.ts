@@ -21,7 +21,7 @@ function workerPodName(cluster: ObservedCluster, group: string): string {
 }
 
 /** Desired worker pods by group name. */
-export function desiredPods(cluster: ObservedCluster): Map<string, number> {
+function desiredPods(cluster: ObservedCluster): Map<string, number> {
   const desired = new Map<string, number>();
   for (const worker of cluster.spec?.workerGroupSpecs ?? []) {
     const name = worker.groupName ?? "workergroup";
