@@ -180,8 +180,8 @@ class ListWatch<T extends Reflected> implements Reflector {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#stopping.abort();
-    // client-node's Watch does not always call back when aborted in the
-    // middle of a stream: the watch being followed is ended here.
+    // A watch on a hung API server need not call back when aborted: the
+    // watch being followed is ended here.
     this.#current?.abort();
     this.#endWatch?.();
     this.#wake?.();
@@ -261,19 +261,31 @@ class ListWatch<T extends Reflected> implements Reflector {
     return new Promise<string>((resolve, reject) => {
       const progress = { latest: resourceVersion, expired: false };
       const ending = new AbortController();
+      // This watch's controller, once the API server answered; settled once
+      // it ended. A watch's late callbacks (its stream closing after it was
+      // ended as silent) come while the next one is followed: the handles
+      // are cleared only while they are still this watch's.
+      let controller: AbortController | undefined;
+      let settled = false;
       const silence = this.#watchSilence(() => {
         this.#wentSilent();
         ending.abort();
-        this.#current?.abort();
+        controller?.abort();
         resolve(progress.latest);
       });
+      const endWatch = () => resolve(resourceVersion);
       const settle = <A>(to: (value: A) => void) => (value: A) => {
+        if (settled) return;
+        settled = true;
         silence.stop();
-        this.#endWatch = undefined;
+        if (this.#endWatch === endWatch) this.#endWatch = undefined;
+        if (controller !== undefined && this.#current === controller) {
+          this.#current = undefined;
+        }
         to(value);
       };
       [resolve, reject] = [settle(resolve), settle(reject)];
-      this.#endWatch = () => resolve(resourceVersion);
+      this.#endWatch = endWatch;
       this.#options.watch.watch(
         this.#options.watchPath,
         this.#watchQuery(resourceVersion),
@@ -282,16 +294,18 @@ class ListWatch<T extends Reflected> implements Reflector {
           this.#received(type, received, progress);
         },
         (error: unknown) => {
-          this.#current = undefined;
           if (progress.expired || statusOf(error) === 410) resolve("");
           else if (error && !isTimeout(error)) reject(error);
           else resolve(progress.latest);
         },
         ending.signal,
-      ).then((controller) => {
-        this.#current = controller;
-        if (this.#stopped || ending.signal.aborted) controller.abort();
-        else this.#heardFrom();
+      ).then((answered) => {
+        controller = answered;
+        if (this.#stopped || ending.signal.aborted) answered.abort();
+        else {
+          if (!settled) this.#current = answered;
+          this.#heardFrom();
+        }
         silence.heard();
       }, (error) => statusOf(error) === 410 ? resolve("") : reject(error));
     }).then((next) => {

@@ -145,3 +145,58 @@ Deno.test("a failed watch or list lists again after a backoff, and the store con
   const last = changes.at(-1)!;
   assert.deepEqual(last, { type: "replace", items: [], resourceVersion: "3" });
 });
+
+Deno.test("stop() ends the watch followed even when the one before it, ended as silent, calls back late", async () => {
+  const dones: ((error: unknown) => void)[] = [];
+  const controllers: AbortController[] = [];
+  let ticking: ReturnType<typeof setInterval> | undefined;
+  const transport: WatchTransport = {
+    list: () =>
+      Promise.resolve({ items: [], metadata: { resourceVersion: "1" } }),
+    watch(_path, _query, onEvent, done) {
+      dones.push(done);
+      const controller = new AbortController();
+      controllers.push(controller);
+      // The first watch says nothing (and is ended as silent); the second
+      // keeps talking. Neither calls back when aborted: a hung API server.
+      if (dones.length === 2) {
+        ticking = setInterval(
+          () =>
+            onEvent(
+              "BOOKMARK",
+              { metadata: { resourceVersion: "1" } } as never,
+            ),
+          5,
+        );
+      }
+      return Promise.resolve(controller);
+    },
+    version: () => Promise.resolve(),
+  } as WatchTransport;
+  const reflector = startReflector<Item>({
+    resource: "things",
+    namespace: "",
+    list: () => transport.list("/things", {}) as never,
+    watchPath: "/things",
+    watch: transport,
+    onChange: () => {},
+    log: silentLogger(),
+    backoffMs: 1,
+    silenceLimitMs: 50,
+  });
+  try {
+    const deadline = Date.now() + 5_000;
+    while (dones.length < 2 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.equal(dones.length, 2, "the silent watch was started again");
+    // The first watch's stream ends only now.
+    dones[0](null);
+    await new Promise((r) => setTimeout(r, 10));
+  } finally {
+    await reflector.stop();
+    clearInterval(ticking);
+  }
+  assert.equal(dones.length, 2, "no watch after stop()");
+  assert.ok(controllers[1].signal.aborted, "the second watch was ended");
+});
