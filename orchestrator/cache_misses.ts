@@ -76,11 +76,6 @@ export class MissLookups<T> {
     return await waitFor(shared, call?.signal, action);
   }
 
-  /** Forgets every remembered miss (a test, or a new history). */
-  forget(): void {
-    this.#missing.clear();
-  }
-
   #start(
     key: string,
     lookup: (call: CallOptions) => Promise<T>,

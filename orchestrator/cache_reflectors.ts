@@ -30,14 +30,14 @@ import {
 } from "./reflector.ts";
 import type { WatchTransport } from "./watch_stream.ts";
 
-export const CACHED_RESOURCES = [
+const CACHED_RESOURCES = [
   "rayclusters",
   "configmaps",
   "events",
 ] as const;
 export type CachedResource = typeof CACHED_RESOURCES[number];
 
-export const EVENTS_SELECTOR = "involvedObject.kind=RayCluster";
+const EVENTS_SELECTOR = "involvedObject.kind=RayCluster";
 
 export interface CacheReflectorsOptions {
   watch: WatchTransport;
@@ -60,7 +60,7 @@ export interface CacheReflectorsOptions {
 const PROBE_TIMEOUT_MS = 2_000;
 
 /** How long one reflector has gone without news, as the metric reports it. */
-export interface SyncAge {
+interface SyncAge {
   resource: CachedResource;
   namespace: string;
   seconds: number;

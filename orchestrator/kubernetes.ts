@@ -22,15 +22,6 @@ import { ComputeTemplateCalls } from "./compute_templates.ts";
 import { type CallPolicy, KubernetesCaller } from "./kubernetes_call.ts";
 import { RayClusterCalls } from "./ray_clusters.ts";
 
-/** The orchestrator on the given clients: the seam the tests exercise. */
-export function orchestratorOnClients(
-  clients: KubernetesClients,
-  rayCluster: RayClusterCoordinates,
-  policy: CallPolicy = {},
-): Orchestrator {
-  return new KubernetesOrchestrator(clients, rayCluster, policy);
-}
-
 /** Every read asks Kubernetes; each resource's calls live in its module. */
 export class KubernetesOrchestrator implements Orchestrator {
   readonly #caller: KubernetesCaller;

@@ -17,7 +17,7 @@ import type { Logger } from "../domain/log.ts";
 import type { Orchestrator } from "../domain/ports.ts";
 import { createCachedOrchestrator } from "./cache.ts";
 import type { MissOptions } from "./cache_misses.ts";
-import { orchestratorOnClients } from "./kubernetes.ts";
+import { KubernetesOrchestrator } from "./kubernetes.ts";
 
 export interface KubernetesOrchestratorOptions {
   kubeConfig: KubeConfig;
@@ -59,7 +59,7 @@ export function createKubernetesOrchestrator(
     version: options.version ?? "v1",
     plural: options.plural ?? "rayclusters",
   };
-  const direct = orchestratorOnClients(clients, rayCluster, {
+  const direct = new KubernetesOrchestrator(clients, rayCluster, {
     timeoutMs: options.timeoutMs,
     readAttempts: options.readAttempts,
   });

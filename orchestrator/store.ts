@@ -58,20 +58,6 @@ export class Store<T extends Reflected> {
     this.#now = options.now ?? (() => performance.now());
   }
 
-  /** Deletions remembered now (expired ones may still count). */
-  get tombstones(): number {
-    return this.#tombstones.size;
-  }
-
-  /**
-   * Forgets every deletion: for a new history of the API server (it lost
-   * its data, versions start again), where versions from before compare
-   * with nothing after.
-   */
-  forgetDeletions(): void {
-    this.#tombstones.clear();
-  }
-
   get size(): number {
     return this.#size;
   }
