@@ -18,14 +18,13 @@
  *   made, which Corral would not have written, can still be scaled.
  */
 import { fieldMaskPathToProto } from "./codec.ts";
+import { mainContainer, workerGroupToResource } from "./conversions.ts";
 import {
   hasOwnEnvironment,
   HEAD_CONTAINER,
-  mainContainer,
   POD_IP_ENV,
   WORKER_CONTAINER,
-  workerGroupToResource,
-} from "./conversions.ts";
+} from "./env_conversions.ts";
 import type { FieldViolation } from "./errors.ts";
 import type { Limits } from "./limits.ts";
 import { ANNOTATION, type Container, type RayCluster } from "./resources.ts";

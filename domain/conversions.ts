@@ -44,9 +44,9 @@ import {
   containerEnv,
   groupEnvironment,
   groupValuesFrom,
+  hasOwnEnvironment,
   HEAD_CONTAINER,
   plainEnv,
-  POD_IP_ENV,
   WORKER_CONTAINER,
 } from "./env_conversions.ts";
 import {
@@ -89,8 +89,6 @@ import {
 export const DEFAULT_IMAGE_REPOSITORY = "rayproject/ray";
 /** The extended resource GPUs are requested under when no accelerator is set. */
 export const DEFAULT_GPU_RESOURCE = "nvidia.com/gpu";
-export { HEAD_CONTAINER, WORKER_CONTAINER };
-export { POD_IP_ENV };
 /** The head container's ports, by name (KubeRay API server's set). */
 export const HEAD_PORTS: readonly { name: string; containerPort: number }[] = [
   { name: "redis", containerPort: 6379 },
@@ -193,19 +191,6 @@ export function clusterToResource(
     },
   };
   return resource;
-}
-
-/**
- * Whether a group sets variables of its own (`environment` or
- * `environmentValuesFrom`); a RayCluster with such a group carries the
- * `ray.io/envs` annotation, so that each variable reads back where it was
- * given and none is taken for the KubeRay API server's own.
- */
-export function hasOwnEnvironment(
-  group: Pick<HeadGroupSpec, "environment" | "environmentValuesFrom">,
-): boolean {
-  return Object.keys(group.environment ?? {}).length > 0 ||
-    Object.keys(group.environmentValuesFrom ?? {}).length > 0;
 }
 
 /** The RayCluster worker group of one of the cluster's worker groups. */

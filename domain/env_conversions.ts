@@ -22,6 +22,19 @@ export const WORKER_CONTAINER = "ray-worker";
 /** The environment variable every container gets; not one of `envs`. */
 export const POD_IP_ENV = "MY_POD_IP";
 
+/**
+ * Whether a group sets variables of its own (`environment` or
+ * `environmentValuesFrom`); a RayCluster with such a group carries the
+ * `ray.io/envs` annotation, so that each variable reads back where it was
+ * given and none is taken for the KubeRay API server's own.
+ */
+export function hasOwnEnvironment(
+  group: Pick<HeadGroupSpec, "environment" | "environmentValuesFrom">,
+): boolean {
+  return Object.keys(group.environment ?? {}).length > 0 ||
+    Object.keys(group.environmentValuesFrom ?? {}).length > 0;
+}
+
 /** The variables of a group's container, given the cluster's `envs`. */
 export function containerEnv(
   envs: Readonly<Record<string, string>>,

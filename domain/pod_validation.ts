@@ -15,7 +15,11 @@ import {
   MAX_SUBDOMAIN_LENGTH,
   splitQualifiedName,
 } from "./kubernetes_names.ts";
-import { HEAD_CONTAINER, WORKER_CONTAINER } from "./env_conversions.ts";
+import {
+  HEAD_CONTAINER,
+  POD_IP_ENV,
+  WORKER_CONTAINER,
+} from "./env_conversions.ts";
 import { MAX_ENV_NAME_LENGTH } from "./limits.ts";
 import type { EnvValueFrom, PodToleration } from "./types.ts";
 
@@ -167,7 +171,7 @@ export function tolerationViolations(
 }
 
 /** Environment variables the service sets itself; not allowed in `envs`. */
-export const RESERVED_ENVS = ["MY_POD_IP"] as const;
+export const RESERVED_ENVS = [POD_IP_ENV] as const;
 
 const ENV_VAR_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 

@@ -39,7 +39,6 @@ import {
   envNameProblem,
   envValuesFromViolations,
   podSettingsViolations,
-  RESERVED_ENVS,
   tolerationViolations,
 } from "./pod_validation.ts";
 import type {
@@ -61,7 +60,6 @@ export { MAX_LABEL_LENGTH };
 export const MAX_OBJECT_NAME_LENGTH = MAX_SUBDOMAIN_LENGTH;
 /** Service types of the head node the operator can create. */
 export const SERVICE_TYPES = ["ClusterIP", "NodePort", "LoadBalancer"] as const;
-export { RESERVED_ENVS };
 
 const DNS1123_LABEL_MESSAGE =
   "must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
