@@ -181,6 +181,8 @@ export const ANNOTATION = {
 
 /** The selector lists of clusters use: only clusters the API server manages. */
 export const MANAGED_CLUSTER_SELECTOR = `${LABEL.managedBy}=${MANAGED_BY}`;
+/** The field selector of events about RayClusters (of any cluster). */
+export const CLUSTER_EVENTS_SELECTOR = "involvedObject.kind=RayCluster";
 /** The selector of compute-template ConfigMaps. */
 export const COMPUTE_TEMPLATE_SELECTOR =
   `${LABEL.configType}=${COMPUTE_TEMPLATE_CONFIG_TYPE}`;

@@ -12,6 +12,7 @@
  */
 import type { Logger } from "../domain/log.ts";
 import {
+  CLUSTER_EVENTS_SELECTOR,
   COMPUTE_TEMPLATE_SELECTOR,
   type ConfigMap,
   type KubeEvent,
@@ -36,8 +37,6 @@ const CACHED_RESOURCES = [
   "events",
 ] as const;
 export type CachedResource = typeof CACHED_RESOURCES[number];
-
-const EVENTS_SELECTOR = "involvedObject.kind=RayCluster";
 
 export interface CacheReflectorsOptions {
   watch: WatchTransport;
@@ -272,7 +271,7 @@ export class CacheReflectors {
     this.#reflect<KubeEvent>(namespace, {
       resource: "events",
       path: `/api/v1${inNamespace}/events`,
-      selector: { fieldSelector: EVENTS_SELECTOR },
+      selector: { fieldSelector: CLUSTER_EVENTS_SELECTOR },
       normalize: asEvent,
       apply: (change, ns) => stores.applyEvents(change, ns),
     });

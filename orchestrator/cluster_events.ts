@@ -4,7 +4,10 @@
  * number of clusters.
  */
 import type { CallOptions } from "../domain/ports.ts";
-import type { KubeEvent } from "../domain/resources.ts";
+import {
+  CLUSTER_EVENTS_SELECTOR,
+  type KubeEvent,
+} from "../domain/resources.ts";
 import type { CoreV1Port } from "./client_ports.ts";
 import type { KubernetesCall } from "./errors.ts";
 import { asEvent } from "./json.ts";
@@ -22,7 +25,7 @@ export async function listClusterEvents(
   options?: CallOptions,
 ): Promise<KubeEvent[]> {
   const fieldSelector = [
-    "involvedObject.kind=RayCluster",
+    CLUSTER_EVENTS_SELECTOR,
     ...(name === undefined ? [] : [`involvedObject.name=${name}`]),
   ].join(",");
   const description: KubernetesCall = {
