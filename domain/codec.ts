@@ -211,6 +211,8 @@ function environmentValuesFromField(
   field: Field,
   value: unknown,
 ): Field | undefined {
+  // Every decoded field comes here: only a map field builds the name.
+  if (!isMap(field)) return undefined;
   const name = `${fullName(type)}.${field.name}`;
   if (!Object.hasOwn(ENVIRONMENT_VARIABLES_FIELDS, name)) return undefined;
   if (!isPlainObject(value)) return undefined;
