@@ -8,7 +8,7 @@
  * - Get that misses asks Kubernetes before answering NOT_FOUND, so an
  *   object another replica created a moment ago is found (and kept); one
  *   lookup per name at a time, 404s remembered for a second, and at most
- *   `misses.qps` lookups a second (cache_misses.ts). What a lookup finds
+ *   `misses.qps` lookups a second in all (cache_misses.ts). What a lookup finds
  *   is answered as the store then holds it: an object the watch deleted
  *   meanwhile is NOT_FOUND, not brought back (store.ts).
  * - Writes go to Kubernetes; what it answers goes into the store at once,
@@ -34,7 +34,11 @@ import {
   type RayCluster,
 } from "../domain/resources.ts";
 import { CacheReflectors } from "./cache_reflectors.ts";
-import { MissLookups, type MissOptions } from "./cache_misses.ts";
+import {
+  LookupAllowance,
+  MissLookups,
+  type MissOptions,
+} from "./cache_misses.ts";
 import { CacheStores } from "./cache_stores.ts";
 import type { RayClusterCoordinates } from "./client_ports.ts";
 import type { Reflected } from "./reflector.ts";
@@ -89,8 +93,10 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
 
   constructor(options: CacheOptions) {
     this.#direct = options.direct;
-    this.#clusterMisses = new MissLookups(options.misses);
-    this.#templateMisses = new MissLookups(options.misses);
+    // One allowance: --cache-miss-qps is the rate of every lookup.
+    const allowance = new LookupAllowance(options.misses);
+    this.#clusterMisses = new MissLookups(options.misses, allowance);
+    this.#templateMisses = new MissLookups(options.misses, allowance);
     this.#reflectors = new CacheReflectors({
       watch: options.watch ?? fetchWatch(options.kubeConfig),
       rayCluster: options.rayCluster,

@@ -15,8 +15,9 @@
  *   price is that a name created elsewhere may be reported missing for up
  *   to `rememberMs` when the watch has not shown it yet.
  * - Live lookups are limited to `qps` a second (a token bucket holding at
- *   most a second's worth); past it a miss answers NOT_FOUND at once, as
- *   the cache sees it. 0 makes no lookups at all.
+ *   most a second's worth, one LookupAllowance the lookups of every
+ *   resource share); past it a miss answers NOT_FOUND at once, as the
+ *   cache sees it. 0 makes no lookups at all.
  */
 import type { CallOptions } from "../domain/ports.ts";
 import { Code, ServiceError } from "../domain/errors.ts";
@@ -32,25 +33,57 @@ export interface MissOptions {
   now?: () => number;
 }
 
-/** The lookups of one resource's misses (one instance per resource). */
-export class MissLookups<T> {
-  readonly #inFlight = new Map<string, Promise<T>>();
-  /** Names Kubernetes said do not exist -> until when, oldest first. */
-  readonly #missing = new Map<string, number>();
+/** Live lookups a second, as a token bucket; one for every resource. */
+export class LookupAllowance {
   readonly #qps: number;
-  readonly #rememberMs: number;
-  readonly #maxRemembered: number;
   readonly #now: () => number;
   #tokens: number;
   #refilledAt: number;
 
-  constructor(options: MissOptions = {}) {
+  constructor(options: Pick<MissOptions, "qps" | "now"> = {}) {
     this.#qps = options.qps ?? 20;
-    this.#rememberMs = options.rememberMs ?? 1_000;
-    this.#maxRemembered = options.maxRemembered ?? 10_000;
     this.#now = options.now ?? (() => performance.now());
     this.#tokens = this.#qps;
     this.#refilledAt = this.#now();
+  }
+
+  /** Takes one lookup from this second's allowance, if one is left. */
+  take(): boolean {
+    if (this.#qps <= 0) return false;
+    const now = this.#now();
+    const elapsed = Math.max(0, now - this.#refilledAt);
+    this.#tokens = Math.min(
+      this.#qps,
+      this.#tokens + (elapsed * this.#qps) / 1_000,
+    );
+    this.#refilledAt = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+}
+
+/**
+ * The lookups of one resource's misses (one instance per resource), within
+ * `allowance` (their own when not given one to share).
+ */
+export class MissLookups<T> {
+  readonly #inFlight = new Map<string, Promise<T>>();
+  /** Names Kubernetes said do not exist -> until when, oldest first. */
+  readonly #missing = new Map<string, number>();
+  readonly #allowance: LookupAllowance;
+  readonly #rememberMs: number;
+  readonly #maxRemembered: number;
+  readonly #now: () => number;
+
+  constructor(
+    options: MissOptions = {},
+    allowance = new LookupAllowance(options),
+  ) {
+    this.#allowance = allowance;
+    this.#rememberMs = options.rememberMs ?? 1_000;
+    this.#maxRemembered = options.maxRemembered ?? 10_000;
+    this.#now = options.now ?? (() => performance.now());
   }
 
   /**
@@ -68,7 +101,7 @@ export class MissLookups<T> {
   ): Promise<T> {
     let shared = this.#inFlight.get(key);
     if (shared === undefined) {
-      if (this.#remembered(key) || !this.#take()) {
+      if (this.#remembered(key) || !this.#allowance.take()) {
         throw new ServiceError(Code.NOT_FOUND, `${action}: not found`);
       }
       shared = this.#start(key, lookup, call);
@@ -111,21 +144,6 @@ export class MissLookups<T> {
       if (this.#missing.size <= this.#maxRemembered && until > now) break;
       this.#missing.delete(oldest);
     }
-  }
-
-  /** Takes one lookup from this second's allowance, if one is left. */
-  #take(): boolean {
-    if (this.#qps <= 0) return false;
-    const now = this.#now();
-    const elapsed = Math.max(0, now - this.#refilledAt);
-    this.#tokens = Math.min(
-      this.#qps,
-      this.#tokens + (elapsed * this.#qps) / 1_000,
-    );
-    this.#refilledAt = now;
-    if (this.#tokens < 1) return false;
-    this.#tokens -= 1;
-    return true;
   }
 }
 

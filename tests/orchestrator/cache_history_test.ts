@@ -203,6 +203,34 @@ Deno.test("--cache-miss-qps limits lookups: past it a miss answers 404 at once; 
   }, { misses: { qps: 0 } });
 });
 
+Deno.test("--cache-miss-qps is one allowance for cluster and compute template lookups together", async () => {
+  let templateLookups = 0;
+  await withCache(async ({ cache, lookups }) => {
+    const codes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => [
+        codeOf(cache.getCluster(NS, `n${i}`)),
+        codeOf(cache.getComputeTemplate(NS, `t${i}`)),
+      ]).flat(),
+    );
+    assert.deepEqual(new Set(codes), new Set([Code.NOT_FOUND]));
+    const made = lookups() + templateLookups;
+    assert.ok(made <= 3, `${lookups()} + ${templateLookups} lookups`);
+  }, {
+    misses: { qps: 3 },
+    direct: (direct) =>
+      new Proxy(direct, {
+        get(target, property) {
+          const value = Reflect.get(target, property);
+          if (property !== "getComputeTemplate") return value;
+          return (...args: Parameters<Orchestrator["getComputeTemplate"]>) => {
+            templateLookups++;
+            return target.getComputeTemplate(...args);
+          };
+        },
+      }),
+  });
+});
+
 Deno.test("a name created elsewhere is found by a get once the remembered 404 runs out, the watch held back", async () => {
   let watch!: ReturnType<typeof holdingWatch>["control"];
   await withCache(async ({ standin, cache }) => {
