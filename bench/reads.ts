@@ -254,25 +254,29 @@ async function measureCorral(
   wantClusterJson: boolean,
 ): Promise<{ variant: Variant; clusterJson: string }> {
   const corral = await startCorral(kubeconfig, ["--cache", cache]);
-  const { http, readySeconds } = corral;
-  const loadedMb = await rssMb(http);
-  const one = `${http}/apis/v1alpha2/namespaces/team-3/clusters/cluster-00003`;
-  const clusterJson = wantClusterJson ? await (await fetch(one)).text() : "";
-  console.error(
-    `Corral --cache=${cache} ready in ${
-      readySeconds.toFixed(2)
-    } s; measuring...`,
-  );
-  const rows = await measureReads(http, one);
-  const variant = {
-    variant: `cache ${cache}`,
-    rows,
-    rssMb: await rssMb(http),
-    loadedMb,
-    readySeconds,
-  };
-  await corral.stop();
-  return { variant, clusterJson };
+  try {
+    const { http, readySeconds } = corral;
+    const loadedMb = await rssMb(http);
+    const one =
+      `${http}/apis/v1alpha2/namespaces/team-3/clusters/cluster-00003`;
+    const clusterJson = wantClusterJson ? await (await fetch(one)).text() : "";
+    console.error(
+      `Corral --cache=${cache} ready in ${
+        readySeconds.toFixed(2)
+      } s; measuring...`,
+    );
+    const rows = await measureReads(http, one);
+    const variant = {
+      variant: `cache ${cache}`,
+      rows,
+      rssMb: await rssMb(http),
+      loadedMb,
+      readySeconds,
+    };
+    return { variant, clusterJson };
+  } finally {
+    await corral.stop();
+  }
 }
 
 /** Every read of the table, one after another, against the Corral at `http`. */
