@@ -191,7 +191,7 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const age of state().syncAges ?? []) {
+        for (const age of state().syncAges) {
           this.set(
             { resource: age.resource, namespace: age.namespace },
             age.seconds,

@@ -55,7 +55,16 @@ export interface CacheState {
    * Per resource and namespace watched ("" for all), seconds since its
    * store was last known in step (a list, an event, a bookmark).
    */
-  syncAges?: { resource: string; namespace: string; seconds: number }[];
+  syncAges: SyncAge[];
+}
+
+/** How long one resource's store in one namespace has gone without news. */
+export interface SyncAge {
+  /** The resource plural. */
+  resource: string;
+  /** The namespace watched; "" for all. */
+  namespace: string;
+  seconds: number;
 }
 
 /**

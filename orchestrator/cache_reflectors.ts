@@ -11,6 +11,7 @@
  * a backoff grown to 30 s.
  */
 import type { Logger } from "../domain/log.ts";
+import type { SyncAge } from "../domain/ports.ts";
 import {
   CLUSTER_EVENTS_SELECTOR,
   COMPUTE_TEMPLATE_SELECTOR,
@@ -57,13 +58,6 @@ export interface CacheReflectorsOptions {
 
 /** A probe of the API server waits this long for its answer at most. */
 const PROBE_TIMEOUT_MS = 2_000;
-
-/** How long one reflector has gone without news, as the metric reports it. */
-interface SyncAge {
-  resource: CachedResource;
-  namespace: string;
-  seconds: number;
-}
 
 /** One resource as a reflector of one namespace lists and watches it. */
 interface Reflection<T extends Reflected> {

@@ -85,7 +85,7 @@ Deno.test("a watch held silent makes the cache stale within twice the bookmark i
       2 * bookmarkIntervalMs + staleAfterMs + 1_500,
     );
     assert.match(cache.cacheState!().reason ?? "", /watch has been down/);
-    const ages = cache.cacheState!().syncAges ?? [];
+    const ages = cache.cacheState!().syncAges;
     assert.ok(
       ages.some((age) => age.seconds * 1000 >= staleAfterMs),
       JSON.stringify(ages),
