@@ -100,7 +100,7 @@ export function typesSource(
   const parts = [HEADER];
   for (const e of enums) parts.push(enumSource(e));
   for (const type of types) parts.push(messageSource(type));
-  parts.push(methodsSource(schema, files));
+  parts.push(methodsSource(schema));
   return parts.join("\n");
 }
 
@@ -111,28 +111,23 @@ export function typesSource(
  * it (api/service/handlers.ts), so a handler of the wrong shape, or an RPC
  * without one, does not compile.
  */
-function methodsSource(schema: ApiSchema, files: string[]): string {
+function methodsSource(schema: ApiSchema): string {
   const lines: (string | undefined)[] = [
     "/** The API's methods, by the key of their handler. */",
     "export interface ApiMethods {",
   ];
-  const inFiles = (service: protobuf.Service) =>
-    files.some((f) =>
-      service.filename === f || service.filename?.endsWith(`/${f}`)
-    );
-  for (const service of schema.services.filter(inFiles)) {
+  // loadApiSchema keeps the API files' services only, in their order.
+  for (const service of schema.services) {
     for (const method of service.methodsArray) {
       method.resolve();
       const key = `${service.fullName.replace(/^\./, "")}/${method.name}`;
-      const type = (resolved: protobuf.Type | null) => {
-        const name = resolved!.fullName.replace(/^\./, "");
-        return WELL_KNOWN[name] ?? resolved!.name;
-      };
+      const type = (resolved: protobuf.Type | null, of: string) =>
+        typeName(resolved!, `${key}'s ${of}`);
       lines.push(
         jsDoc(method.comment, "  "),
         `  ${JSON.stringify(key)}: {`,
-        `    request: ${type(method.resolvedRequestType)};`,
-        `    response: ${type(method.resolvedResponseType)};`,
+        `    request: ${type(method.resolvedRequestType, "request")};`,
+        `    response: ${type(method.resolvedResponseType, "response")};`,
         `    streaming: ${method.responseStream === true};`,
         "  };",
       );
@@ -195,16 +190,7 @@ function fieldType(
 
 function valueType(owner: protobuf.Type, field: protobuf.Field): string {
   const resolved = field.resolvedType;
-  if (resolved) {
-    const name = resolved.fullName.replace(/^\./, "");
-    if (WELL_KNOWN[name]) return WELL_KNOWN[name];
-    if (!name.startsWith("proto.")) {
-      throw new Error(
-        `Cannot generate domain/types.ts: ${owner.name}.${field.name} has type ${name}, which tools/types_gen.ts does not map`,
-      );
-    }
-    return resolved.name;
-  }
+  if (resolved) return typeName(resolved, `${owner.name}.${field.name}`);
   const scalar = SCALARS[field.type];
   if (!scalar) {
     throw new Error(
@@ -212,6 +198,24 @@ function valueType(owner: protobuf.Type, field: protobuf.Field): string {
     );
   }
   return scalar;
+}
+
+/**
+ * The TypeScript name of a message or enum: a well-known type's mapping,
+ * else its own name; `where` (what has the type) names it in an error.
+ */
+function typeName(
+  resolved: protobuf.Type | protobuf.Enum,
+  where: string,
+): string {
+  const name = resolved.fullName.replace(/^\./, "");
+  if (WELL_KNOWN[name]) return WELL_KNOWN[name];
+  if (!name.startsWith("proto.")) {
+    throw new Error(
+      `Cannot generate domain/types.ts: ${where} has type ${name}, which tools/types_gen.ts does not map`,
+    );
+  }
+  return resolved.name;
 }
 
 /** A JSDoc block of a proto comment, or undefined when there is none. */
