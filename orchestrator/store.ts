@@ -94,9 +94,7 @@ export class Store<T extends Reflected> {
    * Applies a change; answers what it changed, as [before, after] pairs (an
    * object put in place of the same version of itself is no change). A
    * replace within `namespace` ("" for all) drops what the list no longer
-   * has, save what the store holds at a version newer than the list's (a
-   * write's answer, a miss lookup's, that came after the list was taken).
-   * An object older than the one held (a write's answer after the
+   * has. An object older than the one held (a write's answer after the
    * watch brought a later change), or one deleted since (a late lookup's
    * answer), is ignored, in an upsert and in a replace alike.
    */
@@ -116,12 +114,10 @@ export class Store<T extends Reflected> {
     switch (change.type) {
       case "replace": {
         const keep = new Set(change.items.map(keyOf));
-        const listedAt = change.resourceVersion;
         for (const item of [...this.#items(namespace)]) {
-          if (isBefore(listedAt, item.metadata?.resourceVersion)) continue;
           if (!keep.has(keyOf(item))) {
             this.#remove(item);
-            this.#bury(item, listedAt);
+            this.#bury(item, change.resourceVersion);
             changed.push([item, undefined]);
           }
         }
@@ -166,14 +162,16 @@ export class Store<T extends Reflected> {
   }
 
   /**
-   * Remembers `item` as deleted at `listedAt` (the version of a list that
-   * no longer had it), or at its own version when there is no such list.
+   * Remembers `item` as deleted at its own version, or at `listedAt` (the
+   * version of a list that no longer had it) when that is later.
    */
   #bury(item: Reflected, listedAt?: string): void {
     const key = keyOf(item);
-    const resourceVersion = isNumeric(listedAt)
+    const own = item.metadata?.resourceVersion;
+    const resourceVersion = isNumeric(listedAt) && isNumeric(own) &&
+        BigInt(listedAt) > BigInt(own)
       ? listedAt
-      : item.metadata?.resourceVersion;
+      : own;
     const now = this.#now();
     this.#tombstones.delete(key);
     this.#tombstones.set(key, {
@@ -277,12 +275,8 @@ function isSameVersion(a: Reflected, b: Reflected): boolean {
  * a number, `a` is taken as newer.
  */
 function isOlder(a: Reflected, b: Reflected): boolean {
+  const [x, y] = [a.metadata?.resourceVersion, b.metadata?.resourceVersion];
   if (a.metadata?.uid !== b.metadata?.uid) return false;
-  return isBefore(a.metadata?.resourceVersion, b.metadata?.resourceVersion);
-}
-
-/** Whether version `x` comes before `y`; false when either is no number. */
-function isBefore(x: string | undefined, y: string | undefined): boolean {
   if (!isNumeric(x) || !isNumeric(y)) return false;
   return BigInt(x) < BigInt(y);
 }

@@ -69,28 +69,6 @@ Deno.test("Store: what a relist no longer has is buried at the list's version", 
   assert.equal(versionOf(store, "x"), "31");
 });
 
-Deno.test("Store: a relist keeps what it held at a version newer than the list", () => {
-  const store = new Store<Reflected>();
-  // A write's answer (or a miss lookup's) at 40 reached the store before
-  // a list taken at 30 that could not yet have the object.
-  store.apply({ type: "upsert", item: item("fresh", "40") });
-  store.apply({ type: "upsert", item: item("stale", "20") });
-  const changed = store.apply({
-    type: "replace",
-    items: [],
-    resourceVersion: "30",
-  });
-  assert.equal(versionOf(store, "fresh"), "40");
-  assert.equal(store.get("a", "stale"), undefined);
-  assert.deepEqual(changed.map(([before]) => before?.metadata?.name), [
-    "stale",
-  ]);
-  // The dropped one is buried at the list's version: a later version of it
-  // comes in.
-  store.apply({ type: "upsert", item: item("stale", "31") });
-  assert.equal(versionOf(store, "stale"), "31");
-});
-
 Deno.test("Store: tombstones end after their time and beyond their bound", () => {
   let now = 0;
   const store = new Store<Reflected>(undefined, {
