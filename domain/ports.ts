@@ -69,7 +69,8 @@ export interface SyncAge {
 
 /**
  * A managed RayCluster changed, or the events about it did, as a cache
- * applied the change.
+ * applied the change. A change with neither `cluster` nor `before` (and
+ * no name) tells only that a new epoch started.
  */
 export interface ClusterChange {
   namespace: string;
@@ -85,6 +86,12 @@ export interface ClusterChange {
    * Event, or the list that brought it); empty when unknown.
    */
   resourceVersion: string;
+  /**
+   * How many times the cache saw Kubernetes' resource versions start
+   * again (an API server that lost its data or had it restored): versions
+   * of one epoch say nothing about those of another.
+   */
+  epoch: number;
 }
 
 /**

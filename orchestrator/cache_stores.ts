@@ -3,6 +3,15 @@
  * ConfigMaps and the Events about RayClusters, one Store each, and the
  * listeners told of every change of a cluster (or of its events) as it is
  * applied.
+ *
+ * Epochs: Kubernetes' resource versions (etcd's revision, one counter for
+ * every resource) only grow, until an API server loses its data or has it
+ * restored. A reflector then lists at a version lower than the last it
+ * synced (a reset, reflector.ts), and the cache starts a new epoch: the
+ * listeners are told first (a change of no cluster), so that what they
+ * made of the old versions (resume points) is let go. Every reflector sees
+ * the same reset, and counts its own: the epoch is the most any has
+ * counted, so one reset seen by all of them is one epoch.
  */
 import type { ClusterChange } from "../domain/ports.ts";
 import type { ConfigMap, KubeEvent, RayCluster } from "../domain/resources.ts";
@@ -16,9 +25,17 @@ export class CacheStores {
   readonly templates = new Store<ConfigMap>();
   readonly events = new Store<KubeEvent>(involvedKey);
   readonly #listeners = new Set<Listener>();
+  /** How many times Kubernetes' versions started again (see above). */
+  #epoch = 0;
+
+  /** How many times the cache saw Kubernetes' versions start again. */
+  get epoch(): number {
+    return this.#epoch;
+  }
 
   /** Applies a change to the clusters' store and tells the listeners. */
   applyClusters(change: StoreChange<RayCluster>, namespace = ""): void {
+    this.#noteReset(change);
     const changed = this.clusters.apply(trimmed(change), namespace);
     if (this.#listeners.size === 0) return;
     for (const pair of changed) {
@@ -29,11 +46,13 @@ export class CacheStores {
 
   /** Applies a change the templates' watch brought. */
   applyTemplates(change: StoreChange<ConfigMap>, namespace: string): void {
+    this.#noteReset(change);
     this.templates.apply(trimmed(change), namespace);
   }
 
   /** Applies a change to the events' store; tells of their clusters. */
   applyEvents(change: StoreChange<KubeEvent>, namespace = ""): void {
+    this.#noteReset(change);
     const changed = this.events.apply(trimmed(change), namespace);
     if (this.#listeners.size === 0) return;
     for (const pair of changed) {
@@ -66,6 +85,7 @@ export class CacheStores {
         cluster,
         events: this.eventsOf(keyOf(cluster)),
         resourceVersion: cluster.metadata.resourceVersion ?? "",
+        epoch: this.#epoch,
       });
     }
     this.#listeners.add(listener);
@@ -94,8 +114,27 @@ export class CacheStores {
         return about ??= [...events.indexed(key)];
       },
       resourceVersion,
+      epoch: this.#epoch,
     };
     for (const listener of this.#listeners) listener(change);
+  }
+
+  /**
+   * Starts a new epoch when a reset brings one: told to the listeners at
+   * once, before the change's own.
+   */
+  #noteReset<T extends Reflected>(change: StoreChange<T>): void {
+    if (change.type !== "replace" || change.reset === undefined) return;
+    if (change.reset.count <= this.#epoch) return;
+    this.#epoch = change.reset.count;
+    const started: ClusterChange = {
+      namespace: "",
+      name: "",
+      events: [],
+      resourceVersion: change.resourceVersion ?? "",
+      epoch: this.#epoch,
+    };
+    for (const listener of this.#listeners) listener(started);
   }
 }
 

@@ -29,6 +29,10 @@
  *   version is gone: 410 Expired, or "Too large resource version" from an
  *   API server that restarted behind it. A list answered so is made again
  *   at once with "".
+ * - A list answered at a version lower than the last one synced means the
+ *   API server's versions started again (its data was lost, or restored
+ *   from a backup): the change it makes is marked a reset, and the store
+ *   takes the list as it stands (store.ts).
  */
 import type { Logger } from "../domain/log.ts";
 import type { WatchTransport } from "./watch_stream.ts";
@@ -71,7 +75,7 @@ export interface ReflectorOptions<T extends Reflected> {
   /** Told of every change of the store. */
   onChange: (change: StoreChange<T>) => void;
   /** Told of each watch that ended or failed, and each list. */
-  onEvent?: (event: "relist" | "restart" | "failure") => void;
+  onEvent?: (event: "relist" | "restart" | "failure" | "reset") => void;
   log: Logger;
   /** First backoff after a failure; doubles up to 30 s. Default 1 s. */
   backoffMs?: number;
@@ -83,7 +87,18 @@ export interface ReflectorOptions<T extends Reflected> {
 }
 
 export type StoreChange<T> =
-  | { type: "replace"; items: T[]; resourceVersion?: string }
+  | {
+    type: "replace";
+    items: T[];
+    resourceVersion?: string;
+    /**
+     * Set when the list's version is lower than the last one synced: the
+     * API server lost its data or had it restored (an etcd restore), and
+     * its versions started again. `count`: the resets this reflector has
+     * seen, this one included (every reflector sees the same resets).
+     */
+    reset?: { count: number };
+  }
   | { type: "upsert"; item: T }
   | { type: "delete"; item: T };
 
@@ -143,6 +158,8 @@ class ListWatch<T extends Reflected> implements Reflector {
   #lastSynced = "";
   /** That version is gone (410, or too large): the next list asks for "". */
   #lastSyncedGone = false;
+  /** Lists answered at a version lower than the last one synced. */
+  #resets = 0;
   #current: AbortController | undefined;
   /** Ends the watch being followed at once (stop() cannot wait for it). */
   #endWatch: (() => void) | undefined;
@@ -240,12 +257,17 @@ class ListWatch<T extends Reflected> implements Reflector {
       });
     }
     const resourceVersion = answer.metadata?.resourceVersion ?? "";
+    const reset = wentBack(resourceVersion, this.#lastSynced)
+      ? { count: ++this.#resets }
+      : undefined;
+    if (reset) this.#wentBack(this.#lastSynced, resourceVersion);
     this.#lastSynced = resourceVersion;
     this.#lastSyncedGone = false;
     this.#options.onChange({
       type: "replace",
       items: answer.items ?? [],
       resourceVersion: answer.metadata?.resourceVersion,
+      ...(reset ? { reset } : {}),
     });
     this.#lastInStep = performance.now();
     this.#markSynced();
@@ -334,6 +356,20 @@ class ListWatch<T extends Reflected> implements Reflector {
     };
   }
 
+  /** A list answered at a version lower than the last one synced. */
+  #wentBack(from: string, to: string): void {
+    this.#options.onEvent?.("reset");
+    this.#options.log.warn(
+      "Kubernetes' resource versions went back (its data was lost or restored); the cache starts over from this list",
+      {
+        resource: this.#options.resource,
+        namespace: this.#options.namespace || undefined,
+        lastSynced: from,
+        listedAt: to,
+      },
+    );
+  }
+
   /** The watch said nothing for too long: down since it last did. */
   #wentSilent(): void {
     this.#downSince ??= this.#lastInStep;
@@ -414,6 +450,18 @@ class ListWatch<T extends Reflected> implements Reflector {
       this.#wake = done;
     });
   }
+}
+
+/**
+ * Whether a list's version `listed` is lower than `synced`, the last
+ * version synced before it. Versions are opaque to clients, but one API
+ * server's (etcd's revision) only grow: lower means its data is not the
+ * data the cache saw. Versions that are not numbers are never lower.
+ */
+export function wentBack(listed: string, synced: string): boolean {
+  const numeric = /^\d{1,30}$/;
+  return numeric.test(listed) && numeric.test(synced) &&
+    BigInt(listed) < BigInt(synced);
 }
 
 function isTimeout(error: unknown): boolean {

@@ -12,6 +12,11 @@
  * resourceVersion it was deleted at, kept for `tombstoneMs` and at most
  * `maxTombstones` of them (the oldest go first): an object of that uid
  * whose version is not newer is taken as the deleted one and kept out.
+ *
+ * A replace marked a reset (the API server's versions started again: its
+ * data was lost or restored) is the one exception: versions before it mean
+ * nothing after it, so the list is taken as it stands, and the tombstones
+ * are forgotten.
  */
 import type { Reflected, StoreChange } from "./reflector.ts";
 
@@ -100,13 +105,17 @@ export class Store<T extends Reflected> {
    */
   apply(change: StoreChange<T>, namespace = ""): Changed<T>[] {
     const changed: Changed<T>[] = [];
+    const reset = change.type === "replace" && change.reset !== undefined;
+    if (reset) this.#tombstones.clear();
     // The same version again (a relist, the watch bringing a write's
     // answer) keeps the object held, and what was made of it.
     const put = (item: T) => {
       const held = this.get(namespaceOf(item), nameOf(item));
-      if (held !== undefined && isSameVersion(held, item)) return;
-      if (held !== undefined && isOlder(item, held)) return;
-      if (this.#wasDeleted(item)) return;
+      if (held === item) return;
+      if (!reset && held !== undefined) {
+        if (isSameVersion(held, item) || isOlder(item, held)) return;
+      }
+      if (!reset && this.#wasDeleted(item)) return;
       this.#tombstones.delete(keyOf(item));
       this.#put(item);
       changed.push([held, item]);
@@ -117,7 +126,7 @@ export class Store<T extends Reflected> {
         for (const item of [...this.#items(namespace)]) {
           if (!keep.has(keyOf(item))) {
             this.#remove(item);
-            this.#bury(item, change.resourceVersion);
+            if (!reset) this.#bury(item, change.resourceVersion);
             changed.push([item, undefined]);
           }
         }

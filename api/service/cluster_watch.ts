@@ -23,6 +23,12 @@
  *   (and keeps proxies from closing them).
  * - A watch the chain ends at its maximum duration (Finishable) sends a
  *   last BOOKMARK, its resume point, and ends cleanly.
+ * - When Kubernetes' versions start again (an API server that lost its
+ *   data, or had it restored: the cache's epoch, ports.ts), what was kept
+ *   means nothing: open watches end ABORTED, the history starts over at
+ *   the new versions, and resume points of an earlier epoch are ABORTED.
+ *   A resume point carries its epoch after the first ("1234.1"), so that
+ *   no version of one epoch is taken for the same number in another.
  */
 import { keep } from "../../domain/kept.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
@@ -42,6 +48,24 @@ type WatchEventType = Exclude<EventType, "EVENT_TYPE_UNSPECIFIED">;
 /** A resource version as a number; undefined for text that is none. */
 function versionOf(text: string): bigint | undefined {
   return /^\d{1,30}$/.test(text) ? BigInt(text) : undefined;
+}
+
+/** Where a watch resumes: a version of one epoch. */
+interface ResumePoint {
+  version: bigint;
+  epoch: number;
+}
+
+/** "1234" in the first epoch, "1234.2" in the third. */
+function resumePointText({ version, epoch }: ResumePoint): string {
+  return epoch === 0 ? String(version) : `${version}.${epoch}`;
+}
+
+/** The resume point a watch answer's resourceVersion gave; or undefined. */
+function parseResumePoint(text: string): ResumePoint | undefined {
+  const match = /^(\d{1,30})(?:\.(\d{1,9}))?$/.exec(text);
+  if (match === null) return undefined;
+  return { version: BigInt(match[1]), epoch: Number(match[2] ?? 0) };
 }
 
 export interface ClusterWatchOptions {
@@ -117,6 +141,8 @@ class Entry {
     readonly version: bigint,
     readonly namespace: string,
     readonly name: string,
+    /** The cache's epoch the version is of. */
+    readonly epoch: number,
     cluster?: () => Cluster,
     /**
      * Of the state a watch starts with: sent without a resourceVersion
@@ -137,7 +163,7 @@ class Entry {
     return this.#event ??= keep({
       type: this.type,
       ...(this.cluster ? { cluster: this.cluster } : {}),
-      resourceVersion: this.initial ? "" : String(this.version),
+      resourceVersion: this.initial ? "" : resumePointText(this),
     });
   }
 }
@@ -154,6 +180,8 @@ export class ClusterWatch {
   /** Every change after this version is in #history; undefined: none yet. */
   #horizon: bigint | undefined;
   #revision = 0n;
+  /** The cache's epoch the versions are of. */
+  #epoch = 0;
   readonly #watchers = new Set<Watcher>();
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   readonly #unsubscribe: () => void;
@@ -183,10 +211,10 @@ export class ClusterWatch {
    * version.
    */
   watch(request: WatchRequest): AsyncIterableIterator<WatchEvent> {
-    let resume: bigint | undefined;
+    let resume: ResumePoint | undefined;
     const given = request.resourceVersion ?? "";
     if (given !== "") {
-      resume = versionOf(given);
+      resume = parseResumePoint(given);
       if (resume === undefined) {
         throw new ServiceError(
           Code.INVALID_ARGUMENT,
@@ -218,16 +246,18 @@ export class ClusterWatch {
       // Shared by every watch started before the next change.
       backlog = {
         entries: this.#state(),
-        then: bookmark(this.#revision),
+        then: bookmark(this.#revision, this.#epoch),
       };
     } else {
-      if (resume < this.#horizon!) {
+      if (resume.epoch !== this.#epoch) throw fromAnotherEpoch(given);
+      if (resume.version < this.#horizon!) {
         throw new ServiceError(
           Code.ABORTED,
           `Cannot resume the watch from resource_version ${given}: it is too old (the oldest this server can resume from is ${this.#horizon}); watch again without a resource_version to start from the current state`,
         );
       }
-      const first = this.#history.findIndex((entry) => entry.version > resume!);
+      const from = resume.version;
+      const first = this.#history.findIndex((entry) => entry.version > from);
       backlog = {
         entries: first < 0 ? [] : this.#history.slice(first),
       };
@@ -236,7 +266,7 @@ export class ClusterWatch {
       backlog,
       matches,
       this.#options.queueLimit,
-      () => this.#revision,
+      () => bookmark(this.#revision, this.#epoch),
       () => {
         this.#watchers.delete(watcher);
         if (this.#watchers.size === 0) this.#stopHeartbeat();
@@ -256,6 +286,7 @@ export class ClusterWatch {
 
   #apply(change: ClusterChange): void {
     const given = versionOf(change.resourceVersion) ?? 0n;
+    if (change.epoch !== this.#epoch) this.#newEpoch(change.epoch, given);
     if (given > this.#revision) this.#revision = given;
     // Until the cache is first in step nobody watches and nothing is kept:
     // the changes of its first lists cost nothing more here.
@@ -270,6 +301,7 @@ export class ClusterWatch {
       this.#revision,
       change.namespace,
       change.name,
+      this.#epoch,
       () => converted.of(shown, events),
     );
     this.#snapshot = undefined;
@@ -278,6 +310,23 @@ export class ClusterWatch {
       this.#horizon = this.#history.shift()!.version;
     }
     for (const watcher of this.#watchers) watcher.offer(entry);
+  }
+
+  /**
+   * Kubernetes' versions started again: the history and the open watches
+   * are of versions that mean nothing now.
+   */
+  #newEpoch(epoch: number, version: bigint): void {
+    this.#epoch = epoch;
+    this.#revision = version;
+    this.#snapshot = undefined;
+    this.#history.length = 0;
+    if (this.#horizon !== undefined) this.#horizon = version;
+    const error = new ServiceError(
+      Code.ABORTED,
+      "Watch ended: Kubernetes' resource versions started again (its data was lost or restored); watch again without a resource_version to start from the current state",
+    );
+    for (const watcher of [...this.#watchers]) watcher.fail(error);
   }
 
   /** Keeps changes from now on: resuming from now is possible. */
@@ -298,6 +347,7 @@ export class ClusterWatch {
           this.#revision,
           namespace,
           name,
+          this.#epoch,
           () => converted.of(cluster, events),
           true,
         ),
@@ -310,7 +360,7 @@ export class ClusterWatch {
 
   #startHeartbeat(): void {
     this.#heartbeat ??= setInterval(() => {
-      const entry = bookmark(this.#revision);
+      const entry = bookmark(this.#revision, this.#epoch);
       for (const watcher of this.#watchers) watcher.offer(entry, true);
     }, this.#options.heartbeatMs);
   }
@@ -321,8 +371,16 @@ export class ClusterWatch {
   }
 }
 
-function bookmark(revision: bigint): Entry {
-  return new Entry("BOOKMARK", revision, "", "");
+function bookmark(revision: bigint, epoch: number): Entry {
+  return new Entry("BOOKMARK", revision, "", "", epoch);
+}
+
+/** A resume point of an epoch other than the current one. */
+function fromAnotherEpoch(given: string): ServiceError {
+  return new ServiceError(
+    Code.ABORTED,
+    `Cannot resume the watch from resource_version ${given}: it is from before Kubernetes' resource versions started again (its data was lost or restored), or from another server that saw them start again a different number of times; watch again without a resource_version to start from the current state`,
+  );
 }
 
 function matcher(request: WatchRequest): (entry: Entry) => boolean {
@@ -356,8 +414,8 @@ class Watcher implements AsyncIterableIterator<WatchEvent>, Finishable {
   readonly #queue: Entry[] = [];
   readonly #matches: (entry: Entry) => boolean;
   readonly #limit: number;
-  /** The highest resource version the fan-out has seen. */
-  readonly #revision: () => bigint;
+  /** A BOOKMARK of the highest resource version the fan-out has seen. */
+  readonly #bookmark: () => Entry;
   readonly #onEnd: () => void;
   #ended = false;
   #failure: ServiceError | undefined;
@@ -367,13 +425,13 @@ class Watcher implements AsyncIterableIterator<WatchEvent>, Finishable {
     backlog: Backlog,
     matches: (entry: Entry) => boolean,
     limit: number,
-    revision: () => bigint,
+    bookmark: () => Entry,
     onEnd: () => void,
   ) {
     this.#backlog = backlog;
     this.#matches = matches;
     this.#limit = limit;
-    this.#revision = revision;
+    this.#bookmark = bookmark;
     this.#onEnd = onEnd;
   }
 
@@ -384,7 +442,7 @@ class Watcher implements AsyncIterableIterator<WatchEvent>, Finishable {
       // A heartbeat is only worth sending to a stream with nothing queued.
       if (this.#queue.length > 0 || this.#backlog) return;
     } else if (this.#queue.length >= this.#limit) {
-      this.#fail(
+      this.fail(
         new ServiceError(
           Code.RESOURCE_EXHAUSTED,
           `Watch ended: the client fell more than ${this.#limit} changes behind; watch again (resuming from the last resource_version it had)`,
@@ -412,12 +470,15 @@ class Watcher implements AsyncIterableIterator<WatchEvent>, Finishable {
    */
   finish(): void {
     if (this.#ended) return;
-    this.#queue.push(bookmark(this.#revision()));
+    this.#queue.push(this.#bookmark());
     this.end();
   }
 
-  #fail(error: ServiceError): void {
+  /** Ends the stream with `error`, what is queued dropped. */
+  fail(error: ServiceError): void {
+    if (this.#ended) return;
     this.#failure = error;
+    this.#backlog = undefined;
     this.#queue.length = 0;
     this.end();
   }

@@ -139,11 +139,17 @@ Deno.test("a failed watch or list lists again after a backoff, and the store con
     { events: [], end: "hang" },
   ]);
   const changes = await run(transport, () => transport.watchedFrom.length >= 2);
-  // The third list is of a restarted API server: resourceVersions went back.
+  // The third list is of a restarted API server: resourceVersions went
+  // back, and the replace says so (the store then takes it as it stands).
   assert.deepEqual(transport.watchedFrom, ["10", "3"]);
   assert.equal(transport.lists, 3);
   const last = changes.at(-1)!;
-  assert.deepEqual(last, { type: "replace", items: [], resourceVersion: "3" });
+  assert.deepEqual(last, {
+    type: "replace",
+    items: [],
+    resourceVersion: "3",
+    reset: { count: 1 },
+  });
 });
 
 Deno.test("stop() ends the watch followed even when the one before it, ended as silent, calls back late", async () => {

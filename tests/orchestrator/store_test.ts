@@ -64,3 +64,35 @@ Deno.test("Store indexes objects by a key of their own", () => {
   assert.deepEqual(names([...store.indexed("a/blue")]), ["a/e2"]);
   assert.deepEqual([...store.indexed("a/none")], []);
 });
+
+Deno.test("Store: a replace marked a reset (versions started again) is taken as it stands, older versions and deleted objects included", () => {
+  const store = new Store<Reflected>();
+  store.apply({
+    type: "replace",
+    items: [item("a", "x", "1200"), item("a", "y", "1210")],
+    resourceVersion: "1238",
+  });
+  store.apply({ type: "delete", item: item("a", "y", "1230") });
+  // An API server restored from a backup: the same objects (same uids) at
+  // lower versions, y among them although the store saw it deleted.
+  const restored = [item("a", "x", "100"), item("a", "y", "110")];
+  // Without the mark, the store keeps what it held: versions only grow.
+  store.apply({ type: "replace", items: restored, resourceVersion: "121" });
+  assert.equal(store.get("a", "x")?.metadata?.resourceVersion, "1200");
+  assert.equal(store.get("a", "y"), undefined);
+  const changed = store.apply({
+    type: "replace",
+    items: restored,
+    resourceVersion: "121",
+    reset: { count: 1 },
+  });
+  assert.deepEqual(
+    changed.map(([, after]) => after?.metadata?.resourceVersion),
+    ["100", "110"],
+  );
+  assert.equal(store.get("a", "x")?.metadata?.resourceVersion, "100");
+  assert.equal(store.get("a", "y")?.metadata?.resourceVersion, "110");
+  // After it, versions compare again, within the new epoch.
+  store.apply({ type: "upsert", item: item("a", "x", "99") });
+  assert.equal(store.get("a", "x")?.metadata?.resourceVersion, "100");
+});

@@ -63,6 +63,7 @@ function hub(queueLimit: number) {
       cluster: rayCluster(name, String(version)),
       events: [],
       resourceVersion: String(version),
+      epoch: 0,
     });
   return { watches, change };
 }
