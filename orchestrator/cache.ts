@@ -15,7 +15,9 @@
  *   so a replica reads its own writes before the watch brings them.
  * - Until the first lists are in, and while a watch has been down longer
  *   than `staleAfterMs`, reads go to Kubernetes directly (and readiness says
- *   why not ready).
+ *   why not ready); but while the API server does not answer at all (a
+ *   hung one: its watches quiet, its probes unanswered) they are UNAVAILABLE
+ *   at once rather than each waiting out --kube-timeout.
  */
 import type { KubeConfig } from "@kubernetes/client-node";
 import { Code, ServiceError } from "../domain/errors.ts";
@@ -154,7 +156,8 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
     call?: CallOptions,
   ): Promise<RayCluster> {
     const stores = this.#stores;
-    if (!this.#inStep() || call?.fresh) {
+    const action = `Cannot get cluster "${namespace}/${name}"`;
+    if (call?.fresh || this.#readDirectly(action)) {
       // The read an update builds on answers what Kubernetes holds.
       const found = await this.#direct.getCluster(namespace, name, call);
       if (this.#inStep()) stores.applyClusters({ type: "upsert", item: found });
@@ -162,7 +165,6 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
     }
     const held = stores.clusters.get(namespace, name);
     if (held !== undefined) return held;
-    const action = `Cannot get cluster "${namespace}/${name}"`;
     const found = await this.#clusterMisses.find(
       `${namespace}/${name}`,
       action,
@@ -181,7 +183,7 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
     namespace?: string,
     call?: CallOptions,
   ): Promise<RayCluster[]> {
-    if (!this.#inStep()) {
+    if (this.#readDirectly("Cannot list clusters")) {
       return await this.#direct.listClusters(namespace, call);
     }
     // The store's own array, the same object until something changes (the
@@ -215,7 +217,7 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
     name?: string,
     call?: CallOptions,
   ): Promise<KubeEvent[]> {
-    if (!this.#inStep()) {
+    if (this.#readDirectly("Cannot list cluster events")) {
       return await this.#direct.listClusterEvents(namespace, name, call);
     }
     if (name !== undefined) {
@@ -239,13 +241,13 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
     name: string,
     call?: CallOptions,
   ): Promise<ConfigMap> {
-    if (!this.#inStep()) {
+    const action = `Cannot get compute template "${namespace}/${name}"`;
+    if (this.#readDirectly(action)) {
       return await this.#direct.getComputeTemplate(namespace, name, call);
     }
     const templates = this.#stores.templates;
     const held = templates.get(namespace, name);
     if (held !== undefined) return held;
-    const action = `Cannot get compute template "${namespace}/${name}"`;
     const found = await this.#templateMisses.find(
       `${namespace}/${name}`,
       action,
@@ -265,7 +267,7 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
     names?: string[],
     call?: CallOptions,
   ): Promise<ConfigMap[]> {
-    if (!this.#inStep()) {
+    if (this.#readDirectly("Cannot list compute templates")) {
       return await this.#direct.listComputeTemplates(namespace, names, call);
     }
     const all = this.#stores.templates.list(namespace).filter(
@@ -316,5 +318,21 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
 
   #inStep(): boolean {
     return this.#reflectors.notInStep() === undefined;
+  }
+
+  /**
+   * Whether a read goes to Kubernetes (the cache is not in step); throws
+   * UNAVAILABLE, `action` first, when the API server does not answer.
+   */
+  #readDirectly(action: string): boolean {
+    const staleness = this.#reflectors.staleness();
+    if (staleness === undefined) return false;
+    if (staleness.unanswered) {
+      throw new ServiceError(
+        Code.UNAVAILABLE,
+        `${action}: Kubernetes API unavailable: it does not answer (${staleness.reason})`,
+      );
+    }
+    return true;
   }
 }

@@ -9,6 +9,14 @@
  * every reflector waiting out its backoff lists at once, so readiness
  * comes back within a probe of the API server's return rather than after
  * a backoff grown to 30 s.
+ *
+ * While they are up, a watch that has been quiet (no event, no bookmark)
+ * for half of `staleAfterMs` has the API server asked whether it still
+ * answers (the same probe): a quiet watch on a live API server is in step,
+ * but a hung one (or a network black hole) keeps its connection open and
+ * says nothing. When nothing was heard for `staleAfterMs`, neither from
+ * the watch nor from a probe, the cache is stale, without waiting for the
+ * silent watch to be restarted at twice the bookmark interval.
  */
 import type { Logger } from "../domain/log.ts";
 import type { SyncAge } from "../domain/ports.ts";
@@ -56,6 +64,9 @@ export interface CacheReflectorsOptions {
   bookmarkIntervalMs?: number;
 }
 
+/** How a stale reason ends when the API server does not answer probes. */
+const NOT_ANSWERING = "(quiet, and the API server does not answer)";
+
 /** A probe of the API server waits this long for its answer at most. */
 const PROBE_TIMEOUT_MS = 2_000;
 
@@ -87,6 +98,8 @@ export class CacheReflectors {
     reflector: Reflector;
   }[] = [];
   #probing = false;
+  /** When a probe of a live API server last answered (performance.now()). */
+  #lastAnswered = -Infinity;
   /** Ends the probe's pause and its request when the reflectors stop. */
   readonly #stopping = new AbortController();
   readonly #clock = { wall: Date.now(), mono: performance.now() };
@@ -118,21 +131,44 @@ export class CacheReflectors {
         seconds: (performance.now() - this.#clock.mono) / 1000,
       });
       this.#markSynced();
+      this.#checkQuietWatches();
     });
   }
 
   /** Why reads cannot come from the cache now; undefined when they can. */
   notInStep(): string | undefined {
+    return this.staleness()?.reason;
+  }
+
+  /**
+   * Why reads cannot come from the cache now, and whether it is because
+   * the API server does not answer (a quiet watch, a failed probe): then a
+   * read sent to it would only wait out its time limit.
+   */
+  staleness(): { reason: string; unanswered: boolean } | undefined {
+    const reason = this.#whyNotInStep();
+    if (reason === undefined) return undefined;
+    return { reason, unanswered: reason.endsWith(NOT_ANSWERING) };
+  }
+
+  #whyNotInStep(): string | undefined {
     if (!this.#running) return "cache not started";
     if (!this.#isSynced) return "cache has not listed everything yet";
     const now = performance.now();
+    const limit = this.#options.staleAfterMs;
     for (const { resource, reflector } of this.#reflectors) {
       // A silent watch is down since it last said something.
       const down = reflector.downSince;
-      if (down !== undefined && now - down > this.#options.staleAfterMs) {
+      if (down !== undefined && now - down > limit) {
         return `cache stale: the ${resource} watch has been down for ${
           Math.round((now - down) / 1000)
         } s`;
+      }
+      const heard = Math.max(reflector.lastInStep, this.#lastAnswered);
+      if (down === undefined && now - heard > limit) {
+        return `cache stale: the ${resource} watch has been down for ${
+          Math.round((now - heard) / 1000)
+        } s ${NOT_ANSWERING}`;
       }
     }
     return undefined;
@@ -223,6 +259,37 @@ export class CacheReflectors {
     }
   }
 
+  /**
+   * While running, asks the API server whether it answers whenever a watch
+   * has been quiet for half the stale limit (see above); every sixth of
+   * the limit, so that a hung API server is noticed within it.
+   */
+  async #checkQuietWatches(): Promise<void> {
+    const ping = this.#options.watch.ping?.bind(this.#options.watch);
+    if (ping === undefined) return;
+    const limit = this.#options.staleAfterMs;
+    while (this.#running) {
+      await this.#pause(Math.max(limit / 6, 10));
+      const now = performance.now();
+      const quiet = this.#reflectors.some(({ reflector }) =>
+        reflector.downSince === undefined &&
+        now - Math.max(reflector.lastInStep, this.#lastAnswered) > limit / 2
+      );
+      if (!this.#running || !quiet) continue;
+      try {
+        await ping(
+          AbortSignal.any([
+            AbortSignal.timeout(Math.min(PROBE_TIMEOUT_MS, limit / 2)),
+            this.#stopping.signal,
+          ]),
+        );
+        this.#lastAnswered = now;
+      } catch {
+        // Not answering: the quiet watches grow stale.
+      }
+    }
+  }
+
   /** Waits `ms`, or until stop(). */
   #pause(ms: number): Promise<void> {
     const stopping = this.#stopping.signal;
@@ -292,7 +359,7 @@ export class CacheReflectors {
         ),
       onEvent: (event) => {
         if (event === "relist") this.#relists[resource]++;
-        else this.#restarts[resource]++;
+        else if (event !== "reset") this.#restarts[resource]++;
         if (event === "failure") this.#probeUntilBack();
       },
       log,

@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { KubeConfig } from "@kubernetes/client-node";
 import { silentLogger } from "../../api/log.ts";
+import { Code, type ServiceError } from "../../domain/errors.ts";
 import type { Orchestrator } from "../../domain/ports.ts";
 import { createKubernetesOrchestrator } from "../../orchestrator/mod.ts";
 import { kubeconfigFor, startStandin } from "../../standin/mod.ts";
@@ -176,6 +177,52 @@ Deno.test('a list after a dropped watch asks for the last version synced; after 
     );
     assert.equal(listedFrom(proxy.requests)[later], null, "a quorum read");
     await until("the cache in step", () => inStep(cache));
+  } finally {
+    await cache.close?.();
+    await proxy.close();
+    await standin.close();
+  }
+});
+
+Deno.test("a hung API server makes the cache stale within the stale limit, though the watch would be restarted only at twice the bookmark interval", async () => {
+  const staleAfterMs = 600;
+  const standin = startStandin({
+    hostname: "127.0.0.1",
+    port: 0,
+    bookmarkIntervalMs: 60_000,
+  });
+  const proxy = startPausingProxy(standin.url);
+  const cache = await cacheThrough(proxy.url, {
+    bookmarkIntervalMs: 60_000,
+    staleAfterMs,
+    backoffMs: 50,
+  });
+  try {
+    // Quiet but answering: probes keep the quiet watch in step well past
+    // the stale limit.
+    const quietSince = performance.now();
+    await until(
+      "three stale limits of quiet",
+      () => performance.now() - quietSince > 3 * staleAfterMs,
+    );
+    assert.equal(inStep(cache), true, String(cache.cacheState!().reason));
+    proxy.pause();
+    const paused = performance.now();
+    // Due at the stale limit (the probes fail); without them, after 120 s.
+    await until("the cache stale", () => !inStep(cache), 10_000);
+    const took = performance.now() - paused;
+    assert.ok(took >= staleAfterMs * 0.5, `stale after ${Math.round(took)} ms`);
+    assert.match(cache.cacheState!().reason ?? "", /does not answer/);
+    // Reads are refused at once (code 14), not sent to wait out the time
+    // limit of a Kubernetes call (code 4).
+    await assert.rejects(
+      cache.getCluster(NS, "blue"),
+      (error: ServiceError) =>
+        error.code === Code.UNAVAILABLE &&
+        /does not answer/.test(error.message),
+    );
+    proxy.resume();
+    await until("the cache in step again", () => inStep(cache), 5_000);
   } finally {
     await cache.close?.();
     await proxy.close();
