@@ -16,7 +16,11 @@ const PROTOBUF_DIR = new URL(
 );
 
 /** The .proto files of the API, relative to proto/. */
-export const API_FILES = ["cluster.proto", "compute_template.proto"];
+export const API_FILES = [
+  "cluster.proto",
+  "compute_template.proto",
+  "job.proto",
+];
 
 /** google.* protos the adapters need besides those the API imports. */
 const EXTRA_GOOGLE_FILES = [

@@ -8,6 +8,7 @@
  * Kubernetes calls.
  */
 import type { ConfigMap, KubeEvent, RayCluster } from "./resources.ts";
+import type { RayJobResource } from "./job_conversions.ts";
 
 /** One Kubernetes API call as it ended, for logs and metrics. */
 export interface KubernetesCallRecord {
@@ -167,6 +168,39 @@ export interface Orchestrator {
   ): Promise<ConfigMap[]>;
   /** Deletes a compute-template ConfigMap; NOT_FOUND for any other. */
   deleteComputeTemplate(
+    namespace: string,
+    name: string,
+    options?: CallOptions,
+  ): Promise<void>;
+
+  // Jobs (RayJobs), as clusters: only those with the managed-by label.
+
+  /** Creates the RayJob in metadata.namespace; returns it as stored. */
+  createJob(
+    job: RayJobResource,
+    options?: CallOptions,
+  ): Promise<RayJobResource>;
+  /** The managed RayJob; NOT_FOUND otherwise. */
+  getJob(
+    namespace: string,
+    name: string,
+    options?: CallOptions,
+  ): Promise<RayJobResource>;
+  /** Managed RayJobs of one namespace, or of all when undefined. */
+  listJobs(
+    namespace?: string,
+    options?: CallOptions,
+  ): Promise<RayJobResource[]>;
+  /**
+   * Replaces a RayJob, which carries the resourceVersion it was read at:
+   * ABORTED when the stored one has moved on. Never retried.
+   */
+  updateJob(
+    job: RayJobResource,
+    options?: CallOptions,
+  ): Promise<RayJobResource>;
+  /** Deletes a managed RayJob; NOT_FOUND when missing or unmanaged. */
+  deleteJob(
     namespace: string,
     name: string,
     options?: CallOptions,

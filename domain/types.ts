@@ -516,6 +516,181 @@ export interface DeleteComputeTemplateRequest {
   namespace: string;
 }
 
+/** The request of CreateRayJob. */
+export interface CreateRayJobRequest {
+  /** The job to create. */
+  job?: RayJob;
+  /** The namespace to create the job in. */
+  namespace: string;
+}
+
+/** The request of GetRayJob. */
+export interface GetRayJobRequest {
+  /** The name of the job. */
+  name: string;
+  /** The namespace of the job. */
+  namespace: string;
+}
+
+/** The request of ListRayJobs. */
+export interface ListRayJobsRequest {
+  /** The namespace whose jobs to list. */
+  namespace: string;
+  /**
+   * Most jobs to answer, at most 1000 (larger values are taken as 1000); 0
+   * answers every job, as KubeRay's clients expect. Numbered past the
+   * fields KubeRay's later releases gave this message.
+   */
+  pageSize: number;
+  /** The next_page_token of the previous page; empty for the first page. */
+  pageToken: string;
+}
+
+/** The answer of ListRayJobs. */
+export interface ListRayJobsResponse {
+  /** The jobs of the namespace. */
+  jobs: RayJob[];
+  /**
+   * The token of the next page; empty on the last page. Numbered past the
+   * fields KubeRay's later releases gave this message.
+   */
+  nextPageToken: string;
+}
+
+/** The request of ListAllRayJobs. */
+export interface ListAllRayJobsRequest {
+  /**
+   * Most jobs to answer, at most 1000 (larger values are taken as 1000); 0
+   * answers every job, as KubeRay's clients expect.
+   */
+  pageSize: number;
+  /** The next_page_token of the previous page; empty for the first page. */
+  pageToken: string;
+}
+
+/** The answer of ListAllRayJobs. */
+export interface ListAllRayJobsResponse {
+  /** The jobs of every namespace. */
+  jobs: RayJob[];
+  /** The token of the next page; empty on the last page. */
+  nextPageToken: string;
+}
+
+/** The request of UpdateRayJob. */
+export interface UpdateRayJobRequest {
+  /**
+   * The job with its new suspend; its name and namespace, when set, must be
+   * the request's.
+   */
+  job?: RayJob;
+  /** The namespace of the job. */
+  namespace: string;
+  /** The name of the job. */
+  name: string;
+}
+
+/** The request of DeleteRayJob. */
+export interface DeleteRayJobRequest {
+  /** The name of the job. */
+  name: string;
+  /** The namespace of the job. */
+  namespace: string;
+}
+
+/** The pod that submits a job's entrypoint to its cluster. */
+export interface RayJobSubmitter {
+  /** The submitter's image; its Ray version should be the cluster's. */
+  image: string;
+  /** CPUs of the submitter, a Kubernetes quantity; "1" when empty. */
+  cpu: string;
+  /** Memory of the submitter, a Kubernetes quantity; "1Gi" when empty. */
+  memory: string;
+}
+
+/** A job: an entrypoint run on a cluster. */
+export interface RayJob {
+  /**
+   * The job's name, unique in its namespace: a DNS-1035 label of at most
+   * 47 characters (the operator names the job's cluster after it).
+   */
+  name: string;
+  /** The job's namespace; empty or the request's. */
+  namespace: string;
+  /** Who owns the job; an authenticated caller's own name when empty. */
+  user: string;
+  /** The Ray version of the job's own cluster (its default image). */
+  version: string;
+  /** The command the job runs, e.g. "python train.py". */
+  entrypoint: string;
+  /** Data stored with the job (the RayJob's spec.metadata). */
+  metadata: Record<string, string>;
+  /**
+   * The job's runtime environment, in YAML (spec.runtimeEnvYAML). KubeRay
+   * v0.6.0 sent it base64-encoded: a value that is base64 of text (and no
+   * YAML with a key) is decoded first.
+   */
+  runtimeEnv: string;
+  /** The Ray job id; the operator generates one when empty. */
+  jobId: string;
+  /** Whether the job's own cluster is deleted when the job ends. */
+  shutdownAfterJobFinishes: boolean;
+  /**
+   * The cluster to run on: {"ray.io/cluster": "<name>"}, a cluster Corral
+   * manages in the job's namespace. Exactly one of cluster_selector and
+   * cluster_spec is set.
+   */
+  clusterSelector: Record<string, string>;
+  /** The job's own cluster, as a cluster's cluster_spec. */
+  clusterSpec?: ClusterSpec;
+  /**
+   * Seconds after the job ends before its cluster is deleted (with
+   * shutdown_after_job_finishes).
+   */
+  ttlSecondsAfterFinished: number;
+  /** The pod that submits the entrypoint; the operator's default when unset. */
+  jobSubmitter?: RayJobSubmitter;
+  /** CPUs reserved for the entrypoint. */
+  entrypointNumCpus: number;
+  /** GPUs reserved for the entrypoint. */
+  entrypointNumGpus: number;
+  /** Custom resources reserved for the entrypoint, a JSON object of amounts. */
+  entrypointResources: string;
+  /**
+   * Seconds the job may be active before the operator ends it; 0 for no
+   * limit.
+   */
+  activeDeadlineSeconds: number;
+  /** Output. When the job was created. */
+  createdAt?: Date;
+  /** Output. When the job's deletion began. */
+  deleteAt?: Date;
+  /**
+   * Output. The Ray job's status: PENDING, RUNNING, STOPPED, SUCCEEDED,
+   * FAILED, as the operator writes it.
+   */
+  jobStatus: string;
+  /**
+   * Output. The RayJob's deployment status: Initializing, Running,
+   * Complete, Failed, Suspended..., as the operator writes it.
+   */
+  jobDeploymentStatus: string;
+  /** Output. What the operator says of the job's status. */
+  message: string;
+  /** Output. When the job started (its deployment left New). */
+  startTime?: Date;
+  /** Output. When the job ended. */
+  endTime?: Date;
+  /** Output. The name of the cluster the job runs on. */
+  rayClusterName: string;
+  /**
+   * Whether the job is suspended (queued): the operator holds it, or stops
+   * it and deletes its cluster, until it is resumed. Needs
+   * shutdown_after_job_finishes and a cluster_spec. Corral's own: KubeRay's
+   * message has none.
+   */
+  suspend: boolean;
+}
+
 /** The API's methods, by the key of their handler. */
 export interface ApiMethods {
   /**
@@ -619,6 +794,60 @@ export interface ApiMethods {
    */
   "proto.ComputeTemplateService/DeleteComputeTemplate": {
     request: DeleteComputeTemplateRequest;
+    response: Record<string, never>;
+    streaming: false;
+  };
+  /**
+   * Creates a job in a namespace. The namespace comes from the path; a
+   * namespace in the body must match it. KubeRay v0.6.0's binding, POST
+   * /apis/v1alpha2/jobs, takes it from the job (or the query parameter
+   * namespace). The job brings its own cluster (cluster_spec, with the
+   * compute templates, validation and admission of a cluster) or runs on a
+   * cluster Corral manages in the same namespace (cluster_selector with the
+   * key "ray.io/cluster"), which the caller must be allowed to update.
+   */
+  "proto.RayJobService/CreateRayJob": {
+    request: CreateRayJobRequest;
+    response: RayJob;
+    streaming: false;
+  };
+  /** Gets a job by its name and namespace, with its status. */
+  "proto.RayJobService/GetRayJob": {
+    request: GetRayJobRequest;
+    response: RayJob;
+    streaming: false;
+  };
+  /** Lists the jobs of one namespace. */
+  "proto.RayJobService/ListRayJobs": {
+    request: ListRayJobsRequest;
+    response: ListRayJobsResponse;
+    streaming: false;
+  };
+  /** Lists the jobs of every namespace. */
+  "proto.RayJobService/ListAllRayJobs": {
+    request: ListAllRayJobsRequest;
+    response: ListAllRayJobsResponse;
+    streaming: false;
+  };
+  /**
+   * Updates a job: only suspend may change after creation (the operator
+   * acts on nothing else of a running job). Any other field of the job
+   * given that differs from the job as it is is refused, naming it; fields
+   * left empty and output fields are ignored. (KubeRay declares no update
+   * of a job: PATCH, as UpdateCluster.)
+   */
+  "proto.RayJobService/UpdateRayJob": {
+    request: UpdateRayJobRequest;
+    response: RayJob;
+    streaming: false;
+  };
+  /**
+   * Deletes a job by its name and namespace, and with it the cluster the
+   * job brought (the operator's owner reference); a cluster it ran on is
+   * left.
+   */
+  "proto.RayJobService/DeleteRayJob": {
+    request: DeleteRayJobRequest;
     response: Record<string, never>;
     streaming: false;
   };

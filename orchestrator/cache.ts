@@ -35,6 +35,7 @@ import {
   LABEL,
   type RayCluster,
 } from "../domain/resources.ts";
+import type { RayJobResource } from "../domain/job_conversions.ts";
 import { CacheReflectors } from "./cache_reflectors.ts";
 import {
   LookupAllowance,
@@ -92,6 +93,7 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
   readonly #reflectors: CacheReflectors;
   readonly #clusterMisses: MissLookups<RayCluster>;
   readonly #templateMisses: MissLookups<ConfigMap>;
+  readonly #jobMisses: MissLookups<RayJobResource>;
 
   constructor(options: CacheOptions) {
     this.#direct = options.direct;
@@ -99,6 +101,7 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
     const allowance = new LookupAllowance(options.misses);
     this.#clusterMisses = new MissLookups(options.misses, allowance);
     this.#templateMisses = new MissLookups(options.misses, allowance);
+    this.#jobMisses = new MissLookups(options.misses, allowance);
     this.#reflectors = new CacheReflectors({
       watch: options.watch ?? fetchWatch(options.kubeConfig),
       rayCluster: options.rayCluster,
@@ -117,7 +120,7 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
 
   cacheState(): CacheState {
     const reason = this.#reflectors.notInStep();
-    const { clusters, templates, events } = this.#stores;
+    const { clusters, templates, events, jobs } = this.#stores;
     return {
       inStep: reason === undefined,
       ...(reason === undefined ? {} : { reason }),
@@ -125,6 +128,7 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
         rayclusters: clusters.size,
         configmaps: templates.size,
         events: events.size,
+        rayjobs: jobs.size,
       },
       lastInStep: this.#reflectors.lastInStep(),
       relists: this.#reflectors.relists(),
@@ -289,6 +293,72 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
     const templates = this.#stores.templates;
     const held = templates.get(namespace, name);
     if (held) templates.apply({ type: "delete", item: held });
+  }
+
+  // Jobs: as clusters, reads from the jobs' store while in step.
+
+  async createJob(
+    job: RayJobResource,
+    call?: CallOptions,
+  ): Promise<RayJobResource> {
+    const created = await this.#direct.createJob(job, call);
+    this.#stores.applyJobs({ type: "upsert", item: created });
+    return created;
+  }
+
+  async getJob(
+    namespace: string,
+    name: string,
+    call?: CallOptions,
+  ): Promise<RayJobResource> {
+    const jobs = this.#stores.jobs;
+    if (!this.#inStep() || call?.fresh) {
+      const found = await this.#direct.getJob(namespace, name, call);
+      if (this.#inStep()) jobs.apply({ type: "upsert", item: found });
+      return found;
+    }
+    const held = jobs.get(namespace, name);
+    if (held !== undefined) return held;
+    const action = `Cannot get job "${namespace}/${name}"`;
+    const found = await this.#jobMisses.find(
+      `${namespace}/${name}`,
+      action,
+      (lookup) => this.#direct.getJob(namespace, name, lookup),
+      call,
+    );
+    return this.#asHeld(
+      jobs,
+      found,
+      (item) => this.#stores.applyJobs({ type: "upsert", item }),
+      action,
+    );
+  }
+
+  async listJobs(
+    namespace?: string,
+    call?: CallOptions,
+  ): Promise<RayJobResource[]> {
+    if (!this.#inStep()) return await this.#direct.listJobs(namespace, call);
+    return this.#stores.jobs.list(namespace) as RayJobResource[];
+  }
+
+  async updateJob(
+    job: RayJobResource,
+    call?: CallOptions,
+  ): Promise<RayJobResource> {
+    const updated = await this.#direct.updateJob(job, call);
+    this.#stores.applyJobs({ type: "upsert", item: updated });
+    return updated;
+  }
+
+  async deleteJob(
+    namespace: string,
+    name: string,
+    call?: CallOptions,
+  ): Promise<void> {
+    await this.#direct.deleteJob(namespace, name, call);
+    const held = this.#stores.jobs.get(namespace, name);
+    if (held) this.#stores.applyJobs({ type: "delete", item: held });
   }
 
   ping(call?: CallOptions): Promise<void> {

@@ -28,7 +28,12 @@ import {
   MANAGED_CLUSTER_SELECTOR,
   type RayCluster,
 } from "../domain/resources.ts";
+import {
+  MANAGED_JOB_SELECTOR,
+  type RayJobResource,
+} from "../domain/job_conversions.ts";
 import type { CacheStores } from "./cache_stores.ts";
+import { RAY_JOBS } from "./ray_jobs.ts";
 import type { RayClusterCoordinates } from "./client_ports.ts";
 import { asConfigMap, asEvent } from "./json.ts";
 import { listInPages } from "./list_pages.ts";
@@ -44,6 +49,7 @@ const CACHED_RESOURCES = [
   "rayclusters",
   "configmaps",
   "events",
+  "rayjobs",
 ] as const;
 export type CachedResource = typeof CACHED_RESOURCES[number];
 
@@ -81,7 +87,7 @@ interface Reflection<T extends Reflected> {
 }
 
 function counts(): Record<CachedResource, number> {
-  return { rayclusters: 0, configmaps: 0, events: 0 };
+  return { rayclusters: 0, configmaps: 0, events: 0, rayjobs: 0 };
 }
 
 export class CacheReflectors {
@@ -335,6 +341,13 @@ export class CacheReflectors {
       selector: { fieldSelector: CLUSTER_EVENTS_SELECTOR },
       normalize: asEvent,
       apply: (change, ns) => stores.applyEvents(change, ns),
+    });
+    this.#reflect<RayJobResource>(namespace, {
+      resource: "rayjobs",
+      path: `/apis/${group}/${version}${inNamespace}/${RAY_JOBS}`,
+      selector: { labelSelector: MANAGED_JOB_SELECTOR },
+      normalize: (item) => item as RayJobResource,
+      apply: (change, ns) => stores.applyJobs(change, ns),
     });
   }
 

@@ -15,6 +15,7 @@
  */
 import type { ClusterChange } from "../domain/ports.ts";
 import type { ConfigMap, KubeEvent, RayCluster } from "../domain/resources.ts";
+import type { RayJobResource } from "../domain/job_conversions.ts";
 import type { Reflected, StoreChange } from "./reflector.ts";
 import { type Changed, keyOf, Store } from "./store.ts";
 
@@ -24,6 +25,7 @@ export class CacheStores {
   readonly clusters = new Store<RayCluster>();
   readonly templates = new Store<ConfigMap>();
   readonly events = new Store<KubeEvent>(involvedKey);
+  readonly jobs = new Store<RayJobResource>();
   readonly #listeners = new Set<Listener>();
   /** How many times Kubernetes' versions started again (see above). */
   #epoch = 0;
@@ -48,6 +50,11 @@ export class CacheStores {
   applyTemplates(change: StoreChange<ConfigMap>, namespace: string): void {
     this.#noteReset(change);
     this.templates.apply(trimmed(change), namespace);
+  }
+
+  /** Applies a change the jobs' watch brought. */
+  applyJobs(change: StoreChange<RayJobResource>, namespace = ""): void {
+    this.jobs.apply(trimmed(change), namespace);
   }
 
   /** Applies a change to the events' store; tells of their clusters. */

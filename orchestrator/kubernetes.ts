@@ -21,12 +21,15 @@ import { listClusterEvents } from "./cluster_events.ts";
 import { ComputeTemplateCalls } from "./compute_templates.ts";
 import { type CallPolicy, KubernetesCaller } from "./kubernetes_call.ts";
 import { RayClusterCalls } from "./ray_clusters.ts";
+import { RayJobCalls } from "./ray_jobs.ts";
+import type { RayJobResource } from "../domain/job_conversions.ts";
 
 /** Every read asks Kubernetes; each resource's calls live in its module. */
 export class KubernetesOrchestrator implements Orchestrator {
   readonly #caller: KubernetesCaller;
   readonly #clusters: RayClusterCalls;
   readonly #templates: ComputeTemplateCalls;
+  readonly #jobs: RayJobCalls;
   readonly #core: CoreV1Port;
   readonly #version: VersionPort;
 
@@ -42,6 +45,11 @@ export class KubernetesOrchestrator implements Orchestrator {
       rayCluster,
     );
     this.#templates = new ComputeTemplateCalls(this.#caller, clients.core);
+    this.#jobs = new RayJobCalls(
+      this.#caller,
+      clients.customObjects,
+      rayCluster,
+    );
     this.#core = clients.core;
     this.#version = clients.version;
   }
@@ -102,6 +110,26 @@ export class KubernetesOrchestrator implements Orchestrator {
     options?: CallOptions,
   ) {
     return this.#templates.delete(namespace, name, options);
+  }
+
+  createJob(job: RayJobResource, options?: CallOptions) {
+    return this.#jobs.create(job, options);
+  }
+
+  getJob(namespace: string, name: string, options?: CallOptions) {
+    return this.#jobs.get(namespace, name, options);
+  }
+
+  listJobs(namespace?: string, options?: CallOptions) {
+    return this.#jobs.list(namespace, options);
+  }
+
+  updateJob(job: RayJobResource, options?: CallOptions) {
+    return this.#jobs.update(job, options);
+  }
+
+  deleteJob(namespace: string, name: string, options?: CallOptions) {
+    return this.#jobs.delete(namespace, name, options);
   }
 
   async ping(options?: CallOptions): Promise<void> {

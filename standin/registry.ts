@@ -158,6 +158,13 @@ export function defaultResources(
     TOKEN_REVIEW,
     CUSTOM_RESOURCE_DEFINITION,
     rayClusterResource(rayCluster),
+    // RayJob, so that Corral's cache of jobs lists and watches it.
+    {
+      ...rayClusterResource(rayCluster),
+      kind: "RayJob",
+      plural: "rayjobs",
+      singular: "rayjob",
+    },
   ];
 }
 

@@ -73,7 +73,7 @@ export const VERBS = [
 ] as const;
 export type Verb = typeof VERBS[number];
 
-export const RESOURCES = ["clusters", "computetemplates"] as const;
+export const RESOURCES = ["clusters", "computetemplates", "jobs"] as const;
 export type Resource = typeof RESOURCES[number];
 
 export interface Rule {

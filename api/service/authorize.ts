@@ -20,6 +20,7 @@ import type { RpcRule, Scope } from "./rpcs.ts";
 const NOUNS: Record<Resource, [one: string, several: string]> = {
   clusters: ["cluster", "clusters"],
   computetemplates: ["compute template", "compute templates"],
+  jobs: ["job", "jobs"],
 };
 
 /** The request's namespace, "" when it has none. */

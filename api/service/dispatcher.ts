@@ -34,7 +34,12 @@ import {
   jitteredDuration,
   type StreamCall,
 } from "./stream_lifetime.ts";
-import { type Declaration, declareRpcs, type Handlers } from "./rpcs.ts";
+import {
+  type Declaration,
+  declareRpcs,
+  type Handlers,
+  withBodyNamespace,
+} from "./rpcs.ts";
 
 export type { Call, Peer, Transport } from "./call.ts";
 
@@ -207,7 +212,11 @@ export class RpcDispatcher implements Dispatcher {
       credentials,
       signals.signal,
     );
-    const request = progress.request = await decode();
+    // KubeRay v0.6.0's job create names the namespace in the body only.
+    const request = progress.request = withBodyNamespace(
+      declaration?.rule,
+      await decode(),
+    );
     if (!declaration) {
       throw new ServiceError(
         Code.UNIMPLEMENTED,

@@ -9,6 +9,7 @@
  */
 import { ClusterHandlers } from "./clusters.ts";
 import { ComputeTemplateHandlers } from "./compute_templates.ts";
+import { JobHandlers } from "./jobs.ts";
 import type { Handlers } from "./rpcs.ts";
 import { serviceOf, type ServiceOptions } from "./service.ts";
 import { WatchHandlers } from "./watch.ts";
@@ -20,6 +21,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
   const clusters = new ClusterHandlers(service);
   const templates = new ComputeTemplateHandlers(service);
   const watch = new WatchHandlers(service.watches);
+  const jobs = new JobHandlers(service);
   return {
     "proto.ClusterService/CreateCluster": (request, call) =>
       clusters.createCluster(request, call),
@@ -45,5 +47,17 @@ export function createHandlers(options: ServiceOptions): Handlers {
       templates.listAllComputeTemplates(request, call),
     "proto.ComputeTemplateService/DeleteComputeTemplate": (request, call) =>
       templates.deleteComputeTemplate(request, call),
+    "proto.RayJobService/CreateRayJob": (request, call) =>
+      jobs.createRayJob(request, call),
+    "proto.RayJobService/GetRayJob": (request, call) =>
+      jobs.getRayJob(request, call),
+    "proto.RayJobService/ListRayJobs": (request, call) =>
+      jobs.listRayJobs(request, call),
+    "proto.RayJobService/ListAllRayJobs": (request, call) =>
+      jobs.listAllRayJobs(request, call),
+    "proto.RayJobService/UpdateRayJob": (request, call) =>
+      jobs.updateRayJob(request, call),
+    "proto.RayJobService/DeleteRayJob": (request, call) =>
+      jobs.deleteRayJob(request, call),
   };
 }

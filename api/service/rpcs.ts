@@ -45,7 +45,12 @@ export interface RpcRule {
    * existing object (the dispatcher validates it as a key), a body's
    * "cluster.name" for a create. None for a collection.
    */
-  name?: "name" | "cluster.name" | "computeTemplate.name";
+  name?: "name" | "cluster.name" | "computeTemplate.name" | "job.name";
+  /**
+   * The body field that names the namespace when the request's is empty:
+   * KubeRay v0.6.0's `POST /apis/v1alpha2/jobs` carries it in the job.
+   */
+  bodyNamespace?: "job.namespace";
 }
 
 /** The rows of the policy table, one per RPC of the API. */
@@ -117,6 +122,41 @@ export const RPC_RULES = {
     namespace: "request",
     name: "name",
   },
+  "proto.RayJobService/CreateRayJob": {
+    verb: "create",
+    resource: "jobs",
+    namespace: "request",
+    name: "job.name",
+    bodyNamespace: "job.namespace",
+  },
+  "proto.RayJobService/GetRayJob": {
+    verb: "get",
+    resource: "jobs",
+    namespace: "request",
+    name: "name",
+  },
+  "proto.RayJobService/ListRayJobs": {
+    verb: "list",
+    resource: "jobs",
+    namespace: "request",
+  },
+  "proto.RayJobService/ListAllRayJobs": {
+    verb: "list",
+    resource: "jobs",
+    namespace: "all",
+  },
+  "proto.RayJobService/UpdateRayJob": {
+    verb: "update",
+    resource: "jobs",
+    namespace: "request",
+    name: "name",
+  },
+  "proto.RayJobService/DeleteRayJob": {
+    verb: "delete",
+    resource: "jobs",
+    namespace: "request",
+    name: "name",
+  },
 } as const satisfies Record<MethodKey, RpcRule>;
 
 /** One namespace the caller may act in, with the rules that let it. */
@@ -143,6 +183,26 @@ export interface NamespacesScope {
 }
 
 export type Scope = NamespaceScope | NamespacesScope;
+
+/**
+ * `request` with its namespace filled in from the body field the row names
+ * (bodyNamespace) when it has none; `request` itself otherwise. Runs right
+ * after decoding, so authorization, the handler, audit and logs all see
+ * the one namespace.
+ */
+export function withBodyNamespace(
+  rule: RpcRule | undefined,
+  request: Message,
+): Message {
+  if (!rule?.bodyNamespace || request.namespace) return request;
+  let value: unknown = request;
+  for (const part of rule.bodyNamespace.split(".")) {
+    value = (value as Message | undefined)?.[part];
+  }
+  return typeof value === "string" && value !== ""
+    ? { ...request, namespace: value }
+    : request;
+}
 
 /** The scope an RPC's handler is given, as its row's namespace source says. */
 export type ScopeOf<K extends MethodKey> = {

@@ -1,0 +1,95 @@
+/**
+ * What UpdateRayJob may change: `suspend` only. The operator acts on
+ * nothing else of a RayJob once it runs (v1.7.0 reconciles suspend, and
+ * its webhook re-validates the spec as on create), so any other field the
+ * update gives is refused, naming it, unless it equals the job as it is
+ * (a client may send back the whole job it read). Fields left empty and
+ * output fields are ignored.
+ */
+import type { FieldViolation } from "../../domain/errors.ts";
+import type { RayJob, UpdateRayJobRequest } from "../../domain/types.ts";
+
+/** The fields of RayJob the operator writes, never compared. */
+const OUTPUT_FIELDS = new Set<keyof RayJob>([
+  "createdAt",
+  "deleteAt",
+  "jobStatus",
+  "jobDeploymentStatus",
+  "message",
+  "startTime",
+  "endTime",
+  "rayClusterName",
+]);
+
+/** Every violation of `request` against the job as it is, `current`. */
+export function jobUpdateViolations(
+  request: UpdateRayJobRequest,
+  current: RayJob,
+): FieldViolation[] {
+  const job = request.job;
+  if (job === undefined || job === null) {
+    return [{ field: "job", description: "is required" }];
+  }
+  const v: FieldViolation[] = [];
+  for (const key of ["name", "namespace"] as const) {
+    if (job[key] !== "" && job[key] !== request[key]) {
+      v.push({
+        field: `job.${key}`,
+        description: `must be empty or equal the request's ${key} "${
+          request[key]
+        }"`,
+      });
+    }
+  }
+  for (const key of Object.keys(job) as (keyof RayJob)[]) {
+    if (key === "name" || key === "namespace" || key === "suspend") continue;
+    if (OUTPUT_FIELDS.has(key) || isEmpty(job[key])) continue;
+    if (sameValue(job[key], current[key])) continue;
+    v.push({
+      field: `job.${key}`,
+      description:
+        "cannot be changed after the job is created: only suspend may",
+    });
+  }
+  if (job.suspend && !current.shutdownAfterJobFinishes) {
+    v.push({
+      field: "job.suspend",
+      description:
+        "needs shutdownAfterJobFinishes: the operator suspends only a job whose cluster it may delete",
+    });
+  }
+  if (job.suspend && Object.keys(current.clusterSelector).length > 0) {
+    v.push({
+      field: "job.suspend",
+      description: "must be false for a job on an existing cluster",
+    });
+  }
+  return v;
+}
+
+/** A proto3 default: what a client that does not set a field sends. */
+function isEmpty(value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (value === "" || value === 0 || value === false) return true;
+  if (typeof value === "object" && !(value instanceof Date)) {
+    return Object.keys(value).length === 0;
+  }
+  return false;
+}
+
+/** Deep equality of two message values (plain JSON-like data). */
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value instanceof Date || value === null || typeof value !== "object") {
+    return value;
+  }
+  return Object.fromEntries(
+    Object.entries(value).sort(([a], [b]) => a < b ? -1 : 1)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, canonical(v)]),
+  );
+}

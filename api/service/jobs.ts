@@ -1,0 +1,285 @@
+/**
+ * The handlers of proto.RayJobService. The dispatcher has authorized each
+ * call (verb on `jobs` in the namespace) before it arrives here. A job's
+ * own cluster goes through what a cluster's create goes through (its
+ * compute templates, validation, clusterToResource and the workload
+ * admission, Caller.admit); a job on an existing cluster needs `update`
+ * on that cluster, owners rule included, since it runs code there.
+ */
+import { Code, invalidArgument, ServiceError } from "../../domain/errors.ts";
+import {
+  clusterToResource,
+  computeTemplateFromConfigMap,
+  referencedTemplates,
+} from "../../domain/conversions.ts";
+import {
+  CLUSTER_SELECTOR_KEY,
+  jobCluster,
+  jobFromResource,
+  jobToResource,
+  jobViolations,
+  type RayJobResource,
+} from "../../domain/job_conversions.ts";
+import { pageCursor } from "../../domain/pagination.ts";
+import { ANNOTATION, LABEL, type RayCluster } from "../../domain/resources.ts";
+import type {
+  ComputeTemplate,
+  CreateRayJobRequest,
+  DeleteRayJobRequest,
+  GetRayJobRequest,
+  ListAllRayJobsRequest,
+  ListAllRayJobsResponse,
+  ListRayJobsRequest,
+  ListRayJobsResponse,
+  RayJob,
+  UpdateRayJobRequest,
+} from "../../domain/types.ts";
+import { AuthorizationError } from "../auth/policy.ts";
+import { summarizeWorkload } from "../auth/admission.ts";
+import { type Service, visible } from "./service.ts";
+import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
+import { jobUpdateViolations } from "./job_update.ts";
+
+type NamespaceCall = CallContext<NamespaceScope>;
+
+export class JobHandlers {
+  constructor(private readonly service: Service) {}
+
+  async createRayJob(
+    request: CreateRayJobRequest,
+    call: NamespaceCall,
+  ): Promise<RayJob> {
+    const { log, kube, caller, scope, action } = call;
+    const { identity } = caller;
+    // An authenticated caller's jobs are theirs, as their clusters are.
+    if (caller.authenticated && request.job && !request.job.user) {
+      request = { ...request, job: { ...request.job, user: identity.user } };
+    }
+    const namespace = scope.namespace;
+    const violations = jobViolations(
+      { job: request.job, namespace },
+      this.service.limits,
+    );
+    if (violations.length > 0) throw invalidArgument(action, violations);
+    const job = { ...request.job!, namespace };
+    if (caller.authenticated && job.user !== identity.user) {
+      throw new AuthorizationError(
+        "no-rule",
+        `${action}: job.user: user "${identity.user}" may not create jobs for "${job.user}"`,
+      );
+    }
+    const rayClusterSpec = job.clusterSpec
+      ? (await this.ownCluster(job, call)).spec
+      : undefined;
+    if (!rayClusterSpec) await this.checkSelectedCluster(job, call);
+    const resource = jobToResource(job, namespace, {
+      apiVersion: this.service.clusterApiVersion,
+      rayClusterSpec,
+    });
+    const created = await this.service.orchestrator.createJob(resource, kube);
+    log.info("Created job", { namespace, name: job.name });
+    return jobFromResource(created);
+  }
+
+  async getRayJob(
+    request: GetRayJobRequest,
+    { kube, scope }: NamespaceCall,
+  ): Promise<RayJob> {
+    return jobFromResource(
+      await this.service.orchestrator.getJob(
+        scope.namespace,
+        request.name,
+        kube,
+      ),
+    );
+  }
+
+  async listRayJobs(
+    request: ListRayJobsRequest,
+    { kube, scope, action }: NamespaceCall,
+  ): Promise<ListRayJobsResponse> {
+    const cursor = pageCursor(request, `jobs/${scope.namespace}`, action);
+    const jobs = await this.jobsIn(scope.namespace, kube);
+    const page = cursor.page(jobs);
+    return { jobs: page.items, nextPageToken: page.nextPageToken };
+  }
+
+  async listAllRayJobs(
+    request: ListAllRayJobsRequest,
+    { kube, scope, action }: CallContext<NamespacesScope>,
+  ): Promise<ListAllRayJobsResponse> {
+    const cursor = pageCursor(request, "jobs", action);
+    const jobs = visible(
+      await this.jobsIn(scope.namespaces, kube),
+      scope.hidden,
+    );
+    const page = cursor.page(jobs);
+    return { jobs: page.items, nextPageToken: page.nextPageToken };
+  }
+
+  /**
+   * UpdateRayJob: only `suspend` changes; read fresh, compared, written
+   * back with the read's resourceVersion (a concurrent write is ABORTED).
+   */
+  async updateRayJob(
+    request: UpdateRayJobRequest,
+    { log, kube, scope, action }: NamespaceCall,
+  ): Promise<RayJob> {
+    const { namespace, name } = request;
+    const current = await this.service.orchestrator.getJob(
+      scope.namespace,
+      name,
+      { ...kube, fresh: true },
+    );
+    const violations = jobUpdateViolations(request, jobFromResource(current));
+    if (violations.length > 0) throw invalidArgument(action, violations);
+    const suspend = request.job!.suspend;
+    const next: RayJobResource = {
+      ...current,
+      spec: { ...current.spec, suspend },
+    };
+    const updated = await this.service.orchestrator.updateJob(next, kube);
+    log.info("Updated job", { namespace, name, suspend });
+    return jobFromResource(updated);
+  }
+
+  async deleteRayJob(
+    request: DeleteRayJobRequest,
+    { log, kube, scope }: NamespaceCall,
+  ): Promise<Record<string, never>> {
+    await this.service.orchestrator.deleteJob(
+      scope.namespace,
+      request.name,
+      kube,
+    );
+    log.info("Deleted job", { namespace: scope.namespace, name: request.name });
+    return {};
+  }
+
+  /**
+   * The RayCluster of a job's own cluster, rendered and admitted exactly as
+   * a cluster's create: the same compute templates, clusterToResource and
+   * Caller.admit (whose refusal names the job's fields).
+   */
+  private async ownCluster(
+    job: RayJob,
+    call: NamespaceCall,
+  ): Promise<RayCluster> {
+    const { kube, caller, scope, action, wrote } = call;
+    const cluster = jobCluster(job, scope.namespace);
+    const wanted = referencedTemplates(cluster);
+    const templates = new Map<string, ComputeTemplate>();
+    if (wanted.length > 0) {
+      const found = await this.service.orchestrator.listComputeTemplates(
+        scope.namespace,
+        wanted,
+        kube,
+      );
+      for (const configMap of found) {
+        const template = computeTemplateFromConfigMap(configMap);
+        templates.set(template.name, template);
+      }
+    }
+    const missing = wanted.filter((name) => !templates.has(name));
+    if (missing.length > 0) {
+      throw new ServiceError(
+        Code.FAILED_PRECONDITION,
+        `${action}: job.clusterSpec: compute ${
+          missing.length === 1 ? "template" : "templates"
+        } ${
+          missing.map((n) => `"${n}"`).join(", ")
+        } not found in namespace "${scope.namespace}"`,
+      );
+    }
+    const resource = clusterToResource(cluster, templates, {
+      apiVersion: this.service.clusterApiVersion,
+      now: this.service.now(),
+    });
+    try {
+      caller.admit(action, scope.rules, resource, "create");
+    } catch (error) {
+      throw error instanceof AuthorizationError ? asJobRefusal(error) : error;
+    }
+    wrote?.(summarizeWorkload(resource));
+    return resource;
+  }
+
+  /**
+   * A job on an existing cluster: the cluster must be one Corral manages
+   * in the job's namespace (FAILED_PRECONDITION otherwise), and the caller
+   * must be allowed to update it (PERMISSION_DENIED), its owners rule
+   * included: running code on a cluster is changing what it does.
+   */
+  private async checkSelectedCluster(
+    job: RayJob,
+    { kube, caller, scope, action }: NamespaceCall,
+  ): Promise<void> {
+    const name = job.clusterSelector[CLUSTER_SELECTOR_KEY];
+    const field = `job.clusterSelector["${CLUSTER_SELECTOR_KEY}"]`;
+    const rules = caller.authorize(
+      `${action}: ${field}`,
+      "update",
+      "clusters",
+      scope.namespace,
+    );
+    let cluster: RayCluster;
+    try {
+      cluster = await this.service.orchestrator.getCluster(
+        scope.namespace,
+        name,
+        kube,
+      );
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === Code.NOT_FOUND) {
+        throw new ServiceError(
+          Code.FAILED_PRECONDITION,
+          `${action}: ${field}: cluster "${name}" not found in namespace "${scope.namespace}"`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+    const ownersOnly = rules.length > 0 &&
+      rules.every((rule) => rule.owners === "only") &&
+      !caller.may("admin", "clusters", scope.namespace);
+    if (!ownersOnly) return;
+    const { annotations, labels } = cluster.metadata;
+    const owner = annotations?.[ANNOTATION.user] ?? labels?.[LABEL.user] ?? "";
+    if (owner === caller.identity.user) return;
+    throw new AuthorizationError(
+      "owner",
+      `${action}: ${field}: user "${caller.identity.user}" may not run jobs on a cluster of ${
+        owner === "" ? "no recorded owner" : `"${owner}"`
+      }: only its owner or a caller granted "admin" may`,
+    );
+  }
+
+  /** The jobs of one namespace, of several, or (undefined) of all. */
+  private async jobsIn(
+    namespace: string | readonly string[] | undefined,
+    kube: CallContext["kube"],
+  ): Promise<RayJob[]> {
+    if (typeof namespace === "object") {
+      const lists = await Promise.all(
+        namespace.map((ns) => this.jobsIn(ns, kube)),
+      );
+      return lists.flat();
+    }
+    const resources = await this.service.orchestrator.listJobs(namespace, kube);
+    return resources.map(jobFromResource);
+  }
+}
+
+/**
+ * A cluster's admission refusal as the job's: the walk names the fields of
+ * a cluster request (`cluster.clusterSpec...`, `cluster.version`); a job's
+ * own cluster is the same message under `job.`, and its RayCluster spec is
+ * the RayJob's spec.rayClusterSpec.
+ */
+function asJobRefusal(error: AuthorizationError): AuthorizationError {
+  const message = error.message
+    .replaceAll("cluster.clusterSpec", "job.clusterSpec")
+    .replaceAll("cluster.version", "job.version")
+    .replace(/\(RayCluster spec\./, "(RayJob spec.rayClusterSpec.");
+  return new AuthorizationError(error.reason, message);
+}

@@ -1,0 +1,478 @@
+/**
+ * Jobs: the RayJob custom resource Corral writes for a job, the job read
+ * back from one, and the validation of a create, in the format of KubeRay's
+ * API server (apiserver/pkg/util/job.go and model/converter.go at v1.7.0).
+ * Pure functions, in one named pair, jobToResource / jobFromResource.
+ *
+ * A job brings its own cluster or names one:
+ * - `cluster_spec` is a cluster's spec: the handler renders it with
+ *   clusterToResource, exactly as a cluster's, and hands its `spec` here as
+ *   the RayJob's spec.rayClusterSpec (jobCluster() is the cluster it is).
+ * - `cluster_selector` is {"ray.io/cluster": name}, the key the operator
+ *   reads; no other key, since the operator would ignore it.
+ *
+ * runtime_env: KubeRay v0.6.0 sent it base64-encoded, later releases send
+ * the YAML itself (spec.runtimeEnvYAML). A runtime environment is a YAML
+ * mapping, so it holds a ":" or a "{"; a base64 string holds neither (its
+ * alphabet is A-Z a-z 0-9 + / =). A value in the base64 alphabet, of a
+ * length a multiple of 4, that decodes to UTF-8 text is taken as v0.6.0's
+ * and decoded; anything else is the YAML as it is.
+ */
+import { ANNOTATION, APP_NAME, LABEL, MANAGED_BY } from "./resources.ts";
+import type { ObjectMeta, PodTemplateSpec, RayCluster } from "./resources.ts";
+import type {
+  Cluster,
+  ClusterSpec,
+  RayJob as Job,
+  RayJobSubmitter,
+} from "./types.ts";
+import type { FieldViolation } from "./errors.ts";
+import { clusterFromResource, userLabelValue } from "./conversions.ts";
+import { isDns1035Label, isLabelValue } from "./kubernetes_names.ts";
+import { clusterViolations } from "./validation.ts";
+import { DEFAULT_LIMITS, type Limits } from "./limits.ts";
+
+/** The clusterSelector key the operator reads: the cluster's name. */
+export const CLUSTER_SELECTOR_KEY = "ray.io/cluster";
+/**
+ * The longest job name: the operator names the job's cluster
+ * `<job>-<5 characters>`, which must be a cluster name (KubeRay's
+ * MaxRayJobNameLength is MaxRayClusterNameLength - 6).
+ */
+export const MAX_JOB_NAME_LENGTH = 47;
+/** The submitter pod's container, as KubeRay's API server names it. */
+export const SUBMITTER_CONTAINER = "ray-job-submitter";
+
+/** The spec of a RayJob, as far as Corral writes and reads it. */
+export interface RayJobSpec {
+  entrypoint?: string;
+  metadata?: Record<string, string>;
+  runtimeEnvYAML?: string;
+  jobId?: string;
+  shutdownAfterJobFinishes?: boolean;
+  ttlSecondsAfterFinished?: number;
+  activeDeadlineSeconds?: number;
+  entrypointNumCpus?: number;
+  entrypointNumGpus?: number;
+  entrypointResources?: string;
+  submitterPodTemplate?: PodTemplateSpec;
+  rayClusterSpec?: RayCluster["spec"];
+  clusterSelector?: Record<string, string>;
+  suspend?: boolean;
+  [key: string]: unknown;
+}
+
+/** The status the operator writes on a RayJob. */
+export interface RayJobStatus {
+  jobStatus?: string;
+  jobDeploymentStatus?: string;
+  message?: string;
+  startTime?: string;
+  endTime?: string;
+  rayClusterName?: string;
+  [key: string]: unknown;
+}
+
+/** A ray.io RayJob. */
+export interface RayJobResource {
+  apiVersion: string;
+  kind: "RayJob";
+  metadata: ObjectMeta;
+  spec: RayJobSpec;
+  status?: RayJobStatus;
+}
+
+/** The selector lists of jobs use: only jobs the API server manages. */
+export const MANAGED_JOB_SELECTOR = `${LABEL.managedBy}=${MANAGED_BY}`;
+
+export function isManagedJob(job: RayJobResource): boolean {
+  return job.metadata?.labels?.[LABEL.managedBy] === MANAGED_BY;
+}
+
+/** `Cannot <verb> job "team-a/train"` (less when name or namespace is unknown). */
+export function jobAction(verb: string, namespace: string, name = ""): string {
+  const what = name !== "" && namespace !== ""
+    ? ` "${namespace}/${name}"`
+    : name !== ""
+    ? ` "${name}"`
+    : namespace !== ""
+    ? ` in namespace "${namespace}"`
+    : "";
+  return `Cannot ${verb} job${what}`;
+}
+
+/**
+ * The cluster a job with a `cluster_spec` brings, as a cluster message: the
+ * job's name, namespace, user and version, so that validation, compute
+ * templates, conversion and admission treat it exactly as a cluster.
+ */
+export function jobCluster(job: Job, namespace: string): Cluster {
+  return {
+    name: job.name,
+    namespace,
+    user: job.user,
+    version: job.version,
+    environment: "DEV",
+    clusterSpec: job.clusterSpec,
+    clusterState: "",
+    events: [],
+    serviceEndpoint: {},
+    envs: {},
+    etag: "",
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Validation
+
+/**
+ * Every violation of a CreateRayJobRequest (its job after the user is
+ * filled in), named by the request's field paths. The job's cluster is
+ * checked as a cluster is (clusterViolations), its fields renamed from
+ * `cluster.` to `job.`.
+ */
+export function jobViolations(
+  request: { job?: Job; namespace: string },
+  limits: Limits = DEFAULT_LIMITS,
+): FieldViolation[] {
+  const job = request.job;
+  if (job === undefined || job === null) {
+    return [{ field: "job", description: "is required" }];
+  }
+  const v: FieldViolation[] = [];
+  const add = (field: string, description: string) =>
+    v.push({ field: `job.${field}`, description });
+  if (job.name === "") add("name", "is required");
+  else if (job.name.length > MAX_JOB_NAME_LENGTH) {
+    add("name", `must be at most ${MAX_JOB_NAME_LENGTH} characters`);
+  } else if (!isDns1035Label(job.name)) {
+    add(
+      "name",
+      "must be a DNS-1035 label: lower case letters, digits and '-', starting with a letter and ending with a letter or digit",
+    );
+  }
+  if (job.namespace !== "" && job.namespace !== request.namespace) {
+    add(
+      "namespace",
+      `must be empty or equal the request's namespace "${request.namespace}"`,
+    );
+  }
+  if (job.entrypoint.trim() === "") add("entrypoint", "is required");
+  if (job.version !== "" && !isLabelValue(job.version)) {
+    add("version", "must be a valid label value");
+  }
+  v.push(...amountViolations(job));
+  v.push(...submitterViolations(job.jobSubmitter));
+  v.push(...clusterChoiceViolations(job, request.namespace, limits));
+  if (job.suspend && !job.shutdownAfterJobFinishes) {
+    add(
+      "suspend",
+      "needs shutdownAfterJobFinishes: the operator suspends only a job whose cluster it may delete",
+    );
+  }
+  const entries = Object.keys(job.metadata ?? {}).length;
+  if (entries > limits.maxMapEntries) {
+    add("metadata", `must have at most ${limits.maxMapEntries} entries`);
+  }
+  return v;
+}
+
+/** The numbers of a job: none negative, resources a JSON object of amounts. */
+function amountViolations(job: Job): FieldViolation[] {
+  const v: FieldViolation[] = [];
+  const numbers: [string, number][] = [
+    ["ttlSecondsAfterFinished", job.ttlSecondsAfterFinished],
+    ["activeDeadlineSeconds", job.activeDeadlineSeconds],
+    ["entrypointNumCpus", job.entrypointNumCpus],
+    ["entrypointNumGpus", job.entrypointNumGpus],
+  ];
+  for (const [field, value] of numbers) {
+    if (!Number.isFinite(value) || value < 0) {
+      v.push({ field: `job.${field}`, description: "must not be negative" });
+    }
+  }
+  if (job.entrypointResources !== "") {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(job.entrypointResources);
+    } catch {
+      parsed = undefined;
+    }
+    const amounts = typeof parsed === "object" && parsed !== null &&
+      !Array.isArray(parsed) &&
+      Object.values(parsed).every((n) => typeof n === "number" && n >= 0);
+    if (!amounts) {
+      v.push({
+        field: "job.entrypointResources",
+        description:
+          'must be a JSON object of resource names to amounts, e.g. {"custom": 1}',
+      });
+    }
+  }
+  return v;
+}
+
+/** A Kubernetes quantity: a decimal number with an optional suffix. */
+const QUANTITY =
+  /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|[KMGTPE]i|[numkMGTPE])?$/;
+
+function submitterViolations(
+  submitter: RayJobSubmitter | undefined,
+): FieldViolation[] {
+  if (submitter === undefined) return [];
+  const v: FieldViolation[] = [];
+  if (submitter.image === "") {
+    v.push({ field: "job.jobSubmitter.image", description: "is required" });
+  }
+  for (const field of ["cpu", "memory"] as const) {
+    const value = submitter[field];
+    if (value !== "" && !QUANTITY.test(value)) {
+      v.push({
+        field: `job.jobSubmitter.${field}`,
+        description:
+          `must be a Kubernetes quantity such as "1", "500m" or "1Gi", got "${value}"`,
+      });
+    }
+  }
+  return v;
+}
+
+/** Exactly one of cluster_spec and cluster_selector, each as it must be. */
+function clusterChoiceViolations(
+  job: Job,
+  namespace: string,
+  limits: Limits,
+): FieldViolation[] {
+  const selector = job.clusterSelector ?? {};
+  const selects = Object.keys(selector).length > 0;
+  const brings = job.clusterSpec !== undefined && job.clusterSpec !== null;
+  if (selects === brings) {
+    return [{
+      field: "job.clusterSpec",
+      description: selects
+        ? "must not be set with job.clusterSelector: a job brings its own cluster or names one"
+        : "is required when job.clusterSelector is not set: a job brings its own cluster or names one",
+    }];
+  }
+  if (selects) {
+    const v: FieldViolation[] = [];
+    for (const key of Object.keys(selector)) {
+      if (key !== CLUSTER_SELECTOR_KEY) {
+        v.push({
+          field: `job.clusterSelector["${key}"]`,
+          description:
+            `is not a key the operator reads: name the cluster with "${CLUSTER_SELECTOR_KEY}"`,
+        });
+      }
+    }
+    if ((selector[CLUSTER_SELECTOR_KEY] ?? "") === "") {
+      v.push({
+        field: `job.clusterSelector["${CLUSTER_SELECTOR_KEY}"]`,
+        description: "is required: the name of the cluster to run on",
+      });
+    }
+    if (job.suspend) {
+      v.push({
+        field: "job.suspend",
+        description: "must be false for a job on an existing cluster",
+      });
+    }
+    return v;
+  }
+  // The job's own cluster, as a cluster: the job's name, user and
+  // namespace are checked above, as a job's.
+  const own = new Set(["cluster.name", "cluster.user", "namespace"]);
+  return clusterViolations(
+    { cluster: jobCluster(job, namespace), namespace },
+    limits,
+  ).filter((violation) => !own.has(violation.field))
+    .map((violation) => ({
+      ...violation,
+      field: violation.field.replace(/^cluster\./, "job."),
+    }));
+}
+
+// ---------------------------------------------------------------------------
+// Job -> RayJob
+
+/**
+ * The RayJob of a validated job in `namespace`: `rayClusterSpec` is the
+ * spec of the job's own cluster as clusterToResource rendered it (absent
+ * for a job on an existing cluster).
+ */
+export function jobToResource(
+  job: Job,
+  namespace: string,
+  options: {
+    apiVersion: string;
+    rayClusterSpec?: RayCluster["spec"];
+  },
+): RayJobResource {
+  const spec: RayJobSpec = {
+    entrypoint: job.entrypoint,
+    ...(Object.keys(job.metadata ?? {}).length > 0
+      ? { metadata: { ...job.metadata } }
+      : {}),
+    ...(job.runtimeEnv !== ""
+      ? { runtimeEnvYAML: runtimeEnvYaml(job.runtimeEnv) }
+      : {}),
+    ...(job.jobId !== "" ? { jobId: job.jobId } : {}),
+    shutdownAfterJobFinishes: job.shutdownAfterJobFinishes,
+    ...(job.ttlSecondsAfterFinished > 0
+      ? { ttlSecondsAfterFinished: job.ttlSecondsAfterFinished }
+      : {}),
+    ...(job.activeDeadlineSeconds > 0
+      ? { activeDeadlineSeconds: job.activeDeadlineSeconds }
+      : {}),
+    ...(job.entrypointNumCpus > 0
+      ? { entrypointNumCpus: job.entrypointNumCpus }
+      : {}),
+    ...(job.entrypointNumGpus > 0
+      ? { entrypointNumGpus: job.entrypointNumGpus }
+      : {}),
+    ...(job.entrypointResources !== ""
+      ? { entrypointResources: job.entrypointResources }
+      : {}),
+    ...(job.jobSubmitter
+      ? { submitterPodTemplate: submitterPod(job.jobSubmitter) }
+      : {}),
+    ...(options.rayClusterSpec
+      ? { rayClusterSpec: options.rayClusterSpec }
+      : { clusterSelector: { ...job.clusterSelector } }),
+    ...(job.suspend ? { suspend: true } : {}),
+  };
+  return {
+    apiVersion: options.apiVersion,
+    kind: "RayJob",
+    metadata: {
+      name: job.name,
+      namespace,
+      labels: {
+        [LABEL.clusterName]: job.name,
+        [LABEL.user]: userLabelValue(job.user),
+        ...(job.version !== "" ? { [LABEL.version]: job.version } : {}),
+        [LABEL.appName]: APP_NAME,
+        [LABEL.managedBy]: MANAGED_BY,
+      },
+      annotations: isLabelValue(job.user)
+        ? {}
+        : { [ANNOTATION.user]: job.user },
+    },
+    spec,
+  };
+}
+
+/** The runtime environment as YAML: v0.6.0's base64 decoded (see above). */
+export function runtimeEnvYaml(value: string): string {
+  const text = value.trim();
+  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(text)) {
+    return value;
+  }
+  try {
+    const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return value;
+  }
+}
+
+/** The submitter pod, as KubeRay's API server writes it. */
+function submitterPod(submitter: RayJobSubmitter): PodTemplateSpec {
+  const amounts = {
+    cpu: submitter.cpu !== "" ? submitter.cpu : "1",
+    memory: submitter.memory !== "" ? submitter.memory : "1Gi",
+  };
+  return {
+    spec: {
+      containers: [{
+        name: SUBMITTER_CONTAINER,
+        image: submitter.image,
+        resources: { limits: { ...amounts }, requests: { ...amounts } },
+      }],
+      restartPolicy: "Never",
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------
+// RayJob -> Job
+
+/**
+ * The job a RayJob holds, whoever wrote it; tolerates missing fields. The
+ * own cluster reads back through clusterFromResource, as a cluster's spec.
+ */
+export function jobFromResource(resource: RayJobResource): Job {
+  const metadata = resource.metadata ?? { name: "" };
+  const labels = metadata.labels ?? {};
+  const spec = resource.spec ?? {};
+  const status = resource.status ?? {};
+  const version = labels[LABEL.version] ?? spec.rayClusterSpec?.rayVersion ??
+    "";
+  return {
+    name: metadata.name ?? "",
+    namespace: metadata.namespace ?? "",
+    user: metadata.annotations?.[ANNOTATION.user] ?? labels[LABEL.user] ?? "",
+    version,
+    entrypoint: spec.entrypoint ?? "",
+    metadata: { ...spec.metadata },
+    runtimeEnv: spec.runtimeEnvYAML ?? "",
+    jobId: spec.jobId ?? "",
+    shutdownAfterJobFinishes: spec.shutdownAfterJobFinishes ?? false,
+    clusterSelector: { ...spec.clusterSelector },
+    clusterSpec: spec.rayClusterSpec
+      ? ownClusterSpec(resource, spec.rayClusterSpec, version)
+      : undefined,
+    ttlSecondsAfterFinished: spec.ttlSecondsAfterFinished ?? 0,
+    jobSubmitter: submitterOf(spec.submitterPodTemplate),
+    entrypointNumCpus: spec.entrypointNumCpus ?? 0,
+    entrypointNumGpus: spec.entrypointNumGpus ?? 0,
+    entrypointResources: spec.entrypointResources ?? "",
+    activeDeadlineSeconds: spec.activeDeadlineSeconds ?? 0,
+    createdAt: parseTime(metadata.creationTimestamp),
+    deleteAt: parseTime(metadata.deletionTimestamp),
+    jobStatus: status.jobStatus ?? "",
+    jobDeploymentStatus: status.jobDeploymentStatus ?? "",
+    message: status.message ?? "",
+    startTime: parseTime(status.startTime),
+    endTime: parseTime(status.endTime),
+    rayClusterName: status.rayClusterName ?? "",
+    suspend: spec.suspend ?? false,
+  };
+}
+
+/** The cluster spec of a job's own cluster, read as a cluster's. */
+function ownClusterSpec(
+  resource: RayJobResource,
+  spec: RayCluster["spec"],
+  version: string,
+): ClusterSpec | undefined {
+  const cluster: RayCluster = {
+    apiVersion: resource.apiVersion,
+    kind: "RayCluster",
+    metadata: {
+      name: resource.metadata?.name ?? "",
+      labels: version !== "" ? { [LABEL.version]: version } : {},
+    },
+    spec,
+  };
+  return clusterFromResource(cluster, []).clusterSpec;
+}
+
+function submitterOf(
+  template: PodTemplateSpec | undefined,
+): RayJobSubmitter | undefined {
+  const container = template?.spec?.containers?.[0];
+  if (container === undefined) return undefined;
+  const limits = container.resources?.limits ?? {};
+  return {
+    image: container.image ?? "",
+    cpu: String(limits.cpu ?? ""),
+    memory: String(limits.memory ?? ""),
+  };
+}
+
+function parseTime(value: string | null | undefined): Date | undefined {
+  if (value === undefined || value === null || value === "") return undefined;
+  const time = new Date(value);
+  return Number.isNaN(time.getTime()) ? undefined : time;
+}
