@@ -287,8 +287,8 @@ function clusterChoiceViolations(
     limits,
   ).filter((violation) => !own.has(violation.field))
     .map((violation) => ({
-      ...violation,
       field: violation.field.replace(/^cluster\./, "job."),
+      description: violation.description.replaceAll("cluster.", "job."),
     }));
 }
 
