@@ -287,6 +287,7 @@ const V060_CLUSTER_SPEC: Field = [
   ]),
 ];
 
+// deno-lint-ignore no-explicit-any -- the stored RayJob, as JSON
 function checkV060(stored: Record<string, any>, own: boolean) {
   const spec = stored.spec;
   assert.equal(stored.metadata.labels["ray.io/user"], "carol");
