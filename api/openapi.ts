@@ -104,6 +104,18 @@ export const EXAMPLES: Record<string, unknown> = {
       }],
     },
   },
+  "proto.RayJob": {
+    name: "train",
+    namespace: EXAMPLE_NAMESPACE,
+    user: "ada",
+    version: "2.9.0",
+    entrypoint: "python -c 'import ray; ray.init()'",
+    shutdownAfterJobFinishes: true,
+    clusterSpec: {
+      headGroupSpec: { engineStartParams: { "dashboard-host": "0.0.0.0" } },
+      workerGroupSpec: [{ groupName: "workers", replicas: 1 }],
+    },
+  },
 };
 
 /** The name of the security scheme every operation requires. */

@@ -77,19 +77,26 @@ function isEmpty(value: unknown): boolean {
   return false;
 }
 
-/** Deep equality of two message values (plain JSON-like data). */
-function sameValue(a: unknown, b: unknown): boolean {
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-}
-
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value instanceof Date || value === null || typeof value !== "object") {
-    return value;
+/**
+ * Whether `given` says nothing the job as it is does not: each field it
+ * sets (not empty) equals current's, in nested messages and list items
+ * too, so a job read back and sent again (or a part of it) is no change.
+ */
+function sameValue(given: unknown, current: unknown): boolean {
+  if (given instanceof Date || current instanceof Date) {
+    return given instanceof Date && current instanceof Date &&
+      given.getTime() === current.getTime();
   }
-  return Object.fromEntries(
-    Object.entries(value).sort(([a], [b]) => a < b ? -1 : 1)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => [k, canonical(v)]),
-  );
+  if (Array.isArray(given)) {
+    return Array.isArray(current) && given.length === current.length &&
+      given.every((item, i) => sameValue(item, current[i]));
+  }
+  if (given !== null && typeof given === "object") {
+    if (current === null || typeof current !== "object") return false;
+    const held = current as Record<string, unknown>;
+    return Object.entries(given).every(([key, value]) =>
+      isEmpty(value) || sameValue(value, held[key])
+    );
+  }
+  return given === current;
 }

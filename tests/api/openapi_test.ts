@@ -192,6 +192,7 @@ Deno.test("every operation has an operationId Service_Method, its service's tag 
   assert.deepEqual(tags.map((t) => t.name), [
     "ClusterService",
     "ComputeTemplateService",
+    "RayJobService",
   ]);
   assert.ok(tags.every((t) => t.description), "tags describe their service");
   const ids = new Set<string>();
@@ -264,6 +265,12 @@ Deno.test("each operation documents the error answers it can give, all in the on
     ComputeTemplateService_ListComputeTemplates: common,
     ComputeTemplateService_ListAllComputeTemplates: common,
     ComputeTemplateService_DeleteComputeTemplate: one,
+    RayJobService_CreateRayJob: create,
+    RayJobService_GetRayJob: one,
+    RayJobService_ListRayJobs: common,
+    RayJobService_ListAllRayJobs: common,
+    RayJobService_UpdateRayJob: update,
+    RayJobService_DeleteRayJob: one,
   };
   for (const [, , operation] of operations(doc)) {
     await t.step(operation.operationId, () => {
@@ -426,7 +433,11 @@ Deno.test("the gateway's answers satisfy the documented response schemas", async
     // template and the cluster that uses it, read, list, delete the
     // cluster and then the template (a template in use is kept).
     const verbs = ["post", "patch", "get", "delete"];
-    const services = ["ComputeTemplateService", "ClusterService"];
+    const services = [
+      "ComputeTemplateService",
+      "ClusterService",
+      "RayJobService",
+    ];
     const service = (operation: Operation) =>
       services.indexOf((operation.tags as string[])[0]);
     // Each call once, by its main path (another path of it is the same call,
