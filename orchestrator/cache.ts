@@ -312,14 +312,16 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
     call?: CallOptions,
   ): Promise<RayJobResource> {
     const jobs = this.#stores.jobs;
-    if (!this.#inStep() || call?.fresh) {
+    const action = `Cannot get job "${namespace}/${name}"`;
+    if (call?.fresh || this.#readDirectly(action)) {
       const found = await this.#direct.getJob(namespace, name, call);
-      if (this.#inStep()) jobs.apply({ type: "upsert", item: found });
+      if (this.#inStep()) {
+        this.#stores.applyJobs({ type: "upsert", item: found });
+      }
       return found;
     }
     const held = jobs.get(namespace, name);
     if (held !== undefined) return held;
-    const action = `Cannot get job "${namespace}/${name}"`;
     const found = await this.#jobMisses.find(
       `${namespace}/${name}`,
       action,
@@ -338,7 +340,9 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
     namespace?: string,
     call?: CallOptions,
   ): Promise<RayJobResource[]> {
-    if (!this.#inStep()) return await this.#direct.listJobs(namespace, call);
+    if (this.#readDirectly("Cannot list jobs")) {
+      return await this.#direct.listJobs(namespace, call);
+    }
     return this.#stores.jobs.list(namespace) as RayJobResource[];
   }
 
