@@ -54,6 +54,7 @@ export class CacheStores {
 
   /** Applies a change the jobs' watch brought. */
   applyJobs(change: StoreChange<RayJobResource>, namespace = ""): void {
+    this.#noteReset(change);
     this.jobs.apply(trimmed(change), namespace);
   }
 
