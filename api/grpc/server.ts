@@ -186,12 +186,8 @@ async function serveCall(
  * as fetch joins repeated HTTP headers ("a, b"), which is never `Bearer`
  * and one token: the chain refuses it as malformed (UNAUTHENTICATED), with
  * the message, audit record and count HTTP gives two Authorization headers,
- * rather than trusting one of them.
- *
- * Not yet enough: node:http2 (Deno's too) keeps only the first of a
- * repeated `authorization` header in the headers object grpc-js makes its
- * metadata from, so a second value never arrives here. Refusing it needs
- * the stream's raw headers, which grpc-js does not hand to a handler.
+ * rather than trusting one of them. (node:http2 keeps only the first of
+ * repeated headers; listener.ts puts the others back for this.)
  */
 export function authorizationOf(metadata: grpc.Metadata): string | undefined {
   const values = metadata.get("authorization").map(String);
