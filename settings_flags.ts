@@ -196,7 +196,7 @@ export const SPECS = {
     default: "30s",
     value: "DURATION",
     help:
-      "a cache whose watch has been down this long is stale: not ready, and reads go to Kubernetes until it is back",
+      "a cache whose watch has been down this long (or quiet, with the API server not answering a probe) is stale: not ready, and reads go to Kubernetes until it is back (503 code 14 at once while it does not answer)",
   },
   "cache-miss-qps": {
     env: "CORRAL_CACHE_MISS_QPS",
@@ -210,7 +210,7 @@ export const SPECS = {
     default: "60s",
     value: "DURATION",
     help:
-      "how often the API server sends each watch a BOOKMARK (kube-apiserver: about every minute); a cache watch silent for twice this is restarted, and its silence counts toward --cache-stale-after",
+      "how often the API server sends each watch a BOOKMARK (kube-apiserver: about every minute); a cache watch silent for twice this is restarted",
   },
   "watch-max-duration": {
     env: "CORRAL_WATCH_MAX_DURATION",
