@@ -74,7 +74,12 @@ export {
   type StandinOptions,
   startStandin,
 } from "./server.ts";
-export { defaultResources, rayClusterResource } from "./registry.ts";
+export {
+  defaultResources,
+  rayClusterResource,
+  rayJobResource,
+  rayServiceResource,
+} from "./registry.ts";
 export type {
   KubeObject,
   ObjectMeta,

@@ -1,7 +1,7 @@
 /**
  * The resource types the stand-in serves by default (ConfigMap, Event,
- * Namespace, ServiceAccount, TokenReview, CustomResourceDefinition and
- * RayCluster) with their kind-specific rules as hooks; serving another kind
+ * Namespace, ServiceAccount, TokenReview, CustomResourceDefinition,
+ * RayCluster, RayJob and RayService) with their kind-specific rules as hooks; serving another kind
  * is one more entry.
  */
 
@@ -143,9 +143,47 @@ export function rayClusterResource(
 }
 
 /**
- * The resource types Corral uses (ConfigMap, Event, Namespace, RayCluster;
- * ServiceAccount tokens and TokenReview for --authentication-token-review),
- * and CustomResourceDefinition to add more.
+ * A KubeRay kind beside RayCluster, as its CRD serves it (namespaced, in
+ * category all, a status subresource), at the RayCluster's group and
+ * version: KubeRay serves its three kinds in one group version.
+ */
+function kubeRayResource(
+  kind: "RayJob" | "RayService",
+  options: RayClusterResourceOptions,
+): ResourceType {
+  const singular = kind.toLowerCase();
+  return {
+    group: options.group ?? "ray.io",
+    version: options.version ?? "v1",
+    kind,
+    plural: `${singular}s`,
+    singular,
+    namespaced: true,
+    categories: ["all"],
+    custom: true,
+    subresources: ["status"],
+  };
+}
+
+/** RayJob (rayjobs), at the group and version of `options`. */
+export function rayJobResource(
+  options: RayClusterResourceOptions = {},
+): ResourceType {
+  return kubeRayResource("RayJob", options);
+}
+
+/** RayService (rayservices), at the group and version of `options`. */
+export function rayServiceResource(
+  options: RayClusterResourceOptions = {},
+): ResourceType {
+  return kubeRayResource("RayService", options);
+}
+
+/**
+ * The resource types Corral uses (ConfigMap, Event, Namespace, RayCluster,
+ * RayJob, RayService; ServiceAccount tokens and TokenReview for
+ * --authentication-token-review), and CustomResourceDefinition to add
+ * more. RayJob and RayService share the RayCluster's group and version.
  */
 export function defaultResources(
   rayCluster: RayClusterResourceOptions = {},
@@ -158,13 +196,8 @@ export function defaultResources(
     TOKEN_REVIEW,
     CUSTOM_RESOURCE_DEFINITION,
     rayClusterResource(rayCluster),
-    // RayJob, so that Corral's cache of jobs lists and watches it.
-    {
-      ...rayClusterResource(rayCluster),
-      kind: "RayJob",
-      plural: "rayjobs",
-      singular: "rayjob",
-    },
+    rayJobResource(rayCluster),
+    rayServiceResource(rayCluster),
   ];
 }
 

@@ -7,6 +7,7 @@
 import type { Logger } from "../domain/log.ts";
 import { isCrdResource, syncCrd } from "./crd.ts";
 import { installCrdFiles } from "./crd_files.ts";
+import { collectGarbage } from "./garbage_collector.ts";
 import { json } from "./json.ts";
 import { defaultResources, findResource } from "./registry.ts";
 import { route } from "./routing.ts";
@@ -96,6 +97,7 @@ export function startStandin(options: StandinOptions = {}): Standin {
   state.store.subscribe((event) => {
     if (isCrdResource(event.resource)) syncCrd(state, event);
     createDefaultServiceAccount(state, event);
+    collectGarbage(state, event);
   });
   if (state.namespaceResource) {
     for (const name of INITIAL_NAMESPACES) {
