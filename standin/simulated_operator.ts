@@ -9,11 +9,18 @@
  * number of pods, it records the pods' Events and writes the status'
  * replica counts. The pods are simulated: their names are kept here.
  *
+ * It runs RayJobs and RayServices too, as KubeRay v1.7.0's controllers do
+ * (operator/ray_jobs.ts, operator/ray_services.ts; the RayJob's Ray job
+ * and the RayService's Serve applications are simulated): at the same
+ * group and version as the clusters, plurals rayjobs and rayservices.
+ *
  * The parts, under operator/:
  * - informer.ts: the list and watch of RayClusters, and retries;
  * - scheduler.ts: the clusters seen, and when each is reconciled;
  * - reconciler.ts: what a reconcile writes (events.ts, endpoints.ts and
  *   workers.ts say what the Events, endpoints and pods are);
+ * - controllers.ts: the RayJob and RayService controllers, their informers
+ *   and work queues (work_queue.ts);
  * - api_client.ts: the REST calls.
  *
  * The watch request, the retry timer and every delay are owned by the
@@ -25,6 +32,7 @@ import type { Logger } from "../domain/log.ts";
 import { ApiClient } from "./operator/api_client.ts";
 import { NodePortPool } from "./operator/endpoints.ts";
 import { EventRecorder } from "./operator/events.ts";
+import { runJobAndServiceControllers } from "./operator/controllers.ts";
 import { runInformer } from "./operator/informer.ts";
 import { RayClusterReconciler } from "./operator/reconciler.ts";
 import { type OperatorActivity, Scheduler } from "./operator/scheduler.ts";
@@ -43,6 +51,13 @@ export interface SimulatedOperatorOptions {
   version?: string;
   plural?: string;
   logger?: Logger;
+  /**
+   * What ttlSecondsAfterFinished deletes of a finished RayJob with
+   * shutdownAfterJobFinishes: its cluster (false, the operator's default)
+   * or the RayJob itself, and its cluster with it (true, the operator's
+   * DELETE_RAYJOB_CR_AFTER_JOB_FINISHES=true).
+   */
+  deleteJobAfterFinishes?: boolean;
   /**
    * Told, synchronously, of each step the operator takes, so a test can wait
    * for the step that proves something happened (or did not) instead of
@@ -81,11 +96,21 @@ export function startSimulatedOperator(
     onActivity: options.onActivity,
     log,
   });
-  const running = runInformer(api, scheduler, {
-    retryIntervalMs: options.retryIntervalMs ?? 1000,
-    signal: aborter.signal,
-    log,
-  });
+  const retryIntervalMs = options.retryIntervalMs ?? 1000;
+  const running = Promise.all([
+    runInformer(api, scheduler, {
+      retryIntervalMs,
+      signal: aborter.signal,
+      log,
+    }),
+    runJobAndServiceControllers(api, {
+      delayMs: options.delayMs,
+      retryIntervalMs,
+      deleteJobAfterFinishes: options.deleteJobAfterFinishes,
+      signal: aborter.signal,
+      log,
+    }),
+  ]);
   log?.debug("Started simulated operator", {
     server: api.server,
     delayMs: options.delayMs,

@@ -1,7 +1,9 @@
 /**
  * The Kubernetes REST calls the simulated operator makes, with plain fetch
- * (nothing stand-in specific): list and watch RayClusters, read one, patch
- * its status, create an Event. A status write first tests metadata.uid, so a
+ * (nothing stand-in specific): list and watch one resource (RayClusters, or
+ * another of the group by forResource()), read, create and delete an
+ * object, write its status, create an Event. A cluster's status patch first
+ * tests metadata.uid and a delete carries the uid as a precondition, so a
  * namesake created in between is never touched.
  */
 
@@ -38,10 +40,51 @@ export interface ObservedCluster {
   status?: { state?: string; endpoints?: Record<string, string> };
 }
 
+/** The metadata every watched object has. */
+export interface WatchedObject {
+  metadata: {
+    name: string;
+    namespace: string;
+    uid: string;
+    resourceVersion?: string;
+  };
+}
+
 /** A watch event as the server streams it; ERROR carries a Status. */
-export interface ClusterWatchEvent {
+export interface WatchEvent<T extends WatchedObject = ObservedCluster> {
   type: string;
-  object: ObservedCluster & { code?: number };
+  object: T & { code?: number };
+}
+
+/** A watch event of RayClusters. */
+export type ClusterWatchEvent = WatchEvent<ObservedCluster>;
+
+/**
+ * An object of any kind as the operator reads and writes it: metadata,
+ * and the rest as JSON the caller reads with its own types.
+ */
+export interface KubeResource {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObservedCluster["metadata"] & {
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    deletionTimestamp?: string;
+    ownerReferences?: OwnerReference[];
+    [key: string]: unknown;
+  };
+  spec?: unknown;
+  status?: unknown;
+}
+
+/** metadata.ownerReferences[] as the operator sets them. */
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
 }
 
 /** One JSON Patch operation. */
@@ -74,6 +117,8 @@ export class ApiClient {
   readonly collection: string;
   /** The RayClusters' apiVersion, e.g. ray.io/v1. */
   readonly apiVersion: string;
+  /** The plural listed and watched, e.g. rayclusters. */
+  readonly plural: string;
   #coordinates: ClusterCoordinates;
 
   constructor(server: string, coordinates: ClusterCoordinates) {
@@ -82,6 +127,79 @@ export class ApiClient {
     const { group, version, plural } = coordinates;
     this.collection = `/apis/${group}/${version}/${plural}`;
     this.apiVersion = `${group}/${version}`;
+    this.plural = plural;
+  }
+
+  /** A client of the same server for another resource of the group. */
+  forResource(plural: string): ApiClient {
+    return new ApiClient(this.server, { ...this.#coordinates, plural });
+  }
+
+  /** Reads one object of `plural`; `object` is undefined unless 200. */
+  async getObject<T extends KubeResource>(
+    plural: string,
+    namespace: string,
+    name: string,
+  ): Promise<{ status: number; object?: T }> {
+    const answer = await this.#request(
+      "GET",
+      this.#itemPath(plural, namespace, name),
+    );
+    return answer.status === 200
+      ? { status: 200, object: answer.body as T }
+      : { status: answer.status };
+  }
+
+  /** Creates an object of `plural`; returns the HTTP status and body. */
+  async createObject(
+    plural: string,
+    namespace: string,
+    object: unknown,
+  ): Promise<{ status: number; body: unknown }> {
+    return await this.#request(
+      "POST",
+      `${this.#namespacePath(namespace)}/${plural}`,
+      object,
+    );
+  }
+
+  /**
+   * Deletes an object of `plural` if its uid is still `uid` (a delete
+   * precondition); returns the HTTP status (409 when a namesake replaced
+   * it, 404 when gone).
+   */
+  async deleteObject(
+    plural: string,
+    metadata: { namespace: string; name: string; uid: string },
+  ): Promise<number> {
+    const answer = await this.#request(
+      "DELETE",
+      this.#itemPath(plural, metadata.namespace, metadata.name),
+      {
+        apiVersion: "v1",
+        kind: "DeleteOptions",
+        preconditions: { uid: metadata.uid },
+        propagationPolicy: "Background",
+      },
+    );
+    return answer.status;
+  }
+
+  /**
+   * Replaces the status of `object` (a PUT of its status subresource, at
+   * its resourceVersion: 409 when it changed since it was read); returns
+   * the HTTP status and body.
+   */
+  async replaceStatus(
+    plural: string,
+    object: KubeResource,
+  ): Promise<{ status: number; body: unknown }> {
+    const { namespace, name } = object.metadata;
+    return await this.#request(
+      "PUT",
+      `${this.#itemPath(plural, namespace, name)}/status`,
+      object,
+    );
   }
 
   /** Reads one cluster; `cluster` is undefined unless the answer is 200. */
@@ -89,13 +207,10 @@ export class ApiClient {
     namespace: string,
     name: string,
   ): Promise<{ status: number; cluster?: ObservedCluster }> {
-    const answer = await this.#request(
-      "GET",
-      this.#clusterPath(namespace, name),
-    );
-    return answer.status === 200
-      ? { status: 200, cluster: answer.body as ObservedCluster }
-      : { status: answer.status };
+    const { status, object } = await this.getObject<
+      ObservedCluster & KubeResource
+    >(this.#coordinates.plural, namespace, name);
+    return { status, ...(object ? { cluster: object } : {}) };
   }
 
   /**
@@ -108,7 +223,13 @@ export class ApiClient {
   ): Promise<number> {
     const answer = await this.#request(
       "PATCH",
-      `${this.#clusterPath(metadata.namespace, metadata.name)}/status`,
+      `${
+        this.#itemPath(
+          this.#coordinates.plural,
+          metadata.namespace,
+          metadata.name,
+        )
+      }/status`,
       [
         { op: "test", path: "/metadata/uid", value: metadata.uid },
         ...operations,
@@ -128,16 +249,19 @@ export class ApiClient {
     return answer.status;
   }
 
-  /** Lists the clusters of every namespace; throws unless 200. */
-  async listClusters(): Promise<
-    { items: ObservedCluster[]; resourceVersion: string }
+  /**
+   * Lists the objects of the client's resource (the clusters unless made by
+   * forResource) in every namespace; throws unless 200.
+   */
+  async listObjects<T extends WatchedObject = ObservedCluster>(): Promise<
+    { items: T[]; resourceVersion: string }
   > {
     const listed = await this.#request("GET", this.collection);
     if (listed.status !== 200) {
-      throw new HttpStatusError(listed.status, "Listing clusters");
+      throw new HttpStatusError(listed.status, `Listing ${this.plural}`);
     }
     const list = listed.body as {
-      items?: ObservedCluster[];
+      items?: T[];
       metadata?: { resourceVersion?: string };
     };
     return {
@@ -147,14 +271,14 @@ export class ApiClient {
   }
 
   /**
-   * The events of a watch of every cluster from `resourceVersion`, with
-   * bookmarks, until the server ends it or `signal` aborts; throws unless
-   * the answer is 200.
+   * The events of a watch of every object of the client's resource from
+   * `resourceVersion`, with bookmarks, until the server ends it or `signal`
+   * aborts; throws unless the answer is 200.
    */
-  async *watchClusters(
+  async *watchObjects<T extends WatchedObject = ObservedCluster>(
     resourceVersion: string,
     signal: AbortSignal,
-  ): AsyncGenerator<ClusterWatchEvent> {
+  ): AsyncGenerator<WatchEvent<T>> {
     const query = new URLSearchParams({
       watch: "true",
       resourceVersion,
@@ -165,18 +289,24 @@ export class ApiClient {
     });
     if (response.status !== 200 || !response.body) {
       await response.body?.cancel();
-      throw new HttpStatusError(response.status, "Watching clusters");
+      throw new HttpStatusError(response.status, `Watching ${this.plural}`);
     }
     for await (const line of lines(response.body)) {
-      yield JSON.parse(line) as ClusterWatchEvent;
+      yield JSON.parse(line) as WatchEvent<T>;
     }
   }
 
-  #clusterPath(namespace: string, name: string): string {
-    const { group, version, plural } = this.#coordinates;
+  #namespacePath(namespace: string): string {
+    const { group, version } = this.#coordinates;
     return `/apis/${group}/${version}/namespaces/${
       encodeURIComponent(namespace)
-    }/${plural}/${encodeURIComponent(name)}`;
+    }`;
+  }
+
+  #itemPath(plural: string, namespace: string, name: string): string {
+    return `${this.#namespacePath(namespace)}/${plural}/${
+      encodeURIComponent(name)
+    }`;
   }
 
   async #request(

@@ -27,12 +27,12 @@ function scriptedApi(
   const api: InformerApi = {
     server: "http://127.0.0.1:1",
     collection: "/apis/ray.io/v1/rayclusters",
-    listClusters() {
+    listObjects() {
       asked.push("list");
       const next = lists.shift();
       return next ? Promise.resolve(next()) : Promise.reject(new Error("no"));
     },
-    async *watchClusters(resourceVersion: string) {
+    async *watchObjects(resourceVersion: string) {
       asked.push(`watch from ${resourceVersion}`);
       const events = watches.shift();
       if (!events) {
@@ -131,9 +131,9 @@ Deno.test("runInformer() logs a failed list or watch, waits and lists again", as
   ]);
   assert.deepEqual(errors, [
     {
-      message: "Failed to watch clusters",
-      error: "Watching clusters answered HTTP 500",
+      message: "Failed to watch objects",
+      error: "Watching /apis/ray.io/v1/rayclusters answered HTTP 500",
     },
-    { message: "Failed to watch clusters", error: "refused" },
+    { message: "Failed to watch objects", error: "refused" },
   ]);
 });
