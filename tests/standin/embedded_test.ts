@@ -11,6 +11,7 @@ import { createKubernetesOrchestrator } from "../../orchestrator/mod.ts";
 import { startEmbedded } from "../../standin/mod.ts";
 import { NS, sampleCluster } from "../api/cases.ts";
 import { eventually } from "../eventually.ts";
+import { clusterSpec, KUBERAY_CRDS, rayJob } from "./kuberay.ts";
 import { DEV_PERMISSIONS, EMBEDDED, startMain } from "../main_process.ts";
 import {
   asCluster,
@@ -106,5 +107,42 @@ Deno.test("main.ts in embedded mode honours --cluster-group, --cluster-version a
     }, 15_000);
   } finally {
     assert.equal((await main.stop()).code, 0);
+  }
+});
+
+Deno.test("startEmbedded() with KubeRay's CRDs serves RayJobs and RayServices, and the operator runs a job to its end", async () => {
+  const embedded = startEmbedded({
+    group: "ray.io",
+    version: "v1",
+    plural: "rayclusters",
+    crds: KUBERAY_CRDS,
+    operatorDelayMs: 0,
+    logger: silentLogger(),
+  });
+  try {
+    const discovery = await fetch(`${embedded.url}/apis/ray.io/v1`);
+    const names = (await discovery.json()).resources.map((
+      r: { name: string },
+    ) => r.name);
+    for (const name of ["rayjobs", "rayjobs/status", "rayservices/status"]) {
+      assert.ok(names.includes(name), `discovery lists ${name}: ${names}`);
+    }
+    const jobs = `${embedded.url}/apis/ray.io/v1/namespaces/${NS}/rayjobs`;
+    const created = await fetch(jobs, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(rayJob("embedded", {
+        rayClusterSpec: clusterSpec(),
+        entrypoint: "python fail.py && exit 1",
+      })),
+    });
+    assert.equal(created.status, 201, await created.text());
+    const failed = await eventually("the job to fail", async () => {
+      const job = await (await fetch(`${jobs}/embedded`)).json();
+      return job.status?.jobDeploymentStatus === "Failed" ? job : undefined;
+    }, 10_000);
+    assert.equal(failed.status.jobStatus, "FAILED");
+  } finally {
+    await embedded.close();
   }
 });

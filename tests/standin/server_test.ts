@@ -196,7 +196,21 @@ Deno.test("stand-in discovery documents describe the served groups and resources
     const ray = await send(standin, "GET", "/apis/ray.io/v1");
     assert.deepEqual(
       ray.body.resources.map((r: { name: string }) => r.name),
-      ["rayclusters", "rayclusters/status"],
+      [
+        "rayclusters",
+        "rayclusters/status",
+        "rayjobs",
+        "rayjobs/status",
+        "rayservices",
+        "rayservices/status",
+      ],
+    );
+    assert.deepEqual(
+      ray.body.resources.filter((r: { name: string }) => !r.name.includes("/"))
+        .map((
+          r: { kind: string; namespaced: boolean },
+        ) => [r.kind, r.namespaced]),
+      [["RayCluster", true], ["RayJob", true], ["RayService", true]],
     );
     const version = await send(standin, "GET", "/version");
     assert.equal(version.body.major, "1");
