@@ -44,6 +44,13 @@
  * kubectl's default strict validation, and carries the CRD schemas for
  * `kubectl explain`.
  *
+ * KubeRay: RayCluster, RayJob and RayService are served by default (the
+ * latter two at the RayCluster's group and version), with a status
+ * subresource; installing KubeRay's CRDs adds their schemas. Deleting an
+ * object deletes its dependents by metadata.ownerReferences, as the
+ * garbage collector does with background propagation
+ * (garbage_collector.ts), so a RayJob's cluster goes with it.
+ *
  * Service accounts: ServiceAccounts are stored like any kind, every
  * namespace gets its "default" one (as the serviceaccounts controller gives
  * it), `serviceaccounts/{name}/token` issues tokens (token_request.ts), and
