@@ -68,6 +68,7 @@ export interface KubeResource {
   kind?: string;
   metadata: ObservedCluster["metadata"] & {
     labels?: Record<string, string>;
+    finalizers?: string[];
     annotations?: Record<string, string>;
     deletionTimestamp?: string;
     ownerReferences?: OwnerReference[];
@@ -183,6 +184,22 @@ export class ApiClient {
       },
     );
     return answer.status;
+  }
+
+  /**
+   * Replaces `object` (a PUT at its resourceVersion: 409 when it changed
+   * since it was read); returns the HTTP status and body.
+   */
+  async replaceObject(
+    plural: string,
+    object: KubeResource,
+  ): Promise<{ status: number; body: unknown }> {
+    const { namespace, name } = object.metadata;
+    return await this.#request(
+      "PUT",
+      this.#itemPath(plural, namespace, name),
+      object,
+    );
   }
 
   /**

@@ -21,6 +21,10 @@
  *   when the operator runs with DELETE_RAYJOB_CR_AFTER_JOB_FINISHES
  *   (`deleteJobAfterFinishes`); a clusterSelector job's cluster never.
  *
+ * The controller's finalizer (ray.io/rayjob-finalizer) is added to a new
+ * RayJob and removed once it is being deleted, so a delete answers the job
+ * marked for deletion and it goes a moment later, as with the operator.
+ *
  * Events are the controller's (CreatedRayCluster, DeletedRayCluster,
  * CreatedRayJobSubmitter, RayClusterNotFound, InvalidRayJobSpec, ...).
  */
@@ -28,6 +32,7 @@
 import type { Logger } from "../../domain/log.ts";
 import type { ApiClient, KubeResource } from "./api_client.ts";
 import type { EventRecorder } from "./events.ts";
+import { holds, setFinalizer } from "./finalizers.ts";
 import {
   advanceRayJob,
   deadlineExceeded,
@@ -45,6 +50,9 @@ import {
 } from "./ray_job_status.ts";
 
 export const RAY_JOBS = "rayjobs";
+
+/** RayJobStopJobFinalizer: held until the operator has stopped the job. */
+export const FINALIZER = "ray.io/rayjob-finalizer";
 
 /** RayJobDefaultRequeueDuration: how often an unfinished step is retried. */
 const REQUEUE_MS = 3000;
@@ -88,14 +96,29 @@ export class RayJobController {
   /** Reconciles the RayJob `namespace/name`; resolves to a requeue delay. */
   async reconcile(key: string): Promise<number | undefined> {
     const [namespace, name] = key.split("/");
-    const { status, object: job } = await this.#clusters.getObject<
+    const { status, object: read } = await this.#clusters.getObject<
       ObservedJob
     >(RAY_JOBS, namespace, name);
     if (status === 404) return undefined;
+    let job = read;
     if (!job) throw new Error(`Reading RayJob ${key} answered HTTP ${status}`);
-    if (job.metadata.deletionTimestamp) return undefined;
+    if (job.metadata.deletionTimestamp) return await this.#release(job);
     const problem = jobSpecProblem(job);
     if (problem) return await this.#failValidation(job, problem);
+    if (
+      !job.status?.jobDeploymentStatus &&
+      !holds(job, FINALIZER)
+    ) {
+      const held = await setFinalizer(
+        this.#clusters,
+        RAY_JOBS,
+        job,
+        FINALIZER,
+        true,
+      );
+      if (!held) return 0;
+      job = held;
+    }
     const now = new Date();
     const step = await this.#step(job, now);
     const old = job.status ?? {};
@@ -122,6 +145,18 @@ export class RayJobController {
       return step.requeueMs ?? 0;
     }
     return step.requeueMs;
+  }
+
+  /**
+   * A RayJob being deleted: its Ray job stopped (forgotten, when it has not
+   * ended) and the finalizer removed, which lets the delete finish.
+   */
+  async #release(job: ObservedJob): Promise<number | undefined> {
+    if (!holds(job, FINALIZER)) return undefined;
+    this.#rayJobs.delete(job.metadata.uid);
+    return (await setFinalizer(this.#clusters, RAY_JOBS, job, FINALIZER, false))
+      ? undefined
+      : 0;
   }
 
   /** Forgets the simulated Ray job of a RayJob gone. */

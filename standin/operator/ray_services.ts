@@ -15,6 +15,9 @@
  *   calculateConditions sets them, serviceStatus Running when Ready;
  * - a changed serveConfigV2 deployed to the active cluster in place.
  *
+ * The controller's finalizer (ray.io/rayservice-finalizer) holds a deleted
+ * service until its clusters are deleted.
+ *
  * Not modelled: a changed rayClusterConfig (the real operator prepares a
  * new pending cluster and switches over), spec.suspend, the upgrade
  * strategies and their Gateway resources.
@@ -25,9 +28,13 @@ import { formatKubernetesTime } from "../../domain/timestamps.ts";
 import { randomSuffix } from "../json.ts";
 import type { ApiClient, KubeResource } from "./api_client.ts";
 import type { EventRecorder } from "./events.ts";
+import { holds, setFinalizer } from "./finalizers.ts";
 import { applicationStatuses, type AppStatus } from "./serve_config.ts";
 
 export const RAY_SERVICES = "rayservices";
+
+/** RayServiceFinalizer: held until the service's clusters are deleted. */
+export const FINALIZER = "ray.io/rayservice-finalizer";
 
 /** ServiceDefaultRequeueDuration. */
 const REQUEUE_MS = 2000;
@@ -187,7 +194,19 @@ export class RayServiceController {
     if (!service) {
       throw new Error(`Reading RayService ${key} answered HTTP ${status}`);
     }
-    if (service.metadata.deletionTimestamp) return undefined;
+    if (service.metadata.deletionTimestamp) return await this.#release(service);
+    if (!holds(service, FINALIZER)) {
+      // The real controller comes back 2 s later; this one at once, which
+      // keeps dev mode quick.
+      await setFinalizer(
+        this.#clusters,
+        RAY_SERVICES,
+        service,
+        FINALIZER,
+        true,
+      );
+      return 0;
+    }
     const old = service.status ?? {};
     const next: ServiceStatuses = structuredClone(old);
     next.observedGeneration = service.metadata.generation ?? 1;
@@ -221,6 +240,54 @@ export class RayServiceController {
       serviceStatus: next.serviceStatus ?? "",
     });
     return settled ? undefined : REQUEUE_MS;
+  }
+
+  /**
+   * A RayService being deleted: cleanUpRayClusterInstance deletes its
+   * clusters (the active and the pending one; DeletedRayCluster), and once
+   * they are gone the finalizer is removed.
+   */
+  async #release(service: ObservedService): Promise<number | undefined> {
+    if (!holds(service, FINALIZER)) return undefined;
+    const { namespace } = service.metadata;
+    const names = [
+      service.status?.activeServiceStatus?.rayClusterName,
+      service.status?.pendingServiceStatus?.rayClusterName,
+    ].filter((name): name is string => Boolean(name));
+    let remaining = 0;
+    let held = false;
+    for (const name of names) {
+      const found = await this.#clusters.getCluster(namespace, name);
+      const cluster = found.cluster as KubeResource | undefined;
+      if (!cluster) continue;
+      remaining++;
+      // A cluster's own finalizers hold it: come back later, not at once.
+      if (cluster.metadata.deletionTimestamp) {
+        held = true;
+        continue;
+      }
+      const status = await this.#clusters.deleteObject(
+        this.#clusters.plural,
+        cluster.metadata,
+      );
+      if (status === 200 || status === 202) {
+        await this.#events.record(
+          service,
+          "DeletedRayCluster",
+          `Deleted the RayCluster ${namespace}/${name}`,
+        );
+      }
+    }
+    if (remaining > 0) return held ? REQUEUE_MS : 0;
+    await setFinalizer(
+      this.#clusters,
+      RAY_SERVICES,
+      service,
+      FINALIZER,
+      false,
+    );
+    this.forget(service.metadata.uid);
+    return undefined;
   }
 
   /** Forgets what was deployed for a RayService gone. */

@@ -353,7 +353,19 @@ Deno.test("deleting a RayJob deletes the cluster it owns; deleting a RayCluster 
         (c) => c !== undefined,
       );
     }
-    assert.equal((await send(standin, "DELETE", `${JOBS}/a`)).status, 200);
+    const deleting = await send(standin, "DELETE", `${JOBS}/a`);
+    assert.equal(deleting.status, 200);
+    // The operator's finalizer holds the job until it has stopped it.
+    assert.deepEqual(deleting.body.metadata.finalizers, [
+      "ray.io/rayjob-finalizer",
+    ]);
+    assert.ok(deleting.body.metadata.deletionTimestamp);
+    await waitFor(
+      standin,
+      `${JOBS}/a`,
+      "the operator to release the job",
+      (job) => job === undefined,
+    );
     await waitFor(
       standin,
       `${CLUSTERS}/${names.a}`,

@@ -131,16 +131,21 @@ Deno.test("simulated operator brings a RayService to Running: its cluster, appli
     );
     assert.equal(updated.status.observedGeneration, 2);
 
-    // Deleting the service deletes its cluster.
-    assert.equal(
-      (await send(standin, "DELETE", `${SERVICES}/fruits`)).status,
-      200,
-    );
+    // Deleting the service: the operator deletes its cluster, then lets
+    // the service go.
+    const deleting = await send(standin, "DELETE", `${SERVICES}/fruits`);
+    assert.equal(deleting.status, 200);
+    assert.deepEqual(deleting.body.metadata.finalizers, [
+      "ray.io/rayservice-finalizer",
+    ]);
     await waitFor(
       standin,
-      `${CLUSTERS}/${clusterName}`,
-      "the service's cluster to be collected",
-      (c) => c === undefined,
+      `${SERVICES}/fruits`,
+      "the service to go",
+      (s) => s === undefined,
     );
+    assert.equal(await read(standin, `${CLUSTERS}/${clusterName}`), undefined);
+    const reasons = await eventReasons(standin, "RayService", "fruits");
+    assert.equal(reasons.at(-1), "DeletedRayCluster");
   });
 });
