@@ -116,6 +116,29 @@ export const EXAMPLES: Record<string, unknown> = {
       workerGroupSpec: [{ groupName: "workers", replicas: 1 }],
     },
   },
+  "proto.RayService": {
+    name: "fruit",
+    namespace: EXAMPLE_NAMESPACE,
+    user: "ada",
+    version: "2.9.0",
+    serveConfigV2: [
+      "applications:",
+      "  - name: fruit",
+      "    import_path: fruit.deployment_graph",
+      "    route_prefix: /fruit",
+      "",
+    ].join("\n"),
+    clusterSpec: {
+      headGroupSpec: { computeTemplate: "small" },
+      workerGroupSpec: [{
+        groupName: "workers",
+        computeTemplate: "small",
+        replicas: 1,
+        minReplicas: 1,
+        maxReplicas: 3,
+      }],
+    },
+  },
 };
 
 /** The name of the security scheme every operation requires. */

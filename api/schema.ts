@@ -20,6 +20,7 @@ export const API_FILES = [
   "cluster.proto",
   "compute_template.proto",
   "job.proto",
+  "serve.proto",
 ];
 
 /** google.* protos the adapters need besides those the API imports. */

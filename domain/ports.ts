@@ -9,6 +9,7 @@
  */
 import type { ConfigMap, KubeEvent, RayCluster } from "./resources.ts";
 import type { RayJobResource } from "./job_conversions.ts";
+import type { RayServiceResource } from "./service_resources.ts";
 
 /** One Kubernetes API call as it ended, for logs and metrics. */
 export interface KubernetesCallRecord {
@@ -205,6 +206,48 @@ export interface Orchestrator {
     name: string,
     options?: CallOptions,
   ): Promise<void>;
+
+  // Services (RayServices), as clusters: only those with the managed-by label.
+
+  /** Creates the RayService in metadata.namespace; returns it as stored. */
+  createService(
+    service: RayServiceResource,
+    options?: CallOptions,
+  ): Promise<RayServiceResource>;
+  /** The managed RayService; NOT_FOUND otherwise. */
+  getService(
+    namespace: string,
+    name: string,
+    options?: CallOptions,
+  ): Promise<RayServiceResource>;
+  /** Managed RayServices of one namespace, or of all when undefined. */
+  listServices(
+    namespace?: string,
+    options?: CallOptions,
+  ): Promise<RayServiceResource[]>;
+  /**
+   * Replaces a RayService (PUT) carrying the resourceVersion it was read
+   * at: ABORTED when it has moved on since; NOT_FOUND when gone.
+   */
+  updateService(
+    service: RayServiceResource,
+    options?: CallOptions,
+  ): Promise<RayServiceResource>;
+  /** Deletes a managed RayService; NOT_FOUND when missing or unmanaged. */
+  deleteService(
+    namespace: string,
+    name: string,
+    options?: CallOptions,
+  ): Promise<void>;
+  /**
+   * Events whose involvedObject is a RayService, in one namespace (or all
+   * when undefined), optionally of one service name.
+   */
+  listServiceEvents(
+    namespace?: string,
+    name?: string,
+    options?: CallOptions,
+  ): Promise<KubeEvent[]>;
 
   /**
    * Asks the Kubernetes API for its version: resolves when it answered at

@@ -36,6 +36,7 @@ import {
   type RayCluster,
 } from "../domain/resources.ts";
 import type { RayJobResource } from "../domain/job_conversions.ts";
+import type { RayServiceResource } from "../domain/service_resources.ts";
 import { CacheReflectors } from "./cache_reflectors.ts";
 import {
   LookupAllowance,
@@ -94,6 +95,7 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
   readonly #clusterMisses: MissLookups<RayCluster>;
   readonly #templateMisses: MissLookups<ConfigMap>;
   readonly #jobMisses: MissLookups<RayJobResource>;
+  readonly #serviceMisses: MissLookups<RayServiceResource>;
 
   constructor(options: CacheOptions) {
     this.#direct = options.direct;
@@ -102,6 +104,7 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
     this.#clusterMisses = new MissLookups(options.misses, allowance);
     this.#templateMisses = new MissLookups(options.misses, allowance);
     this.#jobMisses = new MissLookups(options.misses, allowance);
+    this.#serviceMisses = new MissLookups(options.misses, allowance);
     this.#reflectors = new CacheReflectors({
       watch: options.watch ?? fetchWatch(options.kubeConfig),
       rayCluster: options.rayCluster,
@@ -129,6 +132,8 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
         configmaps: templates.size,
         events: events.size,
         rayjobs: jobs.size,
+        rayservices: this.#stores.services.size,
+        serviceevents: this.#stores.serviceEvents.size,
       },
       lastInStep: this.#reflectors.lastInStep(),
       relists: this.#reflectors.relists(),
@@ -363,6 +368,86 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
     await this.#direct.deleteJob(namespace, name, call);
     const held = this.#stores.jobs.get(namespace, name);
     if (held) this.#stores.applyJobs({ type: "delete", item: held });
+  }
+
+  // Services: as clusters, reads from the services' store while in step.
+
+  async createService(
+    service: RayServiceResource,
+    call?: CallOptions,
+  ): Promise<RayServiceResource> {
+    const created = await this.#direct.createService(service, call);
+    this.#stores.applyServices({ type: "upsert", item: created });
+    return created;
+  }
+
+  /** As getCluster: from the store, a miss asking Kubernetes once. */
+  async getService(
+    namespace: string,
+    name: string,
+    call?: CallOptions,
+  ): Promise<RayServiceResource> {
+    const services = this.#stores.services;
+    const put = (item: RayServiceResource) =>
+      this.#stores.applyServices({ type: "upsert", item });
+    const action = `Cannot get service "${namespace}/${name}"`;
+    if (call?.fresh || this.#readDirectly(action)) {
+      const found = await this.#direct.getService(namespace, name, call);
+      if (this.#inStep()) put(found);
+      return found;
+    }
+    const held = services.get(namespace, name);
+    if (held !== undefined) return held;
+    const found = await this.#serviceMisses.find(
+      `${namespace}/${name}`,
+      action,
+      (lookup) => this.#direct.getService(namespace, name, lookup),
+      call,
+    );
+    return this.#asHeld(services, found, put, action);
+  }
+
+  async listServices(
+    namespace?: string,
+    call?: CallOptions,
+  ): Promise<RayServiceResource[]> {
+    if (this.#readDirectly("Cannot list services")) {
+      return await this.#direct.listServices(namespace, call);
+    }
+    return this.#stores.services.list(namespace) as RayServiceResource[];
+  }
+
+  async updateService(
+    service: RayServiceResource,
+    call?: CallOptions,
+  ): Promise<RayServiceResource> {
+    const updated = await this.#direct.updateService(service, call);
+    this.#stores.applyServices({ type: "upsert", item: updated });
+    return updated;
+  }
+
+  async deleteService(
+    namespace: string,
+    name: string,
+    call?: CallOptions,
+  ): Promise<void> {
+    await this.#direct.deleteService(namespace, name, call);
+    const held = this.#stores.services.get(namespace, name);
+    if (held) this.#stores.applyServices({ type: "delete", item: held });
+  }
+
+  async listServiceEvents(
+    namespace?: string,
+    name?: string,
+    call?: CallOptions,
+  ): Promise<KubeEvent[]> {
+    if (this.#readDirectly("Cannot list service events")) {
+      return await this.#direct.listServiceEvents(namespace, name, call);
+    }
+    if (name !== undefined) {
+      return this.#stores.serviceEventsOf(`${namespace ?? ""}/${name}`);
+    }
+    return this.#stores.serviceEvents.list(namespace) as KubeEvent[];
   }
 
   ping(call?: CallOptions): Promise<void> {

@@ -32,8 +32,14 @@ import {
   MANAGED_JOB_SELECTOR,
   type RayJobResource,
 } from "../domain/job_conversions.ts";
+import {
+  MANAGED_SERVICE_SELECTOR,
+  type RayServiceResource,
+  SERVICE_EVENTS_SELECTOR,
+} from "../domain/service_resources.ts";
 import type { CacheStores } from "./cache_stores.ts";
 import { RAY_JOBS } from "./ray_jobs.ts";
+import { RAY_SERVICE_PLURAL } from "./ray_services.ts";
 import type { RayClusterCoordinates } from "./client_ports.ts";
 import { asConfigMap, asEvent } from "./json.ts";
 import { listInPages } from "./list_pages.ts";
@@ -50,6 +56,8 @@ const CACHED_RESOURCES = [
   "configmaps",
   "events",
   "rayjobs",
+  "rayservices",
+  "serviceevents",
 ] as const;
 export type CachedResource = typeof CACHED_RESOURCES[number];
 
@@ -87,7 +95,14 @@ interface Reflection<T extends Reflected> {
 }
 
 function counts(): Record<CachedResource, number> {
-  return { rayclusters: 0, configmaps: 0, events: 0, rayjobs: 0 };
+  return {
+    rayclusters: 0,
+    configmaps: 0,
+    events: 0,
+    rayjobs: 0,
+    rayservices: 0,
+    serviceevents: 0,
+  };
 }
 
 export class CacheReflectors {
@@ -348,6 +363,20 @@ export class CacheReflectors {
       selector: { labelSelector: MANAGED_JOB_SELECTOR },
       normalize: (item) => item as RayJobResource,
       apply: (change, ns) => stores.applyJobs(change, ns),
+    });
+    this.#reflect<RayServiceResource>(namespace, {
+      resource: "rayservices",
+      path: `/apis/${group}/${version}${inNamespace}/${RAY_SERVICE_PLURAL}`,
+      selector: { labelSelector: MANAGED_SERVICE_SELECTOR },
+      normalize: (item) => item as RayServiceResource,
+      apply: (change, ns) => stores.applyServices(change, ns),
+    });
+    this.#reflect<KubeEvent>(namespace, {
+      resource: "serviceevents",
+      path: `/api/v1${inNamespace}/events`,
+      selector: { fieldSelector: SERVICE_EVENTS_SELECTOR },
+      normalize: asEvent,
+      apply: (change, ns) => stores.applyServiceEvents(change, ns),
     });
   }
 

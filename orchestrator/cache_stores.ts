@@ -16,6 +16,7 @@
 import type { ClusterChange } from "../domain/ports.ts";
 import type { ConfigMap, KubeEvent, RayCluster } from "../domain/resources.ts";
 import type { RayJobResource } from "../domain/job_conversions.ts";
+import type { RayServiceResource } from "../domain/service_resources.ts";
 import type { Reflected, StoreChange } from "./reflector.ts";
 import { type Changed, keyOf, Store } from "./store.ts";
 
@@ -26,6 +27,9 @@ export class CacheStores {
   readonly templates = new Store<ConfigMap>();
   readonly events = new Store<KubeEvent>(involvedKey);
   readonly jobs = new Store<RayJobResource>();
+  /** The managed RayServices, and the Events about RayServices. */
+  readonly services = new Store<RayServiceResource>();
+  readonly serviceEvents = new Store<KubeEvent>(involvedServiceKey);
   readonly #listeners = new Set<Listener>();
   /** How many times Kubernetes' versions started again (see above). */
   #epoch = 0;
@@ -74,6 +78,26 @@ export class CacheStores {
         this.#tell(keyOf(cluster), cluster, cluster, versionOf(change, pair));
       }
     }
+  }
+
+  /** Applies a change the services' watch brought. */
+  applyServices(
+    change: StoreChange<RayServiceResource>,
+    namespace = "",
+  ): void {
+    this.#noteReset(change);
+    this.services.apply(trimmed(change), namespace);
+  }
+
+  /** Applies a change the watch of events about services brought. */
+  applyServiceEvents(change: StoreChange<KubeEvent>, namespace: string): void {
+    this.#noteReset(change);
+    this.serviceEvents.apply(trimmed(change), namespace);
+  }
+
+  /** The events of the service `key` (`team-a/web`) names. */
+  serviceEventsOf(key: string): KubeEvent[] {
+    return [...this.serviceEvents.indexed(key)];
   }
 
   /** The events of the cluster `key` names. */
@@ -150,6 +174,13 @@ export class CacheStores {
 function involvedKey(event: KubeEvent): string | undefined {
   const object = event.involvedObject;
   if (object?.kind !== "RayCluster") return undefined;
+  return `${object.namespace ?? ""}/${object.name ?? ""}`;
+}
+
+/** The service events store's index key of the service an event is about. */
+function involvedServiceKey(event: KubeEvent): string | undefined {
+  const object = event.involvedObject;
+  if (object?.kind !== "RayService") return undefined;
   return `${object.namespace ?? ""}/${object.name ?? ""}`;
 }
 

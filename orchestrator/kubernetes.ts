@@ -23,6 +23,8 @@ import { type CallPolicy, KubernetesCaller } from "./kubernetes_call.ts";
 import { RayClusterCalls } from "./ray_clusters.ts";
 import { RayJobCalls } from "./ray_jobs.ts";
 import type { RayJobResource } from "../domain/job_conversions.ts";
+import { RayServiceCalls } from "./ray_services.ts";
+import type { RayServiceResource } from "../domain/service_resources.ts";
 
 /** Every read asks Kubernetes; each resource's calls live in its module. */
 export class KubernetesOrchestrator implements Orchestrator {
@@ -30,6 +32,7 @@ export class KubernetesOrchestrator implements Orchestrator {
   readonly #clusters: RayClusterCalls;
   readonly #templates: ComputeTemplateCalls;
   readonly #jobs: RayJobCalls;
+  readonly #services: RayServiceCalls;
   readonly #core: CoreV1Port;
   readonly #version: VersionPort;
 
@@ -48,6 +51,12 @@ export class KubernetesOrchestrator implements Orchestrator {
     this.#jobs = new RayJobCalls(
       this.#caller,
       clients.customObjects,
+      rayCluster,
+    );
+    this.#services = new RayServiceCalls(
+      this.#caller,
+      clients.customObjects,
+      clients.core,
       rayCluster,
     );
     this.#core = clients.core;
@@ -130,6 +139,30 @@ export class KubernetesOrchestrator implements Orchestrator {
 
   deleteJob(namespace: string, name: string, options?: CallOptions) {
     return this.#jobs.delete(namespace, name, options);
+  }
+
+  createService(service: RayServiceResource, options?: CallOptions) {
+    return this.#services.create(service, options);
+  }
+
+  getService(namespace: string, name: string, options?: CallOptions) {
+    return this.#services.get(namespace, name, options);
+  }
+
+  listServices(namespace?: string, options?: CallOptions) {
+    return this.#services.list(namespace, options);
+  }
+
+  updateService(service: RayServiceResource, options?: CallOptions) {
+    return this.#services.update(service, options);
+  }
+
+  deleteService(namespace: string, name: string, options?: CallOptions) {
+    return this.#services.delete(namespace, name, options);
+  }
+
+  listServiceEvents(namespace?: string, name?: string, options?: CallOptions) {
+    return this.#services.listEvents(namespace, name, options);
   }
 
   async ping(options?: CallOptions): Promise<void> {

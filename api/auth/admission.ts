@@ -253,8 +253,11 @@ export interface Refusal {
 export function workloadRefusals(
   resource: RayCluster,
   grants: WorkloadGrants,
+  /** The request field the cluster comes from: "cluster", or a service's
+   * "service" (whose clusterSpec renders the same RayCluster). */
+  subject = "cluster",
 ): Refusal[] {
-  const walk = new Walk(grants);
+  const walk = new Walk(grants, subject);
   for (const key of Object.keys(resource.spec)) {
     if (!SPEC_FIELDS.has(key)) {
       walk.refuse(`spec.${key}`, undefined, `set the field "${key}"`);
@@ -327,7 +330,10 @@ class Walk {
   /** Whether the group walked has the image of the cluster's version. */
   private versionImage = false;
 
-  constructor(private readonly grants: WorkloadGrants) {}
+  constructor(
+    private readonly grants: WorkloadGrants,
+    private readonly subject = "cluster",
+  ) {}
 
   refuse(
     path: string,
@@ -346,8 +352,8 @@ class Walk {
   group(group: Obj | undefined, path: string, which: "head" | number): void {
     if (!isObj(group)) return;
     this.requestGroup = which === "head"
-      ? "cluster.clusterSpec.headGroupSpec"
-      : `cluster.clusterSpec.workerGroupSpec[${which}]`;
+      ? `${this.subject}.clusterSpec.headGroupSpec`
+      : `${this.subject}.clusterSpec.workerGroupSpec[${which}]`;
     for (const [key, value] of Object.entries(group)) {
       const decided = GROUP_FIELDS[key] === "decided" &&
         (!(key in GROUP_DEFAULTS) || value === GROUP_DEFAULTS[key]);
@@ -581,7 +587,7 @@ class Walk {
    * given image is then empty) and the version chose it.
    */
   private imageField(): string {
-    return this.versionImage ? "cluster.version" : this.field("image");
+    return this.versionImage ? `${this.subject}.version` : this.field("image");
   }
 
   /**

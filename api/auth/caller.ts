@@ -46,6 +46,11 @@ export interface Caller {
     resource: RayCluster,
     /** The verb the workload is checked for; create by default. */
     verb?: Verb,
+    /**
+     * The request field the cluster comes from: "cluster" by default, a
+     * service's "service"; refusals name its fields.
+     */
+    subject?: string,
   ): void;
 }
 export interface CallerOptions {
@@ -94,8 +99,8 @@ export function callerOf(
       );
       return namespaces;
     },
-    admit(action, rules, resource, verb = "create") {
-      const decision = admitWorkload(rules, resource);
+    admit(action, rules, resource, verb = "create", subject = "cluster") {
+      const decision = admitWorkload(rules, resource, subject);
       if (decision.allowed) return;
       const [first] = decision.refusals;
       const reason = first?.reason ?? "no-rule";

@@ -73,7 +73,12 @@ export const VERBS = [
 ] as const;
 export type Verb = typeof VERBS[number];
 
-export const RESOURCES = ["clusters", "computetemplates", "jobs"] as const;
+export const RESOURCES = [
+  "clusters",
+  "computetemplates",
+  "jobs",
+  "services",
+] as const;
 export type Resource = typeof RESOURCES[number];
 
 export interface Rule {
@@ -278,10 +283,12 @@ export type WorkloadDecision =
 export function admitWorkload(
   rules: Rule[],
   resource: RayCluster,
+  /** The request field the cluster comes from (workloadRefusals). */
+  subject?: string,
 ): WorkloadDecision {
   let closest: Refusal[] | undefined;
   for (const rule of rules) {
-    const refusals = workloadRefusals(resource, grantsOf(rule));
+    const refusals = workloadRefusals(resource, grantsOf(rule), subject);
     if (refusals.length === 0) return { allowed: true, rule };
     if (!closest || refusals.length < closest.length) closest = refusals;
   }

@@ -21,6 +21,7 @@ const NOUNS: Record<Resource, [one: string, several: string]> = {
   clusters: ["cluster", "clusters"],
   computetemplates: ["compute template", "compute templates"],
   jobs: ["job", "jobs"],
+  services: ["service", "services"],
 };
 
 /** The request's namespace, "" when it has none. */

@@ -10,6 +10,7 @@
 import { ClusterHandlers } from "./clusters.ts";
 import { ComputeTemplateHandlers } from "./compute_templates.ts";
 import { JobHandlers } from "./jobs.ts";
+import { RayServiceHandlers } from "./ray_services.ts";
 import type { Handlers } from "./rpcs.ts";
 import { serviceOf, type ServiceOptions } from "./service.ts";
 import { WatchHandlers } from "./watch.ts";
@@ -22,6 +23,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
   const templates = new ComputeTemplateHandlers(service);
   const watch = new WatchHandlers(service.watches);
   const jobs = new JobHandlers(service);
+  const services = new RayServiceHandlers(service);
   return {
     "proto.ClusterService/CreateCluster": (request, call) =>
       clusters.createCluster(request, call),
@@ -59,5 +61,17 @@ export function createHandlers(options: ServiceOptions): Handlers {
       jobs.updateRayJob(request, call),
     "proto.RayJobService/DeleteRayJob": (request, call) =>
       jobs.deleteRayJob(request, call),
+    "proto.RayServeService/CreateRayService": (request, call) =>
+      services.createRayService(request, call),
+    "proto.RayServeService/GetRayService": (request, call) =>
+      services.getRayService(request, call),
+    "proto.RayServeService/ListRayServices": (request, call) =>
+      services.listRayServices(request, call),
+    "proto.RayServeService/ListAllRayServices": (request, call) =>
+      services.listAllRayServices(request, call),
+    "proto.RayServeService/UpdateRayService": (request, call) =>
+      services.updateRayService(request, call),
+    "proto.RayServeService/DeleteRayService": (request, call) =>
+      services.deleteRayService(request, call),
   };
 }

@@ -9,7 +9,7 @@
  *
  * Adding an RPC: the method in proto/ (then `deno task types:gen`), its
  * row here, and its handler in the resource's file (clusters.ts,
- * compute_templates.ts, watch.ts), listed in handlers.ts. The compiler
+ * compute_templates.ts, watch.ts, ray_services.ts), listed in handlers.ts. The compiler
  * then holds the handler to the method's types and the scope its row
  * gives.
  */
@@ -45,7 +45,8 @@ export interface RpcRule {
    * existing object (the dispatcher validates it as a key), a body's
    * "cluster.name" for a create. None for a collection.
    */
-  name?: "name" | "cluster.name" | "computeTemplate.name" | "job.name";
+  name?: "name" | "cluster.name" | "computeTemplate.name" | "job.name"
+    | "service.name";
   /**
    * The body field that names the namespace when the request's is empty:
    * KubeRay v0.6.0's `POST /apis/v1alpha2/jobs` carries it in the job.
@@ -154,6 +155,37 @@ export const RPC_RULES = {
   "proto.RayJobService/DeleteRayJob": {
     verb: "delete",
     resource: "jobs",
+  "proto.RayServeService/CreateRayService": {
+    verb: "create",
+    resource: "services",
+    namespace: "request",
+    name: "service.name",
+  },
+  "proto.RayServeService/GetRayService": {
+    verb: "get",
+    resource: "services",
+    namespace: "request",
+    name: "name",
+  },
+  "proto.RayServeService/ListRayServices": {
+    verb: "list",
+    resource: "services",
+    namespace: "request",
+  },
+  "proto.RayServeService/ListAllRayServices": {
+    verb: "list",
+    resource: "services",
+    namespace: "all",
+  },
+  "proto.RayServeService/UpdateRayService": {
+    verb: "update",
+    resource: "services",
+    namespace: "request",
+    name: "name",
+  },
+  "proto.RayServeService/DeleteRayService": {
+    verb: "delete",
+    resource: "services",
     namespace: "request",
     name: "name",
   },

@@ -193,6 +193,7 @@ Deno.test("every operation has an operationId Service_Method, its service's tag 
     "ClusterService",
     "ComputeTemplateService",
     "RayJobService",
+    "RayServeService",
   ]);
   assert.ok(tags.every((t) => t.description), "tags describe their service");
   const ids = new Set<string>();
@@ -271,6 +272,12 @@ Deno.test("each operation documents the error answers it can give, all in the on
     RayJobService_ListAllRayJobs: common,
     RayJobService_UpdateRayJob: update,
     RayJobService_DeleteRayJob: one,
+    RayServeService_CreateRayService: create,
+    RayServeService_GetRayService: one,
+    RayServeService_ListRayServices: common,
+    RayServeService_ListAllRayServices: common,
+    RayServeService_UpdateRayService: update,
+    RayServeService_DeleteRayService: one,
   };
   for (const [, , operation] of operations(doc)) {
     await t.step(operation.operationId, () => {
@@ -432,11 +439,12 @@ Deno.test("the gateway's answers satisfy the documented response schemas", async
     // The examples, in the order a person would try them: create the
     // template and the cluster that uses it, read, list, delete the
     // cluster and then the template (a template in use is kept).
-    const verbs = ["post", "patch", "get", "delete"];
+    const verbs = ["post", "patch", "put", "get", "delete"];
     const services = [
       "ComputeTemplateService",
       "ClusterService",
       "RayJobService",
+      "RayServeService",
     ];
     const service = (operation: Operation) =>
       services.indexOf((operation.tags as string[])[0]);

@@ -1,0 +1,369 @@
+/**
+ * The handlers of proto.RayServeService. The dispatcher has authorized
+ * each call before it arrives here (its scope says where); a handler asks
+ * the policy only about the cluster the service would run, which is
+ * admitted exactly as a cluster's (Caller.admit on the same RayCluster
+ * clusterToResource renders).
+ */
+import { Code, invalidArgument, ServiceError } from "../../domain/errors.ts";
+import { computeTemplateFromConfigMap } from "../../domain/conversions.ts";
+import { referencedTemplates } from "../../domain/conversions.ts";
+import { pageCursor } from "../../domain/pagination.ts";
+import type { CallOptions } from "../../domain/ports.ts";
+import { ANNOTATION, LABEL } from "../../domain/resources.ts";
+import {
+  serviceAsCluster,
+  serviceCluster,
+  serviceFromResource,
+  serviceToResource,
+} from "../../domain/service_conversions.ts";
+import type { RayServiceResource } from "../../domain/service_resources.ts";
+import {
+  serviceUpdateViolations,
+  serviceViolations,
+  validateCreateService,
+} from "../../domain/service_validation.ts";
+import type {
+  ComputeTemplate,
+  CreateRayServiceRequest,
+  DeleteRayServiceRequest,
+  GetRayServiceRequest,
+  ListAllRayServicesRequest,
+  ListAllRayServicesResponse,
+  ListRayServicesRequest,
+  ListRayServicesResponse,
+  RayService,
+  UpdateRayServiceRequest,
+} from "../../domain/types.ts";
+import { summarizeWorkload } from "../auth/admission.ts";
+import { AuthorizationError } from "../auth/policy.ts";
+import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
+import { type Service, visible } from "./service.ts";
+
+type NamespaceCall = CallContext<NamespaceScope>;
+
+export class RayServiceHandlers {
+  constructor(private readonly service: Service) {}
+
+  async createRayService(
+    request: CreateRayServiceRequest,
+    call: NamespaceCall,
+  ): Promise<RayService> {
+    const { log, kube, caller, scope, action, wrote } = call;
+    // An authenticated caller's services are theirs, as their clusters.
+    const { identity } = caller;
+    if (caller.authenticated && request.service && !request.service.user) {
+      request = {
+        ...request,
+        service: { ...request.service, user: identity.user },
+      };
+    }
+    validateCreateService(request, this.service.limits);
+    const namespace = scope.namespace;
+    const wanted = { ...request.service!, namespace };
+    if (caller.authenticated && wanted.user !== identity.user) {
+      throw new AuthorizationError(
+        "no-rule",
+        `${action}: service.user: user "${identity.user}" may not create services for "${wanted.user}"`,
+      );
+    }
+    const templates = await this.templatesOf(wanted, kube, action);
+    const { resource, cluster } = serviceToResource(wanted, templates, {
+      apiVersion: this.service.clusterApiVersion,
+      now: this.service.now(),
+    });
+    caller.admit(action, scope.rules, cluster, "create", "service");
+    wrote?.(summarizeWorkload(cluster));
+    const created = await this.service.orchestrator.createService(
+      resource,
+      kube,
+    );
+    log.info("Created service", { namespace, name: wanted.name });
+    return serviceFromResource(created, []);
+  }
+
+  async getRayService(
+    request: GetRayServiceRequest,
+    { kube, scope }: NamespaceCall,
+  ): Promise<RayService> {
+    const { orchestrator } = this.service;
+    const [resource, events] = await Promise.all([
+      orchestrator.getService(scope.namespace, request.name, kube),
+      orchestrator.listServiceEvents(scope.namespace, request.name, kube),
+    ]);
+    return serviceFromResource(resource, events);
+  }
+
+  async listRayServices(
+    request: ListRayServicesRequest,
+    { kube, scope, action }: NamespaceCall,
+  ): Promise<ListRayServicesResponse> {
+    const cursor = pageCursor(request, `services/${scope.namespace}`, action);
+    const services = await this.servicesIn(scope.namespace, kube);
+    const page = cursor.page(services);
+    return {
+      services: page.items,
+      totalSize: services.length,
+      nextPageToken: page.nextPageToken,
+    };
+  }
+
+  async listAllRayServices(
+    request: ListAllRayServicesRequest,
+    { kube, scope, action }: CallContext<NamespacesScope>,
+  ): Promise<ListAllRayServicesResponse> {
+    const cursor = pageCursor(request, "services", action);
+    const services = visible(
+      await this.servicesIn(scope.namespaces, kube),
+      scope.hidden,
+    );
+    const page = cursor.page(services);
+    return {
+      services: page.items,
+      totalSize: services.length,
+      nextPageToken: page.nextPageToken,
+    };
+  }
+
+  /**
+   * UpdateRayService: the service sent whole (PUT), of which only the
+   * Serve config and the worker groups' replicas and bounds may differ
+   * from what is; validated and admitted as a create, then written with
+   * the read's resourceVersion as the precondition (ABORTED when another
+   * write came between).
+   */
+  async updateRayService(
+    request: UpdateRayServiceRequest,
+    call: NamespaceCall,
+  ): Promise<RayService> {
+    const { log, kube, caller, scope, action, wrote } = call;
+    const wanted = request.service;
+    if (wanted == null) {
+      throw invalidArgument(action, [{
+        field: "service",
+        description: "is required",
+      }]);
+    }
+    checkKey(wanted, request, action);
+    const resource = await this.currentService(call, request.name);
+    checkOwner(call, resource, "update");
+    const current = serviceFromResource(resource, []);
+    const problems = serviceUpdateViolations(current, wanted);
+    if (problems.length > 0) throw invalidArgument(action, problems);
+    const next = updatedService(resource, current, wanted);
+    const merged = serviceFromResource(next, []);
+    const violations = serviceViolations(
+      { service: merged, namespace: scope.namespace },
+      this.service.limits,
+    );
+    if (violations.length > 0) throw invalidArgument(action, violations);
+    const cluster = serviceCluster(next);
+    caller.admit(action, scope.rules, cluster, "update", "service");
+    wrote?.(summarizeWorkload(cluster));
+    const updated = await this.service.orchestrator.updateService(next, kube);
+    log.info("Updated service", {
+      namespace: scope.namespace,
+      name: request.name,
+    });
+    return serviceFromResource(updated, []);
+  }
+
+  async deleteRayService(
+    request: DeleteRayServiceRequest,
+    call: NamespaceCall,
+  ): Promise<Record<string, never>> {
+    const { log, kube, scope } = call;
+    if (ownersOnly(call)) {
+      checkOwner(call, await this.currentService(call, request.name), "delete");
+    }
+    await this.service.orchestrator.deleteService(
+      scope.namespace,
+      request.name,
+      kube,
+    );
+    log.info("Deleted service", {
+      namespace: scope.namespace,
+      name: request.name,
+    });
+    return {};
+  }
+
+  /** The service to change, read fresh; its absence is NOT_FOUND. */
+  private async currentService(
+    { kube, scope, action }: NamespaceCall,
+    name: string,
+  ): Promise<RayServiceResource> {
+    try {
+      return await this.service.orchestrator.getService(scope.namespace, name, {
+        ...kube,
+        fresh: true,
+      });
+    } catch (error) {
+      throw error instanceof ServiceError && error.code === Code.NOT_FOUND
+        ? new ServiceError(Code.NOT_FOUND, `${action}: not found`, {
+          cause: error,
+        })
+        : error;
+    }
+  }
+
+  /**
+   * The compute templates the service's cluster names, by name, from its
+   * namespace; FAILED_PRECONDITION naming those that are missing.
+   */
+  private async templatesOf(
+    service: RayService,
+    kube: CallOptions,
+    action: string,
+  ): Promise<Map<string, ComputeTemplate>> {
+    const wanted = [
+      ...new Set(
+        referencedTemplates(serviceAsCluster(service)).filter((n) => n !== ""),
+      ),
+    ];
+    const templates = new Map<string, ComputeTemplate>();
+    if (wanted.length === 0) return templates;
+    const found = await this.service.orchestrator.listComputeTemplates(
+      service.namespace,
+      wanted,
+      kube,
+    );
+    for (const configMap of found) {
+      const template = computeTemplateFromConfigMap(configMap);
+      templates.set(template.name, template);
+    }
+    const missing = wanted.filter((name) => !templates.has(name));
+    if (missing.length > 0) {
+      const names = missing.map((name) => `"${name}"`).join(", ");
+      const noun = missing.length === 1
+        ? "compute template"
+        : "compute templates";
+      throw new ServiceError(
+        Code.FAILED_PRECONDITION,
+        `${action}: ${noun} ${names} not found in namespace "${service.namespace}"`,
+      );
+    }
+    return templates;
+  }
+
+  /** The services of one namespace, of several, or (undefined) of all. */
+  private async servicesIn(
+    namespace: string | readonly string[] | undefined,
+    kube: CallOptions,
+  ): Promise<RayService[]> {
+    if (typeof namespace === "object") {
+      const lists = await Promise.all(
+        namespace.map((ns) => this.servicesIn(ns, kube)),
+      );
+      return lists.flat();
+    }
+    const { orchestrator } = this.service;
+    const [resources, events] = await Promise.all([
+      orchestrator.listServices(namespace, kube),
+      orchestrator.listServiceEvents(namespace, undefined, kube),
+    ]);
+    const byService = new Map<string, typeof events>();
+    for (const event of events) {
+      const object = event.involvedObject ?? {};
+      const key = `${object.namespace ?? ""}/${object.name ?? ""}`;
+      byService.set(key, [...(byService.get(key) ?? []), event]);
+    }
+    return resources
+      .map((resource) => {
+        const { namespace = "", name } = resource.metadata;
+        return serviceFromResource(
+          resource,
+          byService.get(`${namespace}/${name}`) ?? [],
+        );
+      })
+      .sort((a, b) =>
+        a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name)
+      );
+  }
+}
+
+/** A body's name and namespace, when set, must be the path's. */
+function checkKey(
+  service: RayService,
+  request: UpdateRayServiceRequest,
+  action: string,
+): void {
+  const violations = [];
+  if (service.name !== "" && service.name !== request.name) {
+    violations.push({
+      field: "service.name",
+      description:
+        `must be empty or equal the request's name "${request.name}"`,
+    });
+  }
+  if (service.namespace !== "" && service.namespace !== request.namespace) {
+    violations.push({
+      field: "service.namespace",
+      description:
+        `must be empty or equal the request's namespace "${request.namespace}"`,
+    });
+  }
+  if (violations.length > 0) throw invalidArgument(action, violations);
+}
+
+/**
+ * The RayService `resource` becomes: the wanted Serve config, and each
+ * worker group's replicas and bounds (as clusterToResource writes them:
+ * unset bounds are the replicas); every other field as it is.
+ */
+function updatedService(
+  resource: RayServiceResource,
+  current: RayService,
+  wanted: RayService,
+): RayServiceResource {
+  const groups = wanted.clusterSpec?.workerGroupSpec ??
+    current.clusterSpec?.workerGroupSpec ?? [];
+  const config = resource.spec.rayClusterConfig;
+  const workerGroupSpecs = (config.workerGroupSpecs ?? []).map((group, i) => {
+    const want = groups[i];
+    if (want === undefined) return group;
+    return {
+      ...group,
+      replicas: want.replicas,
+      minReplicas: want.minReplicas ?? want.replicas,
+      maxReplicas: want.maxReplicas ?? want.replicas,
+    };
+  });
+  return {
+    ...resource,
+    spec: {
+      ...resource.spec,
+      serveConfigV2: wanted.serveConfig_V2,
+      rayClusterConfig: { ...config, workerGroupSpecs },
+    },
+  };
+}
+
+/**
+ * Whether every rule that let the caller act here says `owners: only`:
+ * then only a service's owner, or a caller granted `admin`, changes it.
+ */
+function ownersOnly({ caller, scope }: NamespaceCall): boolean {
+  return scope.rules.length > 0 &&
+    scope.rules.every((rule) => rule.owners === "only") &&
+    !caller.may("admin", "services", scope.namespace);
+}
+
+/** PERMISSION_DENIED when the rules say `owners: only` and it is not the caller's. */
+function checkOwner(
+  call: NamespaceCall,
+  resource: RayServiceResource,
+  verb: "update" | "delete",
+): void {
+  if (!ownersOnly(call)) return;
+  const { annotations, labels } = resource.metadata;
+  const owner = annotations?.[ANNOTATION.user] ?? labels?.[LABEL.user] ?? "";
+  const user = call.caller.identity.user;
+  if (owner === user) return;
+  throw new AuthorizationError(
+    "owner",
+    `${call.action}: user "${user}" may not ${verb} a service of ${
+      owner === "" ? "no recorded owner" : `"${owner}"`
+    }: only its owner or a caller granted "admin" may`,
+  );
+}
