@@ -13,6 +13,12 @@ export const RAY_CRD = new URL(
   import.meta.url,
 ).pathname;
 
+/** The operator's RayService CRD (KubeRay v1.7.0's, a vendored copy). */
+export const RAY_SERVICE_CRD = new URL(
+  "../testdata/ray.io_rayservices.yaml",
+  import.meta.url,
+).pathname;
+
 export const NAMESPACE = "team-a";
 
 export const TEMPLATES: ComputeTemplate[] = [

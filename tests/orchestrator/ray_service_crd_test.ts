@@ -14,15 +14,10 @@ import {
   asCluster,
   leaves,
   NAMESPACE,
+  RAY_SERVICE_CRD,
   SHAPES,
   TEMPLATES,
 } from "./cluster_shapes.ts";
-
-/** The operator's RayService CRD (a vendored copy). */
-export const RAY_SERVICE_CRD = new URL(
-  "../testdata/ray.io_rayservices.yaml",
-  import.meta.url,
-).pathname;
 
 const RS = `/apis/ray.io/v1/namespaces/${NAMESPACE}/rayservices`;
 
