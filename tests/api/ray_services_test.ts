@@ -6,39 +6,12 @@
 import assert from "node:assert/strict";
 import { startCorral, TRANSPORTS } from "../harness.ts";
 import { NS } from "./cases.ts";
+import { sampleService, SERVE_CONFIG } from "./service_cases.ts";
 
 const RS = "proto.RayServeService";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
-
-export const SERVE_CONFIG = [
-  "applications:",
-  "  - name: fruit",
-  "    import_path: fruit.deployment_graph",
-  "    route_prefix: /fruit",
-].join("\n");
-
-/** A service as a user sends it over HTTP/JSON. */
-export function sampleService(name: string, overrides = {}) {
-  return {
-    name,
-    user: "ada",
-    version: "2.9.0",
-    serveConfigV2: SERVE_CONFIG,
-    clusterSpec: {
-      headGroupSpec: { computeTemplate: "small" },
-      workerGroupSpec: [{
-        groupName: "workers",
-        computeTemplate: "small",
-        replicas: 1,
-        minReplicas: 1,
-        maxReplicas: 3,
-      }],
-    },
-    ...overrides,
-  };
-}
 
 Deno.test("RayServeService creates, reads, lists, updates and deletes services on both transports", async (t) => {
   let kubeCalls = 0;
