@@ -5,6 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { startCorral, TRANSPORTS } from "../harness.ts";
+import { until } from "../eventually.ts";
+import { kubeFetch } from "../standin/with_standin.ts";
 import { NS } from "./cases.ts";
 import { sampleService, SERVE_CONFIG } from "./service_cases.ts";
 
@@ -182,6 +184,76 @@ Deno.test("CreateRayService refuses bad input with code 3 naming the field, the 
         }
         assert.equal(outcomes[0], outcomes[1]);
       });
+    }
+  } finally {
+    await corral.close();
+  }
+});
+
+Deno.test("a service's status and events, as the operator writes them, read back from the cache on both transports", async () => {
+  const corral = await startCorral({ cache: {} });
+  try {
+    const [, http] = TRANSPORTS[0];
+    await http(corral, "proto.ComputeTemplateService/CreateComputeTemplate", {
+      namespace: NS,
+      computeTemplate: { name: "small", namespace: NS, cpu: 2, memory: 4 },
+    });
+    const created = await http(corral, `${RS}/CreateRayService`, {
+      namespace: NS,
+      service: sampleService("watched"),
+    });
+    assert.equal(created.code, 0, created.message);
+    const path = `/apis/ray.io/v1/namespaces/${NS}/rayservices/watched`;
+    const stored = await (await kubeFetch(corral.kubeUrl, "GET", path)).json();
+    // The operator's status and an event about the service, written by
+    // others: the cache's watches bring them.
+    const status = await kubeFetch(corral.kubeUrl, "PATCH", `${path}/status`, {
+      status: {
+        serviceStatus: "Running",
+        numServeEndpoints: 1,
+        activeServiceStatus: {
+          rayClusterName: "watched-raycluster-x1",
+          rayClusterStatus: { state: "ready", endpoints: { serve: "8000" } },
+          applicationStatuses: { fruit: { status: "RUNNING" } },
+        },
+      },
+    });
+    assert.equal(status.status, 200, await status.text());
+    const event = await kubeFetch(
+      corral.kubeUrl,
+      "POST",
+      `/api/v1/namespaces/${NS}/events`,
+      {
+        metadata: { name: "watched.1", namespace: NS },
+        involvedObject: {
+          kind: "RayService",
+          name: "watched",
+          namespace: NS,
+          uid: stored.metadata.uid,
+        },
+        reason: "ServiceReady",
+        message: "serving",
+        type: "Normal",
+        count: 1,
+        lastTimestamp: new Date().toISOString(),
+      },
+    );
+    assert.equal(event.status, 201, await event.text());
+    for (const [transport, call] of TRANSPORTS) {
+      let got: Json;
+      await until(`${transport}: the status and the event`, async () => {
+        got = (await call(corral, `${RS}/GetRayService`, {
+          namespace: NS,
+          name: "watched",
+        })).result?.rayServiceStatus;
+        return got?.rayClusterName !== "" &&
+          got?.rayServiceEvents?.length === 1;
+      });
+      assert.equal(got.applicationStatus, "Running");
+      assert.equal(got.rayClusterState, "ready");
+      assert.deepEqual(got.serviceEndpoint, { serve: "8000" });
+      assert.equal(got.serveApplicationStatus[0].status, "RUNNING");
+      assert.equal(got.rayServiceEvents[0].reason, "ServiceReady");
     }
   } finally {
     await corral.close();
