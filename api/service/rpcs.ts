@@ -155,6 +155,9 @@ export const RPC_RULES = {
   "proto.RayJobService/DeleteRayJob": {
     verb: "delete",
     resource: "jobs",
+    namespace: "request",
+    name: "name",
+  },
   "proto.RayServeService/CreateRayService": {
     verb: "create",
     resource: "services",

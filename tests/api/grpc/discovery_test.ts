@@ -15,7 +15,11 @@ import {
 import { bindFreePort, schema } from "../../harness.ts";
 import { type DiscoveryClient, discoveryClient } from "./discovery_client.ts";
 
-const SERVICES = ["proto.ClusterService", "proto.ComputeTemplateService"];
+const SERVICES = [
+  "proto.ClusterService",
+  "proto.ComputeTemplateService",
+  "proto.RayServeService",
+];
 
 async function withServer(
   fn: (
@@ -65,7 +69,7 @@ type Message = {
   options?: { mapEntry?: boolean };
 };
 
-Deno.test("reflection lists proto.ClusterService, proto.ComputeTemplateService and grpc.health.v1.Health", async () => {
+Deno.test("reflection lists proto.ClusterService, proto.ComputeTemplateService, proto.RayServeService and grpc.health.v1.Health", async () => {
   await withServer(async (client) => {
     assert.deepEqual((await client.listServices()).sort(), [
       "grpc.health.v1.Health",
@@ -166,6 +170,7 @@ Deno.test("fileDescriptors() names files as they are imported and orders imports
     "google/protobuf/timestamp.proto",
     "cluster.proto",
     "compute_template.proto",
+    "serve.proto",
   ]);
   assert.deepEqual(
     fileDescriptors([...api.services].reverse()).map((f) => f.name),

@@ -82,6 +82,12 @@ Deno.test("the gateway routes every http rule of the API definition", async () =
     "GET /apis/v1alpha2/compute_templates",
     "DELETE /apis/v1/namespaces/{namespace}/compute_templates/{name}",
     "DELETE /apis/v1alpha2/namespaces/{namespace}/compute_templates/{name}",
+    "POST /apis/v1alpha2/namespaces/{namespace}/services",
+    "PUT /apis/v1alpha2/namespaces/{namespace}/services/{name}",
+    "GET /apis/v1alpha2/namespaces/{namespace}/services/{name}",
+    "GET /apis/v1alpha2/namespaces/{namespace}/services",
+    "GET /apis/v1alpha2/services",
+    "DELETE /apis/v1alpha2/namespaces/{namespace}/services/{name}",
   ]);
 });
 
