@@ -6,8 +6,10 @@
  * clusterToResource renders).
  */
 import { Code, invalidArgument, ServiceError } from "../../domain/errors.ts";
-import { computeTemplateFromConfigMap } from "../../domain/conversions.ts";
-import { referencedTemplates } from "../../domain/conversions.ts";
+import {
+  computeTemplateFromConfigMap,
+  referencedTemplates,
+} from "../../domain/conversions.ts";
 import { pageCursor } from "../../domain/pagination.ts";
 import type { CallOptions } from "../../domain/ports.ts";
 import { ANNOTATION, LABEL } from "../../domain/resources.ts";
@@ -262,23 +264,23 @@ export class RayServiceHandlers {
       orchestrator.listServices(namespace, kube),
       orchestrator.listServiceEvents(namespace, undefined, kube),
     ]);
+    // Each event looked at once, not once per service.
     const byService = new Map<string, typeof events>();
     for (const event of events) {
       const object = event.involvedObject ?? {};
       const key = `${object.namespace ?? ""}/${object.name ?? ""}`;
-      byService.set(key, [...(byService.get(key) ?? []), event]);
+      const group = byService.get(key);
+      if (group) group.push(event);
+      else byService.set(key, [event]);
     }
-    return resources
-      .map((resource) => {
-        const { namespace = "", name } = resource.metadata;
-        return serviceFromResource(
-          resource,
-          byService.get(`${namespace}/${name}`) ?? [],
-        );
-      })
-      .sort((a, b) =>
-        a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name)
+    // In the store's order; the page cursor orders what is not.
+    return resources.map((resource) => {
+      const { namespace = "", name } = resource.metadata;
+      return serviceFromResource(
+        resource,
+        byService.get(`${namespace}/${name}`) ?? [],
       );
+    });
   }
 }
 
