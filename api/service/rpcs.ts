@@ -45,7 +45,11 @@ export interface RpcRule {
    * existing object (the dispatcher validates it as a key), a body's
    * "cluster.name" for a create. None for a collection.
    */
-  name?: "name" | "cluster.name" | "computeTemplate.name" | "job.name"
+  name?:
+    | "name"
+    | "cluster.name"
+    | "computeTemplate.name"
+    | "job.name"
     | "service.name";
   /**
    * The body field that names the namespace when the request's is empty:
