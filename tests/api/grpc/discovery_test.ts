@@ -18,6 +18,7 @@ import { type DiscoveryClient, discoveryClient } from "./discovery_client.ts";
 const SERVICES = [
   "proto.ClusterService",
   "proto.ComputeTemplateService",
+  "proto.RayJobService",
   "proto.RayServeService",
 ];
 
@@ -69,7 +70,7 @@ type Message = {
   options?: { mapEntry?: boolean };
 };
 
-Deno.test("reflection lists proto.ClusterService, proto.ComputeTemplateService, proto.RayServeService and grpc.health.v1.Health", async () => {
+Deno.test("reflection lists proto.ClusterService, proto.ComputeTemplateService, proto.RayJobService, proto.RayServeService and grpc.health.v1.Health", async () => {
   await withServer(async (client) => {
     assert.deepEqual((await client.listServices()).sort(), [
       "grpc.health.v1.Health",
@@ -170,6 +171,7 @@ Deno.test("fileDescriptors() names files as they are imported and orders imports
     "google/protobuf/timestamp.proto",
     "cluster.proto",
     "compute_template.proto",
+    "job.proto",
     "serve.proto",
   ]);
   assert.deepEqual(
