@@ -17,6 +17,13 @@
  * be allowed by no rule).
  */
 import { ANNOTATION, type RayCluster } from "../../domain/resources.ts";
+import type { RayJobResource } from "../../domain/job_conversions.ts";
+
+/**
+ * What admission decides on: a RayCluster, or a RayJob (its own cluster's
+ * spec.rayClusterSpec walked as a cluster's spec, and its submitter pod).
+ */
+export type Workload = RayCluster | RayJobResource;
 
 /** A toleration a rule grants: the taint key (a pattern), and its effects. */
 export interface TolerationGrant {
@@ -216,6 +223,34 @@ const SPEC_FIELDS = new Set([
 ]);
 
 /**
+ * The RayJob spec fields Corral writes (jobToResource); any other is
+ * refused, as a cluster's: a newer operator's field may start pods.
+ */
+const JOB_SPEC_FIELDS = new Set([
+  "entrypoint",
+  "metadata",
+  "runtimeEnvYAML",
+  "jobId",
+  "shutdownAfterJobFinishes",
+  "ttlSecondsAfterFinished",
+  "activeDeadlineSeconds",
+  "entrypointNumCpus",
+  "entrypointNumGpus",
+  "entrypointResources",
+  "submitterPodTemplate",
+  "rayClusterSpec",
+  "clusterSelector",
+  "suspend",
+]);
+
+/**
+ * The submitter pod fields "refused" above that Corral itself writes, each
+ * allowed at Corral's value only: a submitter runs once (KubeRay's API
+ * server writes restartPolicy Never too).
+ */
+const SUBMITTER_DEFAULTS: Record<string, unknown> = { restartPolicy: "Never" };
+
+/**
  * Start parameters that decide who can reach the cluster's listeners
  * (Ray's dashboard serves the job API: code execution for whoever reaches
  * it). Without a grant of their own they are allowed on a service that
@@ -248,25 +283,38 @@ export interface Refusal {
 
 /**
  * Everything in `resource` that `grants` does not allow, in the order of
- * the resource's fields; empty when it allows the whole workload.
+ * the resource's fields; empty when it allows the whole workload. A
+ * RayJob's refusals name its paths (`spec.rayClusterSpec.headGroupSpec...`,
+ * `spec.submitterPodTemplate...`) and the job request's fields (`job.`);
+ * a RayJob without a submitter pod gets the operator's default submitter,
+ * which runs the image of the cluster's head, admitted with the cluster.
  */
 export function workloadRefusals(
-  resource: RayCluster,
+  resource: Workload,
   grants: WorkloadGrants,
-  /** The request field the cluster comes from: "cluster", or a service's
-   * "service" (whose clusterSpec renders the same RayCluster). */
+  /**
+   * The request field a RayCluster comes from: "cluster", or a service's
+   * "service" (whose clusterSpec renders the same RayCluster). A RayJob's
+   * is always "job".
+   */
   subject = "cluster",
 ): Refusal[] {
-  const walk = new Walk(grants, subject);
-  for (const key of Object.keys(resource.spec)) {
-    if (!SPEC_FIELDS.has(key)) {
+  if (resource.kind === "RayCluster") {
+    const walk = new Walk(grants, subject);
+    walk.clusterSpec(resource.spec, "spec");
+    return walk.refusals;
+  }
+  const walk = new Walk(grants, "job");
+  const spec: Obj = isObj(resource.spec) ? resource.spec : {};
+  for (const key of Object.keys(spec)) {
+    if (!JOB_SPEC_FIELDS.has(key)) {
       walk.refuse(`spec.${key}`, undefined, `set the field "${key}"`);
     }
   }
-  walk.group(resource.spec.headGroupSpec, "spec.headGroupSpec", "head");
-  (resource.spec.workerGroupSpecs ?? []).forEach((group, i) =>
-    walk.group(group, `spec.workerGroupSpecs[${i}]`, i)
-  );
+  if (isObj(spec.rayClusterSpec)) {
+    walk.clusterSpec(spec.rayClusterSpec, "spec.rayClusterSpec");
+  }
+  walk.submitter(spec.submitterPodTemplate, "spec.submitterPodTemplate");
   return walk.refusals;
 }
 
@@ -322,7 +370,11 @@ function cleanPath(path: string): boolean {
     );
 }
 
-/** One walk over a RayCluster against one rule's grants. */
+/**
+ * One walk over a workload against one rule's grants. `request` is the
+ * request message the workload comes from (`cluster`, `job`, `service`):
+ * the prefix of every request field a refusal names.
+ */
 class Walk {
   readonly refusals: Refusal[] = [];
   /** The request field of the group walked: `cluster.clusterSpec...`. */
@@ -332,7 +384,7 @@ class Walk {
 
   constructor(
     private readonly grants: WorkloadGrants,
-    private readonly subject = "cluster",
+    private readonly request: string,
   ) {}
 
   refuse(
@@ -349,11 +401,44 @@ class Walk {
     return `${this.requestGroup}.${suffix}`;
   }
 
-  group(group: Obj | undefined, path: string, which: "head" | number): void {
+  /** A RayCluster spec at `path` (`spec`, a RayJob's `spec.rayClusterSpec`). */
+  clusterSpec(spec: Obj, path: string): void {
+    for (const key of Object.keys(spec)) {
+      if (!SPEC_FIELDS.has(key)) {
+        this.refuse(`${path}.${key}`, undefined, `set the field "${key}"`);
+      }
+    }
+    this.group(spec.headGroupSpec, `${path}.headGroupSpec`, "head");
+    listOf(spec.workerGroupSpecs).forEach((group, i) =>
+      this.group(group, `${path}.workerGroupSpecs[${i}]`, i)
+    );
+  }
+
+  /**
+   * A RayJob's submitter pod template: walked as a group's pod template,
+   * its request fields under `job.jobSubmitter`; the fields Corral writes
+   * for it (SUBMITTER_DEFAULTS) are allowed at Corral's value only.
+   */
+  submitter(template: unknown, path: string): void {
+    if (!isObj(template)) return;
+    this.requestGroup = `${this.request}.jobSubmitter`;
+    this.versionImage = false;
+    for (const key of Object.keys(template)) {
+      if (key !== "metadata" && key !== "spec") {
+        this.refuse(`${path}.${key}`, undefined, `set "${key}"`);
+      }
+    }
+    this.podMetadata(template.metadata, `${path}.metadata`);
+    if (isObj(template.spec)) {
+      this.podSpec(template.spec, `${path}.spec`, SUBMITTER_DEFAULTS);
+    }
+  }
+
+  private group(group: unknown, path: string, which: "head" | number): void {
     if (!isObj(group)) return;
     this.requestGroup = which === "head"
-      ? `${this.subject}.clusterSpec.headGroupSpec`
-      : `${this.subject}.clusterSpec.workerGroupSpec[${which}]`;
+      ? `${this.request}.clusterSpec.headGroupSpec`
+      : `${this.request}.clusterSpec.workerGroupSpec[${which}]`;
     for (const [key, value] of Object.entries(group)) {
       const decided = GROUP_FIELDS[key] === "decided" &&
         (!(key in GROUP_DEFAULTS) || value === GROUP_DEFAULTS[key]);
@@ -430,9 +515,11 @@ class Walk {
     }
   }
 
-  private podSpec(spec: Obj, path: string): void {
+  /** A pod spec; `defaults` are refused fields allowed at the value given. */
+  private podSpec(spec: Obj, path: string, defaults: Obj = {}): void {
     for (const key of Object.keys(spec)) {
       if (POD_SPEC_FIELDS[key] === "decided") continue;
+      if (key in defaults && spec[key] === defaults[key]) continue;
       if (matchesAny(this.grants.podFields, key)) continue;
       this.refuse(`${path}.${key}`, undefined, `set the pod field "${key}"`);
     }
@@ -583,11 +670,11 @@ class Walk {
 
   /**
    * The request field of the group's image: its `image`, or
-   * `cluster.version` when the group gave none (Corral's annotation of the
-   * given image is then empty) and the version chose it.
+   * `cluster.version` (`job.version`) when the group gave none (Corral's
+   * annotation of the given image is then empty) and the version chose it.
    */
   private imageField(): string {
-    return this.versionImage ? `${this.subject}.version` : this.field("image");
+    return this.versionImage ? `${this.request}.version` : this.field("image");
   }
 
   /**
@@ -639,7 +726,7 @@ export interface WorkloadSummary {
 
 /** The summary of `resource` for the audit trail, each list sorted, once each. */
 export function summarizeWorkload(
-  resource: RayCluster,
+  resource: Workload,
   mask?: readonly string[],
 ): WorkloadSummary {
   const sets = {
@@ -648,12 +735,7 @@ export function summarizeWorkload(
     volumes: new Set<string>(),
     tolerations: new Set<string>(),
   };
-  const groups = [
-    resource.spec.headGroupSpec,
-    ...(resource.spec.workerGroupSpecs ?? []),
-  ];
-  for (const group of groups) {
-    const spec: Obj = isObj(group?.template?.spec) ? group.template.spec : {};
+  for (const spec of podSpecsOf(resource)) {
     const account = text(spec.serviceAccountName) || text(spec.serviceAccount);
     if (account !== "") sets.serviceAccounts.add(account);
     for (const key of ["containers", "initContainers", "ephemeralContainers"]) {
@@ -684,7 +766,10 @@ export function summarizeWorkload(
     }
   }
   const sorted = (set: Set<string>) => [...set].sort();
-  const serviceType = text(resource.spec.headGroupSpec?.serviceType);
+  const cluster = resource.kind === "RayCluster"
+    ? resource.spec
+    : resource.spec.rayClusterSpec;
+  const serviceType = text(cluster?.headGroupSpec?.serviceType);
   return {
     images: sorted(sets.images),
     serviceAccounts: sorted(sets.serviceAccounts),
@@ -693,4 +778,23 @@ export function summarizeWorkload(
     ...(serviceType ? { serviceType } : {}),
     ...(mask ? { mask: [...mask] } : {}),
   };
+}
+
+/** The pod specs of a workload: its groups', and a RayJob's submitter's. */
+function podSpecsOf(resource: Workload): Obj[] {
+  const cluster = resource.kind === "RayCluster"
+    ? resource.spec
+    : resource.spec.rayClusterSpec;
+  const templates: unknown[] = [
+    cluster?.headGroupSpec?.template,
+    ...listOf(cluster?.workerGroupSpecs).map((group) =>
+      isObj(group) ? group.template : undefined
+    ),
+  ];
+  if (resource.kind === "RayJob") {
+    templates.push(resource.spec.submitterPodTemplate);
+  }
+  return templates.map((template) =>
+    isObj(template) && isObj(template.spec) ? template.spec : {}
+  );
 }

@@ -3,7 +3,7 @@
  * questions a handler asks of the policy, each answered or refused with
  * PERMISSION_DENIED in the handler's own words (the action first).
  */
-import type { RayCluster } from "../../domain/resources.ts";
+import type { Workload } from "./admission.ts";
 import type { Identity } from "./identity.ts";
 import {
   admitWorkload,
@@ -36,14 +36,14 @@ export interface Caller {
   /** Where the caller may `verb` `resource`: "*" for every namespace. */
   namespaces(verb: Verb, resource: Resource): "*" | string[];
   /**
-   * Refuses the RayCluster about to be written unless one of `rules`
-   * allows all of its workload (admission.ts), naming the first field at
-   * fault: the request field it comes from, and the RayCluster's.
+   * Refuses the RayCluster or RayJob about to be written unless one of
+   * `rules` allows all of its workload (admission.ts), naming the first
+   * field at fault: the request field it comes from, and the resource's.
    */
   admit(
     action: string,
     rules: Rule[],
-    resource: RayCluster,
+    resource: Workload,
     /** The verb the workload is checked for; create by default. */
     verb?: Verb,
     /**
@@ -104,13 +104,19 @@ export function callerOf(
       if (decision.allowed) return;
       const [first] = decision.refusals;
       const reason = first?.reason ?? "no-rule";
-      decided(verb, "clusters", reason);
+      decided(verb, resourceOf(resource, subject), reason);
       const detail = first
         ? first.field
-          ? `${first.field}: ${who} may not ${first.what} (RayCluster ${first.path})`
+          ? `${first.field}: ${who} may not ${first.what} (${resource.kind} ${first.path})`
           : `${first.path}: ${who} may not ${first.what}`
         : `${who} may not ${verb} this`;
       throw new AuthorizationError(reason, `${action}: ${detail}`);
     },
   };
+}
+
+/** The policy resource a workload is admitted as, for the metrics. */
+function resourceOf(resource: Workload, subject: string): Resource {
+  if (resource.kind === "RayJob") return "jobs";
+  return subject === "service" ? "services" : "clusters";
 }

@@ -54,10 +54,10 @@ import {
   defaultGrants,
   type Refusal,
   type TolerationGrant,
+  type Workload,
   type WorkloadGrants,
   workloadRefusals,
 } from "./admission.ts";
-import type { RayCluster } from "../../domain/resources.ts";
 
 /** The verbs of the API; new ones are added here. */
 export const VERBS = [
@@ -276,14 +276,15 @@ export type WorkloadDecision =
   | { allowed: false; refusals: Refusal[] };
 
 /**
- * Whether one of the granting rules allows the whole RayCluster. When none
+ * Whether one of the granting rules allows the whole workload (a
+ * RayCluster, or a RayJob with its own cluster and submitter). When none
  * does, the refusals of the rule that comes closest (fewest refusals, the
  * first of equals): what the caller would have to drop.
  */
 export function admitWorkload(
   rules: Rule[],
-  resource: RayCluster,
-  /** The request field the cluster comes from (workloadRefusals). */
+  resource: Workload,
+  /** The request field a cluster comes from (workloadRefusals). */
   subject?: string,
 ): WorkloadDecision {
   let closest: Refusal[] | undefined;

@@ -2,9 +2,11 @@
  * The handlers of proto.RayJobService. The dispatcher has authorized each
  * call (verb on `jobs` in the namespace) before it arrives here. A job's
  * own cluster goes through what a cluster's create goes through (its
- * compute templates, validation, clusterToResource and the workload
- * admission, Caller.admit); a job on an existing cluster needs `update`
- * on that cluster, owners rule included, since it runs code there.
+ * compute templates, validation, clusterToResource); the RayJob written,
+ * its own cluster and its submitter pod, goes through the workload
+ * admission (Caller.admit) as a RayCluster does. A job on an existing
+ * cluster needs `update` on that cluster, owners rule included, since it
+ * runs code there.
  */
 import { Code, invalidArgument, ServiceError } from "../../domain/errors.ts";
 import {
@@ -76,6 +78,10 @@ export class JobHandlers {
       apiVersion: this.service.clusterApiVersion,
       rayClusterSpec,
     });
+    // The whole RayJob: its own cluster's pods and its submitter pod, which
+    // runs in the namespace whichever cluster the job chose.
+    caller.admit(action, scope.rules, resource, "create");
+    call.wrote?.(summarizeWorkload(resource));
     const created = await this.service.orchestrator.createJob(resource, kube);
     log.info("Created job", { namespace, name: job.name });
     return jobFromResource(created);
@@ -157,15 +163,15 @@ export class JobHandlers {
   }
 
   /**
-   * The RayCluster of a job's own cluster, rendered and admitted exactly as
-   * a cluster's create: the same compute templates, clusterToResource and
-   * Caller.admit (whose refusal names the job's fields).
+   * The RayCluster of a job's own cluster, rendered exactly as a cluster's
+   * create: the same compute templates and clusterToResource. It is
+   * admitted as the RayJob's spec.rayClusterSpec (createRayJob).
    */
   private async ownCluster(
     job: RayJob,
     call: NamespaceCall,
   ): Promise<RayCluster> {
-    const { kube, caller, scope, action, wrote } = call;
+    const { kube, scope, action } = call;
     const cluster = jobCluster(job, scope.namespace);
     const wanted = referencedTemplates(cluster);
     const templates = new Map<string, ComputeTemplate>();
@@ -191,17 +197,10 @@ export class JobHandlers {
         } not found in namespace "${scope.namespace}"`,
       );
     }
-    const resource = clusterToResource(cluster, templates, {
+    return clusterToResource(cluster, templates, {
       apiVersion: this.service.clusterApiVersion,
       now: this.service.now(),
     });
-    try {
-      caller.admit(action, scope.rules, resource, "create");
-    } catch (error) {
-      throw error instanceof AuthorizationError ? asJobRefusal(error) : error;
-    }
-    wrote?.(summarizeWorkload(resource));
-    return resource;
   }
 
   /**
@@ -268,18 +267,4 @@ export class JobHandlers {
     const resources = await this.service.orchestrator.listJobs(namespace, kube);
     return resources.map(jobFromResource);
   }
-}
-
-/**
- * A cluster's admission refusal as the job's: the walk names the fields of
- * a cluster request (`cluster.clusterSpec...`, `cluster.version`); a job's
- * own cluster is the same message under `job.`, and its RayCluster spec is
- * the RayJob's spec.rayClusterSpec.
- */
-function asJobRefusal(error: AuthorizationError): AuthorizationError {
-  const message = error.message
-    .replaceAll("cluster.clusterSpec", "job.clusterSpec")
-    .replaceAll("cluster.version", "job.version")
-    .replace(/\(RayCluster spec\./, "(RayJob spec.rayClusterSpec.");
-  return new AuthorizationError(error.reason, message);
 }
