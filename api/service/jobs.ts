@@ -129,14 +129,16 @@ export class JobHandlers {
    */
   async updateRayJob(
     request: UpdateRayJobRequest,
-    { log, kube, scope, action }: NamespaceCall,
+    call: NamespaceCall,
   ): Promise<RayJob> {
+    const { log, kube, scope, action } = call;
     const { namespace, name } = request;
     const current = await this.service.orchestrator.getJob(
       scope.namespace,
       name,
       { ...kube, fresh: true },
     );
+    checkOwner(call, current, "update");
     const violations = jobUpdateViolations(request, jobFromResource(current));
     if (violations.length > 0) throw invalidArgument(action, violations);
     const suspend = request.job!.suspend;
@@ -149,10 +151,20 @@ export class JobHandlers {
     return jobFromResource(updated);
   }
 
+  /** DeleteRayJob; under `owners: only`, of the caller's own jobs only. */
   async deleteRayJob(
     request: DeleteRayJobRequest,
-    { log, kube, scope }: NamespaceCall,
+    call: NamespaceCall,
   ): Promise<Record<string, never>> {
+    const { log, kube, scope } = call;
+    if (ownersOnly(call)) {
+      const current = await this.service.orchestrator.getJob(
+        scope.namespace,
+        request.name,
+        { ...kube, fresh: true },
+      );
+      checkOwner(call, current, "delete");
+    }
     await this.service.orchestrator.deleteJob(
       scope.namespace,
       request.name,
@@ -267,4 +279,38 @@ export class JobHandlers {
     const resources = await this.service.orchestrator.listJobs(namespace, kube);
     return resources.map(jobFromResource);
   }
+}
+
+/**
+ * Whether every rule that let the caller act on jobs here says `owners:
+ * only`: then only a job's owner, or a caller granted `admin` on jobs,
+ * changes or deletes it (as clusters.ts decides for clusters).
+ */
+function ownersOnly({ caller, scope }: NamespaceCall): boolean {
+  return scope.rules.length > 0 &&
+    scope.rules.every((rule) => rule.owners === "only") &&
+    !caller.may("admin", "jobs", scope.namespace);
+}
+
+/**
+ * PERMISSION_DENIED when the rules say `owners: only` and the caller is
+ * not the owner of `resource`: the identity recorded at create (the
+ * ray.io/user annotation, or the label when the name fits in one).
+ */
+function checkOwner(
+  call: NamespaceCall,
+  resource: RayJobResource,
+  verb: "update" | "delete",
+): void {
+  if (!ownersOnly(call)) return;
+  const { annotations, labels } = resource.metadata;
+  const owner = annotations?.[ANNOTATION.user] ?? labels?.[LABEL.user] ?? "";
+  const user = call.caller.identity.user;
+  if (owner === user) return;
+  throw new AuthorizationError(
+    "owner",
+    `${call.action}: user "${user}" may not ${verb} a job of ${
+      owner === "" ? "no recorded owner" : `"${owner}"`
+    }: only its owner or a caller granted "admin" may`,
+  );
 }
