@@ -128,8 +128,8 @@ export function jobCluster(job: Job, namespace: string): Cluster {
 /**
  * Every violation of a CreateRayJobRequest (its job after the user is
  * filled in), named by the request's field paths. The job's cluster is
- * checked as a cluster is (clusterViolations), its fields renamed from
- * `cluster.` to `job.`.
+ * checked as a cluster is (clusterViolations), its fields named as the
+ * job's (`job.clusterSpec...`).
  */
 export function jobViolations(
   request: { job?: Job; namespace: string },
@@ -279,17 +279,15 @@ function clusterChoiceViolations(
     }
     return v;
   }
-  // The job's own cluster, as a cluster: the job's name, user and
-  // namespace are checked above, as a job's.
-  const own = new Set(["cluster.name", "cluster.user", "namespace"]);
+  // The job's own cluster, as a cluster, its fields named in the job
+  // (`job.clusterSpec...`, `job.version`): the job's name, user, version
+  // and namespace are checked above, as a job's.
+  const own = new Set(["job.name", "job.user", "job.version", "namespace"]);
   return clusterViolations(
     { cluster: jobCluster(job, namespace), namespace },
     limits,
-  ).filter((violation) => !own.has(violation.field))
-    .map((violation) => ({
-      field: violation.field.replace(/^cluster\./, "job."),
-      description: violation.description.replaceAll("cluster.", "job."),
-    }));
+    "job",
+  ).filter((violation) => !own.has(violation.field));
 }
 
 // ---------------------------------------------------------------------------

@@ -169,53 +169,59 @@ export function validateCreateCluster(
   }
 }
 
-/** Every violation of a cluster as a create (or an update's result) has it. */
+/**
+ * Every violation of a cluster as a create (or an update's result) has it.
+ * `message` is the request field the cluster is in, the prefix of every
+ * field named: `cluster`, or `job` for a job's own cluster (whose spec is
+ * the job's clusterSpec and whose version is the job's).
+ */
 export function clusterViolations(
   request: { cluster?: Cluster; namespace: string },
   limits: Limits = DEFAULT_LIMITS,
+  message = "cluster",
 ): FieldViolation[] {
   const v = new Violations();
   checkNamespace(v, "namespace", request.namespace);
   const cluster = request.cluster;
   if (cluster === undefined || cluster === null) {
-    v.add("cluster", "is required");
+    v.add(message, "is required");
     return v.list;
   }
 
-  v.addAll("cluster.name", clusterNameProblems(cluster.name));
+  v.addAll(`${message}.name`, clusterNameProblems(cluster.name));
   if (
     cluster.namespace !== "" && request.namespace !== "" &&
     cluster.namespace !== request.namespace
   ) {
     v.add(
-      "cluster.namespace",
+      `${message}.namespace`,
       `must be empty or equal the request's namespace "${request.namespace}"`,
     );
   }
   if (cluster.user === "") {
-    v.add("cluster.user", "is required");
+    v.add(`${message}.user`, "is required");
   } else {
     // Any username an identity provider gives (e-mail addresses included):
     // conversions keep it whole in an annotation when a label cannot.
     if (cluster.user.length > MAX_USER_LENGTH) {
-      v.add("cluster.user", `must be at most ${MAX_USER_LENGTH} characters`);
+      v.add(`${message}.user`, `must be at most ${MAX_USER_LENGTH} characters`);
     }
     // deno-lint-ignore no-control-regex -- control characters are the point
     if (/[\u0000-\u001f\u007f-\u009f]/.test(cluster.user)) {
-      v.add("cluster.user", "must not contain control characters");
+      v.add(`${message}.user`, "must not contain control characters");
     }
     if (cluster.user.trim() !== cluster.user) {
-      v.add("cluster.user", "must not begin or end with white space");
+      v.add(`${message}.user`, "must not begin or end with white space");
     }
   }
-  v.addAll("cluster.version", labelValueProblems(cluster.version));
-  checkEnvs(v, "cluster.envs", cluster.envs, limits);
+  v.addAll(`${message}.version`, labelValueProblems(cluster.version));
+  checkEnvs(v, `${message}.envs`, cluster.envs, limits);
 
   const spec = cluster.clusterSpec;
   if (spec === undefined || spec === null) {
-    v.add("cluster.clusterSpec", "is required");
+    v.add(`${message}.clusterSpec`, "is required");
   } else {
-    const path = "cluster.clusterSpec";
+    const path = `${message}.clusterSpec`;
     const hasVersion = cluster.version !== "";
     if (spec.headGroupSpec === undefined || spec.headGroupSpec === null) {
       v.add(`${path}.headGroupSpec`, "is required");
@@ -330,6 +336,11 @@ function checkWorkerGroup(
   }
 }
 
+/** The request message a field path is in: `cluster` of `cluster.clusterSpec...`. */
+function requestOf(path: string): string {
+  return path.slice(0, path.indexOf("."));
+}
+
 /** Rules common to head and worker groups. */
 function checkGroup(
   v: Violations,
@@ -347,7 +358,10 @@ function checkGroup(
   }
   if (group.image === "") {
     if (!hasVersion) {
-      v.add(`${path}.image`, "is required when cluster.version is not set");
+      v.add(
+        `${path}.image`,
+        `is required when ${requestOf(path)}.version is not set`,
+      );
     }
   } else if (/\s/.test(group.image)) {
     v.add(`${path}.image`, "must not contain whitespace");
@@ -364,7 +378,9 @@ function checkGroup(
     if (Object.hasOwn(clusterEnvs, name)) {
       v.add(
         `${path}.environment[${JSON.stringify(name)}]`,
-        "is also set in cluster.envs: set a variable in one of the two",
+        `is also set in ${
+          requestOf(path)
+        }.envs: set a variable in one of the two`,
       );
     }
   }
