@@ -19,7 +19,12 @@
  * and decoded; anything else is the YAML as it is.
  */
 import { ANNOTATION, APP_NAME, LABEL, MANAGED_BY } from "./resources.ts";
-import type { ObjectMeta, PodTemplateSpec, RayCluster } from "./resources.ts";
+import type {
+  KubeEvent,
+  ObjectMeta,
+  PodTemplateSpec,
+  RayCluster,
+} from "./resources.ts";
 import type {
   Cluster,
   ClusterSpec,
@@ -27,7 +32,11 @@ import type {
   RayJobSubmitter,
 } from "./types.ts";
 import type { FieldViolation } from "./errors.ts";
-import { clusterFromResource, userLabelValue } from "./conversions.ts";
+import {
+  clusterEventFromResource,
+  clusterFromResource,
+  userLabelValue,
+} from "./conversions.ts";
 import { isDns1035Label, isLabelValue } from "./kubernetes_names.ts";
 import { clusterViolations } from "./validation.ts";
 import { DEFAULT_LIMITS, type Limits } from "./limits.ts";
@@ -81,6 +90,12 @@ export interface RayJobResource {
   spec: RayJobSpec;
   status?: RayJobStatus;
 }
+
+/**
+ * The field selector of the events about RayJobs (the API server filters;
+ * a field selector cannot also take RayClusters' in the same list).
+ */
+export const JOB_EVENTS_SELECTOR = "involvedObject.kind=RayJob";
 
 /** The selector lists of jobs use: only jobs the API server manages. */
 export const MANAGED_JOB_SELECTOR = `${LABEL.managedBy}=${MANAGED_BY}`;
@@ -397,9 +412,13 @@ function submitterPod(submitter: RayJobSubmitter): PodTemplateSpec {
 
 /**
  * The job a RayJob holds, whoever wrote it; tolerates missing fields. The
- * own cluster reads back through clusterFromResource, as a cluster's spec.
+ * own cluster reads back through clusterFromResource, as a cluster's spec;
+ * of `events`, those about this RayJob (eventsOfJob) are the job's.
  */
-export function jobFromResource(resource: RayJobResource): Job {
+export function jobFromResource(
+  resource: RayJobResource,
+  events: readonly KubeEvent[] = [],
+): Job {
   const metadata = resource.metadata ?? { name: "" };
   const labels = metadata.labels ?? {};
   const spec = resource.spec ?? {};
@@ -435,7 +454,38 @@ export function jobFromResource(resource: RayJobResource): Job {
     endTime: parseTime(status.endTime),
     rayClusterName: status.rayClusterName ?? "",
     suspend: spec.suspend ?? false,
+    events: eventsOfJob(resource, events).map(clusterEventFromResource),
   };
+}
+
+/**
+ * The events about this RayJob: involvedObject of kind RayJob with its
+ * namespace and name, and its uid when both carry one (so a deleted
+ * namesake's never show), oldest first as a cluster's.
+ */
+export function eventsOfJob(
+  resource: RayJobResource,
+  events: readonly KubeEvent[],
+): KubeEvent[] {
+  const { name, namespace, uid } = resource.metadata ?? { name: "" };
+  return events
+    .filter((event) => {
+      const object = event.involvedObject ?? {};
+      return object.kind === "RayJob" && object.name === name &&
+        (object.namespace ?? "") === (namespace ?? "") &&
+        !(object.uid && uid && object.uid !== uid);
+    })
+    .map((event, index) => ({ event, index, at: eventTime(event) }))
+    .sort((a, b) => a.at - b.at || a.index - b.index)
+    .map(({ event }) => event);
+}
+
+/** When an event last happened, in ms; 0 when it says nothing. */
+function eventTime(event: KubeEvent): number {
+  const time = parseTime(event.lastTimestamp) ?? parseTime(event.eventTime) ??
+    parseTime(event.firstTimestamp) ??
+    parseTime(event.metadata?.creationTimestamp);
+  return time?.getTime() ?? 0;
 }
 
 /** The cluster spec of a job's own cluster, read as a cluster's. */

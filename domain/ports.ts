@@ -206,6 +206,16 @@ export interface Orchestrator {
     name: string,
     options?: CallOptions,
   ): Promise<void>;
+  /**
+   * Events whose involvedObject is a RayJob, in one namespace (or all when
+   * undefined), optionally of one job name; callers match each to its job
+   * by namespace, name and uid (eventsOfJob).
+   */
+  listJobEvents(
+    namespace?: string,
+    name?: string,
+    options?: CallOptions,
+  ): Promise<KubeEvent[]>;
 
   // Services (RayServices), as clusters: only those with the managed-by label.
 

@@ -689,6 +689,13 @@ export interface RayJob {
    * message has none.
    */
   suspend: boolean;
+  /**
+   * Output. What happened to the job: the Kubernetes events about its
+   * RayJob (the operator's, such as the submitter's creation or the job's
+   * end), oldest first, as a cluster's events. KubeRay's RayJob message has
+   * no such field: this one is Corral's.
+   */
+  events: ClusterEvent[];
 }
 
 /** The request of CreateRayService. */

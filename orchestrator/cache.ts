@@ -123,7 +123,7 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
 
   cacheState(): CacheState {
     const reason = this.#reflectors.notInStep();
-    const { clusters, templates, events, jobs } = this.#stores;
+    const { clusters, templates, events, jobs, jobEvents } = this.#stores;
     return {
       inStep: reason === undefined,
       ...(reason === undefined ? {} : { reason }),
@@ -134,6 +134,7 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
         rayjobs: jobs.size,
         rayservices: this.#stores.services.size,
         serviceevents: this.#stores.serviceEvents.size,
+        jobevents: jobEvents.size,
       },
       lastInStep: this.#reflectors.lastInStep(),
       relists: this.#reflectors.relists(),
@@ -448,6 +449,21 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
       return this.#stores.serviceEventsOf(`${namespace ?? ""}/${name}`);
     }
     return this.#stores.serviceEvents.list(namespace) as KubeEvent[];
+  }
+
+  async listJobEvents(
+    namespace?: string,
+    name?: string,
+    call?: CallOptions,
+  ): Promise<KubeEvent[]> {
+    if (this.#readDirectly("Cannot list job events")) {
+      return await this.#direct.listJobEvents(namespace, name, call);
+    }
+    if (name !== undefined) {
+      return this.#stores.jobEventsOf(`${namespace ?? ""}/${name}`);
+    }
+    // Only events about RayJobs are listed into this store.
+    return this.#stores.jobEvents.list(namespace) as KubeEvent[];
   }
 
   ping(call?: CallOptions): Promise<void> {

@@ -29,6 +29,7 @@ import {
   type RayCluster,
 } from "../domain/resources.ts";
 import {
+  JOB_EVENTS_SELECTOR,
   MANAGED_JOB_SELECTOR,
   type RayJobResource,
 } from "../domain/job_conversions.ts";
@@ -58,6 +59,7 @@ const CACHED_RESOURCES = [
   "rayjobs",
   "rayservices",
   "serviceevents",
+  "jobevents",
 ] as const;
 export type CachedResource = typeof CACHED_RESOURCES[number];
 
@@ -102,6 +104,7 @@ function counts(): Record<CachedResource, number> {
     rayjobs: 0,
     rayservices: 0,
     serviceevents: 0,
+    jobevents: 0,
   };
 }
 
@@ -377,6 +380,13 @@ export class CacheReflectors {
       selector: { fieldSelector: SERVICE_EVENTS_SELECTOR },
       normalize: asEvent,
       apply: (change, ns) => stores.applyServiceEvents(change, ns),
+    });
+    this.#reflect<KubeEvent>(namespace, {
+      resource: "jobevents",
+      path: `/api/v1${inNamespace}/events`,
+      selector: { fieldSelector: JOB_EVENTS_SELECTOR },
+      normalize: asEvent,
+      apply: (change, ns) => stores.applyJobEvents(change, ns),
     });
   }
 

@@ -30,6 +30,8 @@ export class CacheStores {
   /** The managed RayServices, and the Events about RayServices. */
   readonly services = new Store<RayServiceResource>();
   readonly serviceEvents = new Store<KubeEvent>(involvedServiceKey);
+  /** The Events about RayJobs, indexed by the job's `namespace/name`. */
+  readonly jobEvents = new Store<KubeEvent>(involvedJobKey);
   readonly #listeners = new Set<Listener>();
   /** How many times Kubernetes' versions started again (see above). */
   #epoch = 0;
@@ -98,6 +100,17 @@ export class CacheStores {
   /** The events of the service `key` (`team-a/web`) names. */
   serviceEventsOf(key: string): KubeEvent[] {
     return [...this.serviceEvents.indexed(key)];
+  }
+
+  /** Applies a change the job events' watch brought. */
+  applyJobEvents(change: StoreChange<KubeEvent>, namespace = ""): void {
+    this.#noteReset(change);
+    this.jobEvents.apply(trimmed(change), namespace);
+  }
+
+  /** The events of the job `key` (`namespace/name`) names. */
+  jobEventsOf(key: string): KubeEvent[] {
+    return [...this.jobEvents.indexed(key)];
   }
 
   /** The events of the cluster `key` names. */
@@ -181,6 +194,13 @@ function involvedKey(event: KubeEvent): string | undefined {
 function involvedServiceKey(event: KubeEvent): string | undefined {
   const object = event.involvedObject;
   if (object?.kind !== "RayService") return undefined;
+  return `${object.namespace ?? ""}/${object.name ?? ""}`;
+}
+
+/** The job events store's index key of the RayJob an event is about. */
+function involvedJobKey(event: KubeEvent): string | undefined {
+  const object = event.involvedObject;
+  if (object?.kind !== "RayJob") return undefined;
   return `${object.namespace ?? ""}/${object.name ?? ""}`;
 }
 

@@ -21,7 +21,7 @@ import { listClusterEvents } from "./cluster_events.ts";
 import { ComputeTemplateCalls } from "./compute_templates.ts";
 import { type CallPolicy, KubernetesCaller } from "./kubernetes_call.ts";
 import { RayClusterCalls } from "./ray_clusters.ts";
-import { RayJobCalls } from "./ray_jobs.ts";
+import { listJobEvents, RayJobCalls } from "./ray_jobs.ts";
 import type { RayJobResource } from "../domain/job_conversions.ts";
 import { RayServiceCalls } from "./ray_services.ts";
 import type { RayServiceResource } from "../domain/service_resources.ts";
@@ -163,6 +163,10 @@ export class KubernetesOrchestrator implements Orchestrator {
 
   listServiceEvents(namespace?: string, name?: string, options?: CallOptions) {
     return this.#services.listEvents(namespace, name, options);
+  }
+
+  listJobEvents(namespace?: string, name?: string, options?: CallOptions) {
+    return listJobEvents(this.#caller, this.#core, namespace, name, options);
   }
 
   async ping(options?: CallOptions): Promise<void> {

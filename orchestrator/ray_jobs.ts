@@ -7,13 +7,17 @@
 import type { CallOptions } from "../domain/ports.ts";
 import {
   isManagedJob,
+  JOB_EVENTS_SELECTOR,
   MANAGED_JOB_SELECTOR,
   type RayJobResource,
 } from "../domain/job_conversions.ts";
+import type { KubeEvent } from "../domain/resources.ts";
 import type {
+  CoreV1Port,
   CustomObjectsPort,
   RayClusterCoordinates,
 } from "./client_ports.ts";
+import { asEvent } from "./json.ts";
 import type { KubernetesCall } from "./errors.ts";
 import {
   type KubernetesCaller,
@@ -178,4 +182,39 @@ export class RayJobCalls {
     if (!isManagedJob(job)) throw notFound(description);
     return job;
   }
+}
+
+/**
+ * Events whose involvedObject is a RayJob, in `namespace` (all when
+ * undefined), of the job `name` when given: one list call, selected on the
+ * server as the clusters' events are (cluster_events.ts).
+ */
+export async function listJobEvents(
+  caller: KubernetesCaller,
+  core: CoreV1Port,
+  namespace?: string,
+  name?: string,
+  options?: CallOptions,
+): Promise<KubeEvent[]> {
+  const fieldSelector = [
+    JOB_EVENTS_SELECTOR,
+    ...(name === undefined ? [] : [`involvedObject.name=${name}`]),
+  ].join(",");
+  const description: KubernetesCall = {
+    action: name === undefined
+      ? "Cannot list job events"
+      : `Cannot list events of job "${qualified(namespace ?? "", name)}"`,
+    verb: "list",
+    noun: "event",
+  };
+  const list = await caller.call(
+    description,
+    "events",
+    (config) =>
+      namespace === undefined
+        ? core.listEventForAllNamespaces({ fieldSelector }, config)
+        : core.listNamespacedEvent({ namespace, fieldSelector }, config),
+    options,
+  );
+  return list.items.map(asEvent);
 }

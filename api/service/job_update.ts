@@ -19,6 +19,7 @@ const OUTPUT_FIELDS = new Set<keyof RayJob>([
   "startTime",
   "endTime",
   "rayClusterName",
+  "events",
 ]);
 
 /** Every violation of `request` against the job as it is, `current`. */

@@ -87,17 +87,17 @@ export class JobHandlers {
     return jobFromResource(created);
   }
 
+  /** GetRayJob: the job with its events (from the cache, as the job). */
   async getRayJob(
     request: GetRayJobRequest,
     { kube, scope }: NamespaceCall,
   ): Promise<RayJob> {
-    return jobFromResource(
-      await this.service.orchestrator.getJob(
-        scope.namespace,
-        request.name,
-        kube,
-      ),
-    );
+    const { orchestrator } = this.service;
+    const [resource, events] = await Promise.all([
+      orchestrator.getJob(scope.namespace, request.name, kube),
+      orchestrator.listJobEvents(scope.namespace, request.name, kube),
+    ]);
+    return jobFromResource(resource, events);
   }
 
   async listRayJobs(
@@ -265,7 +265,10 @@ export class JobHandlers {
     );
   }
 
-  /** The jobs of one namespace, of several, or (undefined) of all. */
+  /**
+   * The jobs of one namespace, of several, or (undefined) of all, each with
+   * its events.
+   */
   private async jobsIn(
     namespace: string | readonly string[] | undefined,
     kube: CallContext["kube"],
@@ -276,8 +279,20 @@ export class JobHandlers {
       );
       return lists.flat();
     }
-    const resources = await this.service.orchestrator.listJobs(namespace, kube);
-    return resources.map(jobFromResource);
+    const { orchestrator } = this.service;
+    const [resources, events] = await Promise.all([
+      orchestrator.listJobs(namespace, kube),
+      orchestrator.listJobEvents(namespace, undefined, kube),
+    ]);
+    // Grouped once, so that N jobs do not each look at every event.
+    const byJob = Map.groupBy(events, (event) => {
+      const object = event.involvedObject ?? {};
+      return `${object.namespace ?? ""}/${object.name ?? ""}`;
+    });
+    return resources.map((resource) => {
+      const { namespace = "", name } = resource.metadata;
+      return jobFromResource(resource, byJob.get(`${namespace}/${name}`));
+    });
   }
 }
 
