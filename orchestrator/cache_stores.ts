@@ -19,6 +19,12 @@ import type { RayJobResource } from "../domain/job_conversions.ts";
 import type { RayServiceResource } from "../domain/service_resources.ts";
 import type { Reflected, StoreChange } from "./reflector.ts";
 import { type Changed, keyOf, Store } from "./store.ts";
+import {
+  trimCluster,
+  trimConfigMap,
+  trimEvent,
+  trimMetadataOnly,
+} from "./trim.ts";
 
 type Listener = (change: ClusterChange) => void;
 
@@ -44,7 +50,10 @@ export class CacheStores {
   /** Applies a change to the clusters' store and tells the listeners. */
   applyClusters(change: StoreChange<RayCluster>, namespace = ""): void {
     this.#noteReset(change);
-    const changed = this.clusters.apply(trimmed(change), namespace);
+    const changed = this.clusters.apply(
+      trimmed(change, trimCluster),
+      namespace,
+    );
     if (this.#listeners.size === 0) return;
     for (const pair of changed) {
       const key = keyOf((pair[1] ?? pair[0])!);
@@ -55,19 +64,19 @@ export class CacheStores {
   /** Applies a change the templates' watch brought. */
   applyTemplates(change: StoreChange<ConfigMap>, namespace: string): void {
     this.#noteReset(change);
-    this.templates.apply(trimmed(change), namespace);
+    this.templates.apply(trimmed(change, trimConfigMap), namespace);
   }
 
   /** Applies a change the jobs' watch brought. */
   applyJobs(change: StoreChange<RayJobResource>, namespace = ""): void {
     this.#noteReset(change);
-    this.jobs.apply(trimmed(change), namespace);
+    this.jobs.apply(trimmed(change, trimMetadataOnly), namespace);
   }
 
   /** Applies a change to the events' store; tells of their clusters. */
   applyEvents(change: StoreChange<KubeEvent>, namespace = ""): void {
     this.#noteReset(change);
-    const changed = this.events.apply(trimmed(change), namespace);
+    const changed = this.events.apply(trimmed(change, trimEvent), namespace);
     if (this.#listeners.size === 0) return;
     for (const pair of changed) {
       const object = (pair[1] ?? pair[0])!.involvedObject;
@@ -88,13 +97,13 @@ export class CacheStores {
     namespace = "",
   ): void {
     this.#noteReset(change);
-    this.services.apply(trimmed(change), namespace);
+    this.services.apply(trimmed(change, trimMetadataOnly), namespace);
   }
 
   /** Applies a change the watch of events about services brought. */
   applyServiceEvents(change: StoreChange<KubeEvent>, namespace: string): void {
     this.#noteReset(change);
-    this.serviceEvents.apply(trimmed(change), namespace);
+    this.serviceEvents.apply(trimmed(change, trimEvent), namespace);
   }
 
   /** The events of the service `key` (`team-a/web`) names. */
@@ -105,7 +114,7 @@ export class CacheStores {
   /** Applies a change the job events' watch brought. */
   applyJobEvents(change: StoreChange<KubeEvent>, namespace = ""): void {
     this.#noteReset(change);
-    this.jobEvents.apply(trimmed(change), namespace);
+    this.jobEvents.apply(trimmed(change, trimEvent), namespace);
   }
 
   /** The events of the job `key` (`namespace/name`) names. */
@@ -219,22 +228,15 @@ function versionOf<T extends Reflected>(
 }
 
 /**
- * An object without metadata.managedFields, the API server's record of who
- * set which field: Corral never reads it, and on a real cluster it is often
- * the larger part of an object (client-go's informers drop it the same way,
- * with a transform). Objects without it are kept as they are.
+ * `change` with each object as the cache keeps it (trim.ts): one transform
+ * per resource, applied here, where the reflectors' changes and the
+ * answers of writes and lookups enter the stores.
  */
-function withoutManagedFields<T extends Reflected>(item: T): T {
-  const metadata = item.metadata as
-    | (Reflected["metadata"] & { managedFields?: unknown })
-    | undefined;
-  if (metadata?.managedFields === undefined) return item;
-  const { managedFields: _, ...rest } = metadata;
-  return { ...item, metadata: rest };
-}
-
-function trimmed<T extends Reflected>(change: StoreChange<T>): StoreChange<T> {
+function trimmed<T extends Reflected>(
+  change: StoreChange<T>,
+  trim: (item: T) => T,
+): StoreChange<T> {
   return change.type === "replace"
-    ? { ...change, items: change.items.map(withoutManagedFields) }
-    : { ...change, item: withoutManagedFields(change.item) };
+    ? { ...change, items: change.items.map(trim) }
+    : { ...change, item: trim(change.item) };
 }
