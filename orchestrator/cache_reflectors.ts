@@ -50,6 +50,7 @@ import {
   startReflector,
   type StoreChange,
 } from "./reflector.ts";
+import { trimConfigMap, trimEvent } from "./trim.ts";
 import type { WatchTransport } from "./watch_stream.ts";
 
 const CACHED_RESOURCES = [
@@ -91,7 +92,10 @@ interface Reflection<T extends Reflected> {
   resource: CachedResource;
   path: string;
   selector: { labelSelector?: string; fieldSelector?: string };
-  /** client-node's shape of a listed or watched object to the domain's. */
+  /**
+   * client-node's shape of a listed or watched object to the domain's,
+   * trimmed to what reads use (trim.ts).
+   */
   normalize: (item: unknown) => T;
   apply: (change: StoreChange<T>, namespace: string) => void;
 }
@@ -343,21 +347,23 @@ export class CacheReflectors {
       resource: "rayclusters",
       path: `/apis/${group}/${version}${inNamespace}/${plural}`,
       selector: { labelSelector: MANAGED_CLUSTER_SELECTOR },
-      normalize: (item) => item as RayCluster,
+      // Trimmed as each page arrives, so that a list of 50,000 never holds
+      // them all whole at once (trim.ts).
+      normalize: (item) => stores.trimCluster(item as RayCluster),
       apply: (change, ns) => stores.applyClusters(change, ns),
     });
     this.#reflect<ConfigMap>(namespace, {
       resource: "configmaps",
       path: `/api/v1${inNamespace}/configmaps`,
       selector: { labelSelector: COMPUTE_TEMPLATE_SELECTOR },
-      normalize: asConfigMap,
+      normalize: (item) => trimConfigMap(asConfigMap(item)),
       apply: (change, ns) => stores.applyTemplates(change, ns),
     });
     this.#reflect<KubeEvent>(namespace, {
       resource: "events",
       path: `/api/v1${inNamespace}/events`,
       selector: { fieldSelector: CLUSTER_EVENTS_SELECTOR },
-      normalize: asEvent,
+      normalize: (item) => trimEvent(asEvent(item)),
       apply: (change, ns) => stores.applyEvents(change, ns),
     });
     this.#reflect<RayJobResource>(namespace, {

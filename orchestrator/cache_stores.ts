@@ -20,6 +20,7 @@ import type { RayServiceResource } from "../domain/service_resources.ts";
 import type { Reflected, StoreChange } from "./reflector.ts";
 import { type Changed, keyOf, Store } from "./store.ts";
 import {
+  SharedParts,
   trimCluster,
   trimConfigMap,
   trimEvent,
@@ -47,11 +48,21 @@ export class CacheStores {
     return this.#epoch;
   }
 
+  /** The clusters' groups, held once however many clusters have them. */
+  readonly #groups = new SharedParts();
+  /**
+   * A cluster as the cache keeps it (trim.ts), its groups shared with the
+   * clusters held; the reflectors trim what they hand over with it, item by
+   * item as each page arrives, and a cluster trimmed again costs little.
+   */
+  readonly trimCluster = (cluster: RayCluster): RayCluster =>
+    trimCluster(cluster, this.#groups);
+
   /** Applies a change to the clusters' store and tells the listeners. */
   applyClusters(change: StoreChange<RayCluster>, namespace = ""): void {
     this.#noteReset(change);
     const changed = this.clusters.apply(
-      trimmed(change, trimCluster),
+      trimmed(change, this.trimCluster),
       namespace,
     );
     if (this.#listeners.size === 0) return;

@@ -10,6 +10,7 @@ import type {
 } from "../../domain/resources.ts";
 import {
   LAST_APPLIED_ANNOTATION,
+  SharedParts,
   trimCluster,
   trimConfigMap,
   trimEvent,
@@ -166,4 +167,22 @@ Deno.test("a trimmed cluster with trimmed events reads back as the object the AP
       );
     });
   }
+});
+
+Deno.test("SharedParts holds one frozen copy of equal groups; trimCluster() shares a cluster's groups through it", async () => {
+  const cluster = await readJson<RayCluster>("kuberay_raycluster.json");
+  const shared = new SharedParts();
+  const a = trimCluster(structuredClone(cluster), shared);
+  const b = trimCluster(structuredClone(cluster), shared);
+  assert.equal(a.spec.headGroupSpec, b.spec.headGroupSpec);
+  assert.equal(a.spec.workerGroupSpecs![0], b.spec.workerGroupSpecs![0]);
+  assert.equal(Object.isFrozen(a.spec.headGroupSpec.template.spec), true);
+  assert.deepEqual(a.spec, cluster.spec);
+  // Trimmed again (as the store does), the same groups.
+  assert.equal(trimCluster(a, shared).spec.headGroupSpec, a.spec.headGroupSpec);
+  const other = structuredClone(cluster);
+  other.spec.headGroupSpec.rayStartParams = { "num-cpus": "64" };
+  const c = trimCluster(other, shared);
+  assert.notEqual(c.spec.headGroupSpec, a.spec.headGroupSpec);
+  assert.deepEqual(c.spec.headGroupSpec, other.spec.headGroupSpec);
 });
