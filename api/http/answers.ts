@@ -51,3 +51,40 @@ export function wholeBodyOf(
 ): string | Uint8Array | undefined {
   return bodies.get(response);
 }
+
+/**
+ * Answers whose body is made as it is written (streamedResponse()): the
+ * listener writes them chunk by chunk, where it reads any other answer in
+ * full first.
+ */
+const streamed = new WeakSet<Response>();
+
+const encoder = new TextEncoder();
+
+/**
+ * A 200 answer of the text `chunks` make, with `headers`: each chunk is
+ * made when the one before has been taken, so the whole text is never
+ * held at once (json_answers.ts, for answers too large to keep).
+ */
+export function streamedResponse(
+  chunks: Iterator<string>,
+  headers: Record<string, string>,
+): Response {
+  const response = new Response(
+    new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      },
+    }, { highWaterMark: 0 }),
+  );
+  for (const name in headers) response.headers.set(name, headers[name]);
+  streamed.add(response);
+  return response;
+}
+
+/** Whether `response` was made by streamedResponse(). */
+export function isStreamedAnswer(response: Response): boolean {
+  return streamed.has(response);
+}

@@ -6,7 +6,7 @@
  */
 import { Buffer } from "node:buffer";
 import type http from "node:http";
-import { wholeBodyOf } from "./answers.ts";
+import { isStreamedAnswer, wholeBodyOf } from "./answers.ts";
 
 /**
  * Writes `response` on `res`, without its body for HEAD. A whole answer
@@ -23,7 +23,10 @@ export function writeResponse(
   if (head) return endWithoutBody(res, response);
   // (response.body is not read before: for a whole answer, it would make a
   // stream of it.)
-  if (isStream(response)) return writeStream(res, response);
+  // A list too large to keep encoded is written as it is made.
+  if (isStream(response) || isStreamedAnswer(response)) {
+    return writeStream(res, response);
+  }
   // A whole answer, written with its length in one go: cheaper than reading
   // it as a stream, chunk by chunk; the gateway's, as it made it.
   const body = wholeBodyOf(response);
