@@ -45,14 +45,22 @@ export interface SeededStandin {
   stop(): Promise<void>;
 }
 
-/** The stand-in in its own process, holding `clusters` clusters. */
-export async function seededStandin(clusters: number): Promise<SeededStandin> {
+/**
+ * The stand-in in its own process, holding `clusters` clusters with
+ * `eventsEach` events each.
+ */
+export async function seededStandin(
+  clusters: number,
+  eventsEach = 3,
+): Promise<SeededStandin> {
   const { child, first } = await spawn([
     "run",
     "-A",
     "bench/standin.ts",
     "--clusters",
     String(clusters),
+    "--events-per-cluster",
+    String(eventsEach),
   ]);
   const { url, kubeconfig } = JSON.parse(first);
   return {
@@ -149,4 +157,19 @@ export async function metric(http: string, pattern: RegExp): Promise<number> {
 /** Corral's resident memory, in MiB. */
 export async function rssMb(http: string): Promise<number> {
   return await metric(http, /^process_memory_bytes\{kind="rss"\}/) / 2 ** 20;
+}
+
+/** Corral's V8 heap in use (live objects and garbage not yet collected), in MiB. */
+export async function heapUsedMb(http: string): Promise<number> {
+  return await metric(http, /^process_memory_bytes\{kind="heap_used"\}/) /
+    2 ** 20;
+}
+
+/** The load average over the last minute (/proc/loadavg); NaN where there is none. */
+export function loadAverage(): number {
+  try {
+    return Number(Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
+  } catch {
+    return NaN;
+  }
 }

@@ -9,20 +9,27 @@
  *
  *   deno task bench                          # 10,000 clusters, 10 s a run
  *   deno task bench --clusters 1000 --duration 5s
+ *   deno task bench --clusters 50000         # size only (bench/size.ts)
  *
  * Prints a table: req/s, p50 and p99 latency, Kubernetes calls per request
- * (from Corral's /metrics), Corral's RSS after loading, and the time from
- * start to ready.
+ * (from Corral's /metrics), Corral's RSS after loading, the bytes a cached
+ * cluster costs, and the time from start to ready. Above SIZE_ONLY_ABOVE
+ * clusters (or with --size-only) it measures size alone, with one event a
+ * cluster unless --events-per-cluster says: the time to ready, the memory
+ * when ready and after one unpaginated ListAllClusters (bench/size.ts).
  */
 import { parseArgs } from "node:util";
 import {
   freePort,
+  heapUsedMb,
+  loadAverage,
   metric,
   rssMb,
   seededStandin,
   spawn,
   startCorral,
 } from "./processes.ts";
+import { bytesPerCluster, measureSize, printSize } from "./size.ts";
 
 const { values } = parseArgs({
   args: Deno.args.filter((arg) => arg !== "--"),
@@ -30,12 +37,22 @@ const { values } = parseArgs({
     clusters: { type: "string", default: "10000" },
     duration: { type: "string", default: "10s" },
     connections: { type: "string", default: "16" },
+    "events-per-cluster": { type: "string" },
+    "size-only": { type: "boolean", default: false },
   },
 });
 const N = Number(values.clusters);
 const DURATION = values.duration;
 const WARM_UP = "1s";
 const CONNECTIONS = Number(values.connections);
+/**
+ * Above this many clusters the bench measures size alone: the reads' runs
+ * at 50,000 take minutes, and with --cache=off every list times out.
+ */
+const SIZE_ONLY_ABOVE = 10_000;
+const SIZE_ONLY = values["size-only"] || N > SIZE_ONLY_ABOVE;
+/** 3 a cluster for the reads; 1 for size alone (the size target's seed). */
+const EVENTS_EACH = Number(values["events-per-cluster"] ?? (SIZE_ONLY ? 1 : 3));
 
 async function has(tool: string): Promise<boolean> {
   try {
@@ -206,6 +223,8 @@ interface Variant {
   rows: Row[];
   rssMb: number;
   loadedMb: number;
+  /** The V8 heap in use when ready, in MiB. */
+  loadedHeapMb: number;
   readySeconds: number;
 }
 
@@ -214,8 +233,23 @@ async function main(): Promise<void> {
     console.error("deno task bench needs wrk: apt-get install wrk");
     Deno.exit(2);
   }
-  console.error(`Seeding the stand-in with ${N} clusters...`);
-  const standin = await seededStandin(N);
+  console.error(
+    `Seeding the stand-in with ${N} clusters, ${EVENTS_EACH} events each...`,
+  );
+  const standin = await seededStandin(N, EVENTS_EACH);
+  if (SIZE_ONLY) {
+    try {
+      const report = await measureSize(standin.kubeconfig, N);
+      console.log(
+        `\n${N} clusters over 10 namespaces, ${EVENTS_EACH} events each`,
+      );
+      printSize(report);
+    } finally {
+      await standin.stop();
+    }
+    return;
+  }
+  const load = loadAverage();
 
   const results: Variant[] = [];
   let clusterJson = "";
@@ -235,7 +269,9 @@ async function main(): Promise<void> {
   await standin.stop();
 
   console.log(
-    `\n${N} clusters over 10 namespaces, 3 events each; ${CONNECTIONS} connections, ${DURATION} a run (wrk; the paginated walk by this script)`,
+    `\n${N} clusters over 10 namespaces, ${EVENTS_EACH} events each; ${CONNECTIONS} connections, ${DURATION} a run (wrk; the paginated walk by this script); load average ${
+      fmt(load, 2)
+    } before, ${fmt(loadAverage(), 2)} after`,
   );
   printCeilings(before, after, clusterJson.length, results[0]?.rows[0]);
   printRows(results);
@@ -257,6 +293,7 @@ async function measureCorral(
   try {
     const { http, readySeconds } = corral;
     const loadedMb = await rssMb(http);
+    const loadedHeapMb = await heapUsedMb(http);
     const one =
       `${http}/apis/v1alpha2/namespaces/team-3/clusters/cluster-00003`;
     const clusterJson = wantClusterJson ? await (await fetch(one)).text() : "";
@@ -271,6 +308,7 @@ async function measureCorral(
       rows,
       rssMb: await rssMb(http),
       loadedMb,
+      loadedHeapMb,
       readySeconds,
     };
     return { variant, clusterJson };
@@ -363,7 +401,10 @@ function printRows(results: Variant[]): void {
   }
 }
 
-/** Each variant's start-up time and memory. */
+/**
+ * Each variant's start-up time and memory, and what a cached cluster costs:
+ * cache on minus cache off, both when ready, divided by the clusters.
+ */
 function printMemory(results: Variant[]): void {
   for (const { variant, rssMb, loadedMb, readySeconds } of results) {
     console.log(
@@ -374,6 +415,15 @@ function printMemory(results: Variant[]): void {
       } MB, after the runs ${rssMb.toFixed(0)} MB`,
     );
   }
+  const [on, off] = results;
+  if (on === undefined || off === undefined) return;
+  console.log(
+    `per cached cluster with its events (cache on minus off, when ready): ${
+      bytesPerCluster(on.loadedMb, off.loadedMb, N).toFixed(0)
+    } B of RSS, ${
+      bytesPerCluster(on.loadedHeapMb, off.loadedHeapMb, N).toFixed(0)
+    } B of heap in use`,
+  );
 }
 
 if (import.meta.main) await main();
