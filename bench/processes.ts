@@ -165,10 +165,10 @@ export async function heapUsedMb(http: string): Promise<number> {
     2 ** 20;
 }
 
-/** The load average over the last minute (/proc/loadavg); NaN where there is none. */
+/** The load average over the last minute; NaN where it cannot be read. */
 export function loadAverage(): number {
   try {
-    return Number(Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
+    return Deno.loadavg()[0];
   } catch {
     return NaN;
   }

@@ -25,12 +25,17 @@ export interface SizeReport {
   ready: Memory;
   /** --cache=off when ready: what Corral holds without the cache. */
   uncached: Memory;
+  /** SETTLE_MS after ready, idle: what V8 gave back of the first lists. */
+  settled: Memory;
   afterList: Memory;
   listSeconds: number;
   listBytes: number;
   /** The load average (1 min) when measured. */
   load: number;
 }
+
+/** How long Corral is left idle after ready before its memory is read again. */
+const SETTLE_MS = 5_000;
 
 async function memoryOf(http: string): Promise<Memory> {
   return { rssMb: await rssMb(http), heapMb: await heapUsedMb(http) };
@@ -65,6 +70,8 @@ export async function measureSize(
         ready.rssMb.toFixed(0)
       } MB; listing every cluster...`,
     );
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const settled = await memoryOf(http);
     const started = performance.now();
     const response = await fetch(`${http}/apis/v1alpha2/clusters`);
     const listBytes = (await response.arrayBuffer()).byteLength;
@@ -76,6 +83,7 @@ export async function measureSize(
       clusters,
       readySeconds,
       ready,
+      settled,
       uncached,
       afterList: await memoryOf(http),
       listSeconds,
@@ -115,6 +123,11 @@ export function printSize(report: SizeReport): void {
     `  per cached cluster with its events, cache on minus off when ready: ${
       per("rssMb")
     } B of RSS, ${per("heapMb")} B of heap in use`,
+  );
+  console.log(
+    `  ${SETTLE_MS / 1000} s later, idle: RSS ${
+      report.settled.rssMb.toFixed(0)
+    } MB, heap in use ${report.settled.heapMb.toFixed(0)} MB`,
   );
   console.log(
     `  one unpaginated ListAllClusters: ${
