@@ -1,8 +1,9 @@
 /**
  * What can go wrong in the command line, each with the exit code it ends
- * with and the lines it prints: 1 for an API error or a failed cluster, 2 for
- * a usage error or a timeout, 3 when the server cannot be reached. Scripts
- * branch on these codes, so they never change meaning.
+ * with and the lines it prints: 1 for an API error, a failed cluster or a
+ * failed job, 2 for a usage error or a timeout, 3 when the server cannot be
+ * reached, 4 for a job that was stopped. Scripts branch on these codes, so
+ * they never change meaning.
  */
 import { Code, type FieldViolation } from "../domain/errors.ts";
 
@@ -10,6 +11,8 @@ export const EXIT_OK = 0;
 export const EXIT_API_ERROR = 1;
 export const EXIT_USAGE = 2;
 export const EXIT_UNREACHABLE = 3;
+/** A job waited for was stopped (`jobs submit --wait`, `jobs wait`). */
+export const EXIT_JOB_STOPPED = 4;
 
 /** An error the command line explains itself, then exits with `exitCode`. */
 export class CliError extends Error {

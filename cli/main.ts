@@ -1,8 +1,9 @@
 /**
- * The `corral` command line: clusters and compute templates through
+ * The `corral` command line: clusters, jobs and compute templates through
  * Corral's HTTP API, for people who do not know Kubernetes. Finds the
  * command, parses its flags, runs it and exits with its code (0 ok, 1 API
- * error or failed cluster, 2 usage error or timeout, 3 server unreachable),
+ * error or failed cluster or job, 2 usage error or timeout, 3 server
+ * unreachable, 4 a job stopped),
  * every error printed in plain words on standard error.
  *
  * Run it with `deno task cli -- <command>`, or build one binary with
@@ -20,12 +21,14 @@ import {
 } from "./command.ts";
 import { completionCommand } from "./completion.ts";
 import { CONFIG } from "./config_commands.ts";
+import { JOBS } from "./jobs.ts";
 import { CliError, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
 import { TEMPLATES } from "./templates.ts";
 import { VERSION } from "./version.ts";
 
 const ENTRIES: TopLevel[] = [
   CLUSTERS,
+  JOBS,
   TEMPLATES,
   VERSION,
   CONFIG,

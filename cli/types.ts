@@ -49,3 +49,24 @@ export interface ComputeTemplate {
   gpuAccelerator?: string;
   [field: string]: unknown;
 }
+
+/** A job as GetRayJob answers it (proto3 JSON, KubeRay's field names). */
+export interface Job {
+  name: string;
+  namespace: string;
+  user?: string;
+  entrypoint?: string;
+  clusterSelector?: Record<string, string>;
+  /** PENDING, RUNNING, STOPPED, SUCCEEDED, FAILED; empty until the operator writes one. */
+  jobStatus?: string;
+  /** Initializing, Running, Complete, Failed, Suspended...; empty until then. */
+  jobDeploymentStatus?: string;
+  message?: string;
+  rayClusterName?: string;
+  createdAt?: string | null;
+  startTime?: string | null;
+  endTime?: string | null;
+  /** Absent until the API reports a job's events. */
+  events?: ClusterEvent[];
+  [field: string]: unknown;
+}

@@ -1,0 +1,356 @@
+/**
+ * `corral jobs ...`: submit, list, get, wait for, watch and delete jobs
+ * through the job routes of the HTTP API (`/apis/v1alpha2/.../jobs`). A
+ * job runs on an existing cluster (`--cluster`) or on one of its own made
+ * from flags (cluster_flags.ts); `--wait` ends with the job's outcome as
+ * the exit code (job_wait.ts).
+ */
+import {
+  type Flags,
+  onePositional,
+  type ParsedArgs,
+  parseDuration,
+  stringFlag,
+} from "./args.ts";
+import {
+  clusterSpecOf,
+  NEW_CLUSTER_FLAGS,
+  wantsNewCluster,
+} from "./cluster_flags.ts";
+import { type CommandGroup, withClient } from "./command.ts";
+import { EXIT_OK, UsageError } from "./errors.ts";
+import { namespaceOf, readObjectFile } from "./files.ts";
+import { age } from "./output.ts";
+import {
+  ALL_NAMESPACES,
+  getObject,
+  type Kind,
+  listObjects,
+  OUTPUT,
+} from "./resources.ts";
+import { followJobs, jobPath } from "./job_follow.ts";
+import { jobStatus, waitForJob } from "./job_wait.ts";
+import { printJobChanges } from "./job_watch.ts";
+import type { Job } from "./types.ts";
+
+const DEFAULT_TIMEOUT = "1h";
+
+const WAIT: Flags = {
+  wait: {
+    type: "boolean",
+    help: "follow the job until it ends; exit 0 SUCCEEDED, 1 FAILED, 4 STOPPED",
+  },
+  timeout: {
+    type: "string",
+    value: "DURATION",
+    help: `how long --wait waits (default ${DEFAULT_TIMEOUT}); then exit 2`,
+  },
+};
+
+/** When a time was, as an age ("45s"), or <none>. */
+function ago(time: string | null | undefined): string {
+  return time ? age(time, Date.now()) : "<none>";
+}
+
+/** Jobs as the CLI lists and gets them. */
+export const JOB_KIND: Kind<Job> = {
+  noun: "job",
+  plural: "jobs",
+  listField: "jobs",
+  allPath: jobPath(),
+  path: jobPath,
+  header: ["NAME", "STATUS", "DEPLOYMENT", "CLUSTER", "START", "END"],
+  cells: (job) => [
+    job.name,
+    jobStatus(job),
+    job.jobDeploymentStatus || "<none>",
+    job.rayClusterName || job.clusterSelector?.["ray.io/cluster"] ||
+    "<none>",
+    ago(job.startTime),
+    ago(job.endTime),
+  ],
+  namespaceOf: (job) => job.namespace,
+};
+
+function timeoutOf(values: ParsedArgs["values"]): number {
+  return parseDuration(
+    stringFlag(values, "timeout") ?? DEFAULT_TIMEOUT,
+    "--timeout",
+  );
+}
+
+/** A duration flag in whole seconds (`--ttl 10m`: 600), or undefined. */
+function seconds(values: ParsedArgs["values"], flag: string) {
+  const text = stringFlag(values, flag);
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text, `--${flag}`);
+  if (ms % 1000 !== 0) {
+    throw new UsageError(
+      `--${flag} ${JSON.stringify(text)} is not a whole number of seconds`,
+    );
+  }
+  return ms / 1000;
+}
+
+/** A word as a shell reads it back: quoted when it has to be. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word)
+    ? word
+    : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The entrypoint: --entrypoint, or the words after `--`; not both. */
+function entrypointOf({ values, positionals }: ParsedArgs): string {
+  const flag = stringFlag(values, "entrypoint");
+  if (flag !== undefined && positionals.length > 0) {
+    throw new UsageError(
+      "give the entrypoint once: --entrypoint or the words after --",
+      [`  usage: ${SUBMIT_USAGE}`],
+    );
+  }
+  const entrypoint = flag ?? positionals.map(shellWord).join(" ");
+  if (!entrypoint.trim()) {
+    throw new UsageError(
+      "the entrypoint is required: -- <command...> or --entrypoint CMD",
+      [`  usage: ${SUBMIT_USAGE}`],
+    );
+  }
+  return entrypoint;
+}
+
+/** Where the job runs: `--cluster` or a new cluster, exactly one. */
+function clusterOf(values: ParsedArgs["values"]) {
+  const cluster = stringFlag(values, "cluster");
+  const fresh = wantsNewCluster(values);
+  if (cluster !== undefined && fresh) {
+    throw new UsageError(
+      "--cluster runs the job on an existing cluster: it takes no --template, --workers, --image or --version",
+    );
+  }
+  if (cluster !== undefined) {
+    return { clusterSelector: { "ray.io/cluster": cluster } };
+  }
+  if (!fresh) {
+    throw new UsageError(
+      "say where the job runs: --cluster NAME, or --template T for a cluster of its own",
+      [`  usage: ${SUBMIT_USAGE}`],
+    );
+  }
+  const version = stringFlag(values, "version");
+  return { clusterSpec: clusterSpecOf(values), ...version ? { version } : {} };
+}
+
+/** A name for a job not given one: "job-" and five random letters. */
+function generatedName(): string {
+  const letters = "abcdefghijklmnopqrstuvwxyz0123456789";
+  const bytes = crypto.getRandomValues(new Uint8Array(5));
+  return `job-${[...bytes].map((b) => letters[b % letters.length]).join("")}`;
+}
+
+/** The job the flags describe, in the API's JSON. */
+async function jobOf(args: ParsedArgs): Promise<Record<string, unknown>> {
+  const { values } = args;
+  const entrypoint = entrypointOf(args);
+  const where = clusterOf(values);
+  const ttl = seconds(values, "ttl");
+  const deadline = seconds(values, "deadline");
+  const runtimeEnvFile = stringFlag(values, "runtime-env");
+  let runtimeEnv: string | undefined;
+  if (runtimeEnvFile !== undefined) {
+    // Read as YAML first, so a file that is not is named here, not sent.
+    await readObjectFile(runtimeEnvFile, "runtime environment");
+    runtimeEnv = await Deno.readTextFile(runtimeEnvFile);
+  }
+  return {
+    name: stringFlag(values, "name") ?? generatedName(),
+    user: stringFlag(values, "user") ?? "",
+    entrypoint,
+    ...where,
+    ...runtimeEnv !== undefined ? { runtimeEnv } : {},
+    ...values["shutdown-after-finish"]
+      ? { shutdownAfterJobFinishes: true }
+      : {},
+    ...ttl !== undefined ? { ttlSecondsAfterFinished: ttl } : {},
+    ...deadline !== undefined ? { activeDeadlineSeconds: deadline } : {},
+  };
+}
+
+async function submit(args: ParsedArgs): Promise<number> {
+  const { values } = args;
+  const timeoutMs = timeoutOf(values);
+  const job = await jobOf(args);
+  return await withClient(values, async (client, connection) => {
+    const namespace = namespaceOf({}, values, connection.namespace);
+    const created = await client.call<Job>("POST", jobPath(namespace), {
+      ...job,
+      namespace,
+    });
+    const key = `${created.namespace}/${created.name}`;
+    if (!values.wait) {
+      console.log(`job ${key} submitted`);
+      return EXIT_OK;
+    }
+    console.log(`job ${key} submitted, waiting for it to end`);
+    return await waitForJob(client, {
+      namespace: created.namespace,
+      name: created.name,
+      timeoutMs,
+    });
+  });
+}
+const SUBMIT_USAGE =
+  "jobs submit [--name NAME] (--cluster NAME | --template T [--workers N] [--image I | --version V]) [--wait] -- <command...>";
+
+async function wait({ values, positionals }: ParsedArgs): Promise<number> {
+  const name = onePositional(positionals, "a job name", WAIT_USAGE);
+  const timeoutMs = timeoutOf(values);
+  return await withClient(values, async (client, { namespace }) => {
+    // Read once first, so a job that is not there is named as the API says.
+    await client.call<Job>("GET", jobPath(namespace, name));
+    return await waitForJob(client, { namespace, name, timeoutMs });
+  });
+}
+const WAIT_USAGE = "jobs wait NAME [-n NS] [--timeout 1h]";
+
+async function remove({ values, positionals }: ParsedArgs): Promise<number> {
+  const name = onePositional(positionals, "a job name", DELETE_USAGE);
+  return await withClient(values, async (client, { namespace }) => {
+    await client.call("DELETE", jobPath(namespace, name));
+    console.log(`job ${namespace}/${name} deleted`);
+    return EXIT_OK;
+  });
+}
+const DELETE_USAGE = "jobs delete NAME [-n NS]";
+
+async function watch({ values, positionals }: ParsedArgs): Promise<number> {
+  if (positionals.length > 0) {
+    throw new UsageError(
+      `unexpected argument ${JSON.stringify(positionals[0])}`,
+      [`  usage: ${WATCH_USAGE}`],
+    );
+  }
+  const all = values["all-namespaces"] === true;
+  return await withClient(values, async (client, { namespace }) => {
+    const aborter = new AbortController();
+    const stop = () => aborter.abort();
+    Deno.addSignalListener("SIGINT", stop);
+    try {
+      const scope = all ? {} : { namespace };
+      await printJobChanges(
+        followJobs(client, scope, aborter.signal),
+        JOB_KIND,
+        all,
+      );
+    } finally {
+      Deno.removeSignalListener("SIGINT", stop);
+    }
+    return EXIT_OK;
+  });
+}
+const WATCH_USAGE = "jobs watch [-n NS | -A]";
+
+const LIST_USAGE = "jobs list [-n NS | -A] [-o table|json|yaml]";
+const GET_USAGE = "jobs get NAME [-n NS] [-o table|json|yaml]";
+
+const SUBMIT_FLAGS: Flags = {
+  name: {
+    type: "string",
+    value: "NAME",
+    help: "the job's name (default job-<random>)",
+  },
+  entrypoint: {
+    type: "string",
+    value: "CMD",
+    help: "the command the job runs (or the words after --)",
+  },
+  "runtime-env": {
+    type: "string",
+    value: "FILE",
+    help: "the job's runtime environment, a YAML file",
+  },
+  cluster: {
+    type: "string",
+    value: "NAME",
+    help: "run on this existing cluster of the namespace",
+  },
+  ...NEW_CLUSTER_FLAGS,
+  "shutdown-after-finish": {
+    type: "boolean",
+    help: "delete the job's own cluster once it ends",
+  },
+  ttl: {
+    type: "string",
+    value: "DURATION",
+    help: "with --shutdown-after-finish: how long after the end, e.g. 10m",
+  },
+  deadline: {
+    type: "string",
+    value: "DURATION",
+    help: "how long the job may run before it is ended, e.g. 2h",
+  },
+  user: {
+    type: "string",
+    value: "NAME",
+    help: "the job's owner (default: who the token says you are)",
+  },
+  ...WAIT,
+};
+
+export const JOBS: CommandGroup = {
+  name: "jobs",
+  summary: "submit, list, wait for, watch and delete jobs",
+  commands: [
+    {
+      name: "submit",
+      summary: "submit a job to an existing cluster or a new one of its own",
+      usage: SUBMIT_USAGE,
+      flags: SUBMIT_FLAGS,
+      examples: [
+        "corral jobs submit --name train --cluster blue --wait -- python train.py",
+        "corral jobs submit --template small --workers 2 --version 2.9.0 \\",
+        "  --shutdown-after-finish --ttl 5m --runtime-env env.yaml -- python train.py",
+      ],
+      run: submit,
+    },
+    {
+      name: "list",
+      summary: "list the jobs of a namespace, or of all (-A)",
+      usage: LIST_USAGE,
+      flags: { ...ALL_NAMESPACES, ...OUTPUT },
+      examples: ["corral jobs list -n team-a", "corral jobs list -A -o json"],
+      run: listObjects(JOB_KIND, LIST_USAGE),
+    },
+    {
+      name: "get",
+      summary: "show one job",
+      usage: GET_USAGE,
+      flags: OUTPUT,
+      examples: ["corral jobs get train -n team-a -o yaml"],
+      run: getObject(JOB_KIND, GET_USAGE),
+    },
+    {
+      name: "wait",
+      summary: "wait for a job to end; its outcome is the exit code",
+      usage: WAIT_USAGE,
+      flags: { timeout: WAIT.timeout },
+      examples: ["corral jobs wait train --timeout 30m && echo done"],
+      run: wait,
+    },
+    {
+      name: "watch",
+      summary: "follow jobs as they change, until Ctrl-C",
+      usage: WATCH_USAGE,
+      flags: ALL_NAMESPACES,
+      examples: ["corral jobs watch -A"],
+      run: watch,
+    },
+    {
+      name: "delete",
+      summary: "delete a job (and the cluster it brought)",
+      usage: DELETE_USAGE,
+      flags: {},
+      examples: ["corral jobs delete train -n team-a"],
+      run: remove,
+    },
+  ],
+};
