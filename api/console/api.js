@@ -31,6 +31,10 @@ import { signIn } from "./sign_in.js";
 /** @typedef {Json<import("../../domain/types.ts").WorkerGroupSpec>} WorkerGroupSpec */
 /** @typedef {Json<import("../../domain/types.ts").ComputeTemplate>} ComputeTemplate */
 /** @typedef {Json<import("../../domain/types.ts").WatchClustersResponse>} WatchAnswer */
+/**
+ * A job; `events` is there once the API reports a job's events.
+ * @typedef {Json<import("../../domain/types.ts").RayJob> & { events?: ClusterEvent[] }} Job
+ */
 /** @typedef {{ field: string, description: string }} FieldViolation */
 
 /**
@@ -50,6 +54,16 @@ const paths = {
   /** @param {string} ns @param {string} name */
   cluster: (ns, name) =>
     `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/clusters/${
+      encodeURIComponent(name)
+    }`,
+  /** @param {string} [ns] every namespace's when undefined */
+  jobs: (ns) =>
+    ns === undefined
+      ? "/apis/v1alpha2/jobs"
+      : `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/jobs`,
+  /** @param {string} ns @param {string} name */
+  job: (ns, name) =>
+    `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/jobs/${
       encodeURIComponent(name)
     }`,
   /** @param {string} [ns] every namespace's when undefined */
@@ -183,6 +197,33 @@ export async function updateWorkerGroups(cluster, workerGroupSpec) {
  */
 export async function deleteCluster(namespace, name) {
   await call("DELETE", paths.cluster(namespace, name));
+}
+
+/**
+ * The jobs of a namespace, or of every namespace.
+ * @param {string} [namespace]
+ * @returns {Promise<Job[]>}
+ */
+export async function listJobs(namespace) {
+  const answer = await call("GET", paths.jobs(namespace));
+  return answer.jobs ?? [];
+}
+
+/**
+ * @param {string} namespace
+ * @param {Draft<Job>} job
+ * @returns {Promise<Job>}
+ */
+export async function createJob(namespace, job) {
+  return await call("POST", paths.jobs(namespace), job);
+}
+
+/**
+ * @param {string} namespace
+ * @param {string} name
+ */
+export async function deleteJob(namespace, name) {
+  await call("DELETE", paths.job(namespace, name));
 }
 
 /**

@@ -51,3 +51,31 @@ export function workerCount(cluster) {
   return (cluster.clusterSpec?.workerGroupSpec ?? [])
     .reduce((sum, group) => sum + (group.replicas ?? 0), 0);
 }
+
+/**
+ * A job's status as a badge, coloured as a cluster's state: SUCCEEDED as
+ * ready, FAILED (or a deployment that failed) as failed, PENDING (no
+ * status yet) as pending.
+ * @param {import("./api.js").Job} job
+ */
+export function jobBadge(job) {
+  const text = job.jobStatus || "PENDING";
+  const kind = text === "SUCCEEDED"
+    ? "ready"
+    : text === "FAILED" || job.jobDeploymentStatus === "Failed"
+    ? "failed"
+    : text === "PENDING"
+    ? "pending"
+    : "other";
+  return h("span", { class: `state ${kind}`, "data-status": text }, text);
+}
+
+/**
+ * A time as the browser's locale writes it, with its age; empty when not
+ * known.
+ * @param {string | null | undefined} timestamp
+ */
+export function when(timestamp) {
+  if (!timestamp) return "";
+  return `${new Date(timestamp).toLocaleString()} (${age(timestamp)} ago)`;
+}

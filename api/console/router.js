@@ -2,12 +2,16 @@
 /// <reference lib="dom" />
 /**
  * Which view the page shows, from the location's hash: #/clusters (the
- * default), #/clusters/<namespace>/<name>, #/create and #/templates; and
- * redrawing it when the clusters change.
+ * default), #/clusters/<namespace>/<name>, #/create, #/templates, #/jobs,
+ * #/jobs/<namespace>/<name> and #/new-job; and redrawing it when the
+ * clusters or jobs change. The view it replaces is closed first.
  */
 import { clustersView } from "./clusters_view.js";
 import { clusterView } from "./cluster_view.js";
 import { createView } from "./create_view.js";
+import { jobCreateView } from "./job_create_view.js";
+import { jobView } from "./job_view.js";
+import { jobsView } from "./jobs_view.js";
 import { state } from "./state.js";
 import { templatesView } from "./templates_view.js";
 
@@ -22,10 +26,15 @@ export function route() {
       link.setAttribute("aria-current", "page");
     } else link.removeAttribute("aria-current");
   }
+  state.view?.close?.();
   if (section === "clusters" && parts.length >= 3) {
     state.view = clusterView(parts[1], parts[2]);
   } else if (section === "create") state.view = createView();
   else if (section === "templates") state.view = templatesView();
+  else if (section === "jobs" && parts.length >= 3) {
+    state.view = jobView(parts[1], parts[2], redrawSoon);
+  } else if (section === "jobs") state.view = jobsView(redrawSoon);
+  else if (section === "new-job") state.view = jobCreateView();
   else state.view = clustersView();
 }
 

@@ -2,16 +2,19 @@
 /// <reference lib="dom" />
 /**
  * What the console knows, held here and nowhere else. Each part has one
- * writer: the watch (watch.js) writes `clusters` and `watch`; the router
+ * writer: the watch (watch.js) writes `clusters` and `watch`; the jobs'
+ * poll (jobs_poll.js) writes `jobs` and `jobsSynced`; the router
  * (router.js) writes `view` and `redrawQueued`. Views only read.
  */
 
 /** @typedef {import("./api.js").Cluster} Cluster */
+/** @typedef {import("./api.js").Job} Job */
 
 /**
  * What is on the page: `update` redraws it from the state, when it shows
- * clusters.
- * @typedef {{ update?: () => void }} View
+ * clusters or jobs; `close`, when there, ends what it started (the jobs'
+ * poll) as another view replaces it.
+ * @typedef {{ update?: () => void, close?: () => void }} View
  */
 
 /**
@@ -27,6 +30,8 @@
  * @typedef {object} ConsoleState
  * @property {Map<string, Cluster>} clusters by "namespace/name", as the watch has them
  * @property {WatchProgress} watch
+ * @property {Map<string, Job>} jobs by "namespace/name", as last read
+ * @property {boolean} jobsSynced whether the jobs have been read once
  * @property {View | null} view
  * @property {boolean} redrawQueued whether a redraw waits for the next frame
  */
@@ -35,6 +40,8 @@
 export const state = {
   clusters: new Map(),
   watch: { resourceVersion: "", synced: false, controller: null, wake: null },
+  jobs: new Map(),
+  jobsSynced: false,
   view: null,
   redrawQueued: false,
 };
