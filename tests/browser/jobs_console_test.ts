@@ -1,0 +1,167 @@
+/**
+ * The console's jobs in a real browser (Debian's chromium, headless):
+ * a person fills the New job form, sees a refusal next to the field it
+ * names, submits the job on a cluster of its own from a compute template,
+ * and watches its page go from pending to running to succeeded, live,
+ * while the test plays KubeRay's operator (the simulated one is told to
+ * take an hour) by writing the RayJob's status through the stand-in's
+ * Kubernetes API. Holds with or without a simulated operator for jobs.
+ */
+import assert from "node:assert/strict";
+import { parse } from "yaml";
+import type { BrowserContext } from "playwright-core";
+import {
+  assertNoTrouble,
+  launchChromium,
+  SCREENSHOTS,
+  watchTrouble,
+} from "./browser.ts";
+import {
+  ANONYMOUS,
+  DEV_PERMISSIONS,
+  FREE_PORTS,
+  type MainProcess,
+  NO_SHUTDOWN_DELAY,
+  startMain,
+} from "../main_process.ts";
+
+const NS = "team-a";
+
+Deno.test("the console's jobs: New job, a refusal by field, then the job's page goes running and succeeded live", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "corral-console-jobs-" });
+  const kubeconfig = `${dir}/standin.kubeconfig`;
+  let corral: MainProcess | undefined;
+  let context: BrowserContext | undefined;
+  try {
+    corral = await startMain({
+      args: [
+        "--orchestrator",
+        "embedded",
+        ...FREE_PORTS,
+        "--operator-delay",
+        "1h",
+        "--write-kubeconfig",
+        kubeconfig,
+        ...ANONYMOUS,
+        ...NO_SHUTDOWN_DELAY,
+      ],
+      permissions: DEV_PERMISSIONS,
+      startTimeoutMs: 20_000,
+    });
+    const origin = corral.http;
+    const standin: string = parse(await Deno.readTextFile(kubeconfig))
+      .clusters[0].cluster.server;
+    const template = await fetch(
+      `${origin}/apis/v1/namespaces/${NS}/compute_templates`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "small", cpu: 1, memory: 1 }),
+      },
+    );
+    assert.equal(template.status, 200, await template.text());
+    /** Writes the RayJob's status, as KubeRay's operator does. */
+    const setStatus = async (name: string, status: unknown) => {
+      const response = await fetch(
+        `${standin}/apis/ray.io/v1/namespaces/${NS}/rayjobs/${name}/status`,
+        {
+          method: "PATCH",
+          headers: { "content-type": "application/merge-patch+json" },
+          body: JSON.stringify({ status }),
+        },
+      );
+      assert.equal(response.status, 200, await response.text());
+    };
+    const launched = await launchChromium(dir, { width: 1280, height: 800 });
+    context = launched.context;
+    const page = launched.page;
+    const trouble = watchTrouble(page, origin);
+
+    await t.step("the jobs list starts empty", async () => {
+      await page.goto(`${origin}/console#/jobs`);
+      await page.getByText("No jobs yet: submit one.").waitFor();
+      assertNoTrouble(trouble);
+    });
+
+    await t.step(
+      "a refusal shows the API's message next to the field it names",
+      async () => {
+        await page.click("#new-job");
+        await page.fill("#job-name", "Bad_Job");
+        await page.fill("#job-namespace", NS);
+        await page.fill("#job-user", "ada");
+        await page.fill("#job-entrypoint", "python train.py");
+        await page.locator("#job-template option[value=small]").waitFor({
+          state: "attached",
+        });
+        await page.check("#job-fresh");
+        await page.selectOption("#job-template", "small");
+        await page.fill("#job-version", "2.9.0");
+        await page.click("#submit-job");
+        await page.locator("#job-name-error").filter({ hasText: /\S/ })
+          .waitFor();
+        assert.equal(
+          await page.getAttribute("#job-name", "aria-invalid"),
+          "true",
+        );
+        assertNoTrouble(trouble, [/\/jobs: HTTP 400$/]);
+      },
+    );
+
+    await t.step(
+      "submitted, the job's page shows it pending, then running, then succeeded, live",
+      async () => {
+        await page.fill("#job-name", "train");
+        await page.fill("#job-runtime-env", "pip:\n  - numpy\n");
+        await page.check("#job-shutdown");
+        await page.click("#submit-job");
+        await page.waitForURL(/#\/jobs\/team-a\/train$/);
+        await page.locator("#job-status").getByText("PENDING").waitFor();
+        const stored = await (await fetch(
+          `${standin}/apis/ray.io/v1/namespaces/${NS}/rayjobs/train`,
+        )).json();
+        assert.equal(stored.spec.entrypoint, "python train.py");
+        assert.equal(stored.spec.runtimeEnvYAML, "pip:\n  - numpy\n");
+        assert.equal(stored.spec.shutdownAfterJobFinishes, true);
+        await setStatus("train", {
+          jobStatus: "RUNNING",
+          jobDeploymentStatus: "Running",
+          rayClusterName: "train-raycluster",
+          startTime: new Date().toISOString(),
+        });
+        await page.locator("#job-status").getByText("RUNNING").waitFor();
+        await page.locator("#job-cluster a").getByText("train-raycluster")
+          .waitFor();
+        await setStatus("train", {
+          jobStatus: "SUCCEEDED",
+          jobDeploymentStatus: "Complete",
+          message: "Job finished successfully",
+          endTime: new Date().toISOString(),
+        });
+        await page.locator("#job-status").getByText("SUCCEEDED").waitFor();
+        await page.locator("#job-message").getByText(
+          "Job finished successfully",
+        ).waitFor();
+        if (SCREENSHOTS) {
+          await page.screenshot({
+            path: `${SCREENSHOTS}/console-job.png`,
+            fullPage: true,
+          });
+        }
+        assertNoTrouble(trouble);
+      },
+    );
+
+    await t.step("the jobs list shows it with its status", async () => {
+      await page.click("text=Jobs");
+      const row = page.locator('[data-job="team-a/train"]');
+      await row.getByText("SUCCEEDED").waitFor();
+      assert.match(await row.textContent() ?? "", /Complete/);
+      assertNoTrouble(trouble);
+    });
+  } finally {
+    await context?.close();
+    await corral?.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
