@@ -175,6 +175,17 @@ async function jobOf(args: ParsedArgs): Promise<Record<string, unknown>> {
   };
 }
 
+/**
+ * The owner of a job not given --user: with a token, none (Corral makes
+ * the token's user the owner, and refuses any other); without one (a
+ * Corral that lets anyone in, as `deno task dev`), the local login name,
+ * since a job needs an owner.
+ */
+function defaultUser(token: string | undefined): string {
+  if (token) return "";
+  return Deno.env.get("USER") || Deno.env.get("USERNAME") || "";
+}
+
 async function submit(args: ParsedArgs): Promise<number> {
   const { values } = args;
   const timeoutMs = timeoutOf(values);
@@ -183,6 +194,7 @@ async function submit(args: ParsedArgs): Promise<number> {
     const namespace = namespaceOf({}, values, connection.namespace);
     const created = await client.call<Job>("POST", jobPath(namespace), {
       ...job,
+      user: job.user || defaultUser(connection.token),
       namespace,
     });
     const key = `${created.namespace}/${created.name}`;
@@ -291,7 +303,8 @@ const SUBMIT_FLAGS: Flags = {
   user: {
     type: "string",
     value: "NAME",
-    help: "the job's owner (default: who the token says you are)",
+    help:
+      "the job's owner (default: who the token says you are; without a token, $USER)",
   },
   ...WAIT,
 };

@@ -240,6 +240,16 @@ Deno.test("corral jobs: submit --wait ends with the job's outcome, list, get, wa
         assert.equal(result.code, 0, result.stderr);
         const spec = (await rayJob("on-blue")).spec;
         assert.deepEqual(spec.clusterSelector, { "ray.io/cluster": "blue" });
+        const owned = await box.run(
+          ["jobs", "submit", "--name", "mine", "--cluster", "blue", "--", "x"],
+          { env: { ...env, USER: "grace" } },
+        );
+        assert.equal(owned.code, 0, owned.stderr);
+        assert.equal(
+          (await rayJob("mine")).metadata.labels["ray.io/user"],
+          "grace",
+          "without a token or --user, the login name owns the job",
+        );
         assert.equal(spec.entrypoint, `python -c 'print('\\''hi'\\'')'`);
       },
     );
