@@ -1,6 +1,6 @@
 /**
- * `corral jobs ...` against a dev-mode Corral whose simulated operator
- * takes an hour, so the test plays KubeRay's operator itself: it writes
+ * `corral jobs ...` against a Corral in kubernetes mode over a stand-in
+ * with no operator at all, so the test plays KubeRay's operator itself: it writes
  * each RayJob's status (RUNNING, then SUCCEEDED, FAILED or STOPPED, or a
  * deployment that failed past its deadline) through the stand-in's
  * Kubernetes API, as the operator does. `--wait`'s exit code is the job's
@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { parse } from "yaml";
+import { kubeconfigFor, startStandin } from "../../standin/mod.ts";
 import {
   ANONYMOUS,
   FREE_PORTS,
@@ -64,24 +65,24 @@ function ended(jobStatus: string, message: string) {
 
 Deno.test("corral jobs: submit --wait ends with the job's outcome, list, get, wait, watch, delete", async (t) => {
   const box: Sandbox = await sandbox();
+  // No simulated operator: what it would write, the test writes.
+  const kube = startStandin({ hostname: "127.0.0.1", port: 0 });
   const kubeconfig = `${box.dir}/standin.kubeconfig`;
+  await Deno.writeTextFile(kubeconfig, kubeconfigFor(kube.url));
   const main: MainProcess = await startCorral({
     namespace: NS,
     args: [
       "--orchestrator",
-      "embedded",
-      ...FREE_PORTS,
-      "--operator-delay",
-      "1h",
-      "--write-kubeconfig",
+      "kubernetes",
+      "--kubeconfig",
       kubeconfig,
+      ...FREE_PORTS,
       ...ANONYMOUS,
       ...NO_SHUTDOWN_DELAY,
     ],
   });
   const env = { CORRAL_SERVER: main.http, CORRAL_NAMESPACE: NS };
-  const standin: string = parse(await Deno.readTextFile(kubeconfig))
-    .clusters[0].cluster.server;
+  const standin = kube.url;
   const rayJob = async (name: string) =>
     await (await fetch(`${standin}${RAYJOBS}/${name}`)).json();
 
@@ -350,6 +351,7 @@ Deno.test("corral jobs: submit --wait ends with the job's outcome, list, get, wa
     );
   } finally {
     await main.stop();
+    await kube.close();
     await box.remove();
   }
 });
