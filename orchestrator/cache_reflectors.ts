@@ -159,6 +159,7 @@ export class CacheReflectors {
         seconds: (performance.now() - this.#clock.mono) / 1000,
       });
       this.#markSynced();
+      collectFirstListsGarbage();
       this.#checkQuietWatches();
     });
   }
@@ -426,4 +427,16 @@ export class CacheReflectors {
     });
     this.#reflectors.push({ resource, namespace, reflector });
   }
+}
+
+/**
+ * One full garbage collection once the first lists are in, when V8 lets
+ * Corral ask for it (--v8-flags=--expose-gc, as `deno task start` and the
+ * image run it): the first lists leave tens of MB of parsed pages behind
+ * at once, which V8 would otherwise keep, and the RSS with them, until the
+ * old generation grows enough to be collected (bench/size.ts measures it).
+ */
+function collectFirstListsGarbage(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
 }
