@@ -39,8 +39,7 @@ import {
   SERVICE_EVENTS_SELECTOR,
 } from "../domain/service_resources.ts";
 import type { CacheStores } from "./cache_stores.ts";
-import { RAY_JOBS } from "./ray_jobs.ts";
-import { RAY_SERVICE_PLURAL } from "./ray_services.ts";
+import { RAY_JOBS, RAY_SERVICES } from "./managed_objects.ts";
 import type { RayClusterCoordinates } from "./client_ports.ts";
 import { asConfigMap, asEvent } from "./json.ts";
 import { listInPages } from "./list_pages.ts";
@@ -376,7 +375,7 @@ export class CacheReflectors {
     });
     this.#reflect<RayServiceResource>(namespace, {
       resource: "rayservices",
-      path: `/apis/${group}/${version}${inNamespace}/${RAY_SERVICE_PLURAL}`,
+      path: `/apis/${group}/${version}${inNamespace}/${RAY_SERVICES}`,
       selector: { labelSelector: MANAGED_SERVICE_SELECTOR },
       normalize: (item) => item as RayServiceResource,
       apply: (change, ns) => stores.applyServices(change, ns),

@@ -1,7 +1,8 @@
 /**
- * The Orchestrator (domain/ports.ts) on @kubernetes/client-node: RayClusters
- * through CustomObjectsApi (ray_clusters.ts), compute-template ConfigMaps
- * (compute_templates.ts) and Events (cluster_events.ts) through CoreV1Api.
+ * The Orchestrator (domain/ports.ts) on @kubernetes/client-node: RayClusters,
+ * RayJobs and RayServices through CustomObjectsApi (managed_objects.ts),
+ * compute-template ConfigMaps (compute_templates.ts) and the Events about
+ * each kind (managed_objects.ts) through CoreV1Api.
  * Every method makes O(1) calls; lists select on the server with label and
  * field selectors. Kubernetes failures are translated once, where the call
  * is made (kubernetes_call.ts), into ServiceError; client-node's
@@ -17,22 +18,30 @@ import type {
   RayClusterCoordinates,
   VersionPort,
 } from "./client_ports.ts";
-import { listClusterEvents } from "./cluster_events.ts";
 import { ComputeTemplateCalls } from "./compute_templates.ts";
 import { type CallPolicy, KubernetesCaller } from "./kubernetes_call.ts";
-import { RayClusterCalls } from "./ray_clusters.ts";
-import { listJobEvents, RayJobCalls } from "./ray_jobs.ts";
+import {
+  CLUSTER_EVENTS,
+  clusterKind,
+  type EventsAbout,
+  JOB_EVENTS,
+  JOB_KIND,
+  listEventsAbout,
+  type ManagedKind,
+  ManagedObjectCalls,
+  SERVICE_EVENTS,
+  SERVICE_KIND,
+} from "./managed_objects.ts";
 import type { RayJobResource } from "../domain/job_conversions.ts";
-import { RayServiceCalls } from "./ray_services.ts";
 import type { RayServiceResource } from "../domain/service_resources.ts";
 
 /** Every read asks Kubernetes; each resource's calls live in its module. */
 export class KubernetesOrchestrator implements Orchestrator {
   readonly #caller: KubernetesCaller;
-  readonly #clusters: RayClusterCalls;
+  readonly #clusters: ManagedObjectCalls<RayCluster>;
   readonly #templates: ComputeTemplateCalls;
-  readonly #jobs: RayJobCalls;
-  readonly #services: RayServiceCalls;
+  readonly #jobs: ManagedObjectCalls<RayJobResource>;
+  readonly #services: ManagedObjectCalls<RayServiceResource>;
   readonly #core: CoreV1Port;
   readonly #version: VersionPort;
 
@@ -42,23 +51,19 @@ export class KubernetesOrchestrator implements Orchestrator {
     policy: CallPolicy = {},
   ) {
     this.#caller = new KubernetesCaller(policy);
-    this.#clusters = new RayClusterCalls(
-      this.#caller,
-      clients.customObjects,
-      rayCluster,
-    );
+    const objects = <T extends { metadata: { name: string } }>(
+      kind: ManagedKind<T>,
+    ) =>
+      new ManagedObjectCalls<T>(
+        this.#caller,
+        clients.customObjects,
+        rayCluster,
+        kind,
+      );
+    this.#clusters = objects(clusterKind(rayCluster.plural));
     this.#templates = new ComputeTemplateCalls(this.#caller, clients.core);
-    this.#jobs = new RayJobCalls(
-      this.#caller,
-      clients.customObjects,
-      rayCluster,
-    );
-    this.#services = new RayServiceCalls(
-      this.#caller,
-      clients.customObjects,
-      clients.core,
-      rayCluster,
-    );
+    this.#jobs = objects(JOB_KIND);
+    this.#services = objects(SERVICE_KIND);
     this.#core = clients.core;
     this.#version = clients.version;
   }
@@ -88,13 +93,7 @@ export class KubernetesOrchestrator implements Orchestrator {
     name?: string,
     options?: CallOptions,
   ): Promise<KubeEvent[]> {
-    return listClusterEvents(
-      this.#caller,
-      this.#core,
-      namespace,
-      name,
-      options,
-    );
+    return this.#events(CLUSTER_EVENTS, namespace, name, options);
   }
 
   createComputeTemplate(configMap: ConfigMap, options?: CallOptions) {
@@ -162,11 +161,26 @@ export class KubernetesOrchestrator implements Orchestrator {
   }
 
   listServiceEvents(namespace?: string, name?: string, options?: CallOptions) {
-    return this.#services.listEvents(namespace, name, options);
+    return this.#events(SERVICE_EVENTS, namespace, name, options);
   }
 
   listJobEvents(namespace?: string, name?: string, options?: CallOptions) {
-    return listJobEvents(this.#caller, this.#core, namespace, name, options);
+    return this.#events(JOB_EVENTS, namespace, name, options);
+  }
+
+  #events(
+    about: EventsAbout,
+    namespace: string | undefined,
+    name: string | undefined,
+    options: CallOptions | undefined,
+  ): Promise<KubeEvent[]> {
+    return listEventsAbout(
+      this.#caller,
+      this.#core,
+      about,
+      { namespace, name },
+      options,
+    );
   }
 
   async ping(options?: CallOptions): Promise<void> {
