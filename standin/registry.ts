@@ -8,6 +8,7 @@
 import { CUSTOM_RESOURCE_DEFINITION } from "./crd.ts";
 import { field, isRecord } from "./json.ts";
 import { SERVICE_ACCOUNT } from "./service_accounts.ts";
+import { SERVICE } from "./services.ts";
 import { invalidCause } from "./status.ts";
 import { TOKEN_REVIEW } from "./token_review.ts";
 import type {
@@ -182,8 +183,8 @@ export function rayServiceResource(
 /**
  * The resource types Corral uses (ConfigMap, Event, Namespace, RayCluster,
  * RayJob, RayService; ServiceAccount tokens and TokenReview for
- * --authentication-token-review), and CustomResourceDefinition to add
- * more. RayJob and RayService share the RayCluster's group and version.
+ * --authentication-token-review; Service, the head services and their
+ * proxy), and CustomResourceDefinition to add more. RayJob and RayService share the RayCluster's group and version.
  */
 export function defaultResources(
   rayCluster: RayClusterResourceOptions = {},
@@ -193,6 +194,7 @@ export function defaultResources(
     EVENT,
     NAMESPACE,
     SERVICE_ACCOUNT,
+    SERVICE,
     TOKEN_REVIEW,
     CUSTOM_RESOURCE_DEFINITION,
     rayClusterResource(rayCluster),

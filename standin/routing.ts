@@ -19,6 +19,7 @@ import { json } from "./json.ts";
 import { list } from "./list.ts";
 import { openApiV3 } from "./openapi.ts";
 import { findResource } from "./registry.ts";
+import { isServiceProxyPath, proxyToService } from "./services.ts";
 import type { RequestContext, State } from "./state.ts";
 import { badRequest, methodNotAllowed, unknownPath } from "./status.ts";
 import {
@@ -119,6 +120,9 @@ export function route(
       return onlyGet(request, () => json(apiVersions(url)));
     }
     if (segments[1] !== "v1") throw unknownPath();
+    if (isServiceProxyPath(segments)) {
+      return proxyToService(state, request, url, segments);
+    }
     return resourceRequest(
       state,
       request,

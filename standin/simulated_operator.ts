@@ -17,8 +17,11 @@
  * The parts, under operator/:
  * - informer.ts: the list and watch of RayClusters, and retries;
  * - scheduler.ts: the clusters seen, and when each is reconciled;
- * - reconciler.ts: what a reconcile writes (events.ts, endpoints.ts and
- *   workers.ts say what the Events, endpoints and pods are);
+ * - reconciler.ts: what a reconcile writes (events.ts, endpoints.ts,
+ *   head_service.ts and workers.ts say what the Events, endpoints, head
+ *   Service and pods are);
+ * - ../dashboard/: the simulated Ray dashboard of each ready cluster (the
+ *   Ray job REST API), reached through its head Service;
  * - controllers.ts: the RayJob and RayService controllers, their informers
  *   and work queues (work_queue.ts);
  * - api_client.ts: the REST calls.
@@ -29,6 +32,7 @@
  */
 
 import type { Logger } from "../domain/log.ts";
+import { DashboardPool } from "./dashboard/pool.ts";
 import { ApiClient } from "./operator/api_client.ts";
 import { NodePortPool } from "./operator/endpoints.ts";
 import { EventRecorder } from "./operator/events.ts";
@@ -51,6 +55,11 @@ export interface SimulatedOperatorOptions {
   version?: string;
   plural?: string;
   logger?: Logger;
+  /**
+   * Time between the steps of a job run by a simulated Ray dashboard
+   * (dashboard/jobs.ts); 500 ms.
+   */
+  jobStepMs?: number;
   /**
    * What ttlSecondsAfterFinished deletes of a finished RayJob with
    * shutdownAfterJobFinishes: its cluster (false, the operator's default)
@@ -83,14 +92,17 @@ export function startSimulatedOperator(
   });
   const aborter = new AbortController();
   const nodePorts = new NodePortPool();
+  const dashboards = new DashboardPool({ stepMs: options.jobStepMs });
   const scheduler = new Scheduler({
     reconciler: new RayClusterReconciler(
       api,
       new EventRecorder(api, log),
       nodePorts,
+      dashboards,
       log,
     ),
     nodePorts,
+    dashboards,
     delayMs: options.delayMs,
     signal: aborter.signal,
     onActivity: options.onActivity,
@@ -120,6 +132,7 @@ export function startSimulatedOperator(
       aborter.abort();
       await running;
       await scheduler.stop();
+      await dashboards.close();
     },
   };
 }

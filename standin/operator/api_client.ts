@@ -256,6 +256,22 @@ export class ApiClient {
     return answer.status;
   }
 
+  /**
+   * Creates a core/v1 object of `plural` (services) in `namespace`;
+   * returns the HTTP status and body.
+   */
+  async createCoreObject(
+    plural: string,
+    namespace: string,
+    object: unknown,
+  ): Promise<{ status: number; body: unknown }> {
+    return await this.#request(
+      "POST",
+      `/api/v1/namespaces/${encodeURIComponent(namespace)}/${plural}`,
+      object,
+    );
+  }
+
   /** Creates a core/v1 Event in `namespace`; returns the HTTP status. */
   async createEvent(namespace: string, event: unknown): Promise<number> {
     const answer = await this.#request(

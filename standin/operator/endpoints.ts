@@ -29,7 +29,7 @@ export const NODE_PORT_MAX = 32767;
  * container: its named ports, plus the metrics port the operator always
  * adds; the defaults when the container declares none.
  */
-function headServicePorts(
+export function headServicePorts(
   cluster: ObservedCluster,
 ): Map<string, number> {
   const container = cluster.spec?.headGroupSpec?.template?.spec?.containers
@@ -43,7 +43,7 @@ function headServicePorts(
   return ports;
 }
 
-function isNodePortService(cluster: ObservedCluster): boolean {
+export function isNodePortService(cluster: ObservedCluster): boolean {
   return cluster.spec?.headGroupSpec?.serviceType?.toLowerCase() ===
     "nodeport";
 }

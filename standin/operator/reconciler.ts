@@ -1,11 +1,14 @@
 /**
  * What the operator's reconcile of a RayCluster visibly does, in two steps:
  *
- * - makeReady, its first reconcile: records `CreatedService`,
- *   `CreatedHeadPod` and a `CreatedWorkerPod` per worker pod, then sets
- *   `status.state` to `ready` with the endpoints, replica counts, head and
- *   observedGeneration. Events go before the status, so a client that sees
- *   `ready` also sees the events.
+ * - makeReady, its first reconcile: starts the cluster's simulated Ray
+ *   dashboard, creates the head Service (head_service.ts) and records
+ *   `CreatedService`, records `CreatedHeadPod` and a `CreatedWorkerPod`
+ *   per worker pod, then sets `status.state` to `ready` with the
+ *   endpoints, replica counts, head (pod and service names, and their IP:
+ *   127.0.0.1, where everything runs in dev mode) and observedGeneration.
+ *   Events go before the status, so a client that sees `ready` also sees
+ *   the events.
  * - scale, the reconcile of a ready cluster whose worker groups changed:
  *   records `CreatedWorkerPod` or `DeletedWorkerPod` for each pod added or
  *   removed and writes the status' replica counts and observedGeneration;
@@ -17,9 +20,11 @@
 
 import type { Logger } from "../../domain/log.ts";
 import { formatKubernetesTime } from "../../domain/timestamps.ts";
+import type { DashboardPool } from "../dashboard/pool.ts";
 import type { ApiClient, ObservedCluster } from "./api_client.ts";
 import { endpointsFor, type NodePortPool } from "./endpoints.ts";
 import type { EventRecorder } from "./events.ts";
+import { headService, headServiceName } from "./head_service.ts";
 import { randomSuffix } from "../json.ts";
 import { replicaStatus, scalePods, type WorkerPods } from "./workers.ts";
 
@@ -44,7 +49,14 @@ function readyStatus(
     state: "ready",
     endpoints,
     ...replicaStatus(cluster),
-    head: { podName: `${name}-head`, serviceName: `${name}-head-svc` },
+    head: {
+      podName: `${name}-head`,
+      podIP: "127.0.0.1",
+      serviceName: headServiceName(name),
+      // A headless head service's IP is its head pod's (KubeRay's
+      // getHeadServiceIPAndName); the stand-in gives others 127.0.0.1 too.
+      serviceIP: "127.0.0.1",
+    },
     lastUpdateTime: now,
     stateTransitionTimes: { ready: now },
     observedGeneration: cluster.metadata.generation ?? 1,
@@ -55,17 +67,20 @@ export class RayClusterReconciler {
   #api: ApiClient;
   #events: EventRecorder;
   #nodePorts: NodePortPool;
+  #dashboards: DashboardPool;
   #log?: Logger;
 
   constructor(
     api: ApiClient,
     events: EventRecorder,
     nodePorts: NodePortPool,
+    dashboards: DashboardPool,
     log?: Logger,
   ) {
     this.#api = api;
     this.#events = events;
     this.#nodePorts = nodePorts;
+    this.#dashboards = dashboards;
     this.#log = log;
   }
 
@@ -83,11 +98,8 @@ export class RayClusterReconciler {
     if (latest?.metadata?.uid !== uid || latest.status?.state) {
       return { outcome: "skipped" };
     }
-    await this.#events.record(
-      latest,
-      "CreatedService",
-      `Created service ${namespace}/${name}-head-svc`,
-    );
+    const endpoints = endpointsFor(latest, this.#nodePorts, nodePorts);
+    await this.#createHeadService(latest, endpoints);
     await this.#events.record(
       latest,
       "CreatedHeadPod",
@@ -96,11 +108,7 @@ export class RayClusterReconciler {
     const pods: WorkerPods = new Map();
     await this.#scaleWorkers(latest, pods);
     const now = formatKubernetesTime();
-    const status = readyStatus(
-      latest,
-      endpointsFor(latest, this.#nodePorts, nodePorts),
-      now,
-    );
+    const status = readyStatus(latest, endpoints, now);
     const patched = await this.#api.patchStatus(latest.metadata, [
       { op: "add", path: "/status", value: status },
     ]);
@@ -142,6 +150,48 @@ export class RayClusterReconciler {
       ...replicaStatus(latest),
     });
     return { outcome: "ready" };
+  }
+
+  /**
+   * Starts the cluster's simulated dashboard and creates its head Service
+   * pointing at it, then records `CreatedService`. A Service already there
+   * (the operator restarted between the two) is left as it is.
+   */
+  async #createHeadService(
+    cluster: ObservedCluster,
+    endpoints: Record<string, string>,
+  ): Promise<void> {
+    const { namespace, name, uid } = cluster.metadata;
+    const dashboard = this.#dashboards.start(uid, `${namespace}/${name}`);
+    const service = headService(
+      cluster,
+      cluster.apiVersion ?? this.#api.apiVersion,
+      endpoints,
+      dashboard.port,
+    );
+    const created = await this.#api.createCoreObject(
+      "services",
+      namespace,
+      service,
+    );
+    if (created.status !== 201 && created.status !== 409) {
+      this.#log?.error("Failed to create head service", {
+        namespace,
+        name: headServiceName(name),
+        status: created.status,
+      });
+      return;
+    }
+    this.#log?.info("Started simulated Ray dashboard", {
+      namespace,
+      name,
+      url: `http://127.0.0.1:${dashboard.port}`,
+    });
+    await this.#events.record(
+      cluster,
+      "CreatedService",
+      `Created service ${namespace}/${headServiceName(name)}`,
+    );
   }
 
   /**

@@ -10,6 +10,7 @@
 
 import type { Logger } from "../../domain/log.ts";
 import type { ObservedCluster } from "./api_client.ts";
+import type { DashboardPool } from "../dashboard/pool.ts";
 import type { NodePortPool } from "./endpoints.ts";
 import type { Outcome, RayClusterReconciler } from "./reconciler.ts";
 import { adoptedPods, needsScale, type WorkerPods } from "./workers.ts";
@@ -46,6 +47,8 @@ interface Entry {
 export interface SchedulerOptions {
   reconciler: RayClusterReconciler;
   nodePorts: NodePortPool;
+  /** The simulated dashboards, one closed with its cluster. */
+  dashboards: DashboardPool;
   delayMs: number;
   /** Aborted when the operator stops: no reconcile starts after that. */
   signal: AbortSignal;
@@ -98,12 +101,13 @@ export class Scheduler {
     this.#report("observed", cluster);
   }
 
-  /** Forgets a cluster gone: its timer and its NodePorts. */
+  /** Forgets a cluster gone: its timer, NodePorts and dashboard. */
   release(uid: string): void {
     const entry = this.#seen.get(uid);
     if (!entry) return;
     if (entry.timer !== undefined) clearTimeout(entry.timer);
     this.#options.nodePorts.release(entry.nodePorts);
+    this.#track(this.#options.dashboards.release(uid)).catch(() => {});
     this.#seen.delete(uid);
   }
 
