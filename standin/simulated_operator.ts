@@ -119,6 +119,7 @@ export function startSimulatedOperator(
       delayMs: options.delayMs,
       retryIntervalMs,
       deleteJobAfterFinishes: options.deleteJobAfterFinishes,
+      dashboards,
       signal: aborter.signal,
       log,
     }),

@@ -7,6 +7,7 @@
  */
 
 import type { Logger } from "../../domain/log.ts";
+import type { DashboardPool } from "../dashboard/pool.ts";
 import type { ApiClient, KubeResource } from "./api_client.ts";
 import { EventRecorder } from "./events.ts";
 import { type ClusterHandler, runInformer } from "./informer.ts";
@@ -19,6 +20,8 @@ export interface ControllerOptions {
   delayMs: number;
   retryIntervalMs: number;
   deleteJobAfterFinishes?: boolean;
+  /** The clusters' simulated dashboards, where RayJobs are submitted. */
+  dashboards?: DashboardPool;
   signal: AbortSignal;
   log?: Logger;
 }

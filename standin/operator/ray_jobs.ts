@@ -30,6 +30,8 @@
  */
 
 import type { Logger } from "../../domain/log.ts";
+import { JobError } from "../dashboard/jobs.ts";
+import type { DashboardPool } from "../dashboard/pool.ts";
 import type { ApiClient, KubeResource } from "./api_client.ts";
 import type { EventRecorder } from "./events.ts";
 import { holds, setFinalizer } from "./finalizers.ts";
@@ -64,6 +66,11 @@ export interface RayJobControllerOptions {
   delayMs: number;
   /** DELETE_RAYJOB_CR_AFTER_JOB_FINISHES: the TTL deletes the RayJob. */
   deleteJobAfterFinishes?: boolean;
+  /**
+   * The simulated dashboards: a RayJob's entrypoint is submitted to its
+   * cluster's, as status.jobId, so its logs can be read there.
+   */
+  dashboards?: DashboardPool;
   log?: Logger;
 }
 
@@ -253,6 +260,7 @@ export class RayJobController {
       return { status, requeueMs: Math.min(REQUEUE_MS, deadline) };
     }
     const { uid } = job.metadata;
+    if (!this.#rayJobs.has(uid)) this.#submitToDashboard(job, cluster);
     const rayJob = advanceRayJob(
       this.#rayJobs.get(uid),
       job.spec?.entrypoint,
@@ -271,6 +279,28 @@ export class RayJobController {
       status: next,
       requeueMs: Math.max(0, Math.min(stepLeft, deadline)),
     };
+  }
+
+  /**
+   * Submits the RayJob's entrypoint to its cluster's simulated dashboard
+   * with status.jobId as submission id, as the submitter does; the RayJob's
+   * status still follows advanceRayJob, the dashboard's run being a second
+   * simulation of the same entrypoint (its logs and end are its own). A
+   * submission id already there (the operator resumed) is left as it is.
+   */
+  #submitToDashboard(job: ObservedJob, cluster: KubeResource): void {
+    const dashboard = this.#options.dashboards?.get(cluster.metadata.uid);
+    const submissionId = job.status?.jobId;
+    const entrypoint = job.spec?.entrypoint;
+    if (!dashboard || !submissionId || !entrypoint) return;
+    try {
+      dashboard.jobs.submit({
+        entrypoint,
+        submissionId,
+      });
+    } catch (error) {
+      if (!(error instanceof JobError)) throw error;
+    }
   }
 
   /** Suspending (spec.suspend) or Failed (past the deadline), if either. */

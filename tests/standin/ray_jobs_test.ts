@@ -394,3 +394,34 @@ Deno.test("stand-in without the CRDs serves RayJobs too, and the operator runs t
     );
   });
 });
+
+Deno.test("simulated operator submits a RayJob's entrypoint to its cluster's simulated dashboard, as status.jobId", async () => {
+  await withKubeRay({ delayMs: 20, jobStepMs: 10 }, async (standin) => {
+    await createJob(
+      standin,
+      rayJob("logged", { rayClusterSpec: clusterSpec() }),
+    );
+    const { status } = await waitFor(
+      standin,
+      `${JOBS}/logged`,
+      "the job to complete",
+      (job) => job?.status?.jobDeploymentStatus === "Complete",
+    );
+    const dashboard =
+      `/api/v1/namespaces/${NS}/services/${status.rayClusterName}-head-svc:8265/proxy`;
+    let details: Json;
+    await until("the dashboard's job to end", async () => {
+      details =
+        (await send(standin, "GET", `${dashboard}/api/jobs/${status.jobId}`))
+          .body;
+      return details?.status === "SUCCEEDED";
+    });
+    assert.equal(details.submission_id, status.jobId);
+    const logs = await send(
+      standin,
+      "GET",
+      `${dashboard}/api/jobs/${status.jobId}/logs`,
+    );
+    assert.match(logs.body.logs, /Running entrypoint: /);
+  });
+});

@@ -191,6 +191,7 @@ Deno.test("stand-in discovery documents describe the served groups and resources
         "namespaces:false",
         "serviceaccounts:true",
         "serviceaccounts/token:true",
+        "services:true",
       ],
     );
     const ray = await send(standin, "GET", "/apis/ray.io/v1");
