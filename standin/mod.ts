@@ -51,6 +51,14 @@
  * garbage collector does with background propagation
  * (garbage_collector.ts), so a RayJob's cluster goes with it.
  *
+ * Services: core/v1 Services are stored like any kind (one not headless
+ * gets clusterIP 127.0.0.1), and the API server's service proxy,
+ * `/api/v1/namespaces/{ns}/services/{name}:{port}/proxy/{path}`, forwards
+ * to the simulated Ray dashboard whose port a head Service's annotation
+ * `corral.dev/simulated-port` names (services.ts; 503 where none). The
+ * simulated operator writes each ready cluster's head Service and runs its
+ * dashboard (dashboard/: Ray's job REST API, simulated).
+ *
  * Service accounts: ServiceAccounts are stored like any kind, every
  * namespace gets its "default" one (as the serviceaccounts controller gives
  * it), `serviceaccounts/{name}/token` issues tokens (token_request.ts), and
