@@ -7,8 +7,7 @@
  * see changes.
  */
 import type { CorralClient } from "./client.ts";
-import { ApiError } from "./errors.ts";
-import { Code } from "../domain/errors.ts";
+import { pollChanges, type Reading, readObjects } from "./poll_follow.ts";
 import type { Job } from "./types.ts";
 
 const API = "/apis/v1alpha2";
@@ -37,32 +36,6 @@ export interface JobScope {
   name?: string;
 }
 
-/** The jobs in scope now, by "namespace/name". */
-async function readJobs(
-  client: CorralClient,
-  scope: JobScope,
-): Promise<Map<string, Job>> {
-  const jobs: Job[] = [];
-  if (scope.name !== undefined && scope.namespace !== undefined) {
-    try {
-      jobs.push(
-        await client.call<Job>("GET", jobPath(scope.namespace, scope.name)),
-      );
-    } catch (error) {
-      if (!(error instanceof ApiError && error.code === Code.NOT_FOUND)) {
-        throw error;
-      }
-    }
-  } else {
-    const answer = await client.call<{ jobs?: Job[] }>(
-      "GET",
-      jobPath(scope.namespace),
-    );
-    jobs.push(...answer.jobs ?? []);
-  }
-  return new Map(jobs.map((job) => [`${job.namespace}/${job.name}`, job]));
-}
-
 /**
  * The changes of the jobs in `scope` until `signal` aborts: first each job
  * there is (ADDED) and a BOOKMARK, then each change as it is seen. A job
@@ -73,36 +46,12 @@ export async function* followJobs(
   scope: JobScope,
   signal: AbortSignal,
 ): AsyncGenerator<JobChange> {
-  let known = new Map<string, Job>();
-  let first = true;
-  while (!signal.aborted) {
-    const now = await readJobs(client, scope);
-    for (const [key, job] of now) {
-      const before = known.get(key);
-      if (!before) yield { type: "ADDED", job };
-      else if (JSON.stringify(before) !== JSON.stringify(job)) {
-        yield { type: "MODIFIED", job };
-      }
-    }
-    for (const [key, job] of known) {
-      if (!now.has(key)) yield { type: "DELETED", job };
-    }
-    known = now;
-    if (first) yield { type: "BOOKMARK", job: null };
-    first = false;
-    await delay(POLL_MS, signal);
+  const reading: Reading = scope.name !== undefined &&
+      scope.namespace !== undefined
+    ? { one: jobPath(scope.namespace, scope.name) }
+    : { list: jobPath(scope.namespace), field: "jobs" };
+  const read = () => readObjects<Job>(client, reading);
+  for await (const change of pollChanges(read, POLL_MS, signal)) {
+    yield { type: change.type, job: change.object };
   }
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
 }

@@ -181,7 +181,7 @@ async function jobOf(args: ParsedArgs): Promise<Record<string, unknown>> {
  * Corral that lets anyone in, as `deno task dev`), the local login name,
  * since a job needs an owner.
  */
-function defaultUser(token: string | undefined): string {
+export function defaultUser(token: string | undefined): string {
   if (token) return "";
   return Deno.env.get("USER") || Deno.env.get("USERNAME") || "";
 }

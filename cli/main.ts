@@ -1,5 +1,5 @@
 /**
- * The `corral` command line: clusters, jobs and compute templates through
+ * The `corral` command line: clusters, jobs, services and compute templates through
  * Corral's HTTP API, for people who do not know Kubernetes. Finds the
  * command, parses its flags, runs it and exits with its code (0 ok, 1 API
  * error or failed cluster or job, 2 usage error or timeout, 3 server
@@ -23,12 +23,14 @@ import { completionCommand } from "./completion.ts";
 import { CONFIG } from "./config_commands.ts";
 import { JOBS } from "./jobs.ts";
 import { CliError, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
+import { SERVICES } from "./services.ts";
 import { TEMPLATES } from "./templates.ts";
 import { VERSION } from "./version.ts";
 
 const ENTRIES: TopLevel[] = [
   CLUSTERS,
   JOBS,
+  SERVICES,
   TEMPLATES,
   VERSION,
   CONFIG,

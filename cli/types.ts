@@ -70,3 +70,45 @@ export interface Job {
   events?: ClusterEvent[];
   [field: string]: unknown;
 }
+
+/** A Serve application of a service, with its deployments. */
+export interface ServeApplication {
+  name?: string;
+  /** RUNNING, DEPLOYING, DEPLOY_FAILED, UNHEALTHY... */
+  status?: string;
+  message?: string;
+  serveDeploymentStatus?: {
+    deploymentName?: string;
+    status?: string;
+    message?: string;
+  }[];
+}
+
+/** A service as GetRayService answers it (KubeRay's field names). */
+export interface Service {
+  name: string;
+  namespace: string;
+  user?: string;
+  version?: string;
+  /** Serve's config file, YAML. */
+  serveConfigV2?: string;
+  clusterSpec?: {
+    workerGroupSpec?: WorkerGroup[];
+    [field: string]: unknown;
+  };
+  rayServiceStatus?: {
+    /** "Running" once the operator says the service serves; empty before. */
+    applicationStatus?: string;
+    applicationMessage?: string;
+    rayClusterName?: string;
+    rayClusterState?: string;
+    pendingRayClusterName?: string;
+    serviceEndpoint?: Record<string, string>;
+    serveApplicationStatus?: ServeApplication[];
+    rayServiceEvents?: ClusterEvent[];
+    [field: string]: unknown;
+  };
+  createdAt?: string | null;
+  deleteAt?: string | null;
+  [field: string]: unknown;
+}
