@@ -35,6 +35,11 @@ import { signIn } from "./sign_in.js";
  * A job; `events` is there once the API reports a job's events.
  * @typedef {Json<import("../../domain/types.ts").RayJob> & { events?: ClusterEvent[] }} Job
  */
+/**
+ * A service; its Serve config goes over the wire as `serveConfigV2` (the
+ * proto's json_name), not as the domain type's field is named.
+ * @typedef {Omit<Json<import("../../domain/types.ts").RayService>, "serveConfig_V2"> & { serveConfigV2: string }} Service
+ */
 /** @typedef {{ field: string, description: string }} FieldViolation */
 
 /**
@@ -64,6 +69,16 @@ const paths = {
   /** @param {string} ns @param {string} name */
   job: (ns, name) =>
     `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/jobs/${
+      encodeURIComponent(name)
+    }`,
+  /** @param {string} [ns] every namespace's when undefined */
+  services: (ns) =>
+    ns === undefined
+      ? "/apis/v1alpha2/services"
+      : `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/services`,
+  /** @param {string} ns @param {string} name */
+  service: (ns, name) =>
+    `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/services/${
       encodeURIComponent(name)
     }`,
   /** @param {string} [ns] every namespace's when undefined */
@@ -224,6 +239,33 @@ export async function createJob(namespace, job) {
  */
 export async function deleteJob(namespace, name) {
   await call("DELETE", paths.job(namespace, name));
+}
+
+/**
+ * The services of a namespace, or of every namespace.
+ * @param {string} [namespace]
+ * @returns {Promise<Service[]>}
+ */
+export async function listServices(namespace) {
+  const answer = await call("GET", paths.services(namespace));
+  return answer.services ?? [];
+}
+
+/**
+ * @param {string} namespace
+ * @param {Draft<Service>} service
+ * @returns {Promise<Service>}
+ */
+export async function createService(namespace, service) {
+  return await call("POST", paths.services(namespace), service);
+}
+
+/**
+ * @param {string} namespace
+ * @param {string} name
+ */
+export async function deleteService(namespace, name) {
+  await call("DELETE", paths.service(namespace, name));
 }
 
 /**

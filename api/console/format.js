@@ -79,3 +79,50 @@ export function when(timestamp) {
   if (!timestamp) return "";
   return `${new Date(timestamp).toLocaleString()} (${age(timestamp)} ago)`;
 }
+
+/**
+ * A service's health in a word: the operator's status (Running), else
+ * Unhealthy when an application failed or is unhealthy, else Pending.
+ * @param {import("./api.js").Service} service
+ */
+export function serviceHealth(service) {
+  const status = service.rayServiceStatus;
+  if (status?.applicationStatus) return status.applicationStatus;
+  const bad = ["DEPLOY_FAILED", "UNHEALTHY"];
+  return (status?.serveApplicationStatus ?? []).some((app) =>
+      bad.includes(app.status)
+    )
+    ? "Unhealthy"
+    : "Pending";
+}
+
+/**
+ * A service's health as a badge, coloured as a cluster's state: Running
+ * as ready, Unhealthy as failed, Pending as pending.
+ * @param {import("./api.js").Service} service
+ */
+export function serviceBadge(service) {
+  const text = serviceHealth(service);
+  const kind = text === "Running"
+    ? "ready"
+    : text === "Unhealthy"
+    ? "failed"
+    : text === "Pending"
+    ? "pending"
+    : "other";
+  return h("span", { class: `state ${kind}`, "data-status": text }, text);
+}
+
+/**
+ * An application's or deployment's status (RUNNING, HEALTHY, DEPLOYING,
+ * DEPLOY_FAILED...) as a badge.
+ * @param {string} status
+ */
+export function serveBadge(status) {
+  const kind = status === "RUNNING" || status === "HEALTHY"
+    ? "ready"
+    : /FAILED|UNHEALTHY/.test(status)
+    ? "failed"
+    : "pending";
+  return h("span", { class: `state ${kind}`, "data-status": status }, status);
+}

@@ -3,8 +3,9 @@
 /**
  * Which view the page shows, from the location's hash: #/clusters (the
  * default), #/clusters/<namespace>/<name>, #/create, #/templates, #/jobs,
- * #/jobs/<namespace>/<name> and #/new-job; and redrawing it when the
- * clusters or jobs change. The view it replaces is closed first.
+ * #/jobs/<namespace>/<name>, #/new-job, #/services,
+ * #/services/<namespace>/<name> and #/new-service; and redrawing it when
+ * the clusters, jobs or services change. The view it replaces is closed first.
  */
 import { clustersView } from "./clusters_view.js";
 import { clusterView } from "./cluster_view.js";
@@ -12,6 +13,9 @@ import { createView } from "./create_view.js";
 import { jobCreateView } from "./job_create_view.js";
 import { jobView } from "./job_view.js";
 import { jobsView } from "./jobs_view.js";
+import { serviceCreateView } from "./service_create_view.js";
+import { serviceView } from "./service_view.js";
+import { servicesView } from "./services_view.js";
 import { state } from "./state.js";
 import { templatesView } from "./templates_view.js";
 
@@ -35,6 +39,10 @@ export function route() {
     state.view = jobView(parts[1], parts[2], redrawSoon);
   } else if (section === "jobs") state.view = jobsView(redrawSoon);
   else if (section === "new-job") state.view = jobCreateView();
+  else if (section === "services" && parts.length >= 3) {
+    state.view = serviceView(parts[1], parts[2], redrawSoon);
+  } else if (section === "services") state.view = servicesView(redrawSoon);
+  else if (section === "new-service") state.view = serviceCreateView();
   else state.view = clustersView();
 }
 

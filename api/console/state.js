@@ -3,12 +3,14 @@
 /**
  * What the console knows, held here and nowhere else. Each part has one
  * writer: the watch (watch.js) writes `clusters` and `watch`; the jobs'
- * poll (jobs_poll.js) writes `jobs` and `jobsSynced`; the router
+ * poll (jobs_poll.js) writes `jobs` and `jobsSynced`; the services' poll
+ * (services_poll.js) writes `services` and `servicesSynced`; the router
  * (router.js) writes `view` and `redrawQueued`. Views only read.
  */
 
 /** @typedef {import("./api.js").Cluster} Cluster */
 /** @typedef {import("./api.js").Job} Job */
+/** @typedef {import("./api.js").Service} Service */
 
 /**
  * What is on the page: `update` redraws it from the state, when it shows
@@ -32,6 +34,8 @@
  * @property {WatchProgress} watch
  * @property {Map<string, Job>} jobs by "namespace/name", as last read
  * @property {boolean} jobsSynced whether the jobs have been read once
+ * @property {Map<string, Service>} services by "namespace/name", as last read
+ * @property {boolean} servicesSynced whether the services have been read once
  * @property {View | null} view
  * @property {boolean} redrawQueued whether a redraw waits for the next frame
  */
@@ -42,6 +46,8 @@ export const state = {
   watch: { resourceVersion: "", synced: false, controller: null, wake: null },
   jobs: new Map(),
   jobsSynced: false,
+  services: new Map(),
+  servicesSynced: false,
   view: null,
   redrawQueued: false,
 };

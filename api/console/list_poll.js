@@ -1,0 +1,87 @@
+// @ts-check
+/// <reference lib="dom" />
+/**
+ * Keeping a kind of object the API has no watch of (jobs, services) as the
+ * API has it, by reading its list again every 2 s while a view that shows
+ * it is open. jobs_poll.js and services_poll.js say what they read and
+ * where in the state it goes; this module does the reading, the fallback
+ * to the namespaces the console knows of, and the timing.
+ */
+import { ApiError } from "./api.js";
+import { lastNamespace } from "./session.js";
+import { clusterNamespaces } from "./state.js";
+
+/** How often the objects are read again. */
+export const POLL_MS = 2_000;
+
+/** The gRPC code of an answer refused for lack of permission. */
+const PERMISSION_DENIED = 7;
+
+/**
+ * The objects the caller may see: every namespace's (`list()`), else, when
+ * listing them all is not allowed, those of the namespaces the console
+ * knows of (`list(namespace)` each).
+ * @template T
+ * @param {(namespace?: string) => Promise<T[]>} list
+ * @returns {Promise<T[]>}
+ */
+export async function readVisible(list) {
+  try {
+    return await list();
+  } catch (error) {
+    if (!(error instanceof ApiError && error.code === PERMISSION_DENIED)) {
+      throw error;
+    }
+  }
+  const namespaces = new Set(clusterNamespaces());
+  const last = lastNamespace();
+  if (last) namespaces.add(last);
+  const lists = await Promise.all(
+    [...namespaces].map((ns) => list(ns).catch(() => [])),
+  );
+  return lists.flat();
+}
+
+/**
+ * Reads the objects now and every POLL_MS after, keyed by
+ * "namespace/name", and hands them to `store`, which keeps them and says
+ * whether they changed; calls `onChange` when they did. Stops on a 401
+ * (signing in again routes anew, which starts it again) and when the
+ * returned function is called.
+ * @template {{ namespace: string, name: string }} T
+ * @param {() => Promise<T[]>} read
+ * @param {(next: Map<string, T>) => boolean} store
+ * @param {() => void} onChange
+ * @returns {() => void} stops it
+ */
+export function pollList(read, store, onChange) {
+  let stopped = false;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  async function once() {
+    try {
+      const objects = await read();
+      if (stopped) return;
+      const next = new Map(objects.map((o) => [`${o.namespace}/${o.name}`, o]));
+      if (store(next)) onChange();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) return;
+    }
+    if (!stopped) timer = setTimeout(once, POLL_MS);
+  }
+  once();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
+/**
+ * Whether `next` differs from `before`, or nothing was read before.
+ * @param {Map<string, unknown>} before
+ * @param {Map<string, unknown>} next
+ * @param {boolean} synced whether `before` was ever read
+ */
+export function changed(before, next, synced) {
+  return !synced || JSON.stringify([...next]) !== JSON.stringify([...before]);
+}
