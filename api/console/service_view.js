@@ -97,7 +97,7 @@ function aboutService(service) {
       "service-cluster",
       serviceClusterLink(namespace, status?.rayClusterName),
     ],
-    ["Its state", "service-cluster-state", status?.rayClusterState],
+    ["Cluster state", "service-cluster-state", status?.rayClusterState],
     [
       "Pending cluster",
       "service-pending-cluster",
