@@ -132,7 +132,9 @@ Deno.test("the console's services: New service, a refusal by field, then the ser
           await active.getAttribute("href") ?? "",
           /^#\/clusters\/team-a\/fruit-[a-z0-9]{5}$/,
         );
-        const app = page.locator('#applications-table [data-application="fruit"]');
+        const app = page.locator(
+          '#applications-table [data-application="fruit"]',
+        );
         await app.locator('[data-status="RUNNING"]').waitFor(step);
         await app.locator('[data-deployment="MangoStand"]')
           .locator('[data-status="HEALTHY"]').waitFor(step);
