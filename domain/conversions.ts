@@ -36,6 +36,7 @@
  * - The annotation `ray.io/creation-timestamp` uses Go's `time.Time.String()`
  *   layout in UTC (`2023-09-25 10:48:35.766 +0000 UTC`), as KubeRay writes it.
  */
+import { clusterAddressesOf } from "./cluster_addresses.ts";
 import { isLabelValue, MAX_LABEL_LENGTH } from "./kubernetes_names.ts";
 import { clusterAction, missingTemplatesError } from "./validation.ts";
 import { invalidArgument } from "./errors.ts";
@@ -411,6 +412,7 @@ export function clusterFromResource(
     serviceEndpoint: stringMap(resource.status?.endpoints),
     envs,
     etag: metadata.resourceVersion ?? "",
+    ...clusterAddressesOf(resource),
   };
 }
 

@@ -18,6 +18,7 @@
  * length a multiple of 4, that decodes to UTF-8 text is taken as v0.6.0's
  * and decoded; anything else is the YAML as it is.
  */
+import { NO_ADDRESSES } from "./cluster_addresses.ts";
 import { ANNOTATION, APP_NAME, LABEL, MANAGED_BY } from "./resources.ts";
 import type {
   KubeEvent,
@@ -134,6 +135,7 @@ export function jobCluster(job: Job, namespace: string): Cluster {
     serviceEndpoint: {},
     envs: {},
     etag: "",
+    ...NO_ADDRESSES,
   };
 }
 

@@ -7,6 +7,7 @@
  * service never runs a cluster a cluster request could not describe, and
  * the two never drift apart.
  */
+import { NO_ADDRESSES } from "./cluster_addresses.ts";
 import {
   clusterEventFromResource,
   clusterFromResource,
@@ -72,6 +73,7 @@ export function serviceAsCluster(service: RayService): Cluster {
     serviceEndpoint: {},
     envs: {},
     etag: "",
+    ...NO_ADDRESSES,
   };
 }
 

@@ -220,6 +220,28 @@ export interface Cluster {
    * sends it back.
    */
   etag: string;
+  /**
+   * How to reach the cluster, filled only while it is ready (cluster_state
+   * "ready"), from its head service (the RayCluster's
+   * status.head.serviceName, or "<name>-head-svc" as KubeRay names it).
+   * Fields above 100: KubeRay's Cluster message has none of these, and
+   * leaves room below for its own.
+   *
+   * The Ray client address inside the Kubernetes cluster:
+   * "ray://<head service>.<namespace>.svc:10001".
+   */
+  clientUrl: string;
+  /**
+   * The Ray dashboard inside the Kubernetes cluster:
+   * "http://<head service>.<namespace>.svc:8265".
+   */
+  dashboardUrl: string;
+  /**
+   * The Ray dashboard through Corral, for callers granted the policy verb
+   * "proxy" on clusters: a path on Corral's own HTTP address,
+   * "/apis/v1alpha2/namespaces/<namespace>/clusters/<name>/dashboard/".
+   */
+  dashboardProxyUrl: string;
 }
 
 /** The configuration of a cluster's groups. */

@@ -79,6 +79,9 @@ export function cluster(overrides: Partial<Cluster> = {}): Cluster {
     serviceEndpoint: {},
     envs: {},
     etag: "",
+    clientUrl: "",
+    dashboardUrl: "",
+    dashboardProxyUrl: "",
     ...overrides,
   };
 }

@@ -49,6 +49,9 @@ Deno.test("messageFromJson() fills every absent field with its default", () => {
     serviceEndpoint: {},
     envs: {},
     etag: "",
+    clientUrl: "",
+    dashboardUrl: "",
+    dashboardProxyUrl: "",
   });
 });
 
@@ -292,6 +295,10 @@ const fullCluster: Message = {
   serviceEndpoint: { dashboard: "30265" },
   envs: { A: "1" },
   etag: "4711",
+  clientUrl: "ray://blue-head-svc.team-a.svc:10001",
+  dashboardUrl: "http://blue-head-svc.team-a.svc:8265",
+  dashboardProxyUrl:
+    "/apis/v1alpha2/namespaces/team-a/clusters/blue/dashboard/",
 };
 
 Deno.test("messageToJson() writes camelCase, enum names and RFC 3339 times", () => {
@@ -322,6 +329,9 @@ Deno.test("messageToJson() emits unpopulated fields", () => {
     serviceEndpoint: {},
     envs: {},
     etag: "",
+    clientUrl: "",
+    dashboardUrl: "",
+    dashboardProxyUrl: "",
   });
 });
 

@@ -1005,6 +1005,11 @@ Deno.test("clusterFromResource() reads a RayCluster the KubeRay API server wrote
     },
     envs: { AWS_REGION: "us-west-2" },
     etag: resource.metadata.resourceVersion ?? "",
+    // Ready, and no status.head.serviceName: KubeRay's service name.
+    clientUrl: "ray://test-cluster-head-svc.ray-system.svc:10001",
+    dashboardUrl: "http://test-cluster-head-svc.ray-system.svc:8265",
+    dashboardProxyUrl:
+      "/apis/v1alpha2/namespaces/ray-system/clusters/test-cluster/dashboard/",
   };
   const got = clusterFromResource(resource, events);
   for (const key of Object.keys(want) as (keyof Cluster)[]) {
