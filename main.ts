@@ -23,6 +23,11 @@ import {
 } from "./orchestrator/mod.ts";
 import { tokenReviewClient } from "./orchestrator/token_review.ts";
 import {
+  apiserverProxyAccess,
+  directAccess,
+} from "./orchestrator/cluster_access.ts";
+import { DashboardSessions } from "./api/auth/dashboard_sessions.ts";
+import {
   ENVIRONMENT,
   type Mode,
   parseSettings,
@@ -120,6 +125,7 @@ async function run(
     streamMaxDurationMs: settings.watchMaxDurationMs,
     version: VERSION,
     log,
+    dashboardProxy: dashboardProxyOf(settings, kubeConfig, closers),
   });
   const { grpcPort, httpServer } = await listen(
     settings,
@@ -148,6 +154,30 @@ async function run(
     server: kubeConfig.getCurrentCluster()?.server,
     access: access.summary,
   });
+}
+
+/**
+ * The dashboard proxy's parts: the way to the head services
+ * (--cluster-access), closed with the rest, and the sessions of browsers,
+ * signed with a key made now.
+ */
+function dashboardProxyOf(
+  settings: Settings,
+  kubeConfig: k8s.KubeConfig,
+  closers: Closer[],
+) {
+  const proxy = settings.dashboardProxy;
+  const clusterAccess = proxy.clusterAccess === "direct"
+    ? directAccess()
+    : apiserverProxyAccess(kubeConfig);
+  closers.push({ close: () => Promise.resolve(clusterAccess.close()) });
+  return {
+    clusterAccess,
+    sessions: new DashboardSessions({ ttlMs: proxy.sessionTtlMs }),
+    timeoutMs: proxy.timeoutMs,
+    maxRequestBytes: proxy.maxRequestBytes,
+    maxResponseBytes: proxy.maxResponseBytes,
+  };
 }
 
 /**
@@ -246,6 +276,7 @@ function logStarted(
     tls,
     host: settings.host,
     cache: settings.cache,
+    clusterAccess: settings.dashboardProxy.clusterAccess,
     server: started.server,
     namespaces: settings.namespaces.length > 0 ? settings.namespaces : "all",
     ...started.access,

@@ -15,6 +15,10 @@ import {
 import { type Level, LEVELS } from "./api/log.ts";
 import type { Limits } from "./domain/limits.ts";
 import {
+  CLUSTER_ACCESS_MODES,
+  type ClusterAccessMode,
+} from "./orchestrator/cluster_access.ts";
+import {
   boolean,
   bytes,
   closest,
@@ -73,6 +77,8 @@ export interface Settings {
   cacheBookmarkIntervalMs: number;
   /** The longest a watch stream lasts, jittered below it (--watch-max-duration). */
   watchMaxDurationMs: number;
+  /** The dashboard proxy: how it reaches clusters, its bounds, its cookies. */
+  dashboardProxy: DashboardProxySettings;
   headerTimeoutMs: number;
   idleTimeoutMs: number;
   bodyTimeoutMs: number;
@@ -84,6 +90,15 @@ export interface Settings {
   /** Serve HTTPS and gRPC over TLS with these files; absent: plaintext. */
   tls?: TlsFiles;
   auth: AuthSettings;
+}
+
+/** The dashboard proxy's settings (--cluster-access, --dashboard-*). */
+export interface DashboardProxySettings {
+  clusterAccess: ClusterAccessMode;
+  timeoutMs: number;
+  maxRequestBytes: number;
+  maxResponseBytes: number;
+  sessionTtlMs: number;
 }
 
 /** The HTTP listener's time-outs and budget, as serveHttp() takes them. */
@@ -322,6 +337,7 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
       0,
     ),
     watchMaxDurationMs: check("watch-max-duration", positive(duration), 0),
+    dashboardProxy: dashboardProxySettings(raw, problems),
     headerTimeoutMs: check("header-timeout", positive(duration), 0),
     idleTimeoutMs: check("idle-timeout", positive(duration), 0),
     bodyTimeoutMs: check("body-timeout", positive(duration), 0),
@@ -332,6 +348,33 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
     logLevel: check("log-level", oneOf(LEVELS), "info"),
     ...tlsFiles(raw, problems),
     auth: authSettings(raw, problems),
+  };
+}
+
+/**
+ * The dashboard proxy's flags. --cluster-access defaults to direct where
+ * Corral runs in a pod (kubernetes mode without a kubeconfig: the in-cluster
+ * service account), where the head services' names resolve; elsewhere, dev
+ * mode included, to the API server's service proxy, which reaches them from
+ * anywhere Corral reaches the API.
+ */
+function dashboardProxySettings(
+  raw: RawSettings,
+  problems: string[],
+): DashboardProxySettings {
+  const check = <T>(flag: Flag, parse: (text: string) => T, fallback: T) =>
+    checkFlag(raw, problems, flag, parse, fallback);
+  const inPod = raw.mode === "kubernetes" &&
+    raw.values.kubeconfig.trim() === "";
+  const asked = raw.values["cluster-access"].trim();
+  return {
+    clusterAccess: asked === ""
+      ? (inPod ? "direct" : "apiserver-proxy")
+      : check("cluster-access", oneOf(CLUSTER_ACCESS_MODES), "direct"),
+    timeoutMs: check("dashboard-proxy-timeout", positive(duration), 0),
+    maxRequestBytes: check("dashboard-proxy-max-request-bytes", bytes, 0),
+    maxResponseBytes: check("dashboard-proxy-max-response-bytes", bytes, 0),
+    sessionTtlMs: check("dashboard-session-ttl", positive(duration), 0),
   };
 }
 

@@ -24,7 +24,11 @@ import { errorResponse } from "./http/error_answers.ts";
 import { type BrowserSettings, guardBrowsers } from "./http/browser_guard.ts";
 import { createGateway, refuseRequest } from "./http/gateway.ts";
 import { peerOf, signalOf } from "./http/peer.ts";
-import { createHttpApp, type Router } from "./http/router.ts";
+import { createHttpApp, createRouter, type Router } from "./http/router.ts";
+import {
+  DashboardProxy,
+  type DashboardProxyOptions,
+} from "./http/dashboard_proxy.ts";
 import { compileRoutes } from "./http/rules.ts";
 import { Metrics, metricsPage } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -69,6 +73,11 @@ export interface ApiOptions {
   /** Corral's version, for corral_build_info. */
   version: string;
   log: Logger;
+  /** The dashboard proxy; without it, no dashboard routes. */
+  dashboardProxy?: Omit<
+    DashboardProxyOptions,
+    "orchestrator" | "access" | "namespaces" | "secure" | "log"
+  >;
 }
 
 export interface Api {
@@ -125,7 +134,19 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     ...(options.kuberayJson ? { kuberayJson: { log } } : {}),
   });
   const app = createHttpApp({
-    gateway,
+    gateway: options.dashboardProxy
+      ? createRouter({
+        endpoints: new DashboardProxy({
+          ...options.dashboardProxy,
+          orchestrator,
+          access: options.access,
+          namespaces: options.namespaces,
+          secure: options.browsers?.secure ?? false,
+          log,
+        }).endpoints(),
+        fallback: gateway,
+      })
+      : gateway,
     pages: {
       ...docsPages(openApiDocument(routes), await loadScalarBundle()),
       ...consolePages(await loadConsole()),

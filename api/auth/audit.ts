@@ -30,6 +30,12 @@ export interface AuditEntry {
   sourceAddress?: string;
   /** What a create or update wrote: images, service accounts, volumes... */
   workload?: WorkloadSummary;
+  /** A dashboard proxy request's method, path and HTTP status. */
+  method?: string;
+  path?: string;
+  status?: number;
+  /** How a dashboard proxy caller was known: "credentials" or "cookie". */
+  via?: string;
 }
 
 export interface AuditLog {

@@ -23,7 +23,8 @@
  *
  * Namespaces: "*" covers every namespace but the reserved ones (kube-* and
  * Corral's own), which only a rule naming them grants. Verbs: "*" covers
- * every verb but `admin`, which only a rule naming it grants.
+ * every verb but `admin` and `proxy` (a cluster's dashboard through Corral),
+ * which only a rule naming them grants.
  *
  * Workload checks (admission.ts: what the pods may carry) are made on the
  * RayCluster about to be written, against the rules that granted the
@@ -70,6 +71,12 @@ export const VERBS = [
   // Not an RPC's verb: with `owners: only`, updating and deleting the
   // clusters of others. Only a rule that names it grants it ("*" does not).
   "admin",
+  // Not an RPC's verb: reaching a cluster's Ray dashboard through Corral
+  // (api/http/dashboard_proxy.ts). The dashboard runs code in the cluster,
+  // as the pods' service account, so it is never implied: "*" does not
+  // grant it, only a rule that names it does (unlike Kubernetes, whose "*"
+  // covers every verb).
+  "proxy",
 ] as const;
 export type Verb = typeof VERBS[number];
 
@@ -156,9 +163,12 @@ function covers(list: string[], value: string): boolean {
   return list.includes("*") || list.includes(value);
 }
 
-/** "*" covers every verb but `admin`, which a rule must name. */
+/** Verbs "*" does not cover: a rule grants them only by naming them. */
+const EXPLICIT_VERBS: ReadonlySet<Verb> = new Set<Verb>(["admin", "proxy"]);
+
+/** "*" covers every verb but `admin` and `proxy`, which a rule must name. */
 function coversVerb(list: string[], verb: Verb): boolean {
-  return verb === "admin" ? list.includes(verb) : covers(list, verb);
+  return EXPLICIT_VERBS.has(verb) ? list.includes(verb) : covers(list, verb);
 }
 
 /**
@@ -252,7 +262,9 @@ export function allowGroups(groups: string[]): Policy {
     groups,
     namespaces: ["*"],
     resources: ["*"],
-    verbs: ["*"],
+    // The dashboards too: without a policy file every caller may do
+    // everything (`admin` means nothing without `owners: only`).
+    verbs: ["*", "proxy"],
     allowHostPath: true,
     workload: anyGrants(),
   }], { reserveNamespaces: false });

@@ -4,6 +4,7 @@
  * they use. Shared by the tests that check what Corral writes against the
  * operator's real CRD.
  */
+import { NO_ADDRESSES } from "../../domain/cluster_addresses.ts";
 import type { Cluster, ComputeTemplate } from "../../domain/types.ts";
 import { headGroup, NO_POD_SETTINGS, volume } from "../domain/builders.ts";
 
@@ -240,6 +241,7 @@ export function asCluster(input: ClusterInput): Cluster {
     events: [],
     serviceEndpoint: {},
     etag: "",
+    ...NO_ADDRESSES,
   };
 }
 

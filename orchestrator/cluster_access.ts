@@ -1,0 +1,142 @@
+/**
+ * How Corral reaches a service inside a cluster, the Ray dashboard on a
+ * head service (--cluster-access):
+ *
+ *   direct           http://<service>.<namespace>.svc:<port>, for a Corral
+ *                    that runs in the Kubernetes cluster, where those names
+ *                    resolve;
+ *   apiserver-proxy  the Kubernetes API server's service proxy,
+ *                    <server>/api/v1/namespaces/<namespace>/services/
+ *                    <service>:<port>/proxy/..., with Corral's own
+ *                    Kubernetes credentials (RBAC: services/proxy, get and
+ *                    create), from anywhere Corral reaches the API.
+ *
+ * The API server authenticates the request and drops its Authorization
+ * header before it proxies (kube-apiserver's authentication filter), so
+ * Corral's credentials never reach the dashboard either way.
+ *
+ * Both give a base URL (where the service's "/" is) and a fetch for URLs
+ * under it; what is sent is the caller's to decide (dashboard_proxy.ts).
+ */
+import type { KubeConfig } from "@kubernetes/client-node";
+
+export const CLUSTER_ACCESS_MODES = ["direct", "apiserver-proxy"] as const;
+export type ClusterAccessMode = typeof CLUSTER_ACCESS_MODES[number];
+
+/** A port of a Service. */
+export interface ServicePort {
+  namespace: string;
+  name: string;
+  port: number;
+}
+
+export interface ClusterAccess {
+  readonly mode: ClusterAccessMode;
+  /** Where `service`'s "/" is: a URL without its final "/". */
+  baseUrl(service: ServicePort): string;
+  /**
+   * Sends `init` to `url` (one under a baseUrl), with the credentials the
+   * way there needs; redirects are never followed, they are the caller's.
+   */
+  fetch(url: string, init: RequestInit): Promise<Response>;
+  /** Releases the HTTP client. */
+  close(): void;
+}
+
+/**
+ * Straight to the service's cluster DNS name. `baseUrlOf` replaces the
+ * name, for tests that play the service on a local port.
+ */
+export function directAccess(
+  options: { baseUrlOf?: (service: ServicePort) => string } = {},
+): ClusterAccess {
+  return {
+    mode: "direct",
+    baseUrl: options.baseUrlOf ??
+      ((service) =>
+        `http://${service.name}.${service.namespace}.svc:${service.port}`),
+    fetch: (url, init) => fetch(url, { ...init, redirect: "manual" }),
+    close() {},
+  };
+}
+
+/** Through the API server of `kubeConfig`'s current context. */
+export function apiserverProxyAccess(kubeConfig: KubeConfig): ClusterAccess {
+  const credentials = new KubeCredentials(kubeConfig);
+  return {
+    mode: "apiserver-proxy",
+    baseUrl(service) {
+      const server = kubeConfig.getCurrentCluster()?.server;
+      if (!server) throw new Error("The kubeconfig has no current cluster");
+      const { namespace, name, port } = service;
+      return `${server.replace(/\/$/, "")}/api/v1/namespaces/${namespace}` +
+        `/services/${name}:${port}/proxy`;
+    },
+    async fetch(url, init) {
+      const { headers, client } = await credentials.current();
+      const sent = new Headers(init.headers);
+      for (const [name, value] of Object.entries(headers)) {
+        sent.set(name, value);
+      }
+      return await fetch(url, {
+        ...init,
+        headers: sent,
+        redirect: "manual",
+        ...(client ? { client } : {}),
+      } as RequestInit);
+    },
+    close: () => credentials.close(),
+  };
+}
+
+/**
+ * The kubeconfig's credentials as fetch takes them: headers (a bearer
+ * token, refreshed by client-node for exec and service-account tokens) and
+ * an HTTP client with the CA and client certificate, made again only when
+ * they change.
+ */
+class KubeCredentials {
+  #client: Deno.HttpClient | undefined;
+  #clientFor = "";
+
+  constructor(private readonly kubeConfig: KubeConfig) {}
+
+  async current(): Promise<
+    { headers: Record<string, string>; client?: Deno.HttpClient }
+  > {
+    const options: {
+      headers?: Record<string, string>;
+      ca?: unknown;
+      cert?: unknown;
+      key?: unknown;
+    } = {};
+    await this.kubeConfig.applyToHTTPSOptions(options as never);
+    const pem = (value: unknown) =>
+      value === undefined ? undefined : String(value);
+    const [ca, cert, key] = [
+      pem(options.ca),
+      pem(options.cert),
+      pem(options.key),
+    ];
+    if (ca !== undefined || cert !== undefined) {
+      const identity = `${ca}\0${cert}\0${key}`;
+      if (identity !== this.#clientFor) {
+        this.#client?.close();
+        this.#client = Deno.createHttpClient({
+          ...(ca === undefined ? {} : { caCerts: [ca] }),
+          ...(cert !== undefined && key !== undefined ? { cert, key } : {}),
+        });
+        this.#clientFor = identity;
+      }
+    }
+    return {
+      headers: options.headers ?? {},
+      ...(this.#client ? { client: this.#client } : {}),
+    };
+  }
+
+  close(): void {
+    this.#client?.close();
+    this.#client = undefined;
+  }
+}
