@@ -26,6 +26,21 @@ function problemsOf(invocation: Invocation): string[] {
   return (invocation as { problems: string[] }).problems;
 }
 
+Deno.test("parseSettings() picks --cluster-access by where Corral runs, or as asked", () => {
+  const access = (args: string[]) =>
+    settingsOf(parse(args, {})).dashboardProxy.clusterAccess;
+  assert.equal(access([]), "direct");
+  assert.equal(access(["--kubeconfig", "/k"]), "apiserver-proxy");
+  assert.equal(access(["--orchestrator", "embedded"]), "apiserver-proxy");
+  assert.equal(
+    access(["--kubeconfig", "/k", "--cluster-access", "direct"]),
+    "direct",
+  );
+  assert.deepEqual(problemsOf(parse(["--cluster-access", "tunnel"], {})), [
+    '--cluster-access must be one of direct, apiserver-proxy, got "tunnel"',
+  ]);
+});
+
 Deno.test("parseSettings() gives kubernetes mode's defaults without flags", () => {
   assert.deepEqual(settingsOf(parse([], {})), {
     host: "0.0.0.0",
@@ -58,6 +73,14 @@ Deno.test("parseSettings() gives kubernetes mode's defaults without flags", () =
     cacheMissQps: 20,
     cacheBookmarkIntervalMs: 60_000,
     watchMaxDurationMs: 30 * 60_000,
+    dashboardProxy: {
+      // No kubeconfig in kubernetes mode: in a pod.
+      clusterAccess: "direct",
+      timeoutMs: 30_000,
+      maxRequestBytes: 64 * 1024 * 1024,
+      maxResponseBytes: 64 * 1024 * 1024,
+      sessionTtlMs: 15 * 60_000,
+    },
     requestTimeoutMs: 60_000,
     maxInflightBodyBytes: 64 * 1024 * 1024,
     shutdownDelayMs: 10_000,
