@@ -12,13 +12,17 @@ export class BodyLimitError extends Error {
   }
 }
 
-/** `body` as it comes, erroring with BodyLimitError past `limit` bytes. */
+/**
+ * `body` as it comes, erroring with BodyLimitError past `limit` bytes;
+ * `exceeded()` tells afterwards whether it did (a fetch that was sending it
+ * fails with an error of its own).
+ */
 export function bounded(
   body: ReadableStream<Uint8Array>,
   limit: number,
-): ReadableStream<Uint8Array> {
+): { stream: ReadableStream<Uint8Array>; exceeded(): boolean } {
   let passed = 0;
-  return body.pipeThrough(
+  const stream = body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         passed += chunk.byteLength;
@@ -30,15 +34,7 @@ export function bounded(
       },
     }),
   );
-}
-
-/** Whether `error`, or one of its causes, is a BodyLimitError. */
-export function isBodyLimitError(error: unknown): boolean {
-  for (let e = error, depth = 0; e && depth < 5; depth++) {
-    if (e instanceof BodyLimitError) return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
+  return { stream, exceeded: () => passed > limit };
 }
 
 /** A Content-Length header's value as a number; undefined when absent or bad. */

@@ -53,11 +53,7 @@ import {
   subpathOf,
   upstreamHeaders,
 } from "./dashboard_headers.ts";
-import {
-  bounded,
-  contentLength,
-  isBodyLimitError,
-} from "./dashboard_limits.ts";
+import { bounded, contentLength } from "./dashboard_limits.ts";
 import { errorResponse } from "./error_answers.ts";
 import { peerOf, signalOf } from "./peer.ts";
 import type { Endpoint, Params } from "./router.ts";
@@ -358,6 +354,7 @@ export class DashboardProxy {
     const timeout = AbortSignal.timeout(timeoutMs);
     const url = new URL(request.url);
     const peer = peerOf(request);
+    const sent = request.body ? bounded(request.body, maxRequestBytes) : null;
     let answer: Response;
     try {
       answer = await clusterAccess.fetch(upstream, {
@@ -368,12 +365,12 @@ export class DashboardProxy {
           host: request.headers.get("host") ?? url.host,
           prefix: at.prefix,
         }),
-        body: request.body ? bounded(request.body, maxRequestBytes) : null,
+        body: sent?.stream ?? null,
         signal: AbortSignal.any([timeout, signalOf(request)]),
         ...(request.body ? { duplex: "half" } : {}),
       } as RequestInit);
-    } catch (error) {
-      if (isBodyLimitError(error)) throw tooLarge(action, maxRequestBytes);
+    } catch {
+      if (sent?.exceeded()) throw tooLarge(action, maxRequestBytes);
       if (timeout.aborted) {
         throw new HttpError(
           504,
@@ -401,7 +398,9 @@ export class DashboardProxy {
       answer.headers,
       (location) => rewriteLocation(location, upstream, base, at.prefix),
     );
-    const body = answer.body ? bounded(answer.body, maxResponseBytes) : null;
+    const body = answer.body
+      ? bounded(answer.body, maxResponseBytes).stream
+      : null;
     return new Response(body, { status: answer.status, headers });
   }
 
