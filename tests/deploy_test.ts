@@ -27,6 +27,8 @@ const LEAST_PRIVILEGE: Record<string, string[]> = {
   "ray.io/rayclusters": ["create", "delete", "get", "list", "update", "watch"],
   "/configmaps": ["create", "delete", "get", "list", "watch"],
   "/events": ["list", "watch"],
+  // The dashboard proxy through the API server (--cluster-access).
+  "/services/proxy": ["create", "delete", "get"],
 };
 
 /** What --authentication-token-review needs, cluster-wide in every variant. */

@@ -25,7 +25,7 @@
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
 import type { Orchestrator } from "../../domain/ports.ts";
-import type { RayCluster } from "../../domain/resources.ts";
+import { ANNOTATION, LABEL, type RayCluster } from "../../domain/resources.ts";
 import { validateClusterKey } from "../../domain/validation.ts";
 import {
   DASHBOARD_PORT,
@@ -35,8 +35,8 @@ import {
 } from "../../domain/cluster_addresses.ts";
 import type { ClusterAccess } from "../../orchestrator/cluster_access.ts";
 import type { Access } from "../auth/access.ts";
-import { credentialsOf } from "../auth/authenticate.ts";
-import { callerOf } from "../auth/caller.ts";
+import { type Credentials, credentialsOf } from "../auth/authenticate.ts";
+import { type Caller, callerOf } from "../auth/caller.ts";
 import {
   cookieValue,
   DASHBOARD_COOKIE,
@@ -44,7 +44,7 @@ import {
   setCookie,
 } from "../auth/dashboard_sessions.ts";
 import { AuthenticationError, type Identity } from "../auth/identity.ts";
-import { AuthorizationError } from "../auth/policy.ts";
+import { AuthorizationError, type Rule } from "../auth/policy.ts";
 import { asServiceError, HttpError } from "../errors.ts";
 import { clientRequestIdOf, newRequestId } from "../request_id.ts";
 import {
@@ -140,8 +140,9 @@ export class DashboardProxy {
           }: the path may not have segments ".", ".." or an encoded "/" or "\\"`,
         );
       }
-      await this.#authorize(request, exchange, true);
+      const granted = await this.#authorize(request, exchange, true);
       const cluster = await this.#readyCluster(request, exchange);
+      checkOwner(exchange, granted, cluster);
       if (subpath === "") {
         // The dashboard's pages link relative to its root: "dashboard/".
         exchange.status = 308;
@@ -173,7 +174,7 @@ export class DashboardProxy {
   async openSession(request: Request, params: Params): Promise<Response> {
     const exchange = this.#exchange(request, params);
     try {
-      const credentials = await this.#authorize(request, exchange, false);
+      const { credentials } = await this.#authorize(request, exchange, false);
       await request.body?.cancel();
       const path = dashboardProxyPath(exchange.namespace, exchange.name);
       const { value, expiresAt } = this.#o.sessions.open({
@@ -263,9 +264,13 @@ export class DashboardProxy {
   /**
    * Validates the key, authenticates the caller (by the cookie too when
    * `cookie`) and checks it may `proxy` clusters in the namespace; the
-   * credentials that decided.
+   * credentials that decided, the caller and the rules that grant it.
    */
-  async #authorize(request: Request, exchange: Exchange, cookie: boolean) {
+  async #authorize(
+    request: Request,
+    exchange: Exchange,
+    cookie: boolean,
+  ): Promise<Granted> {
     const action = actionOf(exchange);
     validateClusterKey(exchange, action);
     const served = this.#o.namespaces;
@@ -301,13 +306,14 @@ export class DashboardProxy {
       signalOf(request),
     );
     exchange.identity = identity;
-    callerOf(identity, this.#o.access.policy).authorize(
+    const caller = callerOf(identity, this.#o.access.policy);
+    const rules = caller.authorize(
       action,
       "proxy",
       "clusters",
       exchange.namespace,
     );
-    return credentials;
+    return { credentials, caller, rules };
   }
 
   /** The cluster, ready; FAILED_PRECONDITION with its state otherwise. */
@@ -454,6 +460,41 @@ export class DashboardProxy {
       ...(exchange.via ? { via: exchange.via } : {}),
     });
   }
+}
+
+/** Who was let through, by what. */
+interface Granted {
+  credentials: Credentials;
+  caller: Caller;
+  /** The rules that grant `proxy` here. */
+  rules: Rule[];
+}
+
+/**
+ * PERMISSION_DENIED when every rule granting `proxy` says `owners: only`,
+ * the caller is not granted `admin` there, and the cluster is someone
+ * else's: the dashboard runs code in the cluster, as changing it does.
+ */
+function checkOwner(
+  exchange: Exchange,
+  granted: Granted,
+  cluster: RayCluster,
+): void {
+  const { caller, rules } = granted;
+  const ownersOnly = rules.length > 0 &&
+    rules.every((rule) => rule.owners === "only") &&
+    !caller.may("admin", "clusters", exchange.namespace);
+  if (!ownersOnly) return;
+  const { annotations, labels } = cluster.metadata;
+  const owner = annotations?.[ANNOTATION.user] ?? labels?.[LABEL.user] ?? "";
+  const user = caller.identity.user;
+  if (owner === user) return;
+  throw new AuthorizationError(
+    "owner",
+    `${actionOf(exchange)}: user "${user}" may not proxy to a cluster of ${
+      owner === "" ? "no recorded owner" : `"${owner}"`
+    }: only its owner or a caller granted "admin" may`,
+  );
 }
 
 /**

@@ -25,6 +25,8 @@ import {
   BOB,
   CAROL,
   DAVE,
+  PEOPLE,
+  person,
   tokenFileText,
   writeAccessFiles,
 } from "../auth/access_fixtures.ts";
@@ -46,7 +48,15 @@ const POLICY = `rules:
     namespaces: ["team-b"]
     resources: ["clusters"]
     verbs: ["proxy"]
+  - users: ["erin"]
+    namespaces: ["team-a"]
+    resources: ["clusters"]
+    verbs: ["proxy"]
+    owners: only
 `;
+
+/** May proxy in team-a, to her own clusters only. */
+const ERIN = person("erin", "erin");
 /** The policy with alice's proxy taken away. */
 const WITHOUT_ALICE = POLICY.replace(
   'verbs: ["get", "proxy"]',
@@ -164,6 +174,7 @@ async function rayCluster(
   namespace: string,
   name: string,
   status?: Record<string, unknown>,
+  owner?: string,
 ): Promise<void> {
   const path = `/apis/ray.io/v1/namespaces/${namespace}/rayclusters`;
   const created = await kubeFetch(kubeUrl, "POST", path, {
@@ -173,6 +184,7 @@ async function rayCluster(
       name,
       namespace,
       labels: { "app.kubernetes.io/managed-by": "kuberay-apiserver" },
+      ...(owner ? { annotations: { "ray.io/user": owner } } : {}),
     },
     spec: {
       headGroupSpec: {
@@ -196,7 +208,10 @@ async function rayCluster(
 
 async function withWorld(run: (world: World) => Promise<void>): Promise<void> {
   const corral = await startCorral({ crds: [RAY_CRD] });
-  const files = await writeAccessFiles({ policy: POLICY });
+  const files = await writeAccessFiles({
+    policy: POLICY,
+    tokens: tokenFileText([...PEOPLE, ERIN]),
+  });
   const access = await createAccess({
     tokenAuthFile: files.tokenFile,
     tokenReview: false,
@@ -216,6 +231,13 @@ async function withWorld(run: (world: World) => Promise<void>): Promise<void> {
     await rayCluster(corral.kubeUrl, "team-a", "red", { state: "unhealthy" });
     await rayCluster(corral.kubeUrl, "team-a", "new");
     await rayCluster(corral.kubeUrl, "team-b", "blue", { state: "ready" });
+    await rayCluster(
+      corral.kubeUrl,
+      "team-a",
+      "erins",
+      { state: "ready" },
+      "erin",
+    );
     const proxy = new DashboardProxy({
       orchestrator: corral.orchestrator!,
       access,
@@ -328,6 +350,26 @@ Deno.test("dashboard proxy: only callers granted proxy in the namespace get thro
     });
     assert.equal(bobs.status, 200);
     await bobs.body?.cancel();
+  });
+});
+
+Deno.test("dashboard proxy: under owners: only, a caller reaches only the dashboards of its own clusters", async () => {
+  await withWorld(async (world) => {
+    const own = await send(world, path("erins", "/"), {
+      headers: { authorization: bearer(ERIN) },
+    });
+    assert.equal(own.status, 200);
+    await own.body?.cancel();
+    const error = await errorOf(
+      await send(world, path("blue", "/"), {
+        headers: { authorization: bearer(ERIN) },
+      }),
+    );
+    assert.equal(error.status, 403);
+    assert.match(
+      error.message,
+      /user "erin" may not proxy to a cluster of no recorded owner/,
+    );
   });
 });
 
