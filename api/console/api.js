@@ -281,3 +281,46 @@ export function openWatch(resourceVersion, signal) {
     : `?resourceVersion=${encodeURIComponent(resourceVersion)}`;
   return fetch(`${paths.watch}${query}`, { headers: headers(false), signal });
 }
+
+/**
+ * The clusters whose dashboards this tab opened a session for, so that
+ * signing out ends those sessions too.
+ * @type {Set<string>}
+ */
+const dashboardSessions = new Set();
+
+/**
+ * The path of a cluster's dashboard session (POST opens, DELETE ends).
+ * @param {string} namespace
+ * @param {string} name
+ */
+function dashboardSessionPath(namespace, name) {
+  return `${paths.cluster(namespace, name)}/dashboard:session`;
+}
+
+/**
+ * Opens a dashboard session: Corral sets a cookie, for that one cluster's
+ * proxy path, with which the browser may follow links into the dashboard.
+ * @param {string} namespace
+ * @param {string} name
+ * @returns {Promise<{ url: string, expiresAt: string }>}
+ */
+export async function openDashboardSession(namespace, name) {
+  const answer = await call("POST", dashboardSessionPath(namespace, name));
+  dashboardSessions.add(JSON.stringify([namespace, name]));
+  return answer;
+}
+
+/** Ends every dashboard session this tab opened; failures are ignored. */
+export async function endDashboardSessions() {
+  await Promise.allSettled(
+    [...dashboardSessions].map((key) => {
+      const [namespace, name] = JSON.parse(key);
+      return fetch(dashboardSessionPath(namespace, name), {
+        method: "DELETE",
+        headers: headers(false),
+      });
+    }),
+  );
+  dashboardSessions.clear();
+}

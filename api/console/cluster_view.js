@@ -19,6 +19,7 @@ import {
   eventsPanel,
 } from "./cluster_panels.js";
 import { stateBadge } from "./format.js";
+import { accessPanel } from "./cluster_access.js";
 import { h, panel, showPage } from "./html.js";
 import { state } from "./state.js";
 
@@ -68,6 +69,7 @@ function showCluster(page) {
     h("h1", {}, `${cluster.name} `, stateBadge(cluster.clusterState)),
     page.banner,
     aboutPanel(cluster),
+    accessPanel(cluster),
     workersPanel(page, cluster),
     endpointsPanel(cluster),
     envsPanel(cluster),

@@ -6,6 +6,7 @@
  */
 import { byId } from "./html.js";
 import { clearToken, setToken, token } from "./session.js";
+import { endDashboardSessions } from "./api.js";
 
 function tokenInput() {
   return /** @type {HTMLInputElement} */ (byId("token"));
@@ -38,7 +39,9 @@ export function listenForSignIn(onSignedIn) {
     onSignedIn();
   });
   signOut.hidden = !token();
-  signOut.addEventListener("click", () => {
+  signOut.addEventListener("click", async () => {
+    // The dashboards' cookies end with the console's sign-in.
+    await endDashboardSessions();
     clearToken();
     location.reload();
   });

@@ -1,0 +1,83 @@
+// @ts-check
+/// <reference lib="dom" />
+/**
+ * A cluster page's "Access" panel, while the cluster is ready: "Open
+ * dashboard" (a session cookie for that one cluster's proxy path, then the
+ * dashboard through Corral in a new tab) and the cluster's addresses inside
+ * Kubernetes, each with a copy button.
+ */
+import { errorMessage, openDashboardSession } from "./api.js";
+import { h, panel } from "./html.js";
+
+/** @typedef {import("./api.js").Cluster} Cluster */
+
+/**
+ * The panel; none while the cluster is not ready (it has no addresses).
+ * @param {Cluster} cluster
+ */
+export function accessPanel(cluster) {
+  if (!cluster.dashboardProxyUrl) return false;
+  const status = h("p", { class: "error", id: "dashboard-error" });
+  const open = h("button", {
+    type: "button",
+    class: "primary",
+    id: "open-dashboard",
+    onclick: () => openDashboard(cluster, status),
+  }, "Open dashboard");
+  return panel(
+    "access",
+    "Access",
+    h("p", {}, open),
+    status,
+    h(
+      "dl",
+      { class: "facts" },
+      address("Ray client", "client-url", cluster.clientUrl ?? ""),
+      address("Dashboard", "dashboard-url", cluster.dashboardUrl ?? ""),
+      address(
+        "Dashboard through Corral",
+        "dashboard-proxy-url",
+        new URL(cluster.dashboardProxyUrl, location.href).href,
+      ),
+    ),
+  );
+}
+
+/**
+ * Opens the session, then the dashboard in a new tab that cannot reach
+ * this one (noopener): the dashboard's pages are served from Corral's own
+ * origin, and must not script the console.
+ * @param {Cluster} cluster
+ * @param {HTMLElement} status
+ */
+async function openDashboard(cluster, status) {
+  status.textContent = "";
+  try {
+    const { url } = await openDashboardSession(cluster.namespace, cluster.name);
+    window.open(url, "_blank", "noopener,noreferrer");
+  } catch (error) {
+    status.textContent = `Cannot open the dashboard: ${errorMessage(error)}`;
+  }
+}
+
+/**
+ * An address and its copy button.
+ * @param {string} label
+ * @param {string} id
+ * @param {string} value
+ */
+function address(label, id, value) {
+  const copy = h("button", {
+    type: "button",
+    class: "link",
+    "aria-label": `Copy the ${label.toLowerCase()} address`,
+    onclick: async () => {
+      await navigator.clipboard.writeText(value);
+      copy.textContent = "Copied";
+    },
+  }, "Copy");
+  return [
+    h("dt", {}, label),
+    h("dd", {}, h("code", { id }, value), " ", copy),
+  ];
+}
