@@ -10,6 +10,7 @@ import { DashboardSessions } from "../../../api/auth/dashboard_sessions.ts";
 import { DashboardProxy } from "../../../api/http/dashboard_proxy.ts";
 import { createRouter, type Router } from "../../../api/http/router.ts";
 import { silentLogger } from "../../../api/log.ts";
+import { serveHttp } from "../../../api/http/server.ts";
 import {
   directAccess,
   type ServicePort,
@@ -697,5 +698,39 @@ Deno.test("dashboard proxy: every request is audited with who, which cluster, me
         ["carol", "team-a", "blue", "DELETE", path("blue", "/"), 403, 7],
       ],
     );
+  });
+});
+
+Deno.test("dashboard proxy behind the HTTP listener: a cut answer ends its connection, and the listener serves on", async () => {
+  await withWorld(async (world) => {
+    const server = await serveHttp({
+      hostname: "127.0.0.1",
+      port: 0,
+      handler: world.proxy,
+      log: silentLogger(),
+    });
+    try {
+      const base = `http://127.0.0.1:${server.port}`;
+      const auth = { authorization: bearer(ALICE) };
+      // Cut before or after its headers, as the listener had written them.
+      await assert.rejects(async () => {
+        const cut = await fetch(`${base}${path("blue", "/huge-stream")}`, {
+          headers: auth,
+        });
+        await cut.text();
+      });
+      const head = await fetch(`${base}${path("blue", "/")}`, {
+        method: "HEAD",
+        headers: auth,
+      });
+      assert.equal(head.status, 200);
+      assert.equal(await head.text(), "");
+      const page = await fetch(`${base}${path("blue", "/")}`, {
+        headers: auth,
+      });
+      assert.equal(await page.text(), "<title>Ray Dashboard</title>");
+    } finally {
+      await server.shutdown(1_000);
+    }
   });
 });
