@@ -345,52 +345,14 @@ export class DashboardProxy {
     at: { subpath: string; search: string; prefix: string; exchange: Exchange },
   ): Promise<Response> {
     const action = actionOf(at.exchange);
-    const { clusterAccess, maxRequestBytes, maxResponseBytes, timeoutMs } =
-      this.#o;
+    const { clusterAccess, maxResponseBytes } = this.#o;
     const base = clusterAccess.baseUrl({
       namespace: at.exchange.namespace,
       name: headServiceOf(cluster),
       port: DASHBOARD_PORT,
     });
     const upstream = `${base}${at.subpath}${at.search}`;
-    const length = contentLength(request.headers);
-    if (length !== undefined && length > maxRequestBytes) {
-      throw tooLarge(action, maxRequestBytes);
-    }
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const url = new URL(request.url);
-    const peer = peerOf(request);
-    const sent = request.body ? bounded(request.body, maxRequestBytes) : null;
-    let answer: Response;
-    try {
-      answer = await clusterAccess.fetch(upstream, {
-        method: request.method,
-        headers: upstreamHeaders(request.headers, {
-          for: peer?.address?.replace(/:\d+$/, "").replace(/^\[|\]$/g, ""),
-          proto: url.protocol.replace(/:$/, ""),
-          host: request.headers.get("host") ?? url.host,
-          prefix: at.prefix,
-        }),
-        body: sent?.stream ?? null,
-        signal: AbortSignal.any([timeout, signalOf(request)]),
-        ...(request.body ? { duplex: "half" } : {}),
-      } as RequestInit);
-    } catch {
-      if (sent?.exceeded()) throw tooLarge(action, maxRequestBytes);
-      if (timeout.aborted) {
-        throw new HttpError(
-          504,
-          Code.DEADLINE_EXCEEDED,
-          `${action}: the dashboard did not answer within ${timeoutMs} ms`,
-        );
-      }
-      throw new HttpError(
-        502,
-        Code.UNAVAILABLE,
-        `${action}: the dashboard cannot be reached`,
-        // The cause for the log only: it may name internal addresses.
-      );
-    }
+    const answer = await this.#send(request, upstream, at.prefix, action);
     const answerLength = contentLength(answer.headers);
     if (answerLength !== undefined && answerLength > maxResponseBytes) {
       await answer.body?.cancel();
@@ -408,6 +370,60 @@ export class DashboardProxy {
       ? bounded(answer.body, maxResponseBytes).stream
       : null;
     return new Response(body, { status: answer.status, headers });
+  }
+
+  /**
+   * Sends the request, its body counted and everything bounded by the
+   * time-out; its answer's head. Throws 413, 504 or 502 (unreachable).
+   */
+  async #send(
+    request: Request,
+    upstream: string,
+    prefix: string,
+    action: string,
+  ): Promise<Response> {
+    const { maxRequestBytes, timeoutMs } = this.#o;
+    const length = contentLength(request.headers);
+    if (length !== undefined && length > maxRequestBytes) {
+      throw tooLarge(action, maxRequestBytes);
+    }
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const url = new URL(request.url);
+    const peer = peerOf(request);
+    const sent = request.body ? bounded(request.body, maxRequestBytes) : null;
+    try {
+      return await this.#o.clusterAccess.fetch(upstream, {
+        method: request.method,
+        headers: upstreamHeaders(request.headers, {
+          for: peer?.address?.replace(/:\d+$/, "").replace(/^\[|\]$/g, ""),
+          proto: url.protocol.replace(/:$/, ""),
+          host: request.headers.get("host") ?? url.host,
+          prefix,
+        }),
+        body: sent?.stream ?? null,
+        signal: AbortSignal.any([timeout, signalOf(request)]),
+        ...(request.body ? { duplex: "half" } : {}),
+      } as RequestInit);
+    } catch (error) {
+      if (sent?.exceeded()) throw tooLarge(action, maxRequestBytes);
+      if (timeout.aborted) {
+        throw new HttpError(
+          504,
+          Code.DEADLINE_EXCEEDED,
+          `${action}: the dashboard did not answer within ${timeoutMs} ms`,
+        );
+      }
+      // The cause in the log only: it names addresses inside the cluster.
+      this.#o.log.warn("Failed to reach a dashboard", {
+        upstream,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      throw new HttpError(
+        502,
+        Code.UNAVAILABLE,
+        `${action}: the dashboard cannot be reached`,
+      );
+    }
   }
 
   #refuse(exchange: Exchange, thrown: unknown): Response {
