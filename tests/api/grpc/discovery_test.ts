@@ -139,6 +139,10 @@ Deno.test("reflection's cluster.proto is the wire contract: names, numbers, maps
         ["service_endpoint", 11, "serviceEndpoint"],
         ["envs", 12, "envs"],
         ["etag", 14, "etag"],
+        // Corral's own, above KubeRay's numbers: where a ready cluster is.
+        ["client_url", 101, "clientUrl"],
+        ["dashboard_url", 102, "dashboardUrl"],
+        ["dashboard_proxy_url", 103, "dashboardProxyUrl"],
       ],
     );
     const endpoint = cluster.field!.find((f) => f.name === "service_endpoint")!;
