@@ -231,6 +231,7 @@ async function withWorld(run: (world: World) => Promise<void>): Promise<void> {
     await rayCluster(corral.kubeUrl, "team-a", "green", { state: "ready" });
     await rayCluster(corral.kubeUrl, "team-a", "red", { state: "unhealthy" });
     await rayCluster(corral.kubeUrl, "team-a", "new");
+    await rayCluster(corral.kubeUrl, "team-a", "far", { state: "ready" });
     await rayCluster(corral.kubeUrl, "team-b", "blue", { state: "ready" });
     await rayCluster(
       corral.kubeUrl,
@@ -245,7 +246,10 @@ async function withWorld(run: (world: World) => Promise<void>): Promise<void> {
       clusterAccess: directAccess({
         baseUrlOf(service) {
           services.push(service);
-          return dashboard.base;
+          // Cluster "far"'s head answers on no port: nothing listens on 9.
+          return service.name === "far-head-svc"
+            ? "http://127.0.0.1:9"
+            : dashboard.base;
         },
       }),
       sessions: new DashboardSessions({ ttlMs: 60_000 }),
@@ -658,6 +662,15 @@ Deno.test("dashboard proxy: answers too large or too slow and requests too large
     });
     assert.equal(streamed.status, 200);
     await assert.rejects(streamed.text());
+
+    const far = await errorOf(
+      await send(world, path("far", "/"), { headers: auth }),
+    );
+    assert.deepEqual([far.status, far.code, far.message], [
+      502,
+      14,
+      'Cannot proxy to cluster "team-a/far": the dashboard cannot be reached',
+    ]);
 
     const big = await errorOf(
       await send(world, path("blue", "/upload"), {
