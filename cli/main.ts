@@ -6,8 +6,8 @@
  * unreachable, 4 a job stopped),
  * every error printed in plain words on standard error.
  *
- * Run it with `deno task cli -- <command>`, or build one binary with
- * `deno task cli:compile`.
+ * Run it with `deno task cli -- <command>`, or install it as `corral` with
+ * `deno task install:cli` (tools/install_cli.ts).
  */
 import { parseFlags, splitCommand } from "./args.ts";
 import { CLUSTERS } from "./clusters.ts";
@@ -25,7 +25,7 @@ import { JOBS } from "./jobs.ts";
 import { CliError, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
 import { SERVICES } from "./services.ts";
 import { TEMPLATES } from "./templates.ts";
-import { VERSION } from "./version.ts";
+import { CLIENT_VERSION, VERSION } from "./version.ts";
 
 const ENTRIES: TopLevel[] = [
   CLUSTERS,
@@ -57,6 +57,11 @@ export async function run(argv: string[]): Promise<number> {
     return entry && isGroup(entry) ? 2 : 1;
   });
   if (words.length === 0) {
+    // `corral --version`: this command line's only, no server asked.
+    if (rest.length === 1 && rest[0] === "--version") {
+      console.log(`corral ${CLIENT_VERSION}`);
+      return EXIT_OK;
+    }
     parseFlags(rest, {}); // names an unknown flag, if there is one
     if (isHelp(rest)) {
       console.log(rootHelp(ENTRIES));
