@@ -28,6 +28,17 @@ export const GLOBAL_FLAGS: Flags = {
     value: "FILE",
     help: "PEM file of the CA that signed the server's certificate",
   },
+  "client-certificate": {
+    type: "string",
+    value: "FILE",
+    help:
+      "PEM client certificate, for a Corral that takes them (with --client-key)",
+  },
+  "client-key": {
+    type: "string",
+    value: "FILE",
+    help: "PEM private key of --client-certificate",
+  },
   namespace: {
     type: "string",
     short: "n",

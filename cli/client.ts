@@ -15,6 +15,7 @@ import {
   UsageError,
 } from "./errors.ts";
 import type { Cluster } from "./types.ts";
+import { Code } from "../domain/errors.ts";
 import { lines } from "../domain/lines.ts";
 
 /** One line of a watch: a change, or a BOOKMARK saying how far it is. */
@@ -42,21 +43,7 @@ export async function connect(connection: Connection): Promise<CorralClient> {
       } is not an http:// or https:// URL`,
     );
   }
-  let httpClient: Deno.HttpClient | undefined;
-  if (connection.certificateAuthority) {
-    let pem: string;
-    try {
-      pem = await Deno.readTextFile(connection.certificateAuthority);
-    } catch (error) {
-      throw new CliError(
-        `cannot read certificate authority ${connection.certificateAuthority}: ${
-          (error as Error).message
-        }`,
-        EXIT_USAGE,
-      );
-    }
-    httpClient = Deno.createHttpClient({ caCerts: [pem] });
-  }
+  const httpClient = await tlsClient(connection);
   const headers: Record<string, string> = { accept: "application/json" };
   if (connection.token) headers.authorization = `Bearer ${connection.token}`;
 
@@ -79,21 +66,35 @@ export async function connect(connection: Connection): Promise<CorralClient> {
       });
     } catch (error) {
       if (signal?.aborted) throw error;
-      throw new UnreachableError(server, reason(error as Error));
+      const why = reason(error as Error);
+      throw new UnreachableError(server, why, tlsHint(why, connection));
     }
+  }
+
+  /** An error answer; a refused token names the server that refused it. */
+  function refused(status: number, text: string): ApiError {
+    const error = apiError(status, text);
+    return error.code === Code.UNAUTHENTICATED && connection.token
+      ? new ApiError(
+        status,
+        { code: error.code },
+        `token not accepted by ${server}: check --token, ` +
+          "CORRAL_TOKEN or the context's token (corral config set-context)",
+      )
+      : error;
   }
 
   return {
     async call<T>(method: string, path: string, body?: unknown): Promise<T> {
       const response = await send(method, path, body);
       const text = await response.text();
-      if (!response.ok) throw apiError(response.status, text);
+      if (!response.ok) throw refused(response.status, text);
       return (text ? JSON.parse(text) : {}) as T;
     },
     async *watch(path: string, signal?: AbortSignal) {
       const response = await send("GET", path, undefined, signal);
       if (!response.ok || !response.body) {
-        throw apiError(response.status, await response.text());
+        throw refused(response.status, await response.text());
       }
       for await (const line of lines(response.body)) {
         const parsed = JSON.parse(line) as {
@@ -108,6 +109,73 @@ export async function connect(connection: Connection): Promise<CorralClient> {
       httpClient?.close();
     },
   };
+}
+
+/** A PEM file the connection names, or a usage error saying which. */
+async function readPem(what: string, path: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (error) {
+    throw new CliError(
+      `cannot read ${what} ${path}: ${(error as Error).message}`,
+      EXIT_USAGE,
+    );
+  }
+}
+
+/**
+ * The HTTP client for the connection's CA and client certificate, or none
+ * (the system's roots, no client certificate). A certificate without its
+ * key, or a key without its certificate, is a usage error.
+ */
+async function tlsClient(
+  connection: Connection,
+): Promise<Deno.HttpClient | undefined> {
+  const { certificateAuthority, clientCertificate, clientKey } = connection;
+  if ((clientCertificate === undefined) !== (clientKey === undefined)) {
+    throw new UsageError(
+      clientCertificate === undefined
+        ? "--client-key needs --client-certificate (or CORRAL_CLIENT_CERT)"
+        : "--client-certificate needs --client-key (or CORRAL_CLIENT_KEY)",
+    );
+  }
+  if (!certificateAuthority && !clientCertificate) return undefined;
+  const options:
+    & Deno.CreateHttpClientOptions
+    & Partial<Deno.TlsCertifiedKeyPem> = {};
+  if (certificateAuthority) {
+    options.caCerts = [
+      await readPem("certificate authority", certificateAuthority),
+    ];
+  }
+  if (clientCertificate && clientKey) {
+    options.cert = await readPem("client certificate", clientCertificate);
+    options.key = await readPem("client key", clientKey);
+  }
+  return Deno.createHttpClient(options);
+}
+
+/**
+ * What to do about a TLS failure: an untrusted server certificate needs
+ * its CA; a refused handshake may want a client certificate.
+ */
+function tlsHint(why: string, connection: Connection): string[] {
+  if (/UnknownIssuer|invalid peer certificate|certificate/i.test(why)) {
+    return connection.certificateAuthority
+      ? [
+        `  the server's certificate is not signed by ${connection.certificateAuthority}: pass the CA that signed it`,
+      ]
+      : [
+        "  the server's certificate is not signed by a CA this machine trusts:",
+        "  pass --certificate-authority FILE (or set CORRAL_CA) with the CA's PEM certificate",
+      ];
+  }
+  if (/handshake|alert|CertificateRequired/i.test(why)) {
+    return [
+      "  the server may require a client certificate: pass --client-certificate FILE --client-key FILE",
+    ];
+  }
+  return [];
 }
 
 /** An error answer as an ApiError, whatever its body. */

@@ -19,7 +19,13 @@ const SHELLS = ["bash", "zsh"] as const;
 type Shell = typeof SHELLS[number];
 
 /** Flags that name a file. */
-const FILE_FLAGS = ["filename", "certificate-authority", "ca"];
+const FILE_FLAGS = [
+  "filename",
+  "certificate-authority",
+  "ca",
+  "client-certificate",
+  "client-key",
+];
 
 /** `-n|--namespace|...`: the flags of `entries` that take a value, for case. */
 function valueFlagPattern(

@@ -17,6 +17,10 @@ export interface Context {
   token?: string;
   /** Path of a PEM file of the CA that signed the server's certificate. */
   certificateAuthority?: string;
+  /** Path of a PEM client certificate, for a Corral that verifies them. */
+  clientCertificate?: string;
+  /** Path of the PEM private key of clientCertificate. */
+  clientKey?: string;
   namespace?: string;
 }
 
@@ -111,6 +115,9 @@ export interface Connection {
   token?: string;
   /** The CA file's path, when the server's certificate needs one. */
   certificateAuthority?: string;
+  /** The client certificate and key files' paths: both or neither. */
+  clientCertificate?: string;
+  clientKey?: string;
   namespace: string;
 }
 
@@ -137,6 +144,10 @@ export async function resolveConnection(
       context?.token,
     certificateAuthority: caFlag ?? env("CORRAL_CA") ??
       context?.certificateAuthority,
+    clientCertificate: stringFlag(values, "client-certificate") ??
+      env("CORRAL_CLIENT_CERT") ?? context?.clientCertificate,
+    clientKey: stringFlag(values, "client-key") ?? env("CORRAL_CLIENT_KEY") ??
+      context?.clientKey,
     namespace: stringFlag(values, "namespace") ?? env("CORRAL_NAMESPACE") ??
       context?.namespace ?? DEFAULT_NAMESPACE,
   };

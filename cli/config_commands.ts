@@ -23,7 +23,16 @@ import { formatTable } from "./output.ts";
 import { resolve } from "node:path";
 
 const SET_USAGE =
-  "config set-context NAME [--server URL] [--token T] [--ca FILE] [--namespace NS]";
+  "config set-context NAME [--server URL] [--token T] [--ca FILE] [--client-certificate FILE --client-key FILE] [--namespace NS]";
+
+/** `{[key]: the absolute path}`, or nothing when the flag is not given. */
+function fileField(
+  key: "clientCertificate" | "clientKey",
+  path: string | undefined,
+): Partial<Context> {
+  // Made absolute, so the context works from any directory.
+  return path === undefined ? {} : { [key]: resolve(path) };
+}
 
 /**
  * Adds a context or changes the fields given of one; the first context
@@ -53,6 +62,8 @@ async function setContext(
       : { token: stringFlag(values, "token") }),
     // Made absolute, so the context works from any directory.
     ...(ca === undefined ? {} : { certificateAuthority: resolve(ca) }),
+    ...fileField("clientCertificate", stringFlag(values, "client-certificate")),
+    ...fileField("clientKey", stringFlag(values, "client-key")),
     ...(values.namespace === undefined
       ? {}
       : { namespace: stringFlag(values, "namespace") }),

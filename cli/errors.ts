@@ -52,7 +52,11 @@ export class ApiError extends CliError {
   /** The gRPC code (domain/errors.ts), which scripts and retries act on. */
   readonly code: number;
 
-  constructor(status: number, body: ApiErrorBody) {
+  /**
+   * `refusal` replaces the message of a 401 / UNAUTHENTICATED answer, which
+   * is otherwise "not signed in" (the client sent no credentials).
+   */
+  constructor(status: number, body: ApiErrorBody, refusal?: string) {
     const violations = (body.details ?? []).flatMap((detail) =>
       detail.fieldViolations ?? []
     );
@@ -60,7 +64,8 @@ export class ApiError extends CliError {
       (status === 401 ? Code.UNAUTHENTICATED : Code.UNKNOWN);
     super(
       code === Code.UNAUTHENTICATED
-        ? "not signed in: set a token (--token, CORRAL_TOKEN or corral config set-context)"
+        ? refusal ??
+          "not signed in: set a token (--token, CORRAL_TOKEN or corral config set-context)"
         : withoutViolations(body.message || `HTTP ${status}`, violations),
       EXIT_API_ERROR,
       violations.map((v) => `  ${v.field}: ${v.description}`),
@@ -90,8 +95,12 @@ function withoutViolations(
 
 /** The server did not answer at all: exit 3, naming the URL tried. */
 export class UnreachableError extends CliError {
-  constructor(url: string, reason: string) {
-    super(`cannot reach Corral at ${url}: ${reason}`, EXIT_UNREACHABLE);
+  constructor(url: string, reason: string, details: string[] = []) {
+    super(
+      `cannot reach Corral at ${url}: ${reason}`,
+      EXIT_UNREACHABLE,
+      details,
+    );
     this.name = "UnreachableError";
   }
 }

@@ -33,6 +33,8 @@ const CORRAL_VARIABLES = [
   "CORRAL_TOKEN",
   "CORRAL_CA",
   "CORRAL_NAMESPACE",
+  "CORRAL_CLIENT_CERT",
+  "CORRAL_CLIENT_KEY",
 ];
 
 export interface CliResult {
