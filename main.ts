@@ -9,7 +9,8 @@ import { bindGrpc } from "./api/grpc/listener.ts";
 import { stopper, type StopperOptions } from "./api/shutdown.ts";
 import { type HttpServer, serveHttp } from "./api/http/server.ts";
 import { listenError, serviceUrls } from "./api/listen.ts";
-import { createLogger, logStrayErrors } from "./api/log.ts";
+import { createLogger, logFormat, logStrayErrors } from "./api/log.ts";
+import { banner } from "./api/banner.ts";
 import { grpcServerCredentials } from "./api/grpc/credentials.ts";
 import {
   type CertificateSource,
@@ -34,6 +35,7 @@ import {
   type Settings,
 } from "./settings.ts";
 import { httpTimeouts } from "./settings.ts";
+import { SPECS } from "./settings_flags.ts";
 import denoJson from "./deno.json" with { type: "json" };
 import * as k8s from "@kubernetes/client-node";
 
@@ -56,13 +58,14 @@ async function main(): Promise<void> {
       return Deno.exit(2);
   }
   const { settings } = invocation;
-  const log = createLogger({ level: settings.logLevel });
+  const format = logFormat(settings.logFormat, Deno.stderr.isTerminal());
+  const log = createLogger({ level: settings.logLevel, format });
   logStrayErrors(log);
   try {
-    await run(settings, log, invocation.warnings);
+    await run(settings, log, invocation.warnings, format === "text");
   } catch (error) {
     log.error(
-      `Cannot start: ${(error as Error).message}`,
+      `Cannot start: ${startMessage(error)}`,
       error instanceof TlsFileError
         ? { flag: error.flag, file: error.file }
         : undefined,
@@ -71,10 +74,41 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * Why the start failed; for a refused permission, without Deno's advice to
+ * run again with the flag (a task user cannot) and with what to do instead.
+ */
+function startMessage(error: unknown): string {
+  const message = (error as Error).message;
+  const hint = permissionHint(error);
+  if (!hint) return message;
+  return message.replace(/, run again with the --allow-\w+ flag/, "") + hint;
+}
+
+/**
+ * What to do about a permission Deno refused (a file outside what `deno
+ * task start` may read, say): its own advice, "run again with the
+ * --allow-read flag", cannot be followed through a task.
+ */
+function permissionHint(error: unknown): string {
+  let cause = error;
+  while (cause instanceof Error && !(cause instanceof Deno.errors.NotCapable)) {
+    cause = cause.cause;
+  }
+  if (!(cause instanceof Deno.errors.NotCapable)) return "";
+  const path = /access to "([^"]+)"/.exec(cause.message)?.[1];
+  return ". deno task start may read only this directory (./), " +
+    "/etc/corral and the service-account token: put the file there " +
+    "(e.g. cp ~/.kube/config ./dev.kubeconfig, which git ignores, and --kubeconfig ./dev.kubeconfig), " +
+    "or run deno run with the task's flags and " +
+    `--allow-read=.,${path ?? "PATH"} instead (README, Configuration)`;
+}
+
 async function run(
   settings: Settings,
   log: Logger,
   warnings: string[],
+  showBanner: boolean,
 ): Promise<void> {
   const closers: Closer[] = [];
   // First: a certificate that cannot be used stops the start before
@@ -134,6 +168,11 @@ async function run(
     log,
   );
   orchestrator.start?.();
+  // Only now, with both ports bound: a start that fails leaves a kubeconfig
+  // written by an earlier, working Corral as it was.
+  if (embedded && settings.writeKubeconfig) {
+    await writeKubeconfig(settings.writeKubeconfig, embedded.kubeconfig, log);
+  }
 
   stopOnSignals({
     api,
@@ -153,7 +192,24 @@ async function run(
     tls: certificates !== undefined,
     server: kubeConfig.getCurrentCluster()?.server,
     access: access.summary,
-  });
+  }, showBanner);
+}
+
+/** --write-kubeconfig: the stand-in's kubeconfig, for kubectl. */
+async function writeKubeconfig(
+  path: string,
+  kubeconfig: string,
+  log: Logger,
+): Promise<void> {
+  try {
+    await Deno.writeTextFile(path, kubeconfig);
+  } catch (error) {
+    throw new Error(
+      `cannot write --write-kubeconfig "${path}": ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  log.info("Wrote kubeconfig for the stand-in", { path });
 }
 
 /**
@@ -187,7 +243,9 @@ function dashboardProxyOf(
 async function connectKubernetes(
   settings: Settings,
   log: Logger,
-): Promise<{ kubeConfig: k8s.KubeConfig; embedded?: Closer }> {
+): Promise<
+  { kubeConfig: k8s.KubeConfig; embedded?: Closer & { kubeconfig: string } }
+> {
   if (settings.orchestrator !== "embedded") {
     const path = settings.kubeconfig;
     return {
@@ -200,7 +258,7 @@ async function connectKubernetes(
     ...settings.cluster,
     crds: settings.crds,
     operatorDelayMs: settings.operatorDelayMs,
-    writeKubeconfig: settings.writeKubeconfig,
+    // Written by run() once the ports are bound, not here.
     logger: log,
   });
   const kubeConfig = new k8s.KubeConfig();
@@ -226,7 +284,10 @@ async function listen(
     grpcServerCredentials(certificates),
     settings.headerTimeoutMs,
   ).catch((error) => {
-    throw listenError("gRPC", settings.host, settings.grpcPort, error);
+    throw listenError("gRPC", settings.host, settings.grpcPort, error, {
+      flag: "grpc-port",
+      env: SPECS["grpc-port"].env,
+    });
   });
   api.health.listeners.grpc = true;
 
@@ -240,7 +301,10 @@ async function listen(
     tls: certificates,
   }).catch((error) => {
     api.grpc.forceShutdown();
-    throw listenError("HTTP", settings.host, settings.httpPort, error);
+    throw listenError("HTTP", settings.host, settings.httpPort, error, {
+      flag: "http-port",
+      env: SPECS["http-port"].env,
+    });
   });
   api.health.listeners.http = true;
   return { grpcPort, httpServer };
@@ -253,7 +317,10 @@ function stopOnSignals(options: StopperOptions): void {
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
 }
 
-/** "Corral started", with where it listens and what it runs against. */
+/**
+ * "Corral started", with where it listens and what it runs against: a
+ * banner for a person at a terminal, else one record for the log.
+ */
 function logStarted(
   log: Logger,
   settings: Settings,
@@ -265,8 +332,26 @@ function logStarted(
     server: string | undefined;
     access: Access["summary"];
   },
+  showBanner: boolean,
 ): void {
   const { httpPort, grpcPort, tls } = started;
+  const namespaces = settings.namespaces.length > 0
+    ? settings.namespaces
+    : "all";
+  if (showBanner) {
+    const lines = banner({
+      version: VERSION,
+      mode: settings.orchestrator,
+      urls: serviceUrls({ host: settings.host, httpPort, grpcPort, tls }),
+      server: started.server,
+      namespaces,
+      authentication: started.access?.authentication ?? [],
+      authorization: started.access?.authorization ?? "",
+      kubeconfigWritten: settings.writeKubeconfig || undefined,
+    });
+    for (const line of lines) console.error(line);
+    return;
+  }
   log.info("Corral started", {
     version: VERSION,
     mode: settings.orchestrator,
@@ -278,7 +363,7 @@ function logStarted(
     cache: settings.cache,
     clusterAccess: settings.dashboardProxy.clusterAccess,
     server: started.server,
-    namespaces: settings.namespaces.length > 0 ? settings.namespaces : "all",
+    namespaces,
     ...started.access,
   });
 }

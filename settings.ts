@@ -12,7 +12,12 @@ import {
   type BrowserSettings,
   corsOrigin,
 } from "./api/http/browser_guard.ts";
-import { type Level, LEVELS } from "./api/log.ts";
+import {
+  type Level,
+  LEVELS,
+  LOG_FORMATS,
+  type LogFormatSetting,
+} from "./api/log.ts";
 import type { Limits } from "./domain/limits.ts";
 import {
   CLUSTER_ACCESS_MODES,
@@ -87,6 +92,8 @@ export interface Settings {
   shutdownDelayMs: number;
   shutdownGraceMs: number;
   logLevel: Level;
+  /** json, text, or auto (text on a terminal): resolved by main.ts. */
+  logFormat: LogFormatSetting;
   /** Serve HTTPS and gRPC over TLS with these files; absent: plaintext. */
   tls?: TlsFiles;
   auth: AuthSettings;
@@ -346,6 +353,7 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
     shutdownDelayMs: check("shutdown-delay", duration, 0),
     shutdownGraceMs: check("shutdown-grace", duration, 0),
     logLevel: check("log-level", oneOf(LEVELS), "info"),
+    logFormat: check("log-format", oneOf(LOG_FORMATS), "auto"),
     ...tlsFiles(raw, problems),
     auth: authSettings(raw, problems),
   };
@@ -440,7 +448,9 @@ function authSettings(raw: RawSettings, problems: string[]): AuthSettings {
   if (!authenticates) {
     if (raw.mode === "embedded") {
       auth.anonymous = true;
-    } else if (!auth.anonymous) {
+    } else if (!auth.anonymous && raw.mode === "kubernetes") {
+      // An unknown --orchestrator is reported on its own: whether it needs
+      // an authenticator depends on the mode meant.
       problems.push(
         "Kubernetes mode needs an authenticator: --token-auth-file, --oidc-issuer-url, --authentication-token-review or --client-ca-file; or --allow-anonymous to serve every caller as system:anonymous",
       );

@@ -435,6 +435,13 @@ export const SPECS = {
     value: "LEVEL",
     help: LEVELS.join(", "),
   },
+  "log-format": {
+    env: "CORRAL_LOG_FORMAT",
+    default: "auto",
+    value: "FORMAT",
+    help:
+      "json (a JSON object a line), text (a start-up banner, then a line per record), or auto: text when standard error is a terminal, else json",
+  },
 } as const satisfies Record<string, Spec>;
 
 export type Flag = keyof typeof SPECS;

@@ -1,11 +1,15 @@
 /** What the listeners say of their addresses, for either transport. */
 
-/** "the HTTP address 0.0.0.0:8888 is in use" */
+/**
+ * "the HTTP address 0.0.0.0:8888 is in use", and with `change` (the flag
+ * that sets the port, and its environment variable) how to pick another.
+ */
 export function listenError(
   what: string,
   host: string,
   port: number,
   error: Error,
+  change?: { flag: string; env: string },
 ): Error {
   const inUse = /EADDRINUSE|address already in use/i.test(
     `${(error as { code?: string }).code} ${error.message}`,
@@ -13,7 +17,11 @@ export function listenError(
   const address = `${host.includes(":") ? `[${host}]` : host}:${port}`;
   return new Error(
     inUse
-      ? `the ${what} address ${address} is in use`
+      ? `the ${what} address ${address} is in use${
+        change
+          ? `: choose another port with --${change.flag} (or ${change.env}; 0 picks a free one)`
+          : ""
+      }`
       : `cannot listen for ${what} on ${address}: ${error.message}`,
     { cause: error },
   );

@@ -1,12 +1,31 @@
-/** Structured logging: one JSON object per line. */
+/**
+ * Structured logging: one JSON object per line, or for a person at a
+ * terminal one readable line per record (`--log-format`).
+ */
 import * as grpc from "@grpc/grpc-js";
 import type { LogFields, Logger } from "../domain/log.ts";
 
 export const LEVELS = ["debug", "info", "warn", "error"] as const;
 export type Level = typeof LEVELS[number];
 
+/** `--log-format`'s values; auto is text on a terminal, else json. */
+export const LOG_FORMATS = ["auto", "json", "text"] as const;
+export type LogFormatSetting = typeof LOG_FORMATS[number];
+export type LogFormat = Exclude<LogFormatSetting, "auto">;
+
+/** The format `setting` means where standard error is (or is not) a terminal. */
+export function logFormat(
+  setting: LogFormatSetting,
+  stderrIsTerminal: boolean,
+): LogFormat {
+  if (setting !== "auto") return setting;
+  return stderrIsTerminal ? "text" : "json";
+}
+
 export interface LoggerOptions {
   level?: Level;
+  /** json (the default): one object a line; text: `TIME LEVEL msg k=v`. */
+  format?: LogFormat;
   /** Where lines go; standard error by default. */
   write?: (line: string) => void;
 }
@@ -17,13 +36,16 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   function make(base: LogFields): Logger {
     const emit = (level: Level) => (message: string, fields?: LogFields) => {
       if (LEVELS.indexOf(level) < threshold) return;
-      write(JSON.stringify({
+      const record = {
         time: new Date().toISOString(),
         level,
         msg: message,
         ...base,
         ...fields,
-      }));
+      };
+      write(
+        options.format === "text" ? textLine(record) : JSON.stringify(record),
+      );
     };
     return {
       debug: emit("debug"),
@@ -34,6 +56,19 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     };
   }
   return make({});
+}
+
+/** "20:31:02 WARN  msg key=value key2="two words"": a record for people. */
+export function textLine(
+  record: { time: string; level: Level; msg: string } & LogFields,
+): string {
+  const { time, level, msg, ...fields } = record;
+  const pairs = Object.entries(fields).map(([key, value]) => {
+    const text = typeof value === "string" ? value : JSON.stringify(value);
+    return `${key}=${/^[^\s"=]*$/.test(text) ? text : JSON.stringify(text)}`;
+  });
+  return [time.slice(11, 19), level.toUpperCase().padEnd(5), msg, ...pairs]
+    .join(" ");
 }
 
 /** A logger that drops everything, for tests that do not look at logs. */

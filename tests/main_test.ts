@@ -308,7 +308,7 @@ Deno.test("main.ts with a port in use logs one JSON line naming it and exits 1",
         assert.equal(line.level, "error");
         assert.equal(
           line.msg,
-          `Cannot start: the ${transport} address 127.0.0.1:${held.addr.port} is in use`,
+          `Cannot start: the ${transport} address 127.0.0.1:${held.addr.port} is in use: choose another port with --${transport.toLowerCase()}-port (or CORRAL_${transport.toUpperCase()}_PORT; 0 picks a free one)`,
         );
       });
     }

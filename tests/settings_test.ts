@@ -86,6 +86,7 @@ Deno.test("parseSettings() gives kubernetes mode's defaults without flags", () =
     shutdownDelayMs: 10_000,
     shutdownGraceMs: 20_000,
     logLevel: "info",
+    logFormat: "auto",
     auth: {
       tokenAuthFile: "",
       tokenReview: false,
