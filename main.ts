@@ -185,14 +185,34 @@ async function run(
 
   // Last, once a signal would stop it cleanly: whoever waits for this line
   // may signal at once.
+  const server = kubeConfig.getCurrentCluster()?.server;
   for (const warning of warnings) log.warn(warning);
   logStarted(log, settings, {
     httpPort: httpServer.port,
     grpcPort,
     tls: certificates !== undefined,
-    server: kubeConfig.getCurrentCluster()?.server,
+    server,
     access: access.summary,
   }, showBanner);
+}
+
+/**
+ * A kubeconfig whose API server is http:// without insecure-skip-tls-verify
+ * fails the start, saying why: the Kubernetes client refuses every call to
+ * it ("HTTP protocol is not allowed"), so Corral could only answer each
+ * request "internal error". (With insecure-skip-tls-verify, as the embedded
+ * stand-in's kubeconfig has, plaintext is meant and allowed; an http://
+ * request to a server that wants HTTPS is then answered 400, which the
+ * cache logs and /readyz gives as the reason.)
+ */
+function checkPlainHttp(kubeConfig: k8s.KubeConfig, path: string): void {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster?.server.startsWith("http://") || cluster.skipTLSVerify) return;
+  throw new Error(
+    `the API server of kubeconfig "${
+      path || "in-cluster"
+    }" is ${cluster.server}, plain http://, which the Kubernetes client refuses: use its https:// URL (Kubernetes API servers serve HTTPS), or for a plaintext test server set insecure-skip-tls-verify: true in the kubeconfig's cluster`,
+  );
 }
 
 /** --write-kubeconfig: the stand-in's kubeconfig, for kubectl. */
@@ -248,9 +268,9 @@ async function connectKubernetes(
 > {
   if (settings.orchestrator !== "embedded") {
     const path = settings.kubeconfig;
-    return {
-      kubeConfig: loadKubeConfig(path ? { path } : { inCluster: true }),
-    };
+    const kubeConfig = loadKubeConfig(path ? { path } : { inCluster: true });
+    checkPlainHttp(kubeConfig, path);
+    return { kubeConfig };
   }
   // Development tooling, loaded only here: the production start path never
   // imports the stand-in (tests/standin/production_imports_test.ts).

@@ -181,7 +181,13 @@ export class CacheReflectors {
 
   #whyNotInStep(): string | undefined {
     if (!this.#running) return "cache not started";
-    if (!this.#isSynced) return "cache has not listed everything yet";
+    if (!this.#isSynced) {
+      // Why, when a list failed: /readyz says it, not only the log.
+      const failed = this.#reflectors.find((r) => r.reflector.lastFailure);
+      return `cache has not listed everything yet${
+        failed ? `: ${failed.resource}: ${failed.reflector.lastFailure}` : ""
+      }`;
+    }
     const now = performance.now();
     const limit = this.#options.staleAfterMs;
     for (const { resource, reflector } of this.#reflectors) {

@@ -116,6 +116,8 @@ export interface Reflector {
    * a silent watch is down since it last delivered something.
    */
   readonly downSince: number | undefined;
+  /** Why the last list or watch failed, until the API server answers again. */
+  readonly lastFailure?: string;
   /**
    * Ends the pause after a failure at once, the backoff back to its first
    * value: the API server answers again. Nothing while not pausing.
@@ -167,6 +169,7 @@ class ListWatch<T extends Reflected> implements Reflector {
   #wake: (() => void) | undefined;
   #lastInStep = -Infinity;
   #downSince: number | undefined = performance.now();
+  #lastFailure: string | undefined;
 
   constructor(options: ReflectorOptions<T>) {
     this.#options = options;
@@ -177,6 +180,10 @@ class ListWatch<T extends Reflected> implements Reflector {
 
   get lastInStep(): number {
     return this.#lastInStep;
+  }
+
+  get lastFailure(): string | undefined {
+    return this.#lastFailure;
   }
 
   get downSince(): number | undefined {
@@ -383,6 +390,7 @@ class ListWatch<T extends Reflected> implements Reflector {
   /** The API server answered the watch: up, and in step. */
   #heardFrom(): void {
     this.#downSince = undefined;
+    this.#lastFailure = undefined;
     this.#lastInStep = performance.now();
   }
 
@@ -427,6 +435,7 @@ class ListWatch<T extends Reflected> implements Reflector {
   #failed(error: unknown, backoff: number): void {
     this.#options.onEvent?.("failure");
     this.#downSince ??= performance.now();
+    this.#lastFailure = error instanceof Error ? error.message : String(error);
     this.#options.log.warn(
       "Cache lost its watch; listing again after a pause",
       {

@@ -165,13 +165,16 @@ export function fetchWatch(kubeConfig: KubeConfig): WatchTransport {
 async function failure(path: string, response: Response): Promise<Error> {
   const text = await response.text().catch(() => "");
   let causes: unknown[] = [];
+  let said = "";
   try {
     causes = JSON.parse(text)?.details?.causes ?? [];
   } catch {
-    // Not a Status: the status alone says what happened.
+    // Not a Status: its first line may say what happened ("Client sent an
+    // HTTP request to an HTTPS server." from an http:// kubeconfig).
+    said = text.trim().split("\n")[0].slice(0, 200);
   }
   return Object.assign(
-    new Error(`${path} answered ${response.status}`),
+    new Error(`${path} answered ${response.status}${said ? `: ${said}` : ""}`),
     { statusCode: response.status, causes },
   );
 }

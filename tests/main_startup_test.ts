@@ -2,7 +2,8 @@
  * main.ts's start-up as a new user meets it: a mistyped --orchestrator is
  * one problem, not two; --write-kubeconfig leaves a working file alone when
  * the start fails; a kubeconfig that `deno task start`'s permissions cannot
- * read says what to do instead; and --log-format text prints a banner with
+ * read says what to do instead; an http:// API server is said at start-up
+ * and its answer given in /readyz; and --log-format text prints a banner with
  * the URLs, the mode and who may call, then a readable line per record.
  */
 import assert from "node:assert/strict";
@@ -12,6 +13,7 @@ import {
   MAIN,
   NO_SHUTDOWN_DELAY,
   runMain,
+  startMain,
 } from "./main_process.ts";
 import { until } from "./eventually.ts";
 
@@ -136,5 +138,98 @@ Deno.test("--log-format text: a banner with the URLs, mode and who may call, the
     child.kill("SIGTERM");
     await child.status;
     await reading;
+  }
+});
+
+/** A kubeconfig for `server`, with insecure-skip-tls-verify or not. */
+async function writeKubeconfig(
+  path: string,
+  server: string,
+  insecure: boolean,
+): Promise<void> {
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{
+        name: "c",
+        cluster: {
+          server,
+          ...(insecure ? { "insecure-skip-tls-verify": true } : {}),
+        },
+      }],
+      users: [{ name: "u", user: { token: "t" } }],
+      contexts: [{ name: "c", context: { cluster: "c", user: "u" } }],
+      "current-context": "c",
+    }),
+  );
+}
+
+const KUBERNETES_ARGS = [
+  "--allow-anonymous",
+  "--host",
+  "127.0.0.1",
+  "--http-port",
+  "0",
+  "--grpc-port",
+  "0",
+  ...NO_SHUTDOWN_DELAY,
+];
+
+Deno.test("a kubeconfig whose API server is http://, which the client refuses: said at start-up, exit 1", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await writeKubeconfig(`${dir}/config`, "http://127.0.0.1:9", false);
+    const output = await runMain({
+      permissions: DEV_PERMISSIONS,
+      args: [...KUBERNETES_ARGS, "--kubeconfig", `${dir}/config`],
+    });
+    assert.equal(output.code, 1);
+    const lines = decode(output.stderr).trim().split("\n");
+    assert.equal(lines.length, 1, lines.join("\n"));
+    const { msg } = JSON.parse(lines[0]);
+    assert.match(
+      msg,
+      /^Cannot start: the API server of kubeconfig ".*" is http:\/\/127\.0\.0\.1:9, plain http:\/\/, which the Kubernetes client refuses: use its https:\/\/ URL/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("an http:// kubeconfig to a server that wants HTTPS: its answer in /readyz", async () => {
+  // What an API server that serves HTTPS answers a plaintext request.
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () =>
+      new Response("Client sent an HTTP request to an HTTPS server.\n", {
+        status: 400,
+      }),
+  );
+  const dir = await Deno.makeTempDir();
+  const url = `http://127.0.0.1:${server.addr.port}`;
+  await writeKubeconfig(`${dir}/config`, url, true);
+  const main = await startMain({
+    permissions: DEV_PERMISSIONS,
+    args: [...KUBERNETES_ARGS, "--kubeconfig", `${dir}/config`],
+  });
+  try {
+    let body = "";
+    await until("/readyz to give the API server's answer", async () => {
+      const response = await fetch(`${main.http}/readyz`);
+      body = await response.text();
+      return response.status === 503 &&
+        body.includes("Client sent an HTTP request to an HTTPS server");
+    }, 20_000);
+    assert.match(
+      body,
+      /cache has not listed everything yet: \w+: \/\S+ answered 400: /,
+      body,
+    );
+  } finally {
+    await main.stop();
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true });
   }
 });
