@@ -22,6 +22,8 @@ export type Obj = Record<string, any>;
  */
 export const LEAST_PRIVILEGE: Record<string, string[]> = {
   "ray.io/rayclusters": ["create", "delete", "get", "list", "update", "watch"],
+  "ray.io/rayjobs": ["create", "delete", "get", "list", "update", "watch"],
+  "ray.io/rayservices": ["create", "delete", "get", "list", "update", "watch"],
   "/configmaps": ["create", "delete", "get", "list", "watch"],
   "/events": ["list", "watch"],
   // The dashboard proxy through the API server (--cluster-access).
