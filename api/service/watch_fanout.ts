@@ -1,0 +1,524 @@
+/**
+ * A watch served from the cache, whatever the object watched: one feed of
+ * the cache's changes of one kind of object (the clusters' in
+ * cluster_watch.ts, the jobs' in job_watch.ts), fanned out to every
+ * watcher, so a thousand watchers cost Kubernetes nothing more than none.
+ * What a kind brings is its feed (each change named by namespace and name,
+ * with its object's message made on demand) and the answer that carries a
+ * message (WatchKind); the rest is here.
+ *
+ * - Each change is converted once and the same frozen answer goes to
+ *   every watcher that may see it.
+ * - A new watch gets the objects as they are (ADDED, from one shared
+ *   snapshot), then a BOOKMARK, then the changes.
+ * - Resource versions are Kubernetes' (etcd's revision, one counter for
+ *   every resource): a change carries the highest seen so far, so they
+ *   never go down along a stream. The last `historySize` changes are kept;
+ *   a watch resumed from a version they cover gets the changes after it,
+ *   an older one is ABORTED (start afresh), as the Kubernetes API server's
+ *   watch cache answers 410 Gone. Versions from another replica resume
+ *   too, where its history covers them. A change that reaches the cache
+ *   after a later one (an object's watch and its Events' are separate
+ *   streams) carries the later one's version, so a watch resumed from
+ *   exactly that version misses it: its object's next change brings it.
+ * - A watcher that falls more than `queueLimit` changes behind is ended
+ *   with RESOURCE_EXHAUSTED rather than buffered without limit.
+ * - A BOOKMARK every `heartbeatMs` tells quiet streams apart from dead ones
+ *   (and keeps proxies from closing them).
+ * - A watch the chain ends at its maximum duration (Finishable) sends a
+ *   last BOOKMARK, its resume point, and ends cleanly.
+ * - When Kubernetes' versions start again (an API server that lost its
+ *   data, or had it restored: the cache's epoch, ports.ts), what was kept
+ *   means nothing: open watches end ABORTED, the history starts over at
+ *   the new versions, and resume points of an earlier epoch are ABORTED.
+ *   A resume point carries its epoch after the first ("1234.1"), so that
+ *   no version of one epoch is taken for the same number in another.
+ */
+import { keep } from "../../domain/kept.ts";
+import { Code, ServiceError } from "../../domain/errors.ts";
+import type { EventType } from "../../domain/types.ts";
+import type { Finishable } from "./stream_lifetime.ts";
+
+export type WatchEventType = Exclude<EventType, "EVENT_TYPE_UNSPECIFIED">;
+
+/**
+ * One change of a feed: of the object `namespace/name`, at a resource
+ * version of an epoch. A change without `type` (and without a name) tells
+ * only that a new epoch started.
+ */
+export interface FeedChange<I> {
+  namespace: string;
+  name: string;
+  /** ADDED: it was not held before; DELETED: it is gone. */
+  type?: Exclude<WatchEventType, "BOOKMARK">;
+  /**
+   * Takes the object as it is now (or, once gone, as it last was) with what
+   * the answer shows of it (its events): called once, synchronously, if
+   * the fan-out keeps the change. Answers what makes its message when it
+   * is first sent, so that a change nobody watches costs no conversion.
+   */
+  capture?: () => () => I;
+  resourceVersion: string;
+  epoch: number;
+}
+
+/**
+ * The cache's changes of one kind of object: tells a new listener of every
+ * object held, at once (as ADDED changes, in namespace then name order),
+ * then of every change as it is applied; answers the function that stops
+ * it.
+ */
+export type Feed<I> = (listener: (change: FeedChange<I>) => void) => () => void;
+
+/** What a watch of one kind of object says and sends. */
+export interface WatchKind<I, M> {
+  /** The objects in messages: "clusters". */
+  noun: string;
+  /** The RPC, in messages: "WatchClusters". */
+  method: string;
+  /** The answer of one change (no item in a BOOKMARK). */
+  answer(type: WatchEventType, item: I | undefined, resourceVersion: string): M;
+}
+
+export interface FanoutOptions<I> {
+  feed: Feed<I>;
+  /** Whether the cache is in step (a watch starts only then). */
+  inStep: () => boolean;
+  /**
+   * Resolves once the cache is first in step: changes are kept for resuming
+   * from then on (or from the first watch, without it).
+   */
+  synced?: Promise<void>;
+  /** Changes kept to resume from; 4,096. */
+  historySize?: number;
+  /** Changes a watcher may fall behind by before it is ended; 1,000. */
+  queueLimit?: number;
+  /** The longest a stream goes without an answer; 10 s. */
+  heartbeatMs?: number;
+}
+
+/** The tuning a deployment may change (the rest comes from the parts). */
+export type WatchTuning = Pick<
+  FanoutOptions<unknown>,
+  "historySize" | "queueLimit" | "heartbeatMs"
+>;
+
+export interface WatchRequest {
+  /** The namespaces the watcher may see; undefined for all. */
+  namespaces?: readonly string[];
+  /** With all namespaces: those the watcher may not see (reserved ones). */
+  hidden?: (namespace: string) => boolean;
+  /** Only the object of this name. */
+  name?: string;
+  /** Resume after this version; "" or undefined starts with the state. */
+  resourceVersion?: string;
+}
+
+/** A resource version as a number; undefined for text that is none. */
+function versionOf(text: string): bigint | undefined {
+  return /^\d{1,30}$/.test(text) ? BigInt(text) : undefined;
+}
+
+/** Where a watch resumes: a version of one epoch. */
+interface ResumePoint {
+  version: bigint;
+  epoch: number;
+}
+
+/** "1234" in the first epoch, "1234.2" in the third. */
+function resumePointText({ version, epoch }: ResumePoint): string {
+  return epoch === 0 ? String(version) : `${version}.${epoch}`;
+}
+
+/** The resume point a watch answer's resourceVersion gave; or undefined. */
+function parseResumePoint(text: string): ResumePoint | undefined {
+  const match = /^(\d{1,30})(?:\.(\d{1,9}))?$/.exec(text);
+  if (match === null) return undefined;
+  return { version: BigInt(match[1]), epoch: Number(match[2] ?? 0) };
+}
+
+/**
+ * A change as kept and sent. Its answer is made when first sent, not
+ * before: while nobody watches, changes cost no conversion.
+ */
+class Entry<M> {
+  #answer: M | undefined;
+
+  constructor(
+    readonly type: WatchEventType,
+    /** The resourceVersion as a number, to compare. */
+    readonly version: bigint,
+    readonly namespace: string,
+    readonly name: string,
+    /** The cache's epoch the version is of. */
+    readonly epoch: number,
+    /** Makes the answer, given the resourceVersion to send. */
+    readonly make: (resourceVersion: string) => M,
+    /**
+     * Of the state a watch starts with: sent without a resourceVersion
+     * (a client resumes from the BOOKMARK that follows the state).
+     */
+    readonly initial = false,
+  ) {}
+
+  /** The answer that sends this change. */
+  get event(): M {
+    return this.#answer ??= keep(
+      this.make(this.initial ? "" : resumePointText(this)),
+    );
+  }
+}
+
+export class WatchFanout<I, M> {
+  readonly #options: Required<
+    Omit<FanoutOptions<I>, "feed" | "synced">
+  >;
+  readonly #kind: WatchKind<I, M>;
+  readonly #feed: Feed<I>;
+  /**
+   * The current objects, sorted, while nothing changes: taken from the
+   * cache when a watch starts, so that nothing is held per object here.
+   */
+  #snapshot: readonly Entry<M>[] | undefined;
+  readonly #history: Entry<M>[] = [];
+  /** Every change after this version is in #history; undefined: none yet. */
+  #horizon: bigint | undefined;
+  #revision = 0n;
+  /** The cache's epoch the versions are of. */
+  #epoch = 0;
+  readonly #watchers = new Set<Watcher<M>>();
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
+  readonly #unsubscribe: () => void;
+
+  constructor(kind: WatchKind<I, M>, options: FanoutOptions<I>) {
+    this.#kind = kind;
+    this.#options = {
+      inStep: options.inStep,
+      historySize: options.historySize ?? 4_096,
+      queueLimit: options.queueLimit ?? 1_000,
+      heartbeatMs: options.heartbeatMs ?? 10_000,
+    };
+    this.#feed = options.feed;
+    this.#unsubscribe = options.feed((change) => this.#apply(change));
+    options.synced?.then(() => this.#startHistory());
+  }
+
+  /** How many watch streams are open. */
+  get watchers(): number {
+    return this.#watchers.size;
+  }
+
+  /**
+   * A new watch: its answers, ended by the caller (return()) or by
+   * close(). Throws UNAVAILABLE while the cache is not in step, ABORTED for
+   * a resourceVersion too old, INVALID_ARGUMENT for one that is not a
+   * version.
+   */
+  watch(request: WatchRequest): AsyncIterableIterator<M> {
+    const given = request.resourceVersion ?? "";
+    const resume = given === "" ? undefined : this.#resumePoint(given);
+    if (!this.#options.inStep()) {
+      throw new ServiceError(
+        Code.UNAVAILABLE,
+        `Cannot watch ${this.#kind.noun}: the cache is not in step with Kubernetes yet; try again shortly`,
+      );
+    }
+    this.#startHistory();
+    const backlog = resume === undefined
+      ? this.#stateBacklog()
+      : this.#resumeBacklog(resume, given);
+    const watcher = new Watcher<M>(
+      backlog,
+      matcher(request),
+      this.#options.queueLimit,
+      () => this.#bookmark(),
+      () => {
+        this.#watchers.delete(watcher);
+        if (this.#watchers.size === 0) this.#stopHeartbeat();
+      },
+    );
+    this.#watchers.add(watcher);
+    this.#startHeartbeat();
+    return watcher;
+  }
+
+  /** Ends every watch (cleanly: clients resume elsewhere) and the feed. */
+  close(): void {
+    this.#unsubscribe();
+    for (const watcher of [...this.#watchers]) watcher.end();
+    this.#stopHeartbeat();
+  }
+
+  /** The resume point `given` names; INVALID_ARGUMENT when it names none. */
+  #resumePoint(given: string): ResumePoint {
+    const resume = parseResumePoint(given);
+    if (resume !== undefined) return resume;
+    throw new ServiceError(
+      Code.INVALID_ARGUMENT,
+      `Invalid resource_version "${
+        given.slice(0, 64)
+      }": not a resource version of a ${this.#kind.method} answer`,
+      {
+        details: [{
+          "@type": "type.googleapis.com/google.rpc.BadRequest",
+          fieldViolations: [{
+            field: "resource_version",
+            description: "not a resource version",
+          }],
+        }],
+      },
+    );
+  }
+
+  /** The objects as they are, then a BOOKMARK. */
+  #stateBacklog(): Backlog<M> {
+    // Shared by every watch started before the next change.
+    return { entries: this.#state(), then: this.#bookmark() };
+  }
+
+  /** The changes after `resume`; ABORTED when they are not all kept. */
+  #resumeBacklog(resume: ResumePoint, given: string): Backlog<M> {
+    if (resume.epoch !== this.#epoch) throw fromAnotherEpoch(given);
+    if (resume.version < this.#horizon!) {
+      throw new ServiceError(
+        Code.ABORTED,
+        `Cannot resume the watch from resource_version ${given}: it is too old (the oldest this server can resume from is ${this.#horizon}); watch again without a resource_version to start from the current state`,
+      );
+    }
+    const from = resume.version;
+    const first = this.#history.findIndex((entry) => entry.version > from);
+    return { entries: first < 0 ? [] : this.#history.slice(first) };
+  }
+
+  #apply(change: FeedChange<I>): void {
+    const given = versionOf(change.resourceVersion) ?? 0n;
+    if (change.epoch !== this.#epoch) this.#newEpoch(change.epoch, given);
+    if (given > this.#revision) this.#revision = given;
+    // Until the cache is first in step nobody watches and nothing is kept:
+    // the changes of its first lists cost nothing more here.
+    if (this.#horizon === undefined) return;
+    const { type, capture } = change;
+    if (type === undefined || capture === undefined) return;
+    const entry = this.#entry(type, change.namespace, change.name, capture());
+    this.#snapshot = undefined;
+    this.#history.push(entry);
+    if (this.#history.length > this.#options.historySize) {
+      this.#horizon = this.#history.shift()!.version;
+    }
+    for (const watcher of this.#watchers) watcher.offer(entry);
+  }
+
+  /** The entry of a change of `namespace/name` at the current version. */
+  #entry(
+    type: WatchEventType,
+    namespace: string,
+    name: string,
+    item: (() => I) | undefined,
+    initial = false,
+  ): Entry<M> {
+    const kind = this.#kind;
+    return new Entry<M>(
+      type,
+      this.#revision,
+      namespace,
+      name,
+      this.#epoch,
+      (resourceVersion) => kind.answer(type, item?.(), resourceVersion),
+      initial,
+    );
+  }
+
+  /**
+   * Kubernetes' versions started again: the history and the open watches
+   * are of versions that mean nothing now.
+   */
+  #newEpoch(epoch: number, version: bigint): void {
+    this.#epoch = epoch;
+    this.#revision = version;
+    this.#snapshot = undefined;
+    this.#history.length = 0;
+    if (this.#horizon !== undefined) this.#horizon = version;
+    const error = new ServiceError(
+      Code.ABORTED,
+      "Watch ended: Kubernetes' resource versions started again (its data was lost or restored); watch again without a resource_version to start from the current state",
+    );
+    for (const watcher of [...this.#watchers]) watcher.fail(error);
+  }
+
+  /** Keeps changes from now on: resuming from now is possible. */
+  #startHistory(): void {
+    this.#horizon ??= this.#revision;
+  }
+
+  #state(): readonly Entry<M>[] {
+    if (this.#snapshot) return this.#snapshot;
+    const entries: Entry<M>[] = [];
+    // The feed tells a new listener of every object held, at once.
+    this.#feed(({ type, capture, namespace, name }) => {
+      if (type === undefined || type === "DELETED" || !capture) return;
+      entries.push(this.#entry("ADDED", namespace, name, capture(), true));
+    })();
+    // In namespace then name order, as the feed tells them.
+    this.#snapshot = entries;
+    return this.#snapshot;
+  }
+
+  #bookmark(): Entry<M> {
+    return this.#entry("BOOKMARK", "", "", undefined);
+  }
+
+  #startHeartbeat(): void {
+    this.#heartbeat ??= setInterval(() => {
+      const entry = this.#bookmark();
+      for (const watcher of this.#watchers) watcher.offer(entry, true);
+    }, this.#options.heartbeatMs);
+  }
+
+  #stopHeartbeat(): void {
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
+  }
+}
+
+/** A resume point of an epoch other than the current one. */
+function fromAnotherEpoch(given: string): ServiceError {
+  return new ServiceError(
+    Code.ABORTED,
+    `Cannot resume the watch from resource_version ${given}: it is from before Kubernetes' resource versions started again (its data was lost or restored), or from another server that saw them start again a different number of times; watch again without a resource_version to start from the current state`,
+  );
+}
+
+function matcher<M>(request: WatchRequest): (entry: Entry<M>) => boolean {
+  const namespaces = request.namespaces === undefined
+    ? undefined
+    : new Set(request.namespaces);
+  const name = request.name || undefined;
+  const { hidden } = request;
+  return (entry) =>
+    (namespaces === undefined || namespaces.has(entry.namespace)) &&
+    (name === undefined || entry.name === name) &&
+    (hidden === undefined || entry.namespace === "" ||
+      !hidden(entry.namespace));
+}
+
+/** What a watch sends before the changes it is offered. */
+interface Backlog<M> {
+  /** Kept entries, shared: only those the watcher matches are sent. */
+  entries: readonly Entry<M>[];
+  /** Sent after them. */
+  then?: Entry<M>;
+}
+
+/**
+ * One watch stream: its backlog (the initial state or the changes it
+ * resumes with), then the changes queued as they come.
+ */
+class Watcher<M> implements AsyncIterableIterator<M>, Finishable {
+  #backlog: Backlog<M> | undefined;
+  #next = 0;
+  readonly #queue: Entry<M>[] = [];
+  readonly #matches: (entry: Entry<M>) => boolean;
+  readonly #limit: number;
+  /** A BOOKMARK of the highest resource version the fan-out has seen. */
+  readonly #bookmark: () => Entry<M>;
+  readonly #onEnd: () => void;
+  #ended = false;
+  #failure: ServiceError | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(
+    backlog: Backlog<M>,
+    matches: (entry: Entry<M>) => boolean,
+    limit: number,
+    bookmark: () => Entry<M>,
+    onEnd: () => void,
+  ) {
+    this.#backlog = backlog;
+    this.#matches = matches;
+    this.#limit = limit;
+    this.#bookmark = bookmark;
+    this.#onEnd = onEnd;
+  }
+
+  /** Queues a change this watcher may see (a bookmark: any watcher). */
+  offer(entry: Entry<M>, always = false): void {
+    if (this.#ended || !(always || this.#matches(entry))) return;
+    if (entry.type === "BOOKMARK") {
+      // A heartbeat is only worth sending to a stream with nothing queued.
+      if (this.#queue.length > 0 || this.#backlog) return;
+    } else if (this.#queue.length >= this.#limit) {
+      this.fail(
+        new ServiceError(
+          Code.RESOURCE_EXHAUSTED,
+          `Watch ended: the client fell more than ${this.#limit} changes behind; watch again (resuming from the last resource_version it had)`,
+        ),
+      );
+      return;
+    }
+    this.#queue.push(entry);
+    this.#wake?.();
+  }
+
+  /** Ends the stream after what is queued. */
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#onEnd();
+    this.#wake?.();
+  }
+
+  /**
+   * Ends the stream cleanly after what is queued and a BOOKMARK of the
+   * version reached, from which its client resumes: every change up to it
+   * that this watcher may see has been queued (offer() runs as each change
+   * arrives), and none after it will be.
+   */
+  finish(): void {
+    if (this.#ended) return;
+    this.#queue.push(this.#bookmark());
+    this.end();
+  }
+
+  /** Ends the stream with `error`, what is queued dropped. */
+  fail(error: ServiceError): void {
+    if (this.#ended) return;
+    this.#failure = error;
+    this.#backlog = undefined;
+    this.#queue.length = 0;
+    this.end();
+  }
+
+  async next(): Promise<IteratorResult<M>> {
+    while (true) {
+      const backlog = this.#backlog;
+      if (backlog) {
+        const { entries } = backlog;
+        while (this.#next < entries.length) {
+          const entry = entries[this.#next++];
+          if (!this.#matches(entry)) continue;
+          return { done: false, value: entry.event };
+        }
+        this.#backlog = undefined;
+        if (backlog.then) return { done: false, value: backlog.then.event };
+        continue;
+      }
+      if (this.#failure) throw this.#failure;
+      const entry = this.#queue.shift();
+      if (entry) return { done: false, value: entry.event };
+      if (this.#ended) return { done: true, value: undefined };
+      await new Promise<void>((resolve) => this.#wake = resolve);
+      this.#wake = undefined;
+    }
+  }
+
+  return(): Promise<IteratorResult<M>> {
+    this.#queue.length = 0;
+    this.#backlog = undefined;
+    this.end();
+    return Promise.resolve({ done: true, value: undefined });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<M> {
+    return this;
+  }
+}
