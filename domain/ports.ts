@@ -97,6 +97,27 @@ export interface ClusterChange {
 }
 
 /**
+ * A change of a job the cache holds: its RayJob's, or of the events about
+ * it (then `job` and `before` are the RayJob as it is). A change with
+ * neither `job` nor `before` (and no name) tells only that a new epoch
+ * started (as ClusterChange).
+ */
+export interface JobChange {
+  namespace: string;
+  name: string;
+  /** The RayJob as it is now; undefined once it is gone. */
+  job?: RayJobResource;
+  /** The RayJob as it was before, if it was held. */
+  before?: RayJobResource;
+  /** The events about it now (gathered when first read). */
+  readonly events: readonly KubeEvent[];
+  /** As ClusterChange's: of the RayJob, the Event or the list. */
+  resourceVersion: string;
+  /** As ClusterChange's. */
+  epoch: number;
+}
+
+/**
  * Every method takes CallOptions last. Reads are retried with a bounded
  * backoff when the Kubernetes API is unavailable; writes never are.
  */
@@ -271,6 +292,12 @@ export interface Orchestrator {
    * answers the function that stops it. Only a cache has it.
    */
   watchClusterChanges?(listener: (change: ClusterChange) => void): () => void;
+
+  /**
+   * As watchClusterChanges, of the jobs: every job held now, then every
+   * change of a RayJob or of the events about one. Only a cache has it.
+   */
+  watchJobChanges?(listener: (change: JobChange) => void): () => void;
 
   /** Resolves once a cache is first in step (every first list is in). */
   readonly synced?: Promise<void>;

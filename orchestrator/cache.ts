@@ -26,6 +26,7 @@ import type {
   CacheState,
   CallOptions,
   ClusterChange,
+  JobChange,
   Orchestrator,
 } from "../domain/ports.ts";
 import {
@@ -149,6 +150,10 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
 
   watchClusterChanges(listener: (change: ClusterChange) => void): () => void {
     return this.#stores.watchClusterChanges(listener);
+  }
+
+  watchJobChanges(listener: (change: JobChange) => void): () => void {
+    return this.#stores.watchJobChanges(listener);
   }
 
   async createCluster(

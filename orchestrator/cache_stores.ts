@@ -13,7 +13,7 @@
  * the same reset, and counts its own: the epoch is the most any has
  * counted, so one reset seen by all of them is one epoch.
  */
-import type { ClusterChange } from "../domain/ports.ts";
+import type { ClusterChange, JobChange } from "../domain/ports.ts";
 import type { ConfigMap, KubeEvent, RayCluster } from "../domain/resources.ts";
 import type { RayJobResource } from "../domain/job_conversions.ts";
 import type { RayServiceResource } from "../domain/service_resources.ts";
@@ -28,6 +28,7 @@ import {
 } from "./trim.ts";
 
 type Listener = (change: ClusterChange) => void;
+type JobListener = (change: JobChange) => void;
 
 export class CacheStores {
   readonly clusters = new Store<RayCluster>();
@@ -40,6 +41,7 @@ export class CacheStores {
   /** The Events about RayJobs, indexed by the job's `namespace/name`. */
   readonly jobEvents = new Store<KubeEvent>(involvedJobKey);
   readonly #listeners = new Set<Listener>();
+  readonly #jobListeners = new Set<JobListener>();
   /** How many times Kubernetes' versions started again (see above). */
   #epoch = 0;
 
@@ -81,7 +83,15 @@ export class CacheStores {
   /** Applies a change the jobs' watch brought. */
   applyJobs(change: StoreChange<RayJobResource>, namespace = ""): void {
     this.#noteReset(change);
-    this.jobs.apply(trimmed(change, trimMetadataOnly), namespace);
+    const changed = this.jobs.apply(
+      trimmed(change, trimMetadataOnly),
+      namespace,
+    );
+    if (this.#jobListeners.size === 0) return;
+    for (const pair of changed) {
+      const key = keyOf((pair[1] ?? pair[0])!);
+      this.#tellJob(key, pair[1], pair[0], versionOf(change, pair));
+    }
   }
 
   /** Applies a change to the events' store; tells of their clusters. */
@@ -125,7 +135,17 @@ export class CacheStores {
   /** Applies a change the job events' watch brought. */
   applyJobEvents(change: StoreChange<KubeEvent>, namespace = ""): void {
     this.#noteReset(change);
-    this.jobEvents.apply(trimmed(change, trimEvent), namespace);
+    const changed = this.jobEvents.apply(
+      trimmed(change, trimEvent),
+      namespace,
+    );
+    if (this.#jobListeners.size === 0) return;
+    for (const pair of changed) {
+      const object = (pair[1] ?? pair[0])!.involvedObject;
+      if (object?.kind !== "RayJob") continue;
+      const job = this.jobs.get(object.namespace ?? "", object.name ?? "");
+      if (job) this.#tellJob(keyOf(job), job, job, versionOf(change, pair));
+    }
   }
 
   /** The events of the job `key` (`namespace/name`) names. */
@@ -155,6 +175,51 @@ export class CacheStores {
     }
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Tells `listener` of every job held now, then of every change of a
+   * RayJob or of the events about one; answers the function that stops it
+   * (Orchestrator.watchJobChanges).
+   */
+  watchJobChanges(listener: JobListener): () => void {
+    for (const job of this.jobs.list()) {
+      listener({
+        namespace: job.metadata.namespace ?? "",
+        name: job.metadata.name,
+        job,
+        events: this.jobEventsOf(keyOf(job)),
+        resourceVersion: job.metadata.resourceVersion ?? "",
+        epoch: this.#epoch,
+      });
+    }
+    this.#jobListeners.add(listener);
+    return () => this.#jobListeners.delete(listener);
+  }
+
+  /** Tells the job listeners of the job `key` names (as #tell). */
+  #tellJob(
+    key: string,
+    job: RayJobResource | undefined,
+    before: RayJobResource | undefined,
+    resourceVersion: string,
+  ): void {
+    const object = job ?? before;
+    if (object === undefined) return;
+    let about: KubeEvent[] | undefined;
+    const events = this.jobEvents;
+    const change: JobChange = {
+      namespace: object.metadata.namespace ?? "",
+      name: object.metadata.name,
+      job,
+      before,
+      get events() {
+        return about ??= [...events.indexed(key)];
+      },
+      resourceVersion,
+      epoch: this.#epoch,
+    };
+    for (const listener of this.#jobListeners) listener(change);
   }
 
   /** Tells the listeners of the clusters `key` names. */
@@ -192,7 +257,8 @@ export class CacheStores {
     if (change.type !== "replace" || change.reset === undefined) return;
     if (change.reset.count <= this.#epoch) return;
     this.#epoch = change.reset.count;
-    const started: ClusterChange = {
+    // Of no object: a change of clusters and of jobs alike.
+    const started = {
       namespace: "",
       name: "",
       events: [],
@@ -200,6 +266,7 @@ export class CacheStores {
       epoch: this.#epoch,
     };
     for (const listener of this.#listeners) listener(started);
+    for (const listener of this.#jobListeners) listener(started);
   }
 }
 
