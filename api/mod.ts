@@ -40,6 +40,7 @@ import {
   watchFor,
   type WatchTuning,
 } from "./service/cluster_watch.ts";
+import { type JobWatch, jobWatchFor } from "./service/job_watch.ts";
 import { ConvertedClusters } from "./service/converted_clusters.ts";
 
 export interface ApiOptions {
@@ -93,6 +94,8 @@ export interface Api {
   httpInFlight: (delta: 1 | -1) => void;
   /** WatchClusters' streams, ended on shutdown; none without a cache. */
   watches?: ClusterWatch;
+  /** WatchRayJobs' streams, ended on shutdown; none without a cache. */
+  jobWatches?: JobWatch;
 }
 
 export async function createApi(options: ApiOptions): Promise<Api> {
@@ -100,12 +103,14 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   const schema = await loadApiSchema();
   const converted = new ConvertedClusters();
   const watches = watchFor(orchestrator, converted, options.watch);
+  const jobWatches = jobWatchFor(orchestrator, options.watch);
   const handlers = createHandlers({
     orchestrator,
     clusterApiVersion: options.clusterApiVersion,
     limits: options.limits,
     converted,
     watches,
+    jobWatches,
   });
   const cache = orchestrator.cacheState?.bind(orchestrator);
   const metrics = new Metrics({
@@ -190,7 +195,15 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   );
   const httpInFlight = (delta: 1 | -1) =>
     metrics.inFlight.inc({ transport: "http" }, delta);
-  return { http, grpc, health, grpcHealth, httpInFlight, watches };
+  return {
+    http,
+    grpc,
+    health,
+    grpcHealth,
+    httpInFlight,
+    watches,
+    jobWatches,
+  };
 }
 
 /** A page for authenticated callers only: 401 with the API's error body. */

@@ -11,7 +11,10 @@ import type { HttpServer } from "./http/server.ts";
 import type { Api } from "./mod.ts";
 
 export interface StopperOptions {
-  api: Pick<Api, "health" | "grpc" | "grpcHealth" | "watches">;
+  api: Pick<
+    Api,
+    "health" | "grpc" | "grpcHealth" | "watches" | "jobWatches"
+  >;
   httpServer: Pick<HttpServer, "drain" | "inFlight" | "shutdown">;
   /** Closed last, in the reverse of their order. */
   closers: { close(): Promise<void> }[];
@@ -35,9 +38,11 @@ export function stopper(options: StopperOptions): (signal: string) => void {
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     log.info("Closing listeners", { inFlight: httpServer.inFlight });
     // Streams would hold the listeners open: health Watch streams, and
-    // cluster watches (ended cleanly, so that clients resume elsewhere).
+    // cluster and job watches (ended cleanly, so that clients resume
+    // elsewhere).
     api.grpcHealth.shutdown();
     api.watches?.close();
+    api.jobWatches?.close();
     await Promise.all([
       httpServer.shutdown(graceMs),
       shutdownGrpc(api.grpc, graceMs),

@@ -720,6 +720,38 @@ export interface RayJob {
   events: ClusterEvent[];
 }
 
+/** The request of WatchRayJobs. */
+export interface WatchRayJobsRequest {
+  /** The namespace watched; empty for every namespace the caller may watch. */
+  namespace: string;
+  /** Only the job of this name, when set. */
+  name: string;
+  /**
+   * Resume after this point: the resource_version of the last answer the
+   * client had. Empty starts with the jobs as they are.
+   */
+  resourceVersion: string;
+}
+
+/** One answer of WatchRayJobs. */
+export interface WatchRayJobsResponse {
+  /**
+   * What happened, as in WatchClusters: ADDED (the job exists: it was
+   * created, or the watch starts with it), MODIFIED (its spec, status or
+   * events changed), DELETED (job holds it as it last was), BOOKMARK (no
+   * job: the stream is alive and has sent everything up to
+   * resource_version).
+   */
+  type: EventType;
+  /** The job, unset in a BOOKMARK. */
+  job?: RayJob;
+  /**
+   * Where the stream is, to resume from. Empty in the ADDED events that
+   * start a watch: resume from the BOOKMARK that follows them.
+   */
+  resourceVersion: string;
+}
+
 /** The request of CreateRayService. */
 export interface CreateRayServiceRequest {
   /** The service to create. */
@@ -1152,6 +1184,22 @@ export interface ApiMethods {
     request: DeleteRayJobRequest;
     response: Record<string, never>;
     streaming: false;
+  };
+  /**
+   * Watches jobs change, as a stream, as WatchClusters does clusters:
+   * first each job as it is (ADDED) and a BOOKMARK, then every change as
+   * it happens: a job created (ADDED), changed in any way, its status and
+   * events included (MODIFIED), or deleted (DELETED). A BOOKMARK at least
+   * every 15 s shows the stream is alive. Resumed from a resource_version,
+   * only the changes after it are sent; ABORTED when that point is too old
+   * to resume from. On HTTP: newline-delimited JSON ({"result": ...} per
+   * line), or Server-Sent Events with Accept: text/event-stream. (KubeRay
+   * declares no watch of jobs.)
+   */
+  "proto.RayJobService/WatchRayJobs": {
+    request: WatchRayJobsRequest;
+    response: WatchRayJobsResponse;
+    streaming: true;
   };
   /**
    * Creates a service in a namespace. The namespace comes from the path; a

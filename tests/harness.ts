@@ -23,6 +23,7 @@ import {
   watchFor,
   type WatchTuning,
 } from "../api/service/cluster_watch.ts";
+import { type JobWatch, jobWatchFor } from "../api/service/job_watch.ts";
 import { ConvertedClusters } from "../api/service/converted_clusters.ts";
 import {
   type Message,
@@ -46,6 +47,8 @@ export interface Corral {
   kubeUrl: string;
   /** WatchClusters' fan-out, with the cache. */
   watches?: ClusterWatch;
+  /** WatchRayJobs' fan-out, with the cache. */
+  jobWatches?: JobWatch;
   close(): Promise<void>;
 }
 
@@ -127,11 +130,13 @@ export async function startCorral(
   const api = await schema();
   const converted = new ConvertedClusters();
   const watches = watchFor(orchestrator, converted, options.watch);
+  const jobWatches = jobWatchFor(orchestrator, options.watch);
   const handlers = createHandlers({
     orchestrator,
     clusterApiVersion: "ray.io/v1",
     converted,
     watches,
+    jobWatches,
   });
   const dispatcher = createDispatcher({
     schema: api,
@@ -158,8 +163,10 @@ export async function startCorral(
     grpc: client,
     kubeUrl: standin.url,
     watches,
+    jobWatches,
     async close() {
       watches?.close();
+      jobWatches?.close();
       await orchestrator.close?.();
       client.close();
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));

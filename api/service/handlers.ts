@@ -21,7 +21,7 @@ export function createHandlers(options: ServiceOptions): Handlers {
   const service = serviceOf(options);
   const clusters = new ClusterHandlers(service);
   const templates = new ComputeTemplateHandlers(service);
-  const watch = new WatchHandlers(service.watches);
+  const watch = new WatchHandlers(service.watches, service.jobWatches);
   const jobs = new JobHandlers(service);
   const services = new RayServiceHandlers(service);
   return {
@@ -61,6 +61,8 @@ export function createHandlers(options: ServiceOptions): Handlers {
       jobs.updateRayJob(request, call),
     "proto.RayJobService/DeleteRayJob": (request, call) =>
       jobs.deleteRayJob(request, call),
+    "proto.RayJobService/WatchRayJobs": (request, call) =>
+      watch.watchRayJobs(request, call),
     "proto.RayServeService/CreateRayService": (request, call) =>
       services.createRayService(request, call),
     "proto.RayServeService/GetRayService": (request, call) =>

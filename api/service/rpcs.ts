@@ -162,6 +162,11 @@ export const RPC_RULES = {
     namespace: "request",
     name: "name",
   },
+  "proto.RayJobService/WatchRayJobs": {
+    verb: "watch",
+    resource: "jobs",
+    namespace: "request-or-all",
+  },
   "proto.RayServeService/CreateRayService": {
     verb: "create",
     resource: "services",

@@ -8,6 +8,7 @@ import type { Orchestrator } from "../../domain/ports.ts";
 import { DEFAULT_LIMITS, type Limits } from "../../domain/limits.ts";
 import { ConvertedClusters } from "./converted_clusters.ts";
 import type { ClusterWatch } from "./cluster_watch.ts";
+import type { JobWatch } from "./job_watch.ts";
 import type { Cluster, ListClustersResponse } from "../../domain/types.ts";
 
 export interface ServiceOptions {
@@ -21,6 +22,8 @@ export interface ServiceOptions {
   converted?: ConvertedClusters;
   /** WatchClusters' fan-out; without it (no cache) the method is refused. */
   watches?: ClusterWatch;
+  /** WatchRayJobs' fan-out; without it (no cache) the method is refused. */
+  jobWatches?: JobWatch;
 }
 
 /** ServiceOptions with their defaults filled in. */
@@ -31,6 +34,7 @@ export interface Service {
   limits: Limits;
   converted: ConvertedClusters;
   watches?: ClusterWatch;
+  jobWatches?: JobWatch;
 }
 
 export function serviceOf(options: ServiceOptions): Service {
@@ -41,6 +45,7 @@ export function serviceOf(options: ServiceOptions): Service {
     limits: options.limits ?? DEFAULT_LIMITS,
     converted: options.converted ?? new ConvertedClusters(),
     watches: options.watches,
+    jobWatches: options.jobWatches,
   };
 }
 

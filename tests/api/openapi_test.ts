@@ -272,6 +272,7 @@ Deno.test("each operation documents the error answers it can give, all in the on
     RayJobService_ListAllRayJobs: common,
     RayJobService_UpdateRayJob: update,
     RayJobService_DeleteRayJob: one,
+    RayJobService_WatchRayJobs: [...common, 409].sort((a, b) => a - b),
     RayServeService_CreateRayService: create,
     RayServeService_GetRayService: one,
     RayServeService_ListRayServices: common,

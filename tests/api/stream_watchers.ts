@@ -1,5 +1,6 @@
 /**
- * Open WatchClusters streams as the revocation tests read them, on each
+ * Open WatchClusters (or WatchRayJobs) streams as the revocation and
+ * watch tests read them, on each
  * transport (gRPC, HTTP NDJSON, HTTP SSE): every answer is read as it
  * comes, in the background, so that a test can wait for one and for the
  * stream's end without keeping up with it.
@@ -29,6 +30,15 @@ export interface OpenWatch {
 export interface WatchRequest {
   namespace?: string;
   resourceVersion?: string;
+  /** What is watched: "clusters" (WatchClusters) unless "jobs". */
+  resource?: "clusters" | "jobs";
+}
+
+/** The RPC that watches `resource`. */
+function methodOf(request: WatchRequest): string {
+  return request.resource === "jobs"
+    ? "proto.RayJobService/WatchRayJobs"
+    : WATCH;
 }
 
 type Opener = (
@@ -51,7 +61,7 @@ function grpcWatch(
 ): OpenWatch {
   const metadata = new grpc.Metadata();
   metadata.set("authorization", authorization);
-  const stream = corral.grpc.stream(WATCH, {
+  const stream = corral.grpc.stream(methodOf(request), {
     namespace: request.namespace ?? "",
     name: "",
     resourceVersion: request.resourceVersion ?? "",
@@ -80,9 +90,10 @@ async function httpWatch(
   const query = request.resourceVersion
     ? `?resourceVersion=${request.resourceVersion}`
     : "";
+  const resource = request.resource ?? "clusters";
   const path = request.namespace
-    ? `/apis/v1alpha2/watch/namespaces/${request.namespace}/clusters`
-    : "/apis/v1alpha2/watch/clusters";
+    ? `/apis/v1alpha2/watch/namespaces/${request.namespace}/${resource}`
+    : `/apis/v1alpha2/watch/${resource}`;
   const response = await corral.gateway(
     new Request(`http://corral.test${path}${query}`, {
       headers: {
