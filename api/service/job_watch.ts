@@ -48,7 +48,7 @@ export function jobWatchFor(
 }
 
 /** A job's change as the fan-out takes it. */
-export function jobFeedChange(change: JobChange): FeedChange<RayJob> {
+function jobFeedChange(change: JobChange): FeedChange<RayJob> {
   const { namespace, name, resourceVersion, epoch, job, before } = change;
   const shown = job ?? before;
   if (shown === undefined) return { namespace, name, resourceVersion, epoch };
