@@ -3,10 +3,14 @@
  * cache against the stand-in with the real RayJob CRD: the jobs as they
  * are then a BOOKMARK, a status, an Event and a deletion written in
  * Kubernetes, a resume from a BOOKMARK, another namespace's jobs unseen,
- * code 7 without the right to watch jobs, and resume points refused as a
- * cluster watch refuses them.
+ * code 7 without the right to watch jobs, resume points refused as a
+ * cluster watch refuses them, and the stream's lifetime: ended with code 7
+ * when the policy takes the right away, and cleanly after a BOOKMARK at
+ * --watch-max-duration.
  */
 import assert from "node:assert/strict";
+import { createAccess } from "../../api/auth/access.ts";
+import { silentLogger } from "../../api/log.ts";
 import type { Message } from "../../domain/codec.ts";
 import { Code } from "../../domain/errors.ts";
 import { type Corral, startCorral, viaHttp } from "../harness.ts";
@@ -19,7 +23,9 @@ import {
   CAROL,
   fileAccess,
   type Person,
+  POLICY,
   ROOT,
+  writeAccessFiles,
 } from "./auth/access_fixtures.ts";
 import {
   type OpenWatch,
@@ -263,4 +269,68 @@ Deno.test("WatchRayJobs: a resume point of another epoch or too old is code 10, 
       assert.equal(new Set(endings.map((e) => e.message)).size, 1);
     }
   }, { watch: { historySize: 1 } });
+});
+
+Deno.test("WatchRayJobs: open watches end with code 7 on every transport when the policy takes the right away, and after a BOOKMARK at --watch-max-duration", async () => {
+  const files = await writeAccessFiles();
+  // The files read every 50 ms, as the revocation tests read them.
+  const access = await createAccess({
+    tokenAuthFile: files.tokenFile,
+    tokenReview: false,
+    anonymous: false,
+    policyFile: files.policyFile,
+    auditLogPath: files.auditLog,
+    metricsRequireAuth: false,
+  }, { log: silentLogger(), reloadIntervalMs: 50 });
+  const corral = await startCorral({
+    crds: [RAY_CRD, RAYJOB_CRD],
+    cache: {},
+    access,
+    // Long enough that the revocation below comes first (a watch lasts
+    // between half of it and all of it).
+    streamMaxDurationMs: 4_000,
+  });
+  try {
+    // Cut at the maximum duration: a clean end right after a BOOKMARK.
+    const lasting = await Promise.all(
+      WATCH_TRANSPORTS.map(([, open]) =>
+        watchJobs(corral, open, { namespace: NS }, ALICE)
+      ),
+    );
+    for (const [i, [transport]] of WATCH_TRANSPORTS.entries()) {
+      const watch = lasting[i];
+      const ending = await within(6_000, `${transport}'s end`, watch.ended);
+      assert.deepEqual(ending, { code: 0, message: "" }, transport);
+      assert.equal(watch.answers.at(-1)!.type, "BOOKMARK", transport);
+    }
+    const watches = await Promise.all(
+      WATCH_TRANSPORTS.map(([, open]) =>
+        watchJobs(corral, open, { namespace: NS }, ALICE)
+      ),
+    );
+    await until(
+      "every job watch open",
+      () => corral.jobWatches!.watchers === watches.length,
+    );
+    await Deno.writeTextFile(
+      files.policyFile,
+      POLICY.replace('users: ["alice", "alice@example.com"]', 'users: ["x"]'),
+    );
+    for (const watch of watches) {
+      const ending = await within(2_000, "the revocation", watch.ended);
+      assert.deepEqual(ending, {
+        code: Code.PERMISSION_DENIED,
+        message:
+          'Cannot watch jobs in namespace "team-a": user "alice" may not watch jobs in namespace "team-a"',
+      });
+    }
+    await until(
+      "every job watch let go",
+      () => corral.jobWatches!.watchers === 0,
+    );
+  } finally {
+    await corral.close();
+    await access.close();
+    await files.remove();
+  }
 });
