@@ -89,6 +89,8 @@ Deno.test("the gateway routes every http rule of the API definition", async () =
     "GET /apis/v1alpha2/jobs",
     "PATCH /apis/v1alpha2/namespaces/{namespace}/jobs/{name}",
     "DELETE /apis/v1alpha2/namespaces/{namespace}/jobs/{name}",
+    "GET /apis/v1alpha2/watch/namespaces/{namespace}/jobs",
+    "GET /apis/v1alpha2/watch/jobs",
     "POST /apis/v1alpha2/namespaces/{namespace}/services",
     "PUT /apis/v1alpha2/namespaces/{namespace}/services/{name}",
     "GET /apis/v1alpha2/namespaces/{namespace}/services/{name}",
