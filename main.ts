@@ -157,6 +157,7 @@ async function run(
     limits: settings.limits,
     idleTimeoutMs: settings.idleTimeoutMs,
     streamMaxDurationMs: settings.watchMaxDurationMs,
+    fairUse: settings.fairUse,
     version: VERSION,
     log,
     dashboardProxy: dashboardProxyOf(settings, kubeConfig, closers),

@@ -7,6 +7,7 @@
  */
 import { parseArgs } from "node:util";
 import type { AuthSettings } from "./api/auth/access.ts";
+import type { FairUseSettings } from "./api/auth/rate_limit.ts";
 import {
   allowedHostPattern,
   type BrowserSettings,
@@ -82,6 +83,8 @@ export interface Settings {
   cacheBookmarkIntervalMs: number;
   /** The longest a watch stream lasts, jittered below it (--watch-max-duration). */
   watchMaxDurationMs: number;
+  /** Each caller's request rate and open watches (--rate-limit and co). */
+  fairUse: FairUseSettings;
   /** The dashboard proxy: how it reaches clusters, its bounds, its cookies. */
   dashboardProxy: DashboardProxySettings;
   headerTimeoutMs: number;
@@ -344,6 +347,13 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
       0,
     ),
     watchMaxDurationMs: check("watch-max-duration", positive(duration), 0),
+    fairUse: {
+      rate: {
+        perSecond: check("rate-limit", count(0), 0),
+        burst: check("rate-limit-burst", count(1), 0),
+      },
+      maxStreams: check("max-watches-per-user", count(0), 0),
+    },
     dashboardProxy: dashboardProxySettings(raw, problems),
     headerTimeoutMs: check("header-timeout", positive(duration), 0),
     idleTimeoutMs: check("idle-timeout", positive(duration), 0),

@@ -3,6 +3,10 @@
  * default and help text. settings.ts parses them; this is the table.
  */
 import { DEFAULT_FAILURE_LIMIT } from "./api/auth/failure_limit.ts";
+import {
+  DEFAULT_MAX_STREAMS,
+  DEFAULT_RATE_LIMIT,
+} from "./api/auth/rate_limit.ts";
 import { LEVELS } from "./api/log.ts";
 import { DEFAULT_LIMITS } from "./domain/limits.ts";
 
@@ -218,6 +222,27 @@ export const SPECS = {
     value: "DURATION",
     help:
       "the longest a watch stream lasts: each ends, cleanly and after a BOOKMARK to resume from, at a random time between half this and this, so that clients reconnect and are authorized again",
+  },
+  // Fair use (api/auth/rate_limit.ts).
+  "rate-limit": {
+    env: "CORRAL_RATE_LIMIT",
+    default: String(DEFAULT_RATE_LIMIT.perSecond),
+    value: "N",
+    help:
+      "requests per second each caller may make (an authenticated one by user, an anonymous one by address), in bursts of --rate-limit-burst; past it, 429 code 8 with Retry-After; the policy file's rateLimits: set groups' own; 0: no limit",
+  },
+  "rate-limit-burst": {
+    env: "CORRAL_RATE_LIMIT_BURST",
+    default: String(DEFAULT_RATE_LIMIT.burst),
+    value: "N",
+    help: "requests a caller may make in a row before --rate-limit applies",
+  },
+  "max-watches-per-user": {
+    env: "CORRAL_MAX_WATCHES_PER_USER",
+    default: String(DEFAULT_MAX_STREAMS),
+    value: "N",
+    help:
+      "watch streams each caller may have open at once; the next is refused 429 code 8; 0: no cap",
   },
   // The dashboard proxy (api/http/dashboard_proxy.ts).
   "cluster-access": {

@@ -103,6 +103,30 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  // Fair use (api/auth/rate_limit.ts): by the caller's first group, never
+  // by user name, which is unbounded and personal.
+  readonly rateLimited = new Counter({
+    name: "corral_rate_limited_total",
+    help:
+      "Calls refused for being over their caller's rate limit, by the caller's first group (none without one) and transport.",
+    labelNames: ["group", "transport"] as const,
+    registers: [this.registry],
+  });
+  readonly streamLimited = new Counter({
+    name: "corral_stream_limited_total",
+    help:
+      "Streams refused because their caller had --max-watches-per-user open, by the caller's first group and transport.",
+    labelNames: ["group", "transport"] as const,
+    registers: [this.registry],
+  });
+  readonly openStreams = new Gauge({
+    name: "corral_open_streams",
+    help:
+      "Server streams open, by the caller's first group (none without one).",
+    labelNames: ["group"] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: MetricsOptions = {}) {
     new Gauge({
       name: "process_memory_bytes",

@@ -9,6 +9,7 @@ import type { Logger } from "../domain/log.ts";
 import { Code, ServiceError } from "../domain/errors.ts";
 import { credentialsOf } from "./auth/authenticate.ts";
 import type { Access } from "./auth/access.ts";
+import type { FairUseSettings } from "./auth/rate_limit.ts";
 import type { Orchestrator } from "../domain/ports.ts";
 import { docsPages, loadScalarBundle } from "./docs.ts";
 import { consolePages, loadConsole } from "./console.ts";
@@ -71,6 +72,8 @@ export interface ApiOptions {
   watch?: WatchTuning;
   /** The longest a server stream lasts (--watch-max-duration); 30 min. */
   streamMaxDurationMs?: number;
+  /** Each caller's rate and open streams (rate_limit.ts); none when absent. */
+  fairUse?: FairUseSettings;
   /** Corral's version, for corral_build_info. */
   version: string;
   log: Logger;
@@ -128,6 +131,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     metrics,
     onKubernetesCall: health.observe,
     streamMaxDurationMs: options.streamMaxDurationMs,
+    fairUse: options.fairUse,
   });
   // Compiled once: the gateway routes with them, the document describes them.
   const routes = compileRoutes(schema.services);

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import * as k8s from "@kubernetes/client-node";
 import { type Access, openAccess } from "../api/auth/access.ts";
+import type { FairUseSettings } from "../api/auth/rate_limit.ts";
 import { createDispatcher } from "../api/service/dispatcher.ts";
 import { httpStatus } from "../api/errors.ts";
 import { createGateway, type Gateway } from "../api/http/gateway.ts";
@@ -109,6 +110,9 @@ export async function startCorral(
     watch?: WatchTuning;
     /** The longest a server stream lasts (--watch-max-duration); 30 min. */
     streamMaxDurationMs?: number;
+    /** Each caller's rate and open streams, on the clock `fairUseNow`. */
+    fairUse?: FairUseSettings;
+    fairUseNow?: () => number;
   } = {},
 ): Promise<Corral> {
   const log = options.log ?? silentLogger();
@@ -147,6 +151,8 @@ export async function startCorral(
     onKubernetesCall: options.onKubernetesCall,
     metrics: options.metrics,
     streamMaxDurationMs: options.streamMaxDurationMs,
+    fairUse: options.fairUse,
+    fairUseNow: options.fairUseNow,
   });
   const gateway = createGateway({
     schema: api,

@@ -15,6 +15,11 @@
  *         serviceAccounts: ["ray"]     # and the other workload allow-lists
  *                                      # of admission.ts (WorkloadGrants)
  *
+ *     rateLimits:                    # optional (rate_limit.ts)
+ *       - groups: ["batch"]          # the first entry naming one of the
+ *         qps: 200                   # caller's groups sets its rate
+ *         burst: 400                 # (default: twice qps); qps 0: no limit
+ *
  * Everything is denied unless a rule grants it. A rule grants a request when
  * it names the user or one of the user's groups, and its namespaces,
  * resources and verbs each contain the request's (or "*"). There is no "*"
@@ -59,6 +64,7 @@ import {
   type WorkloadGrants,
   workloadRefusals,
 } from "./admission.ts";
+import { type GroupRateLimit, rateLimitsOf } from "./rate_limit.ts";
 
 /** The verbs of the API; new ones are added here. */
 export const VERBS = [
@@ -149,6 +155,8 @@ export interface Policy {
   ): "*" | string[];
   /** The rules in force. */
   rules(): Rule[];
+  /** The `rateLimits:` in force, in file order; absent or [] for none. */
+  rateLimits?(): readonly GroupRateLimit[];
 }
 
 // ---------------------------------------------------------------------------
@@ -215,6 +223,8 @@ export interface PolicyOptions {
    * without a policy file, under which every caller may do everything.
    */
   reserveNamespaces?: boolean;
+  /** The file's `rateLimits:` (rate_limit.ts). */
+  rateLimits?: GroupRateLimit[];
 }
 
 /**
@@ -247,6 +257,7 @@ export function policyOf(rules: Rule[], options: PolicyOptions = {}): Policy {
       return [...namespaces].sort();
     },
     rules: () => rules,
+    rateLimits: () => options.rateLimits ?? [],
   };
 }
 
@@ -368,8 +379,19 @@ export class PolicyError extends Error {
   }
 }
 
+/** What a policy file says: its rules and its sections beside them. */
+export interface PolicyDocument {
+  rules: Rule[];
+  rateLimits: GroupRateLimit[];
+}
+
 /** The rules of a policy file's text; throws PolicyError listing every problem. */
 export function parsePolicy(text: string): Rule[] {
+  return parsePolicyDocument(text).rules;
+}
+
+/** A policy file's text read whole; throws PolicyError listing every problem. */
+export function parsePolicyDocument(text: string): PolicyDocument {
   let document: unknown;
   try {
     document = parseYaml(text, { uniqueKeys: true });
@@ -379,11 +401,19 @@ export function parsePolicy(text: string): Rule[] {
       : String(error);
     throw new PolicyError([{ field: "(file)", description: message }]);
   }
-  return validatePolicy(document);
+  return validatePolicyDocument(document);
 }
 
 /** The rules of a parsed policy document; throws PolicyError. */
 export function validatePolicy(document: unknown): Rule[] {
+  return validatePolicyDocument(document).rules;
+}
+
+/** Top-level keys of a policy file besides `rules`. */
+const SECTIONS = new Set<string>(["rateLimits"]);
+
+/** A parsed policy document checked whole; throws PolicyError. */
+export function validatePolicyDocument(document: unknown): PolicyDocument {
   const violations: FieldViolation[] = [];
   const problem = (field: string, description: string) =>
     violations.push({ field, description });
@@ -393,7 +423,7 @@ export function validatePolicy(document: unknown): Rule[] {
     throw new PolicyError(violations);
   }
   for (const key of Object.keys(document)) {
-    if (key !== "rules") problem(key, "unknown key");
+    if (key !== "rules" && !SECTIONS.has(key)) problem(key, "unknown key");
   }
   if (!Array.isArray(document.rules)) {
     problem("rules", "must be a list");
@@ -408,8 +438,11 @@ export function validatePolicy(document: unknown): Rule[] {
     }
     rules.push(ruleOf(raw, at, problem));
   }
+  const rateLimits = document.rateLimits === undefined
+    ? []
+    : rateLimitsOf(document.rateLimits, problem);
   if (violations.length > 0) throw new PolicyError(violations);
-  return rules;
+  return { rules, rateLimits };
 }
 
 /** One rule of the file, its problems told to `problem`. */
@@ -650,8 +683,13 @@ export async function policyFile(
     kind: "authorization policy file",
     intervalMs: options.intervalMs,
     log,
-    parse: (text) =>
-      policyOf(parsePolicy(text), { ownNamespace: options.ownNamespace }),
+    parse: (text) => {
+      const { rules, rateLimits } = parsePolicyDocument(text);
+      return policyOf(rules, {
+        ownNamespace: options.ownNamespace,
+        rateLimits,
+      });
+    },
     onReload: (policy) => {
       log.info("Loaded authorization policy", {
         path: options.path,
@@ -669,6 +707,7 @@ export async function policyFile(
     namespacesFor: (identity, verb, resource) =>
       file.current().namespacesFor(identity, verb, resource),
     rules: () => file.current().rules(),
+    rateLimits: () => file.current().rateLimits?.() ?? [],
     reload: () => file.check(),
     close: () => file.close(),
   };

@@ -1,8 +1,8 @@
 /**
  * The one chain every call runs through, on both transports:
  *
- *   authenticate -> decode -> authorize and validate the key -> handler
- *     -> audit -> metrics and the log line
+ *   authenticate -> fair use -> decode -> authorize and validate the key
+ *     -> handler -> audit -> metrics and the log line
  *
  * Authorization comes from the RPC's row in the policy table (rpcs.ts),
  * before any handler code runs: a handler never has to remember a check,
@@ -24,6 +24,7 @@ import { type Credentials, credentialsOf } from "../auth/authenticate.ts";
 import { callerOf } from "../auth/caller.ts";
 import { AuthenticationError, type Identity } from "../auth/identity.ts";
 import { AuthorizationError } from "../auth/policy.ts";
+import { FairUse, type FairUseSettings } from "../auth/rate_limit.ts";
 import { actionOf, authorize } from "./authorize.ts";
 import type { WorkloadSummary } from "../auth/admission.ts";
 import { auditEntry, endingWith, logCall } from "./call_log.ts";
@@ -73,6 +74,13 @@ export interface DispatcherOptions {
    * below it (stream_lifetime.ts); 30 minutes by default.
    */
   streamMaxDurationMs?: number;
+  /**
+   * Each caller's rate and open streams (rate_limit.ts), with the policy's
+   * `rateLimits:`; no limits when absent.
+   */
+  fairUse?: FairUseSettings;
+  /** The fair-use buckets' clock in ms (tests); performance.now by default. */
+  fairUseNow?: () => number;
 }
 
 export interface Outcome {
@@ -98,6 +106,8 @@ interface Progress {
   kubernetesCalls: number;
   /** What a create or update wrote, for its audit record. */
   workload?: WorkloadSummary;
+  /** Ends the stream's count against its caller's cap (rate_limit.ts). */
+  releaseStream?: () => void;
 }
 
 /**
@@ -138,6 +148,7 @@ export class RpcDispatcher implements Dispatcher {
   readonly #metrics?: Metrics;
   readonly #onKubernetesCall?: (record: KubernetesCallRecord) => void;
   readonly #streamMaxDurationMs: number;
+  readonly #fairUse?: FairUse;
   /** Sorted, so a merged list-all comes in the order Kubernetes lists in. */
   readonly #served: readonly string[];
 
@@ -151,6 +162,14 @@ export class RpcDispatcher implements Dispatcher {
     this.#streamMaxDurationMs = options.streamMaxDurationMs ??
       DEFAULT_STREAM_MAX_DURATION_MS;
     this.#served = [...new Set(options.namespaces ?? [])].sort();
+    if (options.fairUse) {
+      const policy = options.access.policy;
+      this.#fairUse = new FairUse(options.fairUse, {
+        groupLimits: () => policy.rateLimits?.() ?? [],
+        metrics: options.metrics,
+        now: options.fairUseNow,
+      });
+    }
   }
 
   async invoke(
@@ -212,6 +231,8 @@ export class RpcDispatcher implements Dispatcher {
       credentials,
       signals.signal,
     );
+    // Before decoding: a caller over its rate costs no more than this.
+    this.#limit(call, identity, declaration, progress);
     // KubeRay v0.6.0's job create names the namespace in the body only.
     const request = progress.request = withBodyNamespace(
       declaration?.rule,
@@ -260,6 +281,31 @@ export class RpcDispatcher implements Dispatcher {
       identity,
       log,
     );
+  }
+
+  /**
+   * Counts the call against its caller's rate, and a stream against its
+   * cap (released when the call ends: #ended); throws RESOURCE_EXHAUSTED
+   * when over either.
+   */
+  #limit(
+    call: Call,
+    identity: Identity,
+    declaration: Declaration | undefined,
+    progress: Progress,
+  ): void {
+    const fairUse = this.#fairUse;
+    if (!fairUse) return;
+    const counted = {
+      identity,
+      address: call.peer?.address,
+      transport: call.transport,
+      method: call.key.slice(call.key.lastIndexOf("/") + 1),
+    };
+    fairUse.admit(counted);
+    if (declaration?.streaming) {
+      progress.releaseStream = fairUse.openStream(counted);
+    }
   }
 
   /**
@@ -368,11 +414,13 @@ export class RpcDispatcher implements Dispatcher {
       // A stream ended because its caller lost the right is a refusal,
       // audited as a fresh call's would be.
       const end = (error?: ServiceError) => {
+        progress.releaseStream?.();
         this.#finish(call, progress, error);
         if (error) this.#audit(call, progress, error);
       };
       return { stream: endingWith(outcome.stream, end) };
     }
+    progress.releaseStream?.();
     this.#finish(call, progress, outcome.error);
     this.#audit(call, progress, outcome.error);
     return outcome;
