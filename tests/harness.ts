@@ -44,6 +44,8 @@ export interface Corral {
   orchestrator?: Orchestrator;
   gateway: Gateway;
   grpc: GrpcCaller;
+  /** The gRPC server's host:port, for a client of a test's own. */
+  grpcAddress?: string;
   /** The stand-in's base URL, to look at what Corral wrote. */
   kubeUrl: string;
   /** WatchClusters' fan-out, with the cache. */
@@ -167,6 +169,7 @@ export async function startCorral(
     orchestrator,
     gateway,
     grpc: client,
+    grpcAddress: `127.0.0.1:${port}`,
     kubeUrl: standin.url,
     watches,
     jobWatches,
