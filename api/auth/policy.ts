@@ -48,7 +48,7 @@
  * `rayproject/ray:*`, which can only deny, never allow, too much.
  */
 
-import { parse as parseYaml } from "yaml";
+import { LineCounter, parse as parseYaml, parseDocument } from "yaml";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { FieldViolation } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
@@ -401,7 +401,45 @@ export function parsePolicyDocument(text: string): PolicyDocument {
       : String(error);
     throw new PolicyError([{ field: "(file)", description: message }]);
   }
-  return validatePolicyDocument(document);
+  try {
+    return validatePolicyDocument(document);
+  } catch (error) {
+    if (!(error instanceof PolicyError)) throw error;
+    throw new PolicyError(withRateLimitLines(text, error.violations));
+  }
+}
+
+/**
+ * The violations, those of `rateLimits:` with the line of the file they
+ * are on: an entry of that list is found by its line sooner than by its
+ * index. Made only on the error path, so a good file is parsed once.
+ */
+function withRateLimitLines(
+  text: string,
+  violations: FieldViolation[],
+): FieldViolation[] {
+  if (!violations.some((v) => v.field.startsWith("rateLimits"))) {
+    return violations;
+  }
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines });
+  return violations.map((violation) => {
+    if (!violation.field.startsWith("rateLimits")) return violation;
+    // "rateLimits[1].qps" -> ["rateLimits", 1, "qps"]; an unknown key's
+    // path ends in the key, whose value is on its line too.
+    const path = violation.field.split(/[.[\]]+/).filter(Boolean)
+      .map((part) => /^\d+$/.test(part) ? Number(part) : part);
+    const node = document.getIn(path, true) as
+      | { range?: [number, number, number] }
+      | undefined;
+    const offset = node?.range?.[0];
+    if (offset === undefined) return violation;
+    const { line } = lines.linePos(offset);
+    return {
+      ...violation,
+      description: `${violation.description} (line ${line})`,
+    };
+  });
 }
 
 /** The rules of a parsed policy document; throws PolicyError. */

@@ -166,6 +166,22 @@ Deno.test("a bad rateLimits: entry is refused naming it and its field", async (t
       );
     });
   }
+  await t.step("each problem names the line of the file it is on", () => {
+    const text = `${POLICY}rateLimits:
+  - {groups: [a], qps: 1}
+  - groups: [b]
+    qps: -1
+`;
+    const qpsLine = text.split("\n").indexOf("    qps: -1") + 1;
+    assert.throws(() => parsePolicy(text), (error: PolicyError) => {
+      assert.deepEqual(error.violations, [{
+        field: "rateLimits[1].qps",
+        description:
+          `must be a number of 0 or more (0: no limit) (line ${qpsLine})`,
+      }]);
+      return true;
+    });
+  });
   const problems: string[] = [];
   rateLimitsOf([{ groups: ["a"], qps: 1 }], (field) => problems.push(field));
   assert.deepEqual(problems, []);
