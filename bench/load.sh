@@ -43,7 +43,9 @@ start_corral() {
   local http_port grpc_port
   http_port=$(free_port)
   grpc_port=$(free_port)
-  deno task dev --http-port "$http_port" --grpc-port "$grpc_port" "$@" \
+  # One load generator is one caller: fair use would measure itself.
+  deno task dev --http-port "$http_port" --grpc-port "$grpc_port" \
+    --rate-limit 0 --max-watches-per-user 0 "$@" \
     2>"$log" >/dev/null &
   TASK_PID=$!
   HTTP="http://127.0.0.1:$http_port"

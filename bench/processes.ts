@@ -120,6 +120,11 @@ export async function startCorral(
       String(port),
       "--grpc-port",
       String(freePort()),
+      // One load generator is one caller: fair use would measure itself.
+      "--rate-limit",
+      "0",
+      "--max-watches-per-user",
+      "0",
       ...extra,
     ],
     cwd: ROOT,
