@@ -157,6 +157,18 @@ export const ERROR_EXAMPLES = {
       message: "Request body too large: the limit is 3145728 bytes",
     },
   },
+  rateLimited: {
+    summary: "The caller is over its rate: code 8, with Retry-After",
+    value: {
+      code: Code.RESOURCE_EXHAUSTED,
+      message:
+        "Cannot call ListCluster: over the rate limit of 50 requests per second (bursts of 100); try again in 1s",
+      details: [{
+        "@type": "type.googleapis.com/google.rpc.RetryInfo",
+        retryDelay: "1s",
+      }],
+    },
+  },
   internal: {
     summary: "A fault of Corral: code 13",
     value: { code: Code.INTERNAL, message: "Internal error" },
@@ -276,6 +288,24 @@ export const ERROR_ANSWERS: ErrorAnswer[] = [
     examples: ["unsupportedMediaType"],
   },
   {
+    status: httpStatus(Code.RESOURCE_EXHAUSTED),
+    name: "TooManyRequests",
+    description:
+      "Code 8 RESOURCE_EXHAUSTED: the caller is over its request rate " +
+      "(`--rate-limit`, or its group's in the policy file) or has " +
+      "`--max-watches-per-user` watches open; or its address failed to " +
+      "authenticate too often",
+    examples: ["rateLimited"],
+    headers: {
+      "Retry-After": {
+        description:
+          "Seconds to wait before trying again; absent for the watch cap, " +
+          "which lifts when one of the caller's watches ends",
+        schema: { type: "integer", minimum: 1 },
+      },
+    },
+  },
+  {
     status: httpStatus(Code.INTERNAL),
     name: "Internal",
     description:
@@ -320,7 +350,8 @@ export const ERROR_ANSWERS: ErrorAnswer[] = [
  * stream (a watch) may be asked to resume from a point too old (409).
  */
 export function errorStatusesOf(route: Route): number[] {
-  const statuses = new Set([400, 401, 403, 500, 503, 504]);
+  // 429: every call counts against its caller's rate (rate_limit.ts).
+  const statuses = new Set([400, 401, 403, 429, 500, 503, 504]);
   const last = route.segments[route.segments.length - 1];
   if (route.body) {
     statuses.add(413);

@@ -246,7 +246,8 @@ Deno.test("each operation documents the error answers it can give, all in the on
   // (409) or the namespace missing (404) and be sent too much (413) or a
   // body that is not JSON (415); a get or delete may find nothing (404).
   // Lists have neither 404 nor 409.
-  const common = [400, 401, 403, 500, 503, 504];
+  // Every call counts against its caller's rate (429).
+  const common = [400, 401, 403, 429, 500, 503, 504];
   const create = [...common, 404, 409, 413, 415].sort((a, b) => a - b);
   // An update may find nothing (404), meet a change (409, code 10) and be
   // sent too much (413) or a body that is not JSON (415).
