@@ -703,6 +703,7 @@ export interface PolicyFileOptions {
 }
 
 export interface PolicyFile extends Policy {
+  rateLimits(): readonly GroupRateLimit[];
   /** Reads the file now; resolves true when a new policy was taken. */
   reload(): Promise<boolean>;
   close(): Promise<void>;

@@ -19,7 +19,9 @@ import {
   parsePolicy,
   parsePolicyDocument,
   PolicyError,
+  policyFile,
 } from "../../../api/auth/policy.ts";
+import { silentLogger } from "../../../api/log.ts";
 import { Metrics } from "../../../api/metrics.ts";
 import { Code } from "../../../domain/errors.ts";
 import { parseSettings } from "../../../settings.ts";
@@ -130,6 +132,29 @@ rateLimits:
     { groups: ["interns"], perSecond: 0.5, burst: 1 },
   ]);
   assert.equal(parsePolicy(POLICY).length, 4, "a policy without the section");
+});
+
+Deno.test("a policy file's rateLimits: are re-read with it; a bad change keeps the ones in force", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "corral-rate-limits-" });
+  const path = `${dir}/policy.yaml`;
+  const limits = (qps: string) =>
+    `${POLICY}rateLimits:\n  - {groups: [admins], qps: ${qps}}\n`;
+  await Deno.writeTextFile(path, limits("10"));
+  const policy = await policyFile({ path, log: silentLogger() });
+  try {
+    assert.deepEqual(policy.rateLimits(), [
+      { groups: ["admins"], perSecond: 10, burst: 20 },
+    ]);
+    await Deno.writeTextFile(path, limits("30"));
+    assert.equal(await policy.reload(), true);
+    assert.equal(policy.rateLimits()[0].perSecond, 30);
+    await Deno.writeTextFile(path, limits("-1"));
+    assert.equal(await policy.reload(), false);
+    assert.equal(policy.rateLimits()[0].perSecond, 30);
+  } finally {
+    await policy.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("a bad rateLimits: entry is refused naming it and its field", async (t) => {
