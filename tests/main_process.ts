@@ -35,6 +35,17 @@ export const FREE_PORTS = [
 export const NO_SHUTDOWN_DELAY = ["--shutdown-delay", "0s"];
 
 /**
+ * No rate limit and no watch cap: for tests whose load is one caller's by
+ * design (many watchers, racing creates), not what fair use is about.
+ */
+export const NO_FAIR_USE_LIMITS = [
+  "--rate-limit",
+  "0",
+  "--max-watches-per-user",
+  "0",
+];
+
+/**
  * Kubernetes mode refuses to start without an authenticator; tests that are
  * not about authentication serve every caller as system:anonymous.
  */

@@ -11,6 +11,7 @@ import {
   DEV_PERMISSIONS,
   EMBEDDED,
   type MainProcess,
+  NO_FAIR_USE_LIMITS,
   NO_SHUTDOWN_DELAY,
   startMain,
 } from "./main_process.ts";
@@ -43,7 +44,15 @@ async function withMain(
 ): Promise<MainProcess> {
   const main = await startMain({
     permissions: DEV_PERMISSIONS,
-    args: [...EMBEDDED, ...ANONYMOUS, ...NO_SHUTDOWN_DELAY, ...args],
+    args: [
+      ...EMBEDDED,
+      ...ANONYMOUS,
+      ...NO_SHUTDOWN_DELAY,
+      // Every watcher here is one anonymous caller from 127.0.0.1: fair
+      // use would hold them all to one caller's share.
+      ...NO_FAIR_USE_LIMITS,
+      ...args,
+    ],
     startTimeoutMs: 30_000,
   });
   try {

@@ -20,6 +20,7 @@ import {
   ANONYMOUS,
   FREE_PORTS,
   type MainProcess,
+  NO_FAIR_USE_LIMITS,
   NO_SHUTDOWN_DELAY,
   startMain,
 } from "./main_process.ts";
@@ -73,6 +74,8 @@ async function startReplica(
       ...FREE_PORTS,
       ...NO_SHUTDOWN_DELAY,
       ...ANONYMOUS,
+      // The racing creates are one anonymous caller's, far over its rate.
+      ...NO_FAIR_USE_LIMITS,
     ],
   });
   await ready(main);
