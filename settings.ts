@@ -353,6 +353,7 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
         burst: check("rate-limit-burst", count(1), 0),
       },
       maxStreams: check("max-watches-per-user", count(0), 0),
+      anonymous: check("rate-limit-anonymous", boolean, false),
     },
     dashboardProxy: dashboardProxySettings(raw, problems),
     headerTimeoutMs: check("header-timeout", positive(duration), 0),

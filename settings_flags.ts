@@ -229,7 +229,15 @@ export const SPECS = {
     default: String(DEFAULT_RATE_LIMIT.perSecond),
     value: "N",
     help:
-      "requests per second each caller may make (an authenticated one by user, an anonymous one by address), in bursts of --rate-limit-burst; past it, 429 code 8 with Retry-After; the policy file's rateLimits: set groups' own; 0: no limit",
+      "requests per second each authenticated caller may make, in bursts of --rate-limit-burst; past it, 429 code 8 with Retry-After; the policy file's rateLimits: set groups' own; 0: no limit",
+  },
+  "rate-limit-anonymous": {
+    env: "CORRAL_RATE_LIMIT_ANONYMOUS",
+    default: "false",
+    value: "BOOL",
+    boolean: true,
+    help:
+      "hold anonymous callers to --rate-limit and --max-watches-per-user too, each source address (an IPv6 /64) as one caller; off: anonymous callers, who have no identity to be fair between, are not limited",
   },
   "rate-limit-burst": {
     env: "CORRAL_RATE_LIMIT_BURST",
@@ -242,7 +250,7 @@ export const SPECS = {
     default: String(DEFAULT_MAX_STREAMS),
     value: "N",
     help:
-      "watch streams each caller may have open at once; the next is refused 429 code 8; 0: no cap",
+      "watch streams each authenticated caller may have open at once; the next is refused 429 code 8; 0: no cap",
   },
   // The dashboard proxy (api/http/dashboard_proxy.ts).
   "cluster-access": {

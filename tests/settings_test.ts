@@ -73,7 +73,11 @@ Deno.test("parseSettings() gives kubernetes mode's defaults without flags", () =
     cacheMissQps: 20,
     cacheBookmarkIntervalMs: 60_000,
     watchMaxDurationMs: 30 * 60_000,
-    fairUse: { rate: { perSecond: 50, burst: 100 }, maxStreams: 20 },
+    fairUse: {
+      rate: { perSecond: 50, burst: 100 },
+      maxStreams: 20,
+      anonymous: false,
+    },
     dashboardProxy: {
       // No kubeconfig in kubernetes mode: in a pod.
       clusterAccess: "direct",

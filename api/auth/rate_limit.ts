@@ -11,9 +11,12 @@
  *   is refused RESOURCE_EXHAUSTED naming the cap. No RetryInfo: when one of
  *   the caller's own streams ends is the caller's to know.
  *
- * A caller is its user name once authenticated; anonymous callers count by
- * source address (failure_limit.ts's sourceOf: an IPv6 host by its /64), as
- * they have no name to tell them apart. Limits hold per replica: N replicas
+ * A caller is its user name once authenticated. Anonymous callers (dev
+ * mode without authentication, --allow-anonymous) have no identity to be
+ * fair between and are not limited, unless --rate-limit-anonymous says to
+ * count them by source address (failure_limit.ts's sourceOf: an IPv6 host
+ * by its /64): one anonymous script would otherwise hold back every other
+ * anonymous tool behind the same address, the console included. Limits hold per replica: N replicas
  * behind a load balancer let a caller make up to N times the rate.
  *
  * The policy file may give groups a rate of their own (`rateLimits:`, parsed
@@ -29,7 +32,7 @@
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Metrics } from "../metrics.ts";
 import { sourceOf } from "./failure_limit.ts";
-import { ANONYMOUS_USER, type Identity } from "./identity.ts";
+import type { Identity } from "./identity.ts";
 
 /** A rate: `perSecond` on average, `burst` in a row; perSecond 0: no limit. */
 export interface RateLimitSettings {
@@ -49,6 +52,11 @@ export interface FairUseSettings {
   rate: RateLimitSettings;
   /** Open server streams per caller; 0: no cap. */
   maxStreams: number;
+  /**
+   * Whether anonymous callers are limited too, each source address as one
+   * caller (--rate-limit-anonymous); they are not by default.
+   */
+  anonymous?: boolean;
 }
 
 /** Generous enough for any person and their tools, not for a loop. */
@@ -164,6 +172,7 @@ export class FairUse {
    * with the seconds to wait as RetryInfo, when the caller is over it.
    */
   admit(call: FairUseCall): void {
+    if (this.#exempt(call)) return;
     const rate = this.rateOf(call.identity);
     const seconds = this.#buckets.take(callerKey(call), rate);
     if (seconds <= 0) return;
@@ -190,6 +199,7 @@ export class FairUse {
    * once when the stream has ended (more calls do nothing).
    */
   openStream(call: FairUseCall): () => void {
+    if (this.#exempt(call)) return () => {};
     const key = callerKey(call);
     const open = this.#streams.get(key) ?? 0;
     const cap = this.#settings.maxStreams;
@@ -214,17 +224,27 @@ export class FairUse {
     };
   }
 
+  /** Whether `call` is anonymous and anonymous callers are not limited. */
+  #exempt(call: FairUseCall): boolean {
+    return isAnonymous(call.identity) && !this.#settings.anonymous;
+  }
+
   /** The streams `identity` has open (anonymous callers: by address). */
   streamsOf(identity: Identity, address?: string): number {
     return this.#streams.get(callerKey({ identity, address })) ?? 0;
   }
 }
 
+function isAnonymous(identity: Identity): boolean {
+  return identity.authenticator === "anonymous";
+}
+
 /** The key a caller counts by: its user name, or an anonymous one's source. */
 function callerKey(
   { identity, address }: Pick<FairUseCall, "identity" | "address">,
 ): string {
-  if (identity.user !== ANONYMOUS_USER) return `user:${identity.user}`;
+  // Anonymity is the authenticator's word, never a name's (issue 23).
+  if (!isAnonymous(identity)) return `user:${identity.user}`;
   return address ? `source:${sourceOf(address)}` : "source:unknown";
 }
 

@@ -99,14 +99,31 @@ Deno.test("FairUse holds a caller to the first rateLimits entry naming one of it
   assert.deepEqual(rate(["interns"]), [1, 1]);
 });
 
-Deno.test("FairUse counts anonymous callers by source address (an IPv6 host by its /64), named ones by name", () => {
-  const fairUse = new FairUse({
-    rate: { perSecond: 1, burst: 1 },
-    maxStreams: 0,
-  }, { now: () => 0 });
-  const anonymous = identity("system:anonymous", ["system:unauthenticated"]);
-  const call = (who: Identity, address: string) => () =>
+Deno.test("FairUse leaves anonymous callers alone unless told to count them by source address (an IPv6 host by its /64); named ones count by name", () => {
+  const anonymous: Identity = {
+    user: "system:anonymous",
+    groups: ["system:unauthenticated"],
+    authenticator: "anonymous",
+  };
+  const settings = { rate: { perSecond: 1, burst: 1 }, maxStreams: 1 };
+  const by = (fairUse: FairUse) => (who: Identity, address: string) => () =>
     fairUse.admit({ identity: who, address, transport: "http", method: "M" });
+  // By default: an anonymous caller has no identity to be fair between.
+  const open = new FairUse(settings, { now: () => 0 });
+  for (let i = 0; i < 5; i++) by(open)(anonymous, "10.0.0.1:1000")();
+  const stream = { identity: anonymous, transport: "http", method: "W" };
+  open.openStream(stream);
+  open.openStream(stream);
+  // A token-file user named like the anonymous one is still a named caller:
+  // anonymity is the authenticator's word.
+  const named = { ...anonymous, authenticator: "token-file" as const };
+  by(open)(named, "10.0.0.1:1")();
+  assert.throws(by(open)(named, "10.0.0.9:1"), /over the rate limit/);
+
+  const fairUse = new FairUse({ ...settings, anonymous: true }, {
+    now: () => 0,
+  });
+  const call = by(fairUse);
   call(anonymous, "10.0.0.1:1000")();
   assert.throws(call(anonymous, "10.0.0.1:2000"), /over the rate limit/);
   call(anonymous, "10.0.0.2:1000")();
@@ -218,12 +235,14 @@ Deno.test("--rate-limit, --rate-limit-burst and --max-watches-per-user are read,
     "--rate-limit=7",
     "--rate-limit-burst=9",
     "--max-watches-per-user=3",
+    "--rate-limit-anonymous",
   ], {});
   assert.equal(invocation.kind, "run");
   if (invocation.kind !== "run") return;
   assert.deepEqual(invocation.settings.fairUse, {
     rate: { perSecond: 7, burst: 9 },
     maxStreams: 3,
+    anonymous: true,
   });
   const bad = parseSettings([
     "--orchestrator=embedded",
