@@ -43,6 +43,7 @@ import {
 } from "./service/cluster_watch.ts";
 import { type JobWatch, jobWatchFor } from "./service/job_watch.ts";
 import { ConvertedClusters } from "./service/converted_clusters.ts";
+import { WHOAMI_PATH, whoamiPage } from "./whoami.ts";
 
 export interface ApiOptions {
   orchestrator: Orchestrator;
@@ -167,6 +168,8 @@ export async function createApi(options: ApiOptions): Promise<Api> {
           version: options.version,
           runtime: `deno ${Deno.version.deno}`,
         }),
+      // Who the caller is, for the console's header and create form.
+      [WHOAMI_PATH]: whoamiPage(options.access),
       "/metrics": options.metricsRequireAuth
         ? authenticated(options.access, () => metricsPage(metrics))
         : () => metricsPage(metrics),
