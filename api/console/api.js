@@ -7,6 +7,12 @@
  */
 import { token } from "./session.js";
 import { signIn } from "./sign_in.js";
+import {
+  reportReachable,
+  reportUnreachable,
+  UNREACHABLE,
+  unreachable,
+} from "./connection.js";
 
 /**
  * A message as its JSON comes over the wire (proto3's JSON mapping): the
@@ -52,6 +58,7 @@ import { signIn } from "./sign_in.js";
 
 /** The paths of the API's routes the console uses. */
 const paths = {
+  whoami: "/apis/v1alpha2/whoami",
   watch: "/apis/v1alpha2/watch/clusters",
   /** @param {string} ns */
   clusters: (ns) =>
@@ -134,20 +141,63 @@ function headers(json) {
 }
 
 /**
- * One call; its JSON answer, or an ApiError. A 401 asks for a token.
+ * The error of a call Corral did not answer: code 14 (Unavailable), with a
+ * message a person can act on rather than the browser's "Failed to fetch".
+ */
+function unreachableError() {
+  return new ApiError(0, { code: 14, message: UNREACHABLE });
+}
+
+/**
+ * `fetch`, noting whether Corral answered (connection.js); a request that
+ * got no answer throws unreachableError().
+ * @param {string} path
+ * @param {RequestInit} init
+ */
+export async function send(path, init) {
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (error) {
+    if (init.signal?.aborted) throw error;
+    reportUnreachable();
+    throw unreachableError();
+  }
+  reportReachable();
+  return response;
+}
+
+/**
+ * An answer's body as JSON; `{}` when empty or not JSON (a proxy's error
+ * page), so that the status speaks instead of a parse error.
+ * @param {string} text
+ */
+function parsed(text) {
+  try {
+    return text ? JSON.parse(text) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * One call; its JSON answer, or an ApiError. A 401 asks for a token. A
+ * write while Corral is unreachable is not tried: its answer would not be
+ * seen, and what it was decided on may be stale.
  * @param {string} method
  * @param {string} path
  * @param {unknown} [body]
  * @returns {Promise<any>} the answer's JSON, `{}` when it has no body
  */
 async function call(method, path, body) {
-  const response = await fetch(path, {
+  if (method !== "GET" && unreachable()) throw unreachableError();
+  const response = await send(path, {
     method,
     headers: headers(body !== undefined),
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  const json = text ? JSON.parse(text) : {};
+  const json = parsed(text);
   if (response.status === 401) {
     signIn("Your token was not accepted: sign in again.");
     throw new ApiError(401, json);
@@ -279,7 +329,44 @@ export function openWatch(resourceVersion, signal) {
   const query = resourceVersion === ""
     ? ""
     : `?resourceVersion=${encodeURIComponent(resourceVersion)}`;
-  return fetch(`${paths.watch}${query}`, { headers: headers(false), signal });
+  return send(`${paths.watch}${query}`, { headers: headers(false), signal });
+}
+
+/**
+ * Who Corral takes this tab to be, with its token (or its certificate, or
+ * as system:anonymous where Corral allows that): `{ user, groups }`; null
+ * when it takes the tab for no one (401), which asks for no token: the
+ * watch does that.
+ * @returns {Promise<{ user: string, groups: string[] } | null>}
+ */
+export async function whoAmI() {
+  return await identityOf(headers(false));
+}
+
+/**
+ * Who `candidate` signs in as, or null when Corral does not accept it;
+ * asked before the tab keeps a token, so a wrong one is said at once.
+ * @param {string} candidate
+ * @returns {Promise<{ user: string, groups: string[] } | null>}
+ */
+export async function checkToken(candidate) {
+  return await identityOf({ authorization: `Bearer ${candidate}` });
+}
+
+/**
+ * Who whoami says the caller of these headers is; null on a 401.
+ * @param {Record<string, string>} callHeaders
+ * @returns {Promise<{ user: string, groups: string[] } | null>}
+ */
+async function identityOf(callHeaders) {
+  const response = await send(paths.whoami, { headers: callHeaders });
+  if (response.status === 401) {
+    await response.body?.cancel();
+    return null;
+  }
+  const json = await response.json().catch(() => ({}));
+  if (!response.ok) throw new ApiError(response.status, json);
+  return json;
 }
 
 /**

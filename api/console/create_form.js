@@ -15,10 +15,13 @@ import { field, h } from "./html.js";
  * @property {HTMLInputElement} name
  * @property {HTMLInputElement} namespace
  * @property {HTMLInputElement} user
+ * @property {HTMLParagraphElement} userHint says who an empty owner is
  * @property {HTMLInputElement} version
  * @property {HTMLInputElement} image
  * @property {HTMLSelectElement} headTemplate
  * @property {HTMLSelectElement[]} templateSelects the head's and each group's
+ * @property {HTMLElement} offer offers to make a template, in a namespace
+ * without any (template_offer.js)
  * @property {HTMLDivElement} groups the worker groups' rows
  * @property {HTMLDivElement} envs the environment variables' rows
  * @property {number} groupsAdded numbers the next group's ids
@@ -35,7 +38,10 @@ export function clusterFields(form) {
     { class: "grid" },
     field("Name", "name", form.name, "cluster.name"),
     field("Namespace", "namespace", form.namespace, "cluster.namespace"),
-    field("Owner (user)", "user", form.user, "cluster.user"),
+    withHint(
+      field("Owner (user)", "user", form.user, "cluster.user"),
+      form.userHint,
+    ),
     field("Version", "version", form.version, "cluster.version"),
     field(
       "Image",
@@ -53,34 +59,65 @@ export function clusterFields(form) {
 }
 
 /**
- * Offers the namespace's compute templates in every template select,
- * keeping each one's choice where the namespace has it.
+ * A field's block with a hint under its input (above its error).
+ * @param {HTMLElement} block what field() made
+ * @param {HTMLElement} hint
+ */
+function withHint(block, hint) {
+  block.insertBefore(hint, block.lastElementChild);
+  return block;
+}
+
+/**
+ * Offers the namespace's compute templates, with their sizes, in every
+ * template select, keeping each one's choice where the namespace has it.
+ * Nothing is chosen for the person: a template decides what the nodes
+ * cost (a GPU one among them), so an untouched select stays on "Choose a
+ * template", which the API refuses, naming the field. A namespace without
+ * templates shows the offer to make one.
  * @param {CreateForm} form
  */
 export async function refreshTemplates(form) {
-  const names = await templateNames(form.namespace.value.trim());
+  const namespace = form.namespace.value.trim();
+  const templates = await namespaceTemplates(namespace);
+  const names = templates.map((t) => t.name);
   for (const select of form.templateSelects) {
     const chosen = select.value;
     select.replaceChildren(
       h(
         "option",
         { value: "" },
-        names.length ? "Choose…" : "No templates in this namespace",
+        names.length ? "Choose a template…" : "No templates in this namespace",
       ),
-      ...names.map((n) => h("option", { value: n }, n)),
+      ...templates.map((t) => h("option", { value: t.name }, templateLabel(t))),
     );
-    select.value = names.includes(chosen) ? chosen : names[0] ?? "";
+    select.value = names.includes(chosen) ? chosen : "";
   }
+  form.offer.hidden = names.length > 0;
+  form.offer.dataset.namespace = namespace;
 }
 
 /**
- * The names of a namespace's compute templates, sorted; none when they
- * cannot be had.
+ * A template as the selects offer it: its name and sizes, such as
+ * "small: 1 CPU, 1 GiB" or "gpu: 4 CPU, 16 GiB, 1 GPU".
+ * @param {import("./api.js").ComputeTemplate} template
+ */
+export function templateLabel(template) {
+  const sizes = [`${template.cpu} CPU`, `${template.memory} GiB`];
+  if (template.gpu) sizes.push(`${template.gpu} GPU`);
+  return `${template.name}: ${sizes.join(", ")}`;
+}
+
+/**
+ * A namespace's compute templates, sorted by name; none when they cannot
+ * be had.
  * @param {string} namespace
  */
-async function templateNames(namespace) {
+async function namespaceTemplates(namespace) {
   try {
-    return (await listTemplates(namespace)).map((t) => t.name).sort();
+    return (await listTemplates(namespace)).sort((a, b) =>
+      a.name.localeCompare(b.name)
+    );
   } catch {
     return [];
   }
@@ -125,9 +162,15 @@ export function addGroup(form) {
       template,
       `${at}.computeTemplate`,
     ),
-    number("Replicas", "replicas", "replicas", 1),
-    number("Min", "min", "minReplicas", 0),
-    number("Max", "max", "maxReplicas", 4),
+    // Replicas, Min and Max share a row of their own, so that on a narrow
+    // screen they wrap together and none shrinks to a sliver.
+    h(
+      "div",
+      { class: "sizes" },
+      number("Replicas", "replicas", "replicas", 1),
+      number("Min", "min", "minReplicas", 0),
+      number("Max", "max", "maxReplicas", 4),
+    ),
     removeButton("Remove this worker group", () => {
       form.templateSelects.splice(form.templateSelects.indexOf(template), 1);
       row.remove();

@@ -6,7 +6,7 @@
  * violations are shown next to the fields they name, and a created cluster
  * opens its page.
  */
-import { createCluster } from "./api.js";
+import { ApiError, createCluster } from "./api.js";
 import {
   addEnv,
   addGroup,
@@ -22,6 +22,8 @@ import {
   rememberUser,
 } from "./session.js";
 import { clusterNamespaces } from "./state.js";
+import { currentUser, refreshAccount } from "./sign_in.js";
+import { templateOffer } from "./template_offer.js";
 
 /** @typedef {import("./create_form.js").CreateForm} CreateForm */
 
@@ -48,6 +50,7 @@ export function createView() {
     },
     form.banner,
     clusterFields(form),
+    form.offer,
     h(
       "datalist",
       { id: "namespaces" },
@@ -72,7 +75,24 @@ export function createView() {
   addGroup(form);
   showPage(h("h1", {}, "Create a cluster"), element);
   form.name.focus();
+  refreshAccount().then(() => showOwner(form));
   return {};
+}
+
+/**
+ * Fills in the owner with who is signed in, unless the person typed one,
+ * and says that an empty owner is them; without a known user the field
+ * is the person's to fill.
+ * @param {CreateForm} form
+ */
+function showOwner(form) {
+  const user = currentUser();
+  if (!user) {
+    form.userHint.textContent = "";
+    return;
+  }
+  if (!form.user.dataset.typed) form.user.value = user;
+  form.userHint.textContent = `Optional: left empty, it is you (${user}).`;
 }
 
 /**
@@ -85,6 +105,13 @@ function emptyForm(namespaces) {
   const headTemplate = h("select", {});
   /** @type {CreateForm} */
   const form = {
+    offer: templateOffer(async (name) => {
+      await refreshTemplates(form);
+      // The person just made it for this form: it is their choice.
+      for (const select of form.templateSelects) {
+        if (!select.value) select.value = name;
+      }
+    }),
     banner: h("p", { class: "banner", role: "alert" }),
     name: h("input", { autocomplete: "off" }),
     namespace: h("input", {
@@ -92,7 +119,11 @@ function emptyForm(namespaces) {
       value: lastNamespace() || namespaces[0] || "default",
       onchange: () => refreshTemplates(form),
     }),
-    user: h("input", { value: lastUser() ?? "" }),
+    user: h("input", {
+      value: currentUser() || lastUser() || "",
+      oninput: () => form.user.dataset.typed = "true",
+    }),
+    userHint: h("p", { class: "hint", id: "user-hint" }),
     version: h("input", { placeholder: "e.g. 2.9.0" }),
     image: h("input", {
       placeholder: "or an image, e.g. rayproject/ray:2.9.0",
@@ -124,8 +155,29 @@ async function submitCluster(form, element) {
     rememberNamespace(ns);
     location.hash = `#/clusters/${ns}/${cluster.name}`;
   } catch (error) {
+    if (error instanceof ApiError) {
+      error.violations = error.violations.map(replicasAboveMax);
+    }
     showViolations(element, error, form.banner);
   }
+}
+
+/**
+ * The API says a group's max is less than its replicas; the number the
+ * person means to start with is Replicas, so that is where it is said.
+ * @param {import("./api.js").FieldViolation} violation
+ */
+function replicasAboveMax(violation) {
+  const at = /^(.*workerGroupSpec\[\d+\])\.maxReplicas$/.exec(
+    violation.field,
+  );
+  if (!at || !/less than replicas/.test(violation.description)) {
+    return violation;
+  }
+  return {
+    field: `${at[1]}.replicas`,
+    description: "must not be more than Max",
+  };
 }
 
 /**
@@ -138,7 +190,8 @@ function readCluster(form) {
   return {
     name: form.name.value.trim(),
     namespace: form.namespace.value.trim(),
-    user: form.user.value.trim(),
+    // Corral knows who is signed in: an empty owner is them.
+    user: form.user.value.trim() || currentUser(),
     version: form.version.value.trim(),
     clusterSpec: {
       headGroupSpec: { computeTemplate: form.headTemplate.value, ...image },

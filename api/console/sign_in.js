@@ -1,15 +1,41 @@
 // @ts-check
 /// <reference lib="dom" />
 /**
- * Signing in and out: the page's sign-in dialog, where a person pastes the
- * token their platform team gave them, and the sign-out button.
+ * Signing in and out, and who is signed in: the page's sign-in dialog,
+ * where a person pastes the token their platform team gave them (checked
+ * with Corral before the tab keeps it), and the header's account line:
+ * the user Corral takes the tab to be (whoami), and one button that reads
+ * "Sign in" without a token and "Sign out" with one.
  */
 import { byId } from "./html.js";
 import { clearToken, setToken, token } from "./session.js";
-import { endDashboardSessions } from "./api.js";
+import {
+  checkToken,
+  endDashboardSessions,
+  errorMessage,
+  whoAmI,
+} from "./api.js";
+
+/** The user Corral takes this tab to be, once known; else "". */
+let signedInAs = "";
+
+/** What anonymous callers are, when Corral lets them in. */
+const ANONYMOUS = "system:anonymous";
 
 function tokenInput() {
   return /** @type {HTMLInputElement} */ (byId("token"));
+}
+
+function dialog() {
+  return /** @type {HTMLDialogElement} */ (byId("sign-in"));
+}
+
+/**
+ * The user Corral takes this tab to be, when a person (not
+ * system:anonymous) is signed in; "" until known.
+ */
+export function currentUser() {
+  return signedInAs === ANONYMOUS ? "" : signedInAs;
 }
 
 /**
@@ -17,32 +43,90 @@ function tokenInput() {
  * @param {string} [message]
  */
 export function signIn(message = "") {
-  const dialog = /** @type {HTMLDialogElement} */ (byId("sign-in"));
   byId("sign-in-error").textContent = message;
-  if (!dialog.open) dialog.showModal();
+  if (!dialog().open) dialog().showModal();
   tokenInput().focus();
 }
 
 /**
- * Makes the dialog keep the token it is given, then run `onSignedIn`;
- * and the sign-out button, shown while the tab holds a token, forget it.
+ * Shows who is signed in, and the account button as the tab's token
+ * makes it: "Sign out" with one, "Sign in" without.
+ */
+function showAccount() {
+  const who = byId("who");
+  const user = currentUser();
+  who.textContent = user ? `Signed in as ${user}` : "";
+  who.hidden = !user;
+  byId("account").textContent = token() ? "Sign out" : "Sign in";
+}
+
+/**
+ * Asks Corral who this tab is and shows it; returns the user, "" when
+ * Corral did not say (no token yet, or unreachable).
+ */
+export async function refreshAccount() {
+  try {
+    signedInAs = (await whoAmI())?.user ?? "";
+  } catch {
+    signedInAs = "";
+  }
+  showAccount();
+  return currentUser();
+}
+
+/**
+ * Checks the dialog's token with Corral: a token it accepts is kept and
+ * `onSignedIn` runs; one it refuses keeps the dialog open, saying so.
+ * @param {() => void} onSignedIn
+ */
+async function submitToken(onSignedIn) {
+  const given = tokenInput().value.trim();
+  if (!given) return;
+  const submit = /** @type {HTMLButtonElement} */ (
+    byId("sign-in-form").querySelector("button[type=submit]")
+  );
+  submit.disabled = true;
+  try {
+    const identity = await checkToken(given);
+    if (!identity) {
+      signIn(
+        "Token not accepted: check that it is the whole token, as given to you.",
+      );
+      tokenInput().select();
+      return;
+    }
+    setToken(given);
+    signedInAs = identity.user;
+    tokenInput().value = "";
+    dialog().close();
+    showAccount();
+    onSignedIn();
+  } catch (error) {
+    signIn(errorMessage(error));
+  } finally {
+    submit.disabled = false;
+  }
+}
+
+/**
+ * Makes the dialog check and keep the token it is given, then run
+ * `onSignedIn`; and the account button sign in or out.
  * @param {() => void} onSignedIn
  */
 export function listenForSignIn(onSignedIn) {
-  const signOut = byId("sign-out");
-  byId("sign-in-form").addEventListener("submit", () => {
-    const given = tokenInput().value.trim();
-    if (!given) return;
-    setToken(given);
-    tokenInput().value = "";
-    signOut.hidden = false;
-    onSignedIn();
+  byId("sign-in-form").addEventListener("submit", (event) => {
+    // The dialog stays open until Corral accepted the token.
+    event.preventDefault();
+    submitToken(onSignedIn);
   });
-  signOut.hidden = !token();
-  signOut.addEventListener("click", async () => {
+  byId("account").addEventListener("click", async () => {
+    if (!token()) return signIn();
     // The dashboards' cookies end with the console's sign-in.
     await endDashboardSessions();
     clearToken();
     location.reload();
   });
+  showAccount();
+  // A client certificate, or anonymous access, may say who without a token.
+  refreshAccount();
 }

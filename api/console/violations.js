@@ -48,9 +48,11 @@ export function showViolations(form, error, banner) {
     const p = /** @type {HTMLElement} */ (
       document.getElementById(`${input.id}-error`)
     );
-    p.textContent = p.textContent
-      ? `${p.textContent}; ${violation.description}`
-      : violation.description;
+    // One field may stand for several (the image is every group's): say
+    // each thing once.
+    const said = p.textContent ? p.textContent.split("; ") : [];
+    if (!said.includes(violation.description)) said.push(violation.description);
+    p.textContent = said.join("; ");
   }
   banner.textContent = violations.length && unplaced.length === 0
     ? ""

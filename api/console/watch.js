@@ -9,10 +9,18 @@
 import { openWatch } from "./api.js";
 import { byId } from "./html.js";
 import { signIn } from "./sign_in.js";
+import { reportUnreachable } from "./connection.js";
+import { token } from "./session.js";
 import { clusterKey } from "./format.js";
 import { state } from "./state.js";
 
 /** @typedef {import("./api.js").WatchAnswer} WatchAnswer */
+
+/**
+ * The longest wait between two tries: a person waiting for Corral to come
+ * back sees it within this (and a request's time) of its return.
+ */
+const MAX_BACKOFF_MS = 2_000;
 
 /** A watch that failed in a way already shown. */
 class NotWatching extends Error {}
@@ -27,7 +35,7 @@ function showLive(text) {
 
 /**
  * Follows WatchClusters for good, calling `onChange` whenever the clusters
- * may have changed; waits longer after each failure, up to 10 s.
+ * may have changed; waits longer after each failure, up to MAX_BACKOFF_MS.
  * @param {() => void} onChange
  * @returns {Promise<never>}
  */
@@ -48,10 +56,14 @@ export async function watchClusters(onChange) {
       await follow(response, fresh, onChange);
     } catch (error) {
       if (controller.signal.aborted) continue;
-      if (!(error instanceof NotWatching)) showLive("Reconnecting…");
+      if (!(error instanceof NotWatching)) {
+        // A stream cut mid-way is Corral gone too (send() saw the start).
+        if (error instanceof TypeError) reportUnreachable();
+        showLive("Reconnecting…");
+      }
     }
     await new Promise((resolve) => setTimeout(resolve, backoff));
-    backoff = Math.min(backoff * 2, 10_000);
+    backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
   }
 }
 
@@ -63,8 +75,10 @@ export async function watchClusters(onChange) {
  */
 async function startsAgain(response) {
   if (response.status === 401) {
-    showLive("Signed out");
-    signIn();
+    showLive("");
+    // The header's button says "Sign in"; the dialog says why, if a token
+    // was held.
+    signIn(token() ? "Token not accepted: sign in again." : "");
     await new Promise((resolve) => state.watch.wake = () => resolve(undefined));
     return true;
   }

@@ -85,7 +85,10 @@ Deno.test("the console: sign in, templates, a form answered field by field, crea
         await dialog.waitFor({ state: "visible" });
         await page.fill("#token", "not-a-token");
         await page.click("#sign-in-form button[type=submit]");
-        await dialog.waitFor({ state: "visible" });
+        // Refused: the dialog stays open and says so.
+        await page.locator("#sign-in-error").getByText("Token not accepted")
+          .waitFor();
+        assert.equal(await dialog.isVisible(), true);
         await page.fill("#token", TOKEN);
         await page.click("#sign-in-form button[type=submit]");
         await dialog.waitFor({ state: "hidden" });
@@ -101,8 +104,11 @@ Deno.test("the console: sign in, templates, a form answered field by field, crea
           "the page, its stylesheet and modules",
         );
         assert.ok(bytes > 0 && bytes < 250 * 1024, `${bytes} bytes`);
-        // Only the watch's 401s, before and with the wrong token.
-        assertNoTrouble(trouble, [/watch\/clusters: HTTP 401$/]);
+        // Only the 401s of the watch before the token, and of the wrong one.
+        assertNoTrouble(trouble, [
+          /watch\/clusters: HTTP 401$/,
+          /whoami: HTTP 401$/,
+        ]);
       },
     );
 
@@ -129,6 +135,8 @@ Deno.test("the console: sign in, templates, a form answered field by field, crea
         await page.fill("#namespace", "team-a");
         await page.fill("#user", USER);
         await page.fill("#version", "2.9.0");
+        await page.selectOption("#head-template", "small");
+        await page.selectOption("#g0-template", "small");
         await page.click("#add-env");
         await page.fill("#e0-name", "1A");
         await page.fill("#e0-value", "x");
@@ -141,8 +149,8 @@ Deno.test("the console: sign in, templates, a form answered field by field, crea
           /not a valid environment variable name/,
         );
         assert.match(
-          await page.textContent("#g0-max-error") ?? "",
-          /must not be less than replicas/,
+          await page.textContent("#g0-replicas-error") ?? "",
+          /must not be more than Max/,
         );
         assert.equal(await page.getAttribute("#name", "aria-invalid"), "true");
         assert.equal(

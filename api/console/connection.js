@@ -1,0 +1,70 @@
+// @ts-check
+/// <reference lib="dom" />
+/**
+ * Whether Corral answers, and what the page does while it does not: a
+ * banner saying since when it is unreachable and that what is shown may
+ * be stale, and every write action (submit, primary, danger and
+ * `data-write` buttons) disabled until it answers again. The watch
+ * (watch.js) and every call (api.js) report here; nothing else decides.
+ */
+import { byId } from "./html.js";
+
+/** The buttons that change something, or need Corral to answer at once. */
+const WRITE_ACTIONS =
+  "button[type=submit], button.primary, button.danger, [data-write]";
+
+/** The message a call that cannot reach Corral fails with. */
+export const UNREACHABLE =
+  "Cannot reach Corral: it did not answer. Nothing was changed; try again once it is back";
+
+/** When Corral stopped answering, or null while it answers. */
+let since = /** @type {Date | null} */ (null);
+
+/** Disables the write actions views draw while Corral is unreachable. */
+const observer = new MutationObserver(() => disableWrites());
+
+/** Whether Corral is known to be unreachable now. */
+export function unreachable() {
+  return since !== null;
+}
+
+/** Notes that Corral did not answer: shows the banner, disables writes. */
+export function reportUnreachable() {
+  if (since) return;
+  since = new Date();
+  const banner = byId("offline");
+  banner.textContent =
+    `Corral has been unreachable since ${since.toLocaleTimeString()}: what is shown may be stale, and changes are disabled until it answers again.`;
+  banner.hidden = false;
+  document.body.classList.add("offline");
+  disableWrites();
+  observer.observe(byId("main"), { childList: true, subtree: true });
+}
+
+/** Notes that Corral answered: hides the banner, enables writes again. */
+export function reportReachable() {
+  if (!since) return;
+  since = null;
+  observer.disconnect();
+  byId("offline").hidden = true;
+  document.body.classList.remove("offline");
+  for (const element of document.querySelectorAll("[data-offline]")) {
+    const button = /** @type {HTMLButtonElement} */ (element);
+    delete button.dataset.offline;
+    button.disabled = false;
+  }
+}
+
+/**
+ * Disables the page's write actions that are enabled, marking them so
+ * that only those are enabled again (a delete button waiting for the
+ * name stays disabled).
+ */
+function disableWrites() {
+  for (const element of byId("main").querySelectorAll(WRITE_ACTIONS)) {
+    const button = /** @type {HTMLButtonElement} */ (element);
+    if (button.disabled) continue;
+    button.disabled = true;
+    button.dataset.offline = "";
+  }
+}
