@@ -73,7 +73,7 @@ function withHint(block, hint) {
  * template select, keeping each one's choice where the namespace has it.
  * Nothing is chosen for the person: a template decides what the nodes
  * cost (a GPU one among them), so an untouched select stays on "Choose a
- * template", which the API refuses, naming the field. A namespace without
+ * template", and the form asks the person to choose. A namespace without
  * templates shows the offer to make one.
  * @param {CreateForm} form
  */

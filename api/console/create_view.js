@@ -149,6 +149,12 @@ function emptyForm(namespaces) {
 async function submitCluster(form, element) {
   const cluster = readCluster(form);
   const ns = cluster.namespace;
+  const unchosen = unchosenTemplates(form);
+  if (unchosen.length) {
+    const body = { code: 3, details: [{ fieldViolations: unchosen }] };
+    showViolations(element, new ApiError(400, body), form.banner);
+    return;
+  }
   try {
     await createCluster(ns, cluster);
     rememberUser(cluster.user);
@@ -160,6 +166,22 @@ async function submitCluster(form, element) {
     }
     showViolations(element, error, form.banner);
   }
+}
+
+/**
+ * The template selects left on "Choose a template", as violations of
+ * their fields: the console picks none, so the person is asked to.
+ * @param {CreateForm} form
+ * @returns {import("./api.js").FieldViolation[]}
+ */
+function unchosenTemplates(form) {
+  return form.templateSelects.filter((select) => !select.value).map((
+    select,
+  ) => ({
+    field: String(select.dataset.field),
+    description:
+      "choose a compute template: it sets each node's CPUs, memory and GPUs",
+  }));
 }
 
 /**
