@@ -160,6 +160,7 @@ function scaleRow(page, cluster, i) {
   const save = h("button", {
     type: "button",
     id: `scale-${i}`,
+    "data-write": "",
     onclick: async () => {
       save.disabled = true;
       error.textContent = "";

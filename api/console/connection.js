@@ -6,6 +6,8 @@
  * be stale, and every write action (submit, primary, danger and
  * `data-write` buttons) disabled until it answers again. The watch
  * (watch.js) and every call (api.js) report here; nothing else decides.
+ * While unreachable, /healthz is asked every PROBE_MS, so the page knows
+ * Corral is back even when the watch waits on a request that hangs.
  */
 import { byId } from "./html.js";
 
@@ -17,8 +19,39 @@ const WRITE_ACTIONS =
 export const UNREACHABLE =
   "Cannot reach Corral: it did not answer. Nothing was changed; try again once it is back";
 
+/** How often a Corral gone is asked whether it is back. */
+const PROBE_MS = 1_000;
+
 /** When Corral stopped answering, or null while it answers. */
 let since = /** @type {Date | null} */ (null);
+
+/** The probe's timer, while Corral is unreachable. */
+let probe = /** @type {ReturnType<typeof setInterval> | undefined} */ (
+  undefined
+);
+
+/** Run when Corral answers again (onReachableAgain). */
+const whenBack = /** @type {(() => void)[]} */ ([]);
+
+/**
+ * Runs `callback` each time Corral answers after being unreachable: the
+ * watch starts afresh then, as a restarted Corral's versions are new.
+ * @param {() => void} callback
+ */
+export function onReachableAgain(callback) {
+  whenBack.push(callback);
+}
+
+/** Asks /healthz whether Corral is back; any answer means it is. */
+async function askHealth() {
+  try {
+    const response = await fetch("/healthz", { cache: "no-store" });
+    await response.body?.cancel();
+    reportReachable();
+  } catch {
+    // Still gone: asked again in PROBE_MS.
+  }
+}
 
 /** Disables the write actions views draw while Corral is unreachable. */
 const observer = new MutationObserver(() => disableWrites());
@@ -39,12 +72,14 @@ export function reportUnreachable() {
   document.body.classList.add("offline");
   disableWrites();
   observer.observe(byId("main"), { childList: true, subtree: true });
+  probe = setInterval(askHealth, PROBE_MS);
 }
 
 /** Notes that Corral answered: hides the banner, enables writes again. */
 export function reportReachable() {
   if (!since) return;
   since = null;
+  clearInterval(probe);
   observer.disconnect();
   byId("offline").hidden = true;
   document.body.classList.remove("offline");
@@ -53,6 +88,7 @@ export function reportReachable() {
     delete button.dataset.offline;
     button.disabled = false;
   }
+  for (const callback of whenBack) callback();
 }
 
 /**

@@ -10,11 +10,13 @@
 // The modules: console.js starts it all; router.js picks the view from the
 // hash; *_view.js are the views (with create_form.js and cluster_panels.js
 // their parts); state.js holds what the console knows; watch.js keeps the
-// clusters; api.js is every call to the API; sign_in.js and session.js
-// the token; html.js and format.js build the page.
+// clusters; api.js is every call to the API; connection.js says when
+// Corral is unreachable; sign_in.js and session.js the token; html.js and
+// format.js build the page.
 import { listenForSignIn } from "./sign_in.js";
 import { redraw, redrawSoon, route } from "./router.js";
 import { restartWatch, watchClusters } from "./watch.js";
+import { onReachableAgain } from "./connection.js";
 
 listenForSignIn(() => {
   restartWatch();
@@ -23,5 +25,6 @@ listenForSignIn(() => {
 addEventListener("hashchange", () => route());
 route();
 watchClusters(redrawSoon);
+onReachableAgain(restartWatch);
 // Ages move on while nothing changes.
 setInterval(redraw, 30_000);

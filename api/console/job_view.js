@@ -54,6 +54,7 @@ export function jobView(namespace, name, onChange) {
         h("button", {
           type: "button",
           id: "delete-job",
+          "data-write": "",
           onclick: async () => {
             try {
               await deleteJob(namespace, name);

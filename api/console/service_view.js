@@ -194,6 +194,7 @@ function deletePanel(namespace, name, banner) {
     h("button", {
       type: "button",
       id: "delete-service",
+      "data-write": "",
       onclick: async () => {
         try {
           await deleteService(namespace, name);

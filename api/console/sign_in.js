@@ -62,13 +62,13 @@ function showAccount() {
 
 /**
  * Asks Corral who this tab is and shows it; returns the user, "" when
- * Corral did not say (no token yet, or unreachable).
+ * Corral takes the tab for no one (or has not said, being unreachable).
  */
 export async function refreshAccount() {
   try {
     signedInAs = (await whoAmI())?.user ?? "";
   } catch {
-    signedInAs = "";
+    // Unreachable: who was signed in still is.
   }
   showAccount();
   return currentUser();
