@@ -53,8 +53,12 @@ async function askHealth() {
   }
 }
 
-/** Disables the write actions views draw while Corral is unreachable. */
-const observer = new MutationObserver(() => disableWrites());
+/**
+ * Disables the write actions views draw while Corral is unreachable; made
+ * on first need, so that the module loads where there is no DOM (tests).
+ * @type {MutationObserver | undefined}
+ */
+let observer;
 
 /** Whether Corral is known to be unreachable now. */
 export function unreachable() {
@@ -71,6 +75,7 @@ export function reportUnreachable() {
   banner.hidden = false;
   document.body.classList.add("offline");
   disableWrites();
+  observer ??= new MutationObserver(() => disableWrites());
   observer.observe(byId("main"), { childList: true, subtree: true });
   probe = setInterval(askHealth, PROBE_MS);
 }
@@ -80,7 +85,7 @@ export function reportReachable() {
   if (!since) return;
   since = null;
   clearInterval(probe);
-  observer.disconnect();
+  observer?.disconnect();
   byId("offline").hidden = true;
   document.body.classList.remove("offline");
   for (const element of document.querySelectorAll("[data-offline]")) {
