@@ -54,7 +54,7 @@ async function openDashboard(cluster, status) {
   status.textContent = "";
   try {
     const { url } = await openDashboardSession(cluster.namespace, cluster.name);
-    window.open(url, "_blank", "noopener,noreferrer");
+    globalThis.open(url, "_blank", "noopener,noreferrer");
   } catch (error) {
     status.textContent = `Cannot open the dashboard: ${errorMessage(error)}`;
   }
