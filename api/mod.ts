@@ -36,6 +36,7 @@ import { openApiDocument } from "./openapi.ts";
 import { loadApiSchema } from "./schema.ts";
 import { createDispatcher } from "./service/dispatcher.ts";
 import { createHandlers } from "./service/handlers.ts";
+import { DashboardJobs } from "../orchestrator/dashboard_jobs.ts";
 import {
   type ClusterWatch,
   watchFor,
@@ -115,6 +116,9 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     converted,
     watches,
     jobWatches,
+    ...(options.dashboardProxy
+      ? { jobSubmissions: { jobs: dashboardJobsOf(options.dashboardProxy) } }
+      : {}),
   });
   const cache = orchestrator.cacheState?.bind(orchestrator);
   const metrics = new Metrics({
@@ -236,4 +240,18 @@ function authenticated(
     }
     return page(request);
   };
+}
+
+/**
+ * RayJobSubmissionService's way to the dashboards' job API: the dashboard
+ * proxy's cluster access and bounds.
+ */
+function dashboardJobsOf(
+  proxy: NonNullable<ApiOptions["dashboardProxy"]>,
+): DashboardJobs {
+  return new DashboardJobs({
+    access: proxy.clusterAccess,
+    timeoutMs: proxy.timeoutMs,
+    maxResponseBytes: proxy.maxResponseBytes,
+  });
 }

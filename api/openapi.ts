@@ -116,6 +116,17 @@ export const EXAMPLES: Record<string, unknown> = {
       workerGroupSpec: [{ groupName: "workers", replicas: 1 }],
     },
   },
+  "proto.RayJobSubmission": {
+    entrypoint: "python main.py",
+    runtimeEnv: "working_dir: gcs://_ray_pkg_5b6e0a1f3d2c4e7a.zip\n",
+    metadata: { team: "a" },
+  },
+  "proto.UploadJobPackageRequest": {
+    namespace: EXAMPLE_NAMESPACE,
+    clustername: "blue",
+    name: "_ray_pkg_5b6e0a1f3d2c4e7a.zip",
+    content: "UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==",
+  },
   "proto.RayService": {
     name: "fruit",
     namespace: EXAMPLE_NAMESPACE,
@@ -533,5 +544,16 @@ function pathExample(
     const value = (example as Record<string, unknown> | undefined)?.[variable];
     if (typeof value === "string") return value;
   }
-  return variable === "namespace" ? EXAMPLE_NAMESPACE : undefined;
+  return variable === "namespace"
+    ? EXAMPLE_NAMESPACE
+    : PATH_VARIABLE_EXAMPLES[variable];
 }
+
+/**
+ * Path variables no example body names: job submission's, whose requests
+ * name the cluster and the job beside their body.
+ */
+const PATH_VARIABLE_EXAMPLES: Record<string, string> = {
+  clustername: "blue",
+  submissionid: "raysubmit_8tSTKJVNTwy9aS2B",
+};

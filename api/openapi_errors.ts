@@ -347,7 +347,8 @@ export const ERROR_ANSWERS: ErrorAnswer[] = [
  * (409) or the namespace missing (404). An operation on one named resource
  * (the path ends in a variable) may not find it (404); a PUT or PATCH would
  * also meet a concurrent change (409). A list has neither 404 nor 409. A
- * stream (a watch) may be asked to resume from a point too old (409).
+ * stream (a watch) may be asked to resume from a point too old (409). A
+ * job submission's cluster, named in the path, may not be found (404).
  */
 export function errorStatusesOf(route: Route): number[] {
   // 429: every call counts against its caller's rate (rate_limit.ts).
@@ -362,6 +363,13 @@ export function errorStatusesOf(route: Route): number[] {
     statuses.add(404);
   }
   if (last && "variable" in last) statuses.add(404);
+  // Job submission acts on a cluster named in the path, even to list: the
+  // cluster may not exist.
+  if (
+    route.segments.some((s) => "variable" in s && s.variable === "clustername")
+  ) {
+    statuses.add(404);
+  }
   if (route.verb === "PUT" || route.verb === "PATCH") statuses.add(409);
   if (route.streaming) statuses.add(409);
   return [...statuses].sort((a, b) => a - b);

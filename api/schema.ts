@@ -21,6 +21,7 @@ export const API_FILES = [
   "compute_template.proto",
   "job.proto",
   "serve.proto",
+  "job_submission.proto",
 ];
 
 /** google.* protos the adapters need besides those the API imports. */

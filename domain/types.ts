@@ -1025,6 +1025,166 @@ export interface RayServiceEvent {
   count: number;
 }
 
+/** The request of SubmitRayJob. */
+export interface SubmitRayJobRequest {
+  /** Required. The namespace of the cluster for the job to be created */
+  namespace: string;
+  /** Required. The name of the cluster for the job */
+  clustername: string;
+  /** Required. The job to be created. */
+  jobsubmission?: RayJobSubmission;
+}
+
+/** The answer of SubmitRayJob. */
+export interface SubmitRayJobReply {
+  /** Created submission ID */
+  submissionId: string;
+}
+
+/** The request of GetJobDetails. */
+export interface GetJobDetailsRequest {
+  /** Required. The namespace of the cluster for the job */
+  namespace: string;
+  /** Required. The name of the cluster for the job */
+  clustername: string;
+  /** Required. The submission id of the job */
+  submissionid: string;
+}
+
+/** The request of GetJobLog. */
+export interface GetJobLogRequest {
+  /** Required. The namespace of the cluster for the job */
+  namespace: string;
+  /** Required. The name of the cluster for the job */
+  clustername: string;
+  /** Required. The submission id of the job */
+  submissionid: string;
+}
+
+/** The answer of GetJobLog. */
+export interface GetJobLogReply {
+  /** Content of the log. Always from the beginning */
+  log: string;
+}
+
+/** The request of ListJobDetails. */
+export interface ListJobDetailsRequest {
+  /** Required. The namespace of the cluster for the job */
+  namespace: string;
+  /** Required. The name of the cluster for the job */
+  clustername: string;
+}
+
+/** The answer of ListJobDetails. */
+export interface ListJobSubmissionInfo {
+  /** The cluster's jobs, as the dashboard lists them. */
+  submissions: JobSubmissionInfo[];
+}
+
+/** The request of StopRayJob. */
+export interface StopRayJobSubmissionRequest {
+  /** Required. The namespace of the cluster for the job */
+  namespace: string;
+  /** Required. The name of the cluster for the job */
+  clustername: string;
+  /** Required. The submission id of the job */
+  submissionid: string;
+}
+
+/** The request of DeleteRayJob. */
+export interface DeleteRayJobSubmissionRequest {
+  /** Required. The namespace of the cluster for the job */
+  namespace: string;
+  /** Required. The name of the cluster for the job */
+  clustername: string;
+  /** Required. The submission id of the job */
+  submissionid: string;
+}
+
+/** A job to submit. */
+export interface RayJobSubmission {
+  /** Required. Entry point */
+  entrypoint: string;
+  /** Optional submission id */
+  submissionId: string;
+  /** Optional. Arbitrary user-provided metadata for the job. */
+  metadata: Record<string, string>;
+  /**
+   * Optional. The runtime environment for the job: a YAML (or JSON) mapping,
+   * e.g. "working_dir: gcs://_ray_pkg_0123abcd.zip".
+   */
+  runtimeEnv: string;
+  /** Optional. Number of CPUs to allocate for the execution of the entrypoint command, separately from any Ray tasks or actors that are created by it. */
+  entrypointNumCpus: number;
+  /** Optional. Number of GPUs to allocate for the execution of the entrypoint command, separately from any Ray tasks or actors that are created by it. */
+  entrypointNumGpus: number;
+  /** Optional. The quantity of various custom resources to allocate for the execution of the entrypoint command, separately from any Ray tasks or actors that are created by it. */
+  entrypointResources: Record<string, string>;
+}
+
+/** A job as the dashboard reports it. */
+export interface JobSubmissionInfo {
+  /** Submission entry point */
+  entrypoint: string;
+  /** Job ID */
+  jobId: string;
+  /** Submission ID */
+  submissionId: string;
+  /** Submission status: PENDING, RUNNING, STOPPED, SUCCEEDED or FAILED */
+  status: string;
+  /** Associated message */
+  message: string;
+  /** Error type */
+  errorType: string;
+  /** Job Start time, milliseconds since the epoch */
+  startTime: number;
+  /** Job end time, milliseconds since the epoch */
+  endTime: number;
+  /** Arbitrary user-provided metadata for the job. */
+  metadata: Record<string, string>;
+  /**
+   * The runtime environment for the job, each value as text (JSON for one
+   * that is not a string)
+   */
+  runtimeEnv: Record<string, string>;
+}
+
+/** The request of WatchJobLog. */
+export interface WatchJobLogRequest {
+  /** Required. The namespace of the cluster for the job */
+  namespace: string;
+  /** Required. The name of the cluster for the job */
+  clustername: string;
+  /** Required. The submission id of the job */
+  submissionid: string;
+}
+
+/** One answer of WatchJobLog. */
+export interface WatchJobLogResponse {
+  /** What the job logged since the previous answer. */
+  log: string;
+  /**
+   * The job's status when this part was read; the last answer's is the
+   * final one (STOPPED, SUCCEEDED or FAILED).
+   */
+  status: string;
+}
+
+/** The request of UploadJobPackage. */
+export interface UploadJobPackageRequest {
+  /** Required. The namespace of the cluster */
+  namespace: string;
+  /** Required. The name of the cluster */
+  clustername: string;
+  /** Required. The package's name: `_ray_pkg_<hash>.zip` */
+  name: string;
+  /**
+   * Required. The zip archive, base64-encoded (standard alphabet, padded),
+   * on both transports alike.
+   */
+  content: string;
+}
+
 /** The API's methods, by the key of their handler. */
 export interface ApiMethods {
   /**
@@ -1247,6 +1407,65 @@ export interface ApiMethods {
    */
   "proto.RayServeService/DeleteRayService": {
     request: DeleteRayServiceRequest;
+    response: Record<string, never>;
+    streaming: false;
+  };
+  /** Submits a job to the cluster's dashboard; answers its submission id. */
+  "proto.RayJobSubmissionService/SubmitRayJob": {
+    request: SubmitRayJobRequest;
+    response: SubmitRayJobReply;
+    streaming: false;
+  };
+  /** Gets a job of the cluster by its submission id. */
+  "proto.RayJobSubmissionService/GetJobDetails": {
+    request: GetJobDetailsRequest;
+    response: JobSubmissionInfo;
+    streaming: false;
+  };
+  /** Gets a job's logs so far, from the beginning. */
+  "proto.RayJobSubmissionService/GetJobLog": {
+    request: GetJobLogRequest;
+    response: GetJobLogReply;
+    streaming: false;
+  };
+  /** Lists the jobs of the cluster. */
+  "proto.RayJobSubmissionService/ListJobDetails": {
+    request: ListJobDetailsRequest;
+    response: ListJobSubmissionInfo;
+    streaming: false;
+  };
+  /** Stops a job; a job that has already ended is left as it is. */
+  "proto.RayJobSubmissionService/StopRayJob": {
+    request: StopRayJobSubmissionRequest;
+    response: Record<string, never>;
+    streaming: false;
+  };
+  /** Deletes a job that has ended, with its logs. */
+  "proto.RayJobSubmissionService/DeleteRayJob": {
+    request: DeleteRayJobSubmissionRequest;
+    response: Record<string, never>;
+    streaming: false;
+  };
+  /**
+   * Follows a job's logs: what it logged so far, then each new part as it
+   * comes, and a last answer with the job's final status when it ends.
+   * Corral polls the dashboard's GET /api/jobs/{id}/logs and sends what is
+   * new. On HTTP: newline-delimited JSON ({"result": ...} per line), or
+   * Server-Sent Events with Accept: text/event-stream. (Not in KubeRay.)
+   */
+  "proto.RayJobSubmissionService/WatchJobLog": {
+    request: WatchJobLogRequest;
+    response: WatchJobLogResponse;
+    streaming: true;
+  };
+  /**
+   * Uploads a zip of a working directory as a package on the cluster, as
+   * Ray's job client does: name it `_ray_pkg_<hash>.zip` and set the job's
+   * runtime_env working_dir to `gcs://<name>`. Uploading a name that exists
+   * replaces it. (Not in KubeRay.)
+   */
+  "proto.RayJobSubmissionService/UploadJobPackage": {
+    request: UploadJobPackageRequest;
     response: Record<string, never>;
     streaming: false;
   };

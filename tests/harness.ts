@@ -4,6 +4,7 @@
  * HTTP gateway function and a gRPC server on 127.0.0.1:0. And one request
  * through either transport, answered alike.
  */
+import type { JobSubmissionOptions } from "../api/service/job_submissions.ts";
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import * as k8s from "@kubernetes/client-node";
@@ -115,6 +116,8 @@ export async function startCorral(
     /** Each caller's rate and open streams, on the clock `fairUseNow`. */
     fairUse?: FairUseSettings;
     fairUseNow?: () => number;
+    /** RayJobSubmissionService's dashboards; UNIMPLEMENTED without. */
+    jobSubmissions?: Omit<JobSubmissionOptions, "orchestrator">;
   } = {},
 ): Promise<Corral> {
   const log = options.log ?? silentLogger();
@@ -143,6 +146,7 @@ export async function startCorral(
     converted,
     watches,
     jobWatches,
+    jobSubmissions: options.jobSubmissions,
   });
   const dispatcher = createDispatcher({
     schema: api,

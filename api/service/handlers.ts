@@ -10,6 +10,10 @@
 import { ClusterHandlers } from "./clusters.ts";
 import { ComputeTemplateHandlers } from "./compute_templates.ts";
 import { JobHandlers } from "./jobs.ts";
+import {
+  JobSubmissionHandlers,
+  type JobSubmissionOptions,
+} from "./job_submissions.ts";
 import { RayServiceHandlers } from "./ray_services.ts";
 import type { Handlers } from "./rpcs.ts";
 import { serviceOf, type ServiceOptions } from "./service.ts";
@@ -17,13 +21,25 @@ import { WatchHandlers } from "./watch.ts";
 
 export type { ServiceOptions } from "./service.ts";
 
-export function createHandlers(options: ServiceOptions): Handlers {
+/**
+ * `jobSubmissions`: the dashboards' job API for RayJobSubmissionService;
+ * without it those methods answer UNIMPLEMENTED.
+ */
+export function createHandlers(
+  options: ServiceOptions & {
+    jobSubmissions?: Omit<JobSubmissionOptions, "orchestrator">;
+  },
+): Handlers {
   const service = serviceOf(options);
   const clusters = new ClusterHandlers(service);
   const templates = new ComputeTemplateHandlers(service);
   const watch = new WatchHandlers(service.watches, service.jobWatches);
   const jobs = new JobHandlers(service);
   const services = new RayServiceHandlers(service);
+  const submissions = new JobSubmissionHandlers({
+    ...options.jobSubmissions,
+    orchestrator: service.orchestrator,
+  });
   return {
     "proto.ClusterService/CreateCluster": (request, call) =>
       clusters.createCluster(request, call),
@@ -75,5 +91,21 @@ export function createHandlers(options: ServiceOptions): Handlers {
       services.updateRayService(request, call),
     "proto.RayServeService/DeleteRayService": (request, call) =>
       services.deleteRayService(request, call),
+    "proto.RayJobSubmissionService/SubmitRayJob": (request, call) =>
+      submissions.submitRayJob(request, call),
+    "proto.RayJobSubmissionService/GetJobDetails": (request, call) =>
+      submissions.getJobDetails(request, call),
+    "proto.RayJobSubmissionService/GetJobLog": (request, call) =>
+      submissions.getJobLog(request, call),
+    "proto.RayJobSubmissionService/ListJobDetails": (request, call) =>
+      submissions.listJobDetails(request, call),
+    "proto.RayJobSubmissionService/StopRayJob": (request, call) =>
+      submissions.stopRayJob(request, call),
+    "proto.RayJobSubmissionService/DeleteRayJob": (request, call) =>
+      submissions.deleteRayJob(request, call),
+    "proto.RayJobSubmissionService/WatchJobLog": (request, call) =>
+      submissions.watchJobLog(request, call),
+    "proto.RayJobSubmissionService/UploadJobPackage": (request, call) =>
+      submissions.uploadJobPackage(request, call),
   };
 }

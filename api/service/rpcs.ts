@@ -50,7 +50,8 @@ export interface RpcRule {
     | "cluster.name"
     | "computeTemplate.name"
     | "job.name"
-    | "service.name";
+    | "service.name"
+    | "clustername";
   /**
    * The body field that names the namespace when the request's is empty:
    * KubeRay v0.6.0's `POST /apis/v1alpha2/jobs` carries it in the job.
@@ -200,6 +201,57 @@ export const RPC_RULES = {
     resource: "services",
     namespace: "request",
     name: "name",
+  },
+  // Job submission runs code on a cluster through its dashboard, which is
+  // what `proxy` grants (and "*" does not imply): one right for both ways
+  // in, so that granting one never silently grants the other.
+  "proto.RayJobSubmissionService/SubmitRayJob": {
+    verb: "proxy",
+    resource: "clusters",
+    namespace: "request",
+    name: "clustername",
+  },
+  "proto.RayJobSubmissionService/GetJobDetails": {
+    verb: "proxy",
+    resource: "clusters",
+    namespace: "request",
+    name: "clustername",
+  },
+  "proto.RayJobSubmissionService/GetJobLog": {
+    verb: "proxy",
+    resource: "clusters",
+    namespace: "request",
+    name: "clustername",
+  },
+  "proto.RayJobSubmissionService/ListJobDetails": {
+    verb: "proxy",
+    resource: "clusters",
+    namespace: "request",
+    name: "clustername",
+  },
+  "proto.RayJobSubmissionService/StopRayJob": {
+    verb: "proxy",
+    resource: "clusters",
+    namespace: "request",
+    name: "clustername",
+  },
+  "proto.RayJobSubmissionService/DeleteRayJob": {
+    verb: "proxy",
+    resource: "clusters",
+    namespace: "request",
+    name: "clustername",
+  },
+  "proto.RayJobSubmissionService/WatchJobLog": {
+    verb: "proxy",
+    resource: "clusters",
+    namespace: "request",
+    name: "clustername",
+  },
+  "proto.RayJobSubmissionService/UploadJobPackage": {
+    verb: "proxy",
+    resource: "clusters",
+    namespace: "request",
+    name: "clustername",
   },
 } as const satisfies Record<MethodKey, RpcRule>;
 

@@ -19,6 +19,7 @@ const SERVICES = [
   "proto.ClusterService",
   "proto.ComputeTemplateService",
   "proto.RayJobService",
+  "proto.RayJobSubmissionService",
   "proto.RayServeService",
 ];
 
@@ -70,7 +71,7 @@ type Message = {
   options?: { mapEntry?: boolean };
 };
 
-Deno.test("reflection lists proto.ClusterService, proto.ComputeTemplateService, proto.RayJobService, proto.RayServeService and grpc.health.v1.Health", async () => {
+Deno.test("reflection lists proto.ClusterService, proto.ComputeTemplateService, proto.RayJobService, proto.RayJobSubmissionService, proto.RayServeService and grpc.health.v1.Health", async () => {
   await withServer(async (client) => {
     assert.deepEqual((await client.listServices()).sort(), [
       "grpc.health.v1.Health",
@@ -176,6 +177,7 @@ Deno.test("fileDescriptors() names files as they are imported and orders imports
     "cluster.proto",
     "compute_template.proto",
     "job.proto",
+    "job_submission.proto",
     "serve.proto",
   ]);
   assert.deepEqual(

@@ -97,6 +97,20 @@ Deno.test("the gateway routes every http rule of the API definition", async () =
     "GET /apis/v1alpha2/namespaces/{namespace}/services",
     "GET /apis/v1alpha2/services",
     "DELETE /apis/v1alpha2/namespaces/{namespace}/services/{name}",
+    "POST /apis/v1alpha2/namespaces/{namespace}/jobsubmissions/{clustername}",
+    "POST /apis/v1/namespaces/{namespace}/jobsubmissions/{clustername}",
+    "GET /apis/v1alpha2/namespaces/{namespace}/jobsubmissions/{clustername}/{submissionid}",
+    "GET /apis/v1/namespaces/{namespace}/jobsubmissions/{clustername}/{submissionid}",
+    "GET /apis/v1alpha2/namespaces/{namespace}/jobsubmissions/{clustername}/log/{submissionid}",
+    "GET /apis/v1/namespaces/{namespace}/jobsubmissions/{clustername}/log/{submissionid}",
+    "GET /apis/v1alpha2/namespaces/{namespace}/jobsubmissions/{clustername}",
+    "GET /apis/v1/namespaces/{namespace}/jobsubmissions/{clustername}",
+    "POST /apis/v1alpha2/namespaces/{namespace}/jobsubmissions/{clustername}/{submissionid}",
+    "POST /apis/v1/namespaces/{namespace}/jobsubmissions/{clustername}/{submissionid}",
+    "DELETE /apis/v1alpha2/namespaces/{namespace}/jobsubmissions/{clustername}/{submissionid}",
+    "DELETE /apis/v1/namespaces/{namespace}/jobsubmissions/{clustername}/{submissionid}",
+    "GET /apis/v1alpha2/watch/namespaces/{namespace}/jobsubmissions/{clustername}/log/{submissionid}",
+    "PUT /apis/v1alpha2/namespaces/{namespace}/jobsubmissions/{clustername}/packages/{name}",
   ]);
 });
 
