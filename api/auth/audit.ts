@@ -36,6 +36,11 @@ export interface AuditEntry {
   status?: number;
   /** How a dashboard proxy caller was known: "credentials" or "cookie". */
   via?: string;
+  /**
+   * The RPC of a call with the verb `proxy` (job submission's), which the
+   * verb alone does not tell apart: "proto.RayJobSubmissionService/SubmitRayJob".
+   */
+  rpc?: string;
 }
 
 export interface AuditLog {

@@ -16,8 +16,13 @@ import { nameOf, namespaceOf } from "./authorize.ts";
 import type { Call } from "./call.ts";
 import type { RpcRule } from "./rpcs.ts";
 
-/** The verbs whose calls the audit trail records whatever their outcome. */
-const MUTATING = new Set(["create", "update", "delete"]);
+/**
+ * The verbs whose calls the audit trail records whatever their outcome:
+ * those that change something, and `proxy`, which reaches a cluster's
+ * dashboard (job submission runs code there, and even a read of its jobs
+ * is recorded, as every request of the dashboard proxy is).
+ */
+const MUTATING = new Set(["create", "update", "delete", "proxy"]);
 
 /**
  * The audit entry of a call: one that mutates, or one refused for want of
@@ -51,6 +56,7 @@ export function auditEntry(
     transport: call.transport,
     sourceAddress: call.peer?.address,
     ...(workload ? { workload } : {}),
+    ...(rule?.verb === "proxy" ? { rpc: call.key } : {}),
   };
 }
 

@@ -16,6 +16,7 @@ import { kubeFetch } from "../standin/with_standin.ts";
 import { zipOf } from "../standin/zip_fixture.ts";
 import {
   ALICE,
+  auditLines,
   bearer,
   CAROL,
   DAVE,
@@ -46,6 +47,8 @@ const POLICY = `rules:
 interface World {
   corral: Corral;
   dashboard: SimulatedDashboard;
+  /** The token, policy and audit files, when the world has them. */
+  access?: TestAccess;
 }
 
 /**
@@ -79,7 +82,7 @@ async function withWorld(
     });
     await rayCluster(corral.kubeUrl, "blue", { state: "ready" });
     await rayCluster(corral.kubeUrl, "green", { state: "pending" });
-    await run({ corral, dashboard });
+    await run({ corral, dashboard, access });
   } finally {
     await corral?.close();
     await access?.close();
@@ -361,7 +364,7 @@ for (const [transport, via] of TRANSPORTS) {
   });
 
   Deno.test(`job submission (${transport}): only a caller with proxy on clusters gets through, at every method`, async () => {
-    await withWorld(true, async ({ corral, dashboard }) => {
+    await withWorld(true, async ({ corral, dashboard, access }) => {
       const job = await dashboard.jobs.submit({ entrypoint: "echo" });
       const id = job.submission_id;
       const requests: [string, Record<string, unknown>][] = [
@@ -401,6 +404,20 @@ for (const [transport, via] of TRANSPORTS) {
         authorization: bearer(ALICE),
       });
       assert.equal(allowed.code, 0, allowed.message);
+      // Every call of the verb proxy is audited, allowed or refused, with
+      // its RPC.
+      const lines = await auditLines(access!.auditLog);
+      const list = `${JS}/ListJobDetails`;
+      const listed = lines.filter((line) => line.rpc === list);
+      assert.deepEqual(
+        listed.map((line) => [line.user, line.code]),
+        [["carol", 7], ["dave", 7], [undefined, 16], ["alice", 0]],
+      );
+      assert.ok(
+        lines.every((line) =>
+          line.verb === "proxy" && line.resource === "clusters"
+        ),
+      );
     });
   });
 }
