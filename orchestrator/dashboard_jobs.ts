@@ -8,8 +8,9 @@
  *
  *   dashboard 404                     NOT_FOUND, with the dashboard's text
  *   dashboard 400, 413 and other 4xx  INVALID_ARGUMENT, with its text
- *   dashboard 5xx, no answer, time-out, an answer too large or not JSON
+ *   dashboard 5xx, no answer, an answer too large or not JSON
  *                                     UNAVAILABLE
+ *   no answer within timeoutMs        DEADLINE_EXCEEDED
  *
  * It sends no credentials of a caller: only what ClusterAccess adds to
  * reach the service (none direct, Corral's own through the API server).
@@ -158,14 +159,18 @@ export class DashboardJobs {
       if (call.signal?.aborted && call.signal.reason instanceof ServiceError) {
         throw call.signal.reason;
       }
-      const why = timeout.aborted
-        ? `no answer within ${timeoutMs} ms`
-        : "could not be reached";
-      throw new ServiceError(
-        Code.UNAVAILABLE,
-        `${call.action}: the cluster's dashboard ${why}`,
-        { cause: error },
-      );
+      // As the dashboard proxy answers: a time-out is DEADLINE_EXCEEDED.
+      throw timeout.aborted
+        ? new ServiceError(
+          Code.DEADLINE_EXCEEDED,
+          `${call.action}: the cluster's dashboard did not answer within ${timeoutMs} ms`,
+          { cause: error },
+        )
+        : new ServiceError(
+          Code.UNAVAILABLE,
+          `${call.action}: the cluster's dashboard could not be reached`,
+          { cause: error },
+        );
     }
   }
 
