@@ -204,7 +204,18 @@ export class JobSubmissionHandlers {
       namespace,
       key.clustername,
       call.kube,
-    );
+    ).catch((error) => {
+      // The orchestrator's message speaks of getting the cluster; the
+      // caller asked for something else of it.
+      if (error instanceof ServiceError && error.code === Code.NOT_FOUND) {
+        throw new ServiceError(
+          Code.NOT_FOUND,
+          `${call.action}: cluster "${namespace}/${key.clustername}" not found`,
+          { cause: error },
+        );
+      }
+      throw error;
+    });
     if (!isReady(cluster)) {
       const state = cluster.status?.state;
       throw new ServiceError(

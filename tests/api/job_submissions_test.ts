@@ -389,6 +389,10 @@ for (const [transport, via] of TRANSPORTS) {
         clustername: "nothing",
       });
       assert.equal(missing.code, 5, missing.message);
+      assert.equal(
+        missing.message,
+        'Cannot proxy cluster "team-a/nothing": cluster "team-a/nothing" not found',
+      );
     });
   });
 
