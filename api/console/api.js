@@ -6,7 +6,6 @@
  * body, or throws an ApiError; a 401 asks for a token again.
  */
 import { token } from "./session.js";
-import { signIn } from "./sign_in.js";
 import {
   reportReachable,
   reportUnreachable,
@@ -199,11 +198,24 @@ async function call(method, path, body) {
   const text = await response.text();
   const json = parsed(text);
   if (response.status === 401) {
-    signIn("Your token was not accepted: sign in again.");
+    whenUnauthorized();
     throw new ApiError(401, json);
   }
   if (!response.ok) throw new ApiError(response.status, json);
   return json;
+}
+
+/** What a 401 answer sets off: the sign-in dialog (sign_in.js says so). */
+let whenUnauthorized = () => {};
+
+/**
+ * Has `handler` run whenever Corral answers 401: the token is not (or no
+ * longer) accepted. Set by the sign-in module, which this one does not
+ * import (it imports this one).
+ * @param {() => void} handler
+ */
+export function onUnauthorized(handler) {
+  whenUnauthorized = handler;
 }
 
 /**

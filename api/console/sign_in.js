@@ -13,6 +13,7 @@ import {
   checkToken,
   endDashboardSessions,
   errorMessage,
+  onUnauthorized,
   whoAmI,
 } from "./api.js";
 
@@ -114,6 +115,7 @@ async function submitToken(onSignedIn) {
  * @param {() => void} onSignedIn
  */
 export function listenForSignIn(onSignedIn) {
+  onUnauthorized(() => signIn("Your token was not accepted: sign in again."));
   byId("sign-in-form").addEventListener("submit", (event) => {
     // The dialog stays open until Corral accepted the token.
     event.preventDefault();
