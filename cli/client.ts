@@ -30,7 +30,23 @@ export interface CorralClient {
   call<T>(method: string, path: string, body?: unknown): Promise<T>;
   /** The watch stream at `path`, one result per line, until it ends. */
   watch(path: string, signal?: AbortSignal): AsyncGenerator<WatchResult>;
+  /**
+   * Sends `init` to `path` as it is, with the token added: the raw answer
+   * whatever its status (a proxied page, say). Only when nothing answered
+   * does it throw, an UnreachableError.
+   */
+  forward(path: string, init: ForwardInit): Promise<Response>;
+  /** An error answer (status and body text) as the CLI reports it. */
+  errorOf(status: number, text: string): ApiError;
   close(): void;
+}
+
+/** What `forward` sends: a method, headers, a body. */
+export interface ForwardInit {
+  method: string;
+  headers: Headers;
+  body?: ReadableStream<Uint8Array> | null;
+  signal?: AbortSignal;
 }
 
 /** A client for `connection`; reads its CA file, if any, at once. */
@@ -105,6 +121,27 @@ export async function connect(connection: Connection): Promise<CorralClient> {
         if (parsed.result) yield parsed.result;
       }
     },
+    async forward(path: string, init: ForwardInit): Promise<Response> {
+      const forwarded = new Headers(init.headers);
+      if (connection.token) {
+        forwarded.set("authorization", `Bearer ${connection.token}`);
+      }
+      try {
+        return await fetch(`${server}${path}`, {
+          method: init.method,
+          headers: forwarded,
+          body: init.body,
+          client: httpClient,
+          signal: init.signal,
+          redirect: "manual",
+        });
+      } catch (error) {
+        if (init.signal?.aborted) throw error;
+        const why = reason(error as Error);
+        throw new UnreachableError(server, why, tlsHint(why, connection));
+      }
+    },
+    errorOf: refused,
     close() {
       httpClient?.close();
     },

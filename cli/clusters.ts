@@ -13,12 +13,25 @@ import {
   wholeNumber,
 } from "./args.ts";
 import type { CorralClient } from "./client.ts";
+import {
+  clusterSpecOf,
+  NEW_CLUSTER_FLAGS,
+  wantsNewCluster,
+} from "./cluster_flags.ts";
+import {
+  DESCRIBE_COMMAND,
+  WIDE_HEADER,
+  wideCells,
+} from "./cluster_describe.ts";
+import { DASHBOARD_COMMAND } from "./dashboard.ts";
+import { defaultUser } from "./jobs.ts";
 import { type CommandGroup, withClient, write } from "./command.ts";
 import {
   ApiError,
   CliError,
   EXIT_API_ERROR,
   EXIT_OK,
+  EXIT_USAGE,
   UsageError,
 } from "./errors.ts";
 import { Code } from "../domain/errors.ts";
@@ -34,7 +47,7 @@ import {
   OUTPUT,
   rowOf,
 } from "./resources.ts";
-import type { Cluster } from "./types.ts";
+import type { Cluster, WorkerGroup } from "./types.ts";
 import { displayState, waitForCluster } from "./wait.ts";
 
 const API = "/apis/v1alpha2";
@@ -81,6 +94,8 @@ const CLUSTER_KIND: Kind<Cluster> = {
     age(cluster.createdAt, Date.now()),
   ],
   namespaceOf: (cluster) => cluster.namespace,
+  wideHeader: WIDE_HEADER,
+  wideCells,
 };
 
 function timeoutOf(values: ParsedArgs["values"]): number {
@@ -90,25 +105,84 @@ function timeoutOf(values: ParsedArgs["values"]): number {
   );
 }
 
-const LIST_USAGE = "clusters list [-n NS | -A] [-o table|json|yaml]";
-const GET_USAGE = "clusters get NAME [-n NS] [-o table|json|yaml]";
+const LIST_USAGE = "clusters list [-n NS | -A] [-o table|wide|json|yaml]";
+const GET_USAGE = "clusters get NAME [-n NS] [-o table|wide|json|yaml]";
 
-async function create({ values, positionals }: ParsedArgs): Promise<number> {
-  noPositionals(positionals, CREATE_USAGE);
+/** Flags of a cluster made from flags that jobs do not take. */
+const CREATE_ONLY_FLAGS: Flags = {
+  "max-workers": {
+    type: "string",
+    value: "N",
+    help: "most workers the group may scale to (default --workers)",
+  },
+  user: {
+    type: "string",
+    value: "USER",
+    help: "owner (default: the token's user, else your login name)",
+  },
+};
+
+/**
+ * The cluster `create` sends: the file's (-f), or one made from NAME and
+ * the flags (cluster_flags.ts, as `jobs submit` reads them, and
+ * --max-workers). Both at once is a usage error.
+ */
+async function clusterToCreate(
+  { values, positionals }: ParsedArgs,
+): Promise<Cluster> {
   const file = stringFlag(values, "filename");
-  if (file === undefined) {
-    throw new UsageError("-f FILE is required (- reads standard input)", [
-      `  usage: ${CREATE_USAGE}`,
-    ]);
+  const byFlags = wantsNewCluster(values) ||
+    values["max-workers"] !== undefined;
+  if (file !== undefined) {
+    noPositionals(positionals, CREATE_USAGE);
+    if (byFlags) {
+      throw new UsageError(
+        "-f FILE describes the whole cluster: drop --template, --workers, --max-workers, --image and --version",
+      );
+    }
+    return await readObjectFile(file, "cluster") as Cluster;
   }
+  if (positionals.length === 0) {
+    throw new UsageError(
+      "a cluster name and --template, or -f FILE, is required",
+      [`  usage: ${CREATE_USAGE}`],
+    );
+  }
+  const name = onePositional(positionals, "a cluster name", CREATE_USAGE);
+  const clusterSpec = clusterSpecOf(values);
+  const maxWorkers = wholeNumber(values, "max-workers");
+  const [group] = clusterSpec.workerGroupSpec;
+  if (maxWorkers !== undefined && group) {
+    if (maxWorkers < group.replicas) {
+      throw new UsageError(
+        `--max-workers ${maxWorkers} is less than --workers ${group.replicas}`,
+      );
+    }
+    group.maxReplicas = maxWorkers;
+  }
+  return {
+    name,
+    namespace: "",
+    user: stringFlag(values, "user") ?? "",
+    version: stringFlag(values, "version") ?? "",
+    clusterSpec,
+  };
+}
+
+async function create(args: ParsedArgs): Promise<number> {
+  const { values } = args;
   const timeoutMs = timeoutOf(values);
-  const cluster = await readObjectFile(file, "cluster") as Cluster;
+  const cluster = await clusterToCreate(args);
   return await withClient(values, async (client, connection) => {
     const namespace = namespaceOf(cluster, values, connection.namespace);
     const created = await client.call<Cluster>(
       "POST",
       clusterPath(namespace),
-      { ...cluster, namespace },
+      {
+        ...cluster,
+        user: cluster.user || defaultUser(connection.token),
+        namespace,
+      },
     );
     const key = `${created.namespace}/${created.name}`;
     if (!values.wait) {
@@ -124,7 +198,8 @@ async function create({ values, positionals }: ParsedArgs): Promise<number> {
     });
   });
 }
-const CREATE_USAGE = "clusters create -f FILE [--wait] [--timeout 10m]";
+const CREATE_USAGE =
+  "clusters create (-f FILE | NAME --template T [--workers N] [--max-workers M] [--version V | --image I]) [--wait] [--timeout 10m]";
 
 async function remove({ values, positionals }: ParsedArgs): Promise<number> {
   const name = onePositional(positionals, "a cluster name", DELETE_USAGE);
@@ -159,6 +234,37 @@ function replicasOf(values: ParsedArgs["values"]): number {
 }
 
 /**
+ * The group a scale changes: --group's, else the only one; several without
+ * --group is refused naming them, as is a --group the cluster has not.
+ */
+export function groupToScale(
+  groups: WorkerGroup[],
+  groupName: string | undefined,
+  key: string,
+): WorkerGroup {
+  const names = groups.map((g) => g.groupName).join(", ") || "(none)";
+  if (groupName === undefined) {
+    if (groups.length === 1) return groups[0];
+    throw new CliError(
+      groups.length === 0
+        ? `cluster ${key} has no worker group to scale`
+        : `cluster ${key} has ${groups.length} worker groups: pick one with --group`,
+      groups.length === 0 ? EXIT_API_ERROR : EXIT_USAGE,
+      [`  its groups: ${names}`],
+    );
+  }
+  const group = groups.find((g) => g.groupName === groupName);
+  if (!group) {
+    throw new CliError(
+      `cluster ${key} has no worker group ${JSON.stringify(groupName)}`,
+      EXIT_API_ERROR,
+      [`  its groups: ${names}`],
+    );
+  }
+  return group;
+}
+
+/**
  * Changes one group's replicas: the cluster's worker groups as they are,
  * that one changed, sent with the etag they were read with, so a scale never
  * undoes another update made meanwhile; a lost race reads again and retries.
@@ -166,9 +272,6 @@ function replicasOf(values: ParsedArgs["values"]): number {
 async function scale({ values, positionals }: ParsedArgs): Promise<number> {
   const name = onePositional(positionals, "a cluster name", SCALE_USAGE);
   const groupName = stringFlag(values, "group");
-  if (groupName === undefined) {
-    throw new UsageError("--group G is required", [`  usage: ${SCALE_USAGE}`]);
-  }
   const replicas = replicasOf(values);
   return await withClient(values, async (client, { namespace }) => {
     const key = `${namespace}/${name}`;
@@ -178,16 +281,7 @@ async function scale({ values, positionals }: ParsedArgs): Promise<number> {
         clusterPath(namespace, name),
       );
       const groups = cluster.clusterSpec?.workerGroupSpec ?? [];
-      const group = groups.find((g) => g.groupName === groupName);
-      if (!group) {
-        throw new CliError(
-          `cluster ${key} has no worker group ${JSON.stringify(groupName)}`,
-          EXIT_API_ERROR,
-          [`  its groups: ${
-            groups.map((g) => g.groupName).join(", ") || "(none)"
-          }`],
-        );
-      }
+      const group = groupToScale(groups, groupName, key);
       try {
         await client.call(
           "PATCH",
@@ -204,7 +298,7 @@ async function scale({ values, positionals }: ParsedArgs): Promise<number> {
           },
         );
         console.log(
-          `cluster ${key} scaled: group ${groupName} from ${
+          `cluster ${key} scaled: group ${group.groupName} from ${
             group.replicas ?? 0
           } to ${replicas} replicas`,
         );
@@ -216,7 +310,7 @@ async function scale({ values, positionals }: ParsedArgs): Promise<number> {
     }
   });
 }
-const SCALE_USAGE = "clusters scale NAME --group G --replicas N [-n NS]";
+const SCALE_USAGE = "clusters scale NAME [--group G] --replicas N [-n NS]";
 
 /**
  * Follows changes until interrupted: the clusters there are first (as one
@@ -271,7 +365,7 @@ async function printChanges(
 
 export const CLUSTERS: CommandGroup = {
   name: "clusters",
-  summary: "create, list, scale, watch and delete clusters",
+  summary: "create, list, describe, scale, watch and delete clusters",
   commands: [
     {
       name: "list",
@@ -280,21 +374,27 @@ export const CLUSTERS: CommandGroup = {
       flags: { ...ALL_NAMESPACES, ...OUTPUT },
       examples: [
         "corral clusters list -n team-a",
+        "corral clusters list -A -o wide   # with each cluster's addresses",
         "corral clusters list -A -o json",
       ],
       run: listObjects(CLUSTER_KIND, LIST_USAGE),
     },
     {
       name: "get",
+      completeNames: "clusters",
       summary: "show one cluster",
       usage: GET_USAGE,
       flags: OUTPUT,
-      examples: ["corral clusters get blue -n team-a -o yaml"],
+      examples: [
+        "corral clusters get blue -n team-a -o yaml",
+        "corral clusters get blue -o wide   # with its client and dashboard addresses",
+      ],
       run: getObject(CLUSTER_KIND, GET_USAGE),
     },
+    DESCRIBE_COMMAND,
     {
       name: "create",
-      summary: "create a cluster from a YAML or JSON file",
+      summary: "create a cluster from a YAML or JSON file, or from flags",
       usage: CREATE_USAGE,
       flags: {
         filename: {
@@ -303,16 +403,20 @@ export const CLUSTERS: CommandGroup = {
           value: "FILE",
           help: "the Cluster, as the HTTP API takes it (- for standard input)",
         },
+        ...NEW_CLUSTER_FLAGS,
+        ...CREATE_ONLY_FLAGS,
         ...WAIT,
       },
       examples: [
-        "corral clusters create -f blue.yaml --wait",
+        "corral clusters create -f examples/blue.yaml --wait",
+        "corral clusters create blue --template small --workers 2 --max-workers 4 --version 2.9.0",
         "cat blue.json | corral clusters create -f - -n team-a",
       ],
       run: create,
     },
     {
       name: "delete",
+      completeNames: "clusters",
       summary: "delete a cluster",
       usage: DELETE_USAGE,
       flags: WAIT,
@@ -321,7 +425,9 @@ export const CLUSTERS: CommandGroup = {
     },
     {
       name: "scale",
-      summary: "change the number of workers of one worker group",
+      completeNames: "clusters",
+      summary:
+        "change the number of workers of one worker group (--group, or the only one)",
       usage: SCALE_USAGE,
       flags: {
         group: { type: "string", value: "G", help: "the worker group's name" },
@@ -331,7 +437,10 @@ export const CLUSTERS: CommandGroup = {
           help: "how many workers it should have",
         },
       },
-      examples: ["corral clusters scale blue --group workers --replicas 3"],
+      examples: [
+        "corral clusters scale blue --replicas 3",
+        "corral clusters scale blue --group gpus --replicas 1   # one of several groups",
+      ],
       run: scale,
     },
     {
@@ -342,5 +451,6 @@ export const CLUSTERS: CommandGroup = {
       examples: ["corral clusters watch -A"],
       run: watch,
     },
+    DASHBOARD_COMMAND,
   ],
 };

@@ -19,6 +19,11 @@ export interface Command {
   examples?: string[];
   /** What the positionals complete to: nothing, or a fixed set of words. */
   completeWords?: string[];
+  /**
+   * The group whose objects' names the positionals complete to, asked of
+   * the server when completing ("clusters", "templates").
+   */
+  completeNames?: string;
   /** Runs the command; resolves with its exit code. */
   run(args: ParsedArgs): Promise<number>;
 }

@@ -1,8 +1,12 @@
 /**
  * `corral completion bash|zsh`: a shell completion script written from the
  * commands' own declarations, so that it offers every command, subcommand
- * and flag there is. Completes output formats, file names for file flags
- * and context names for `config use-context` and `--context`.
+ * and flag there is. Completes output formats, file names for file flags,
+ * context names for `config use-context` and `--context`, and the names of
+ * clusters and compute templates (a command's NAME, `--cluster`,
+ * `--template`), which it asks the server for with the namespace, context
+ * and server of the line being completed; when the server cannot answer
+ * (within 3 seconds), it offers nothing and prints nothing.
  */
 import {
   type Flags,
@@ -26,6 +30,15 @@ const FILE_FLAGS = [
   "client-certificate",
   "client-key",
 ];
+
+/** Flags whose value is an object's name: the group that lists them. */
+const NAME_FLAGS: Record<string, string> = {
+  cluster: "clusters",
+  template: "templates",
+};
+
+/** Global flags that say where to ask for names; passed on to the asking. */
+const SCOPE_FLAGS = "-n|--namespace|--context|--server|--certificate-authority";
 
 /** `-n|--namespace|...`: the flags of `entries` that take a value, for case. */
 function valueFlagPattern(
@@ -76,6 +89,9 @@ function arms(entries: TopLevel[]): { flags: string[]; words: string[] } {
     ...keyed(entries).filter(([, c]) => c.completeWords).map(([key, c]) =>
       `      ("${key}") candidates=(${c.completeWords!.join(" ")}) ;;`
     ),
+    ...keyed(entries).filter(([, c]) => c.completeNames).map(([key, c]) =>
+      `      ("${key}") candidates=($(_corral_names ${c.completeNames} "\${scope[@]}")) ;;`
+    ),
     `      ("config use-context") candidates=($(_corral_contexts)) ;;`,
   ];
   return { flags, words };
@@ -83,7 +99,26 @@ function arms(entries: TopLevel[]): { flags: string[]; words: string[] } {
 
 const CONTEXTS_FUNCTION = `_corral_contexts() {
   corral config get-contexts 2>/dev/null | awk 'NR > 1 { print ($1 == "*") ? $2 : $1 }'
+}
+
+# The names of a group's objects (clusters, templates), from the server;
+# nothing, quietly, when it cannot say within 3 seconds.
+_corral_names() {
+  local group="$1"; shift
+  local -a limit=()
+  command -v timeout >/dev/null 2>&1 && limit=(timeout 3)
+  "\${limit[@]}" corral "$group" list "$@" </dev/null 2>/dev/null | awk 'NR > 1 { print $1 }'
 }`;
+
+/** The case arms completing --cluster and --template with names. */
+function nameFlagArms(shell: Shell): string {
+  return Object.entries(NAME_FLAGS).map(([flag, group]) => {
+    const names = `$(_corral_names ${group} "\${scope[@]}")`;
+    return shell === "bash"
+      ? `    --${flag}) COMPREPLY=($(compgen -W "${names}" -- "$cur")); return ;;`
+      : `    (--${flag}) compadd -- ${names}; return ;;`;
+  }).join("\n");
+}
 
 /** The script for `shell`. */
 export function completionScript(shell: Shell, entries: TopLevel[]): string {
@@ -102,11 +137,12 @@ ${CONTEXTS_FUNCTION}
 
 _corral() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}"
-  local -a cmd=() candidates=()
+  local -a cmd=() candidates=() scope=()
   local i w key
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
     case "$w" in
+      ${SCOPE_FLAGS}) scope+=("$w" "\${COMP_WORDS[i+1]}"); ((i++)) ;;
       ${valueFlags}) ((i++)) ;;
       -*) ;;
       *) cmd+=("$w") ;;
@@ -115,6 +151,7 @@ _corral() {
   case "$prev" in
     -o|--output) COMPREPLY=($(compgen -W "${formats}" -- "$cur")); return ;;
     --context) COMPREPLY=($(compgen -W "$(_corral_contexts)" -- "$cur")); return ;;
+${nameFlagArms("bash")}
     ${fileFlags}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     ${valueFlags}) return ;;
   esac
@@ -144,11 +181,12 @@ ${CONTEXTS_FUNCTION}
 
 _corral() {
   local cur="\${words[CURRENT]}" prev="\${words[CURRENT-1]}"
-  local -a cmd candidates
+  local -a cmd candidates scope
   local i w key
   for ((i = 2; i < CURRENT; i++)); do
     w="\${words[i]}"
     case "$w" in
+      (${SCOPE_FLAGS}) scope+=("$w" "\${words[i+1]}"); ((i++)) ;;
       (${valueFlags}) ((i++)) ;;
       (-*) ;;
       (*) cmd+=("$w") ;;
@@ -157,6 +195,7 @@ _corral() {
   case "$prev" in
     (-o|--output) compadd -- ${formats}; return ;;
     (--context) compadd -- $(_corral_contexts); return ;;
+${nameFlagArms("zsh")}
     (${fileFlags}) _files; return ;;
     (${valueFlags}) return ;;
   esac

@@ -7,7 +7,8 @@
 import { stringify } from "yaml";
 import { UsageError } from "./errors.ts";
 
-export const OUTPUT_FORMATS = ["table", "json", "yaml"] as const;
+/** wide is the table with more columns, where a kind has them. */
+export const OUTPUT_FORMATS = ["table", "wide", "json", "yaml"] as const;
 export type OutputFormat = typeof OUTPUT_FORMATS[number];
 
 /** The -o flag's value, table when not given. */

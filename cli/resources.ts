@@ -24,7 +24,7 @@ export const OUTPUT: Flags = {
     type: "string",
     short: "o",
     value: "FORMAT",
-    help: "table (default), json or yaml",
+    help: "table (default), wide (more columns), json or yaml",
   },
 };
 
@@ -53,23 +53,49 @@ export interface Kind<T> {
   /** An object's cells, without its namespace. */
   cells(item: T): string[];
   namespaceOf(item: T): string;
-}
-
-/** A kind's column titles, NAMESPACE first when `withNamespace`. */
-export function headerOf<T>(kind: Kind<T>, withNamespace: boolean): string[] {
-  return withNamespace ? ["NAMESPACE", ...kind.header] : [...kind.header];
-}
-
-/** An object's cells, its namespace first when `withNamespace`. */
-export function rowOf<T>(kind: Kind<T>, item: T, withNamespace: boolean) {
-  return withNamespace
-    ? [kind.namespaceOf(item), ...kind.cells(item)]
-    : kind.cells(item);
+  /** Columns -o wide adds after the table's, if any. */
+  wideHeader?: readonly string[];
+  /** An object's -o wide cells; `server` is Corral's URL, for links. */
+  wideCells?(item: T, server: string): string[];
 }
 
 /**
- * Prints objects as -o asks: a table, or the answer's JSON or YAML (`single`
- * for a get, which answers the object itself).
+ * A kind's column titles, NAMESPACE first when `withNamespace`, the wide
+ * ones last when `wide`.
+ */
+export function headerOf<T>(
+  kind: Kind<T>,
+  withNamespace: boolean,
+  wide = false,
+): string[] {
+  return [
+    ...(withNamespace ? ["NAMESPACE"] : []),
+    ...kind.header,
+    ...(wide ? kind.wideHeader ?? [] : []),
+  ];
+}
+
+/**
+ * An object's cells, its namespace first when `withNamespace`, the wide
+ * ones last when `server` (Corral's URL) is given.
+ */
+export function rowOf<T>(
+  kind: Kind<T>,
+  item: T,
+  withNamespace: boolean,
+  server?: string,
+): string[] {
+  return [
+    ...(withNamespace ? [kind.namespaceOf(item)] : []),
+    ...kind.cells(item),
+    ...(server !== undefined ? kind.wideCells?.(item, server) ?? [] : []),
+  ];
+}
+
+/**
+ * Prints objects as -o asks: a table (wide: with the kind's wide columns,
+ * `server` in their links), or the answer's JSON or YAML (`single` for a
+ * get, which answers the object itself).
  */
 export function printObjects<T>(
   kind: Kind<T>,
@@ -77,15 +103,19 @@ export function printObjects<T>(
   format: OutputFormat,
   withNamespace: boolean,
   single?: T,
+  server = "",
 ): void {
-  if (format !== "table") {
+  if (format === "json" || format === "yaml") {
     write(formatObject(single ?? { [kind.listField]: items }, format));
   } else if (items.length === 0) {
     console.error(`No ${kind.plural} found.`);
   } else {
+    const wide = format === "wide";
     write(formatTable(
-      headerOf(kind, withNamespace),
-      items.map((item) => rowOf(kind, item, withNamespace)),
+      headerOf(kind, withNamespace, wide),
+      items.map((item) =>
+        rowOf(kind, item, withNamespace, wide ? server : undefined)
+      ),
     ));
   }
 }
@@ -96,12 +126,13 @@ export function listObjects<T>(kind: Kind<T>, usage: string) {
     noPositionals(positionals, usage);
     const format = outputFormat(values.output);
     const all = values["all-namespaces"] === true;
-    return await withClient(values, async (client, { namespace }) => {
+    return await withClient(values, async (client, { namespace, server }) => {
       const answer = await client.call<Record<string, T[] | undefined>>(
         "GET",
         all ? kind.allPath : kind.path(namespace),
       );
-      printObjects(kind, answer[kind.listField] ?? [], format, all);
+      const items = answer[kind.listField] ?? [];
+      printObjects(kind, items, format, all, undefined, server);
       return EXIT_OK;
     });
   };
@@ -112,9 +143,9 @@ export function getObject<T>(kind: Kind<T>, usage: string) {
   return async ({ values, positionals }: ParsedArgs): Promise<number> => {
     const name = onePositional(positionals, `a ${kind.noun} name`, usage);
     const format = outputFormat(values.output);
-    return await withClient(values, async (client, { namespace }) => {
+    return await withClient(values, async (client, { namespace, server }) => {
       const item = await client.call<T>("GET", kind.path(namespace, name));
-      printObjects(kind, [item], format, false, item);
+      printObjects(kind, [item], format, false, item, server);
       return EXIT_OK;
     });
   };

@@ -127,6 +127,7 @@ export const TEMPLATES: CommandGroup = {
     },
     {
       name: "get",
+      completeNames: "templates",
       summary: "show one compute template",
       usage: GET_USAGE,
       flags: OUTPUT,
@@ -165,6 +166,7 @@ export const TEMPLATES: CommandGroup = {
     },
     {
       name: "delete",
+      completeNames: "templates",
       summary: "delete a compute template no cluster uses",
       usage: DELETE_USAGE,
       flags: {},

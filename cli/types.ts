@@ -21,12 +21,25 @@ export interface Cluster {
   clusterState?: string;
   events?: ClusterEvent[];
   etag?: string;
+  /** Port name to port of the head service, e.g. dashboard: "8265". */
+  serviceEndpoint?: Record<string, string>;
+  envs?: Record<string, string>;
+  /** Where a ready cluster is (empty until ready): Ray's client address. */
+  clientUrl?: string;
+  /** The dashboard inside Kubernetes. */
+  dashboardUrl?: string;
+  /** The dashboard through Corral: a path on Corral's own address. */
+  dashboardProxyUrl?: string;
   [field: string]: unknown;
 }
 
 export interface WorkerGroup {
   groupName: string;
   replicas?: number;
+  minReplicas?: number;
+  maxReplicas?: number;
+  computeTemplate?: string;
+  image?: string;
   [field: string]: unknown;
 }
 

@@ -14,13 +14,15 @@ export const CLIENT_VERSION: string = denoJson.version;
 async function version({ values, positionals }: ParsedArgs): Promise<number> {
   noPositionals(positionals, "version [-o table|json|yaml]");
   const format = outputFormat(values.output);
-  if (format === "table") console.log(`Client Version: ${CLIENT_VERSION}`);
+  // A version has no wider table.
+  const table = format === "table" || format === "wide";
+  if (table) console.log(`Client Version: ${CLIENT_VERSION}`);
   return await withClient(values, async (client) => {
     const server = await client.call<{ version?: string; runtime?: string }>(
       "GET",
       "/version",
     );
-    if (format === "table") {
+    if (table) {
       console.log(
         `Server Version: ${server.version ?? "unknown"}${
           server.runtime ? ` (${server.runtime})` : ""
@@ -30,7 +32,7 @@ async function version({ values, positionals }: ParsedArgs): Promise<number> {
       write(formatObject({
         clientVersion: { version: CLIENT_VERSION },
         serverVersion: server,
-      }, format));
+      }, format as "json" | "yaml"));
     }
     return EXIT_OK;
   });

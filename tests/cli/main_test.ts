@@ -9,7 +9,16 @@ import { sandbox, startCorral } from "./cli_process.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 
 const GROUPS = {
-  clusters: ["list", "get", "create", "delete", "scale", "watch"],
+  clusters: [
+    "list",
+    "get",
+    "describe",
+    "create",
+    "delete",
+    "scale",
+    "watch",
+    "dashboard",
+  ],
   templates: ["list", "get", "create", "delete"],
   config: ["set-context", "use-context", "get-contexts", "current-context"],
 };
@@ -81,14 +90,14 @@ Deno.test("corral help, usage errors and completion", async (t) => {
           [["clusters", "list", "-z"], "error: unknown flag -z"],
           [["clusters", "list", "-o"], "error: flag --output needs a value"],
           [
-            ["clusters", "list", "-o", "wide"],
-            'error: -o "wide" is not an output format: use table, json, yaml',
+            ["clusters", "list", "-o", "name"],
+            'error: -o "name" is not an output format: use table, wide, json, yaml',
           ],
           [["clusters", "get"], "error: a cluster name is required"],
           [["clusters", "get", "a", "b"], 'error: unexpected argument "b"'],
           [
             ["clusters", "create"],
-            "error: -f FILE is required (- reads standard input)",
+            "error: a cluster name and --template, or -f FILE, is required",
           ],
           [
             ["completion", "fish"],
