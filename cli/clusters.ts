@@ -1,7 +1,8 @@
 /**
- * `corral clusters ...`: list, get, create, delete, scale and watch
- * clusters through the cluster routes of the HTTP API
- * (`/apis/v1alpha2/...`).
+ * `corral clusters ...`: list, get, describe, create, delete, scale, watch
+ * and open the dashboard of clusters through the cluster routes of the HTTP
+ * API (`/apis/v1alpha2/...`); describe and dashboard live in
+ * cluster_describe.ts and dashboard.ts.
  */
 import {
   type Flags,
