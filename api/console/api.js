@@ -45,6 +45,13 @@ import {
  * proto's json_name), not as the domain type's field is named.
  * @typedef {Omit<Json<import("../../domain/types.ts").RayService>, "serveConfig_V2"> & { serveConfigV2: string }} Service
  */
+/**
+ * A job submitted to a running cluster, as its dashboard reports it;
+ * `startTime` and `endTime` are milliseconds since the epoch (0: not yet),
+ * as a number or, being 64-bit, as text.
+ * @typedef {Omit<Json<import("../../domain/types.ts").JobSubmissionInfo>, "startTime" | "endTime"> & { startTime?: number | string, endTime?: number | string }} Submission
+ */
+/** @typedef {Json<import("../../domain/types.ts").WatchJobLogResponse>} LogAnswer */
 /** @typedef {{ field: string, description: string }} FieldViolation */
 
 /**
@@ -87,6 +94,19 @@ const paths = {
     `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/services/${
       encodeURIComponent(name)
     }`,
+  /** @param {string} ns @param {string} cluster */
+  submissions: (ns, cluster) =>
+    `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/jobsubmissions/${
+      encodeURIComponent(cluster)
+    }`,
+  /** @param {string} ns @param {string} cluster @param {string} id */
+  submission: (ns, cluster, id) =>
+    `${paths.submissions(ns, cluster)}/${encodeURIComponent(id)}`,
+  /** @param {string} ns @param {string} cluster @param {string} id */
+  submissionLog: (ns, cluster, id) =>
+    `/apis/v1alpha2/watch/namespaces/${encodeURIComponent(ns)}/jobsubmissions/${
+      encodeURIComponent(cluster)
+    }/log/${encodeURIComponent(id)}`,
   /** @param {string} [ns] every namespace's when undefined */
   templates: (ns) =>
     ns === undefined
@@ -328,6 +348,77 @@ export async function createService(namespace, service) {
  */
 export async function deleteService(namespace, name) {
   await call("DELETE", paths.service(namespace, name));
+}
+
+/**
+ * The jobs submitted to a ready cluster (ListJobDetails), as its
+ * dashboard lists them.
+ * @param {string} namespace
+ * @param {string} cluster
+ * @returns {Promise<Submission[]>}
+ */
+export async function listSubmissions(namespace, cluster) {
+  const answer = await call("GET", paths.submissions(namespace, cluster));
+  return answer.submissions ?? [];
+}
+
+/**
+ * Submits a job to a ready cluster (SubmitRayJob); its submission id.
+ * @param {string} namespace
+ * @param {string} cluster
+ * @param {{ entrypoint: string, runtimeEnv?: string }} submission
+ * @returns {Promise<string>}
+ */
+export async function submitJob(namespace, cluster, submission) {
+  const answer = await call(
+    "POST",
+    paths.submissions(namespace, cluster),
+    submission,
+  );
+  return answer.submissionId ?? "";
+}
+
+/**
+ * Stops a submitted job (StopRayJob); one that has ended is left as it is.
+ * @param {string} namespace
+ * @param {string} cluster
+ * @param {string} id
+ */
+export async function stopSubmission(namespace, cluster, id) {
+  await call("POST", paths.submission(namespace, cluster, id));
+}
+
+/**
+ * Deletes a submitted job that has ended, with its logs (DeleteRayJob).
+ * @param {string} namespace
+ * @param {string} cluster
+ * @param {string} id
+ */
+export async function deleteSubmission(namespace, cluster, id) {
+  await call("DELETE", paths.submission(namespace, cluster, id));
+}
+
+/**
+ * WatchJobLog's answer as it starts: newline-delimited JSON, one
+ * `{result: LogAnswer}` or `{error}` a line, ending when the job does.
+ * Read with fetch rather than EventSource, which cannot send the token.
+ * An answer that is not a success throws its ApiError (a 401 asks for a
+ * token, as every call's does).
+ * @param {string} namespace
+ * @param {string} cluster
+ * @param {string} id
+ * @param {AbortSignal} signal
+ * @returns {Promise<Response>} a 200 answer, its body unread
+ */
+export async function openJobLog(namespace, cluster, id, signal) {
+  const response = await send(paths.submissionLog(namespace, cluster, id), {
+    headers: headers(false),
+    signal,
+  });
+  if (response.ok) return response;
+  const json = parsed(await response.text());
+  if (response.status === 401) whenUnauthorized();
+  throw new ApiError(response.status, json);
 }
 
 /**

@@ -20,6 +20,7 @@ import {
 } from "./cluster_panels.js";
 import { stateBadge } from "./format.js";
 import { accessPanel } from "./cluster_access.js";
+import { closeJobsPanel, jobsPanel } from "./cluster_jobs.js";
 import { h, panel, showPage } from "./html.js";
 import { state } from "./state.js";
 
@@ -33,6 +34,8 @@ import { state } from "./state.js";
  * @property {Map<string, string>} drafts what is typed in its inputs, by id
  * @property {HTMLParagraphElement} banner says what went wrong
  * @property {boolean} deleting whether this page deleted the cluster
+ * @property {import("./cluster_jobs.js").JobsPanel | null} jobs the jobs
+ *   panel, made once the cluster is first ready and kept from then on
  */
 
 /**
@@ -48,9 +51,13 @@ export function clusterView(namespace, name) {
     drafts: new Map(),
     banner: h("p", { class: "banner", role: "alert" }),
     deleting: false,
+    jobs: null,
   };
   showCluster(page);
-  return { update: () => showCluster(page) };
+  return {
+    update: () => showCluster(page),
+    close: () => page.jobs && closeJobsPanel(page.jobs),
+  };
 }
 
 /**
@@ -70,6 +77,7 @@ function showCluster(page) {
     page.banner,
     aboutPanel(cluster),
     accessPanel(cluster),
+    clusterJobs(page, cluster),
     workersPanel(page, cluster),
     endpointsPanel(cluster),
     envsPanel(cluster),
@@ -77,6 +85,18 @@ function showCluster(page) {
     deletePanel(page),
   );
   if (focused) document.getElementById(focused)?.focus();
+}
+
+/**
+ * The jobs panel while the cluster is ready (its dashboard answers only
+ * then); made the first time, the same one after.
+ * @param {ClusterPage} page
+ * @param {Cluster} cluster
+ */
+function clusterJobs(page, cluster) {
+  if (!cluster.dashboardProxyUrl) return false;
+  page.jobs ??= jobsPanel(page.namespace, page.name);
+  return page.jobs.element;
 }
 
 /**

@@ -1,0 +1,186 @@
+/**
+ * A ready cluster's "Jobs on this cluster" panel in a real browser
+ * (Debian's chromium, headless), against dev mode's simulated operator and
+ * its simulated Ray dashboard (a log line every 0.5 s): a person submits a
+ * job with a runtime environment, watches its log lines arrive while it
+ * runs and its status reach SUCCEEDED; a second job ending `exit 1` shows
+ * FAILED; an ended job is deleted from the list; an empty entrypoint is
+ * refused under the form.
+ */
+import assert from "node:assert/strict";
+import type { BrowserContext, Page } from "playwright-core";
+import {
+  assertNoTrouble,
+  launchChromium,
+  SCREENSHOTS,
+  watchTrouble,
+} from "./browser.ts";
+import {
+  ANONYMOUS,
+  DEV_PERMISSIONS,
+  FREE_PORTS,
+  type MainProcess,
+  NO_SHUTDOWN_DELAY,
+  startMain,
+} from "../main_process.ts";
+
+const NS = "team-a";
+const CLUSTER = "blue";
+
+/** The selected job's status, as its badge says it. */
+function selectedStatus(page: Page): Promise<string> {
+  return page.locator("#submission-status [data-status]").getAttribute(
+    "data-status",
+  ) as Promise<string>;
+}
+
+/** Submits `entrypoint` from the panel's form; its submission id. */
+async function submit(
+  page: Page,
+  entrypoint: string,
+  runtimeEnv = "",
+): Promise<string> {
+  await page.fill("#submission-entrypoint", entrypoint);
+  await page.fill("#submission-runtime-env", runtimeEnv);
+  await page.click("#submit-submission");
+  const heading = page.locator("#submission h3");
+  await heading.getByText(/^Job raysubmit_/).waitFor();
+  return (await heading.textContent() ?? "").replace(/^Job /, "");
+}
+
+Deno.test("a cluster's jobs in the console: submit, the log live to SUCCEEDED, exit 1 is FAILED, delete", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "corral-cluster-jobs-" });
+  let corral: MainProcess | undefined;
+  let context: BrowserContext | undefined;
+  try {
+    corral = await startMain({
+      args: [
+        "--orchestrator",
+        "embedded",
+        ...FREE_PORTS,
+        "--operator-delay",
+        "300ms",
+        ...ANONYMOUS,
+        ...NO_SHUTDOWN_DELAY,
+      ],
+      permissions: DEV_PERMISSIONS,
+      startTimeoutMs: 20_000,
+    });
+    const origin = corral.http;
+    const api = async (path: string, body: unknown) => {
+      const answer = await fetch(`${origin}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      assert.equal(answer.status, 200, await answer.text());
+    };
+    await api(`/apis/v1/namespaces/${NS}/compute_templates`, {
+      name: "small",
+      cpu: 1,
+      memory: 1,
+    });
+    await api(`/apis/v1alpha2/namespaces/${NS}/clusters`, {
+      name: CLUSTER,
+      user: "ada",
+      version: "2.9.0",
+      clusterSpec: { headGroupSpec: { computeTemplate: "small" } },
+    });
+    const launched = await launchChromium(dir, { width: 1280, height: 900 });
+    context = launched.context;
+    const page = launched.page;
+    const trouble = watchTrouble(page, origin);
+
+    await t.step("a ready cluster's page has the panel, empty", async () => {
+      await page.goto(`${origin}/console#/clusters/${NS}/${CLUSTER}`);
+      await page.locator("#cluster-jobs").waitFor({ timeout: 20_000 });
+      await page.getByText("No jobs yet: submit one.").waitFor();
+      assertNoTrouble(trouble);
+    });
+
+    await t.step(
+      "a submitted job's log lines arrive while it runs, then SUCCEEDED",
+      async () => {
+        const id = await submit(
+          page,
+          "python -c \"print('hello')\"",
+          "env_vars:\n  GREETING: hello\n",
+        );
+        // Live: the log has its first line while the job still runs, and
+        // the last line only later.
+        // (The simulated dashboard writes a line every 0.5 s: "Done." comes
+        // a second after the first line.)
+        await page.locator("#submission-log").getByText(/Running entrypoint/)
+          .waitFor();
+        const early = await page.evaluate(`({
+          status: document.querySelector("#submission-status [data-status]")
+            .getAttribute("data-status"),
+          log: document.getElementById("submission-log").textContent,
+        })`) as { status: string; log: string };
+        assert.equal(early.status, "RUNNING");
+        assert.doesNotMatch(early.log, /Done\./);
+        await page.locator("#submission-status [data-status=SUCCEEDED]")
+          .waitFor();
+        const log = await page.locator("#submission-log").textContent() ?? "";
+        assert.match(log, /Running entrypoint: python -c "print\('hello'\)"/);
+        assert.match(log, /Running\.\.\.\nDone\.\n$/);
+        await page.locator("#submission-log-note").getByText(
+          "The job ended: SUCCEEDED.",
+        ).waitFor();
+        // The list has it too, with its times and entrypoint, and the
+        // details the runtime environment the dashboard keeps.
+        const row = page.locator(`[data-submission="${id}"]`);
+        await row.locator("[data-status=SUCCEEDED]").waitFor();
+        assert.match(await row.textContent() ?? "", /print\('hello'\)/);
+        await page.locator("#submission").getByText(/env_vars/).waitFor();
+        if (SCREENSHOTS) {
+          await page.screenshot({
+            path: `${SCREENSHOTS}/console-cluster-jobs.png`,
+            fullPage: true,
+          });
+        }
+        assertNoTrouble(trouble);
+      },
+    );
+
+    await t.step("a job ending `exit 1` shows FAILED", async () => {
+      const id = await submit(page, "python fail.py; exit 1");
+      await page.locator("#submission-status [data-status=FAILED]").waitFor();
+      assert.equal(await selectedStatus(page), "FAILED");
+      assert.match(
+        await page.locator("#submission-log").textContent() ?? "",
+        /Exited with code 1\n$/,
+      );
+      await page.locator(`[data-submission="${id}"] [data-status=FAILED]`)
+        .waitFor();
+      await page.locator("#submission-message").getByText(/exit code 1/)
+        .waitFor();
+      assertNoTrouble(trouble);
+    });
+
+    await t.step("an ended job is deleted, and leaves the list", async () => {
+      const id = (await page.locator("#submission h3").textContent() ?? "")
+        .replace(/^Job /, "");
+      await page.click("#delete-submission");
+      await page.locator(`[data-submission="${id}"]`).waitFor({
+        state: "detached",
+      });
+      assert.equal(await page.locator("#submission h3").count(), 0);
+      assert.equal(await page.locator("[data-submission]").count(), 1);
+      assertNoTrouble(trouble);
+    });
+
+    await t.step("a refused submission says why, under the form", async () => {
+      await page.fill("#submission-entrypoint", "");
+      await page.click("#submit-submission");
+      await page.locator("#submission-form-error").getByText(
+        /^Cannot submit the job: .*entrypoint/i,
+      ).waitFor();
+      assertNoTrouble(trouble, [/jobsubmissions\/blue: HTTP 400$/]);
+    });
+  } finally {
+    await context?.close();
+    await corral?.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
