@@ -4,8 +4,9 @@
  * its simulated Ray dashboard (a log line every 0.5 s): a person submits a
  * job with a runtime environment, watches its log lines arrive while it
  * runs and its status reach SUCCEEDED; a second job ending `exit 1` shows
- * FAILED; an ended job is deleted from the list; an empty entrypoint is
- * refused under the form.
+ * FAILED; an ended job is deleted from the list; a running one is
+ * stopped; an empty entrypoint is refused under the form; and with Corral
+ * gone, the panel's writes are disabled.
  */
 import assert from "node:assert/strict";
 import type { BrowserContext, Page } from "playwright-core";
@@ -48,7 +49,7 @@ async function submit(
   return (await heading.textContent() ?? "").replace(/^Job /, "");
 }
 
-Deno.test("a cluster's jobs in the console: submit, the log live to SUCCEEDED, exit 1 is FAILED, delete", async (t) => {
+Deno.test("a cluster's jobs in the console: submit, the log live to SUCCEEDED, exit 1 is FAILED, delete, stop, offline", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "corral-cluster-jobs-" });
   let corral: MainProcess | undefined;
   let context: BrowserContext | undefined;
@@ -170,6 +171,23 @@ Deno.test("a cluster's jobs in the console: submit, the log live to SUCCEEDED, e
       assertNoTrouble(trouble);
     });
 
+    await t.step("a running job is stopped: STOPPED", async () => {
+      // A working directory that was never uploaded is one more log line:
+      // the job runs for about 2 s, time enough to press Stop.
+      await submit(
+        page,
+        "python long.py",
+        "working_dir: gcs://_ray_pkg_0123456789abcdef.zip\n",
+      );
+      await page.locator("#submission-status [data-status=RUNNING]").waitFor();
+      await page.click("#stop-submission");
+      await page.locator("#submission-status [data-status=STOPPED]").waitFor();
+      await page.locator("#submission-log-note").getByText(
+        "The job ended: STOPPED.",
+      ).waitFor();
+      assertNoTrouble(trouble);
+    });
+
     await t.step("a refused submission says why, under the form", async () => {
       await page.fill("#submission-entrypoint", "");
       await page.click("#submit-submission");
@@ -178,6 +196,26 @@ Deno.test("a cluster's jobs in the console: submit, the log live to SUCCEEDED, e
       ).waitFor();
       assertNoTrouble(trouble, [/jobsubmissions\/blue: HTTP 400$/]);
     });
+    await t.step(
+      "with Corral gone, Submit, Stop and Delete are disabled",
+      async () => {
+        await corral?.stop();
+        corral = undefined;
+        await page.locator("#offline").waitFor({ state: "visible" });
+        for (
+          const id of [
+            "#submit-submission",
+            "#stop-submission",
+            "#delete-submission",
+          ]
+        ) {
+          await page.locator(`${id}:disabled`).waitFor();
+        }
+        await page.locator("#submissions-error").getByText(
+          /^Cannot list the jobs: Cannot reach Corral/,
+        ).waitFor();
+      },
+    );
   } finally {
     await context?.close();
     await corral?.stop();
