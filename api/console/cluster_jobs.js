@@ -10,7 +10,7 @@
  * read every POLL_MS while the page is open; close() ends that and the
  * log's stream.
  */
-import { errorMessage, listSubmissions, submitJob } from "./api.js";
+import { ApiError, errorMessage, listSubmissions, submitJob } from "./api.js";
 import { field, h, panel } from "./html.js";
 import { POLL_MS } from "./list_poll.js";
 import {
@@ -22,6 +22,9 @@ import {
 } from "./submission_view.js";
 
 /** @typedef {import("./api.js").Submission} Submission */
+
+/** The gRPC code of an answer refused for lack of permission. */
+const PERMISSION_DENIED = 7;
 
 /**
  * The panel's state, kept for the cluster page's life.
@@ -128,6 +131,13 @@ async function readList(jobs) {
   } catch (error) {
     if (jobs.closed) return;
     jobs.listError.textContent = `Cannot list the jobs: ${errorMessage(error)}`;
+    // Asking again would be refused again: a 401 has asked for a token
+    // (signing in routes anew, which makes a new panel), and a caller
+    // without `proxy` here keeps the refusal's message.
+    if (
+      error instanceof ApiError &&
+      (error.status === 401 || error.code === PERMISSION_DENIED)
+    ) return;
   }
   jobs.timer = setTimeout(() => readList(jobs), POLL_MS);
 }
