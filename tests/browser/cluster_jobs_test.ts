@@ -222,3 +222,103 @@ Deno.test("a cluster's jobs in the console: submit, the log live to SUCCEEDED, e
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+const BOB_TOKEN = "bob-cluster-jobs-token-0123456789abcdef";
+
+/**
+ * Bob's team does "*" in team-a, which never includes `proxy`: he sees the
+ * cluster, but not its jobs, and cannot submit one.
+ */
+const POLICY = `rules:
+  - groups: ["team-a"]
+    namespaces: ["team-a"]
+    resources: ["*"]
+    verbs: ["*"]
+`;
+
+Deno.test("a cluster's jobs in the console: without proxy, the panel says the refusal and a submission is refused", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "corral-cluster-jobs-" });
+  let corral: MainProcess | undefined;
+  let context: BrowserContext | undefined;
+  try {
+    await Deno.writeTextFile(
+      `${dir}/tokens.csv`,
+      `${BOB_TOKEN},bob@example.com,1,"team-a"\n`,
+    );
+    await Deno.writeTextFile(`${dir}/policy.yaml`, POLICY);
+    corral = await startMain({
+      args: [
+        "--orchestrator",
+        "embedded",
+        ...FREE_PORTS,
+        "--operator-delay",
+        "300ms",
+        "--token-auth-file",
+        `${dir}/tokens.csv`,
+        "--authorization-policy-file",
+        `${dir}/policy.yaml`,
+        ...NO_SHUTDOWN_DELAY,
+      ],
+      permissions: DEV_PERMISSIONS,
+      startTimeoutMs: 20_000,
+    });
+    const origin = corral.http;
+    const api = async (path: string, body: unknown) => {
+      const answer = await fetch(`${origin}${path}`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${BOB_TOKEN}`,
+          "content-type": "application/json",
+        },
+        body: JSON.stringify(body),
+      });
+      assert.equal(answer.status, 200, await answer.text());
+    };
+    await api(`/apis/v1/namespaces/${NS}/compute_templates`, {
+      name: "small",
+      cpu: 1,
+      memory: 1,
+    });
+    await api(`/apis/v1alpha2/namespaces/${NS}/clusters`, {
+      name: CLUSTER,
+      user: "bob@example.com",
+      version: "2.9.0",
+      clusterSpec: { headGroupSpec: { computeTemplate: "small" } },
+    });
+    const launched = await launchChromium(dir, { width: 1280, height: 900 });
+    context = launched.context;
+    const page = launched.page;
+    const trouble = watchTrouble(page, origin);
+    await page.goto(`${origin}/console#/clusters/${NS}/${CLUSTER}`);
+    await page.fill("#token", BOB_TOKEN);
+    await page.click("#sign-in-form button[type=submit]");
+    await page.locator("#submissions-error").getByText(
+      /^Cannot list the jobs: .*may not proxy clusters/,
+    ).waitFor({ timeout: 20_000 });
+    await page.fill("#submission-entrypoint", "python steal.py");
+    await page.click("#submit-submission");
+    await page.locator("#submission-form-error").getByText(
+      /^Cannot submit the job: .*may not proxy clusters/,
+    ).waitFor();
+    // Refusals only: the 401s before signing in, the 403s of the panel.
+    // (assertNoTrouble knows the browser's words for 400 and 401 only.)
+    assert.deepEqual(trouble.outsideRequests, []);
+    assert.deepEqual(
+      trouble.failedRequests.filter((line) =>
+        !/(whoami|watch\/clusters): HTTP 401$/.test(line) &&
+        !/\/jobsubmissions\/blue: HTTP 403$/.test(line)
+      ),
+      [],
+    );
+    assert.deepEqual(
+      trouble.consoleErrors.filter((line) =>
+        !/^Failed to load resource: .* (401|403) /.test(line)
+      ),
+      [],
+    );
+  } finally {
+    await context?.close();
+    await corral?.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
