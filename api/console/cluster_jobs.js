@@ -23,8 +23,11 @@ import {
 
 /** @typedef {import("./api.js").Submission} Submission */
 
-/** The gRPC code of an answer refused for lack of permission. */
-const PERMISSION_DENIED = 7;
+/**
+ * The gRPC codes of a list that asking again would not change: no
+ * permission (7), the cluster gone (5) or not ready (9).
+ */
+const FINAL_CODES = [5, 7, 9];
 
 /**
  * The panel's state, kept for the cluster page's life.
@@ -132,11 +135,12 @@ async function readList(jobs) {
     if (jobs.closed) return;
     jobs.listError.textContent = `Cannot list the jobs: ${errorMessage(error)}`;
     // Asking again would be refused again: a 401 has asked for a token
-    // (signing in routes anew, which makes a new panel), and a caller
-    // without `proxy` here keeps the refusal's message.
+    // (signing in routes anew, which makes a new panel), a caller without
+    // `proxy` here keeps the refusal's message, and a cluster gone or no
+    // longer ready has its page say so (the watch brings it).
     if (
       error instanceof ApiError &&
-      (error.status === 401 || error.code === PERMISSION_DENIED)
+      (error.status === 401 || FINAL_CODES.includes(error.code ?? 0))
     ) return;
   }
   jobs.timer = setTimeout(() => readList(jobs), POLL_MS);

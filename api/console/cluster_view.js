@@ -68,6 +68,7 @@ function showCluster(page) {
   const cluster = state.clusters.get(`${page.namespace}/${page.name}`);
   const focused = document.activeElement?.id;
   if (!cluster) {
+    endJobs(page);
     showPage(...noCluster(page));
     return;
   }
@@ -94,9 +95,23 @@ function showCluster(page) {
  * @param {Cluster} cluster
  */
 function clusterJobs(page, cluster) {
-  if (!cluster.dashboardProxyUrl) return false;
+  if (!cluster.dashboardProxyUrl) {
+    endJobs(page);
+    return false;
+  }
   page.jobs ??= jobsPanel(page.namespace, page.name);
   return page.jobs.element;
+}
+
+/**
+ * Ends the jobs panel of a cluster that is gone or no longer ready: its
+ * dashboard would answer no more reads.
+ * @param {ClusterPage} page
+ */
+function endJobs(page) {
+  if (!page.jobs) return;
+  closeJobsPanel(page.jobs);
+  page.jobs = null;
 }
 
 /**
