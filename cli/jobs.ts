@@ -4,6 +4,10 @@
  * job runs on an existing cluster (`--cluster`) or on one of its own made
  * from flags (cluster_flags.ts); `--wait` ends with the job's outcome as
  * the exit code (job_wait.ts).
+ *
+ * `jobs run`, `logs` and `stop`, and `submit` or `list` with what only a
+ * submission has (`--working-dir`, `--submission-id`; `list --cluster`),
+ * go to a running cluster's dashboard instead (job_submissions.ts).
  */
 import {
   type Flags,
@@ -32,6 +36,15 @@ import { followJobs, jobPath } from "./job_follow.ts";
 import { jobStatus, waitForJob } from "./job_wait.ts";
 import { printJobChanges } from "./job_watch.ts";
 import type { Job } from "./types.ts";
+import {
+  listSubmissions,
+  logs,
+  LOGS_USAGE,
+  runSubmission,
+  stop,
+  STOP_USAGE,
+  SUBMISSION_FLAGS,
+} from "./job_submissions.ts";
 
 const DEFAULT_TIMEOUT = "1h";
 
@@ -100,19 +113,22 @@ function shellWord(word: string): string {
 }
 
 /** The entrypoint: --entrypoint, or the words after `--`; not both. */
-function entrypointOf({ values, positionals }: ParsedArgs): string {
+function entrypointOf(
+  { values, positionals }: ParsedArgs,
+  usage = SUBMIT_USAGE,
+): string {
   const flag = stringFlag(values, "entrypoint");
   if (flag !== undefined && positionals.length > 0) {
     throw new UsageError(
       "give the entrypoint once: --entrypoint or the words after --",
-      [`  usage: ${SUBMIT_USAGE}`],
+      [`  usage: ${usage}`],
     );
   }
   const entrypoint = flag ?? positionals.map(shellWord).join(" ");
   if (!entrypoint.trim()) {
     throw new UsageError(
       "the entrypoint is required: -- <command...> or --entrypoint CMD",
-      [`  usage: ${SUBMIT_USAGE}`],
+      [`  usage: ${usage}`],
     );
   }
   return entrypoint;
@@ -186,8 +202,26 @@ export function defaultUser(token: string | undefined): string {
   return Deno.env.get("USER") || Deno.env.get("USERNAME") || "";
 }
 
+/**
+ * Flags a RayJob does not have: they make `jobs submit --cluster` a
+ * submission to the running cluster (`jobs run`).
+ */
+const SUBMISSION_ONLY = ["working-dir", "submission-id"];
+
+/** The RayJob flags a submission to a running cluster cannot carry. */
+const RAYJOB_ONLY = [
+  "name",
+  "shutdown-after-finish",
+  "ttl",
+  "deadline",
+  "user",
+];
+
 async function submit(args: ParsedArgs): Promise<number> {
   const { values } = args;
+  if (SUBMISSION_ONLY.some((flag) => values[flag] !== undefined)) {
+    return await run(args);
+  }
   const timeoutMs = timeoutOf(values);
   const job = await jobOf(args);
   return await withClient(values, async (client, connection) => {
@@ -212,6 +246,22 @@ async function submit(args: ParsedArgs): Promise<number> {
 }
 const SUBMIT_USAGE =
   "jobs submit [--name NAME] (--cluster NAME | --template T [--workers N] [--image I | --version V]) [--wait] -- <command...>";
+
+/** `jobs run`: a submission to the running cluster `--cluster`. */
+async function run(args: ParsedArgs): Promise<number> {
+  const { values } = args;
+  const rayJobFlag = RAYJOB_ONLY.find((flag) => values[flag] !== undefined) ??
+    (wantsNewCluster(values) ? "template" : undefined);
+  if (rayJobFlag !== undefined) {
+    throw new UsageError(
+      `--${rayJobFlag} makes a RayJob: a job submitted to a running cluster (jobs run, --working-dir, --submission-id) takes no --${rayJobFlag}`,
+      [`  usage: ${RUN_USAGE}`],
+    );
+  }
+  return await runSubmission(args, entrypointOf(args, RUN_USAGE), RUN_USAGE);
+}
+const RUN_USAGE =
+  "jobs run --cluster NAME [--working-dir DIR] [--runtime-env FILE] [--submission-id ID] [--wait] -- <command...>";
 
 async function wait({ values, positionals }: ParsedArgs): Promise<number> {
   const name = onePositional(positionals, "a job name", WAIT_USAGE);
@@ -261,7 +311,26 @@ async function watch({ values, positionals }: ParsedArgs): Promise<number> {
 }
 const WATCH_USAGE = "jobs watch [-n NS | -A]";
 
-const LIST_USAGE = "jobs list [-n NS | -A] [-o table|json|yaml]";
+const LIST_USAGE =
+  "jobs list [-n NS | -A] [--cluster NAME] [-o table|json|yaml]";
+
+/** `jobs list`: the namespace's RayJobs, or with --cluster its submissions. */
+async function list(args: ParsedArgs): Promise<number> {
+  const cluster = stringFlag(args.values, "cluster");
+  if (cluster === undefined) {
+    return await listObjects(JOB_KIND, LIST_USAGE)(args);
+  }
+  if (args.values["all-namespaces"]) {
+    throw new UsageError("--cluster names a cluster of one namespace: no -A");
+  }
+  if (args.positionals.length > 0) {
+    throw new UsageError(
+      `unexpected argument ${JSON.stringify(args.positionals[0])}`,
+      [`  usage: ${LIST_USAGE}`],
+    );
+  }
+  return await listSubmissions(args.values, cluster);
+}
 const GET_USAGE = "jobs get NAME [-n NS] [-o table|json|yaml]";
 
 const SUBMIT_FLAGS: Flags = {
@@ -306,7 +375,32 @@ const SUBMIT_FLAGS: Flags = {
     help:
       "the job's owner (default: who the token says you are; without a token, $USER)",
   },
+  ...SUBMISSION_FLAGS,
   ...WAIT,
+};
+
+const RUN_FLAGS: Flags = {
+  cluster: {
+    type: "string",
+    value: "NAME",
+    help: "the running cluster of the namespace",
+  },
+  ...SUBMISSION_FLAGS,
+  entrypoint: SUBMIT_FLAGS.entrypoint,
+  "runtime-env": SUBMIT_FLAGS["runtime-env"],
+  wait: {
+    type: "boolean",
+    help:
+      "print the job's logs until it ends; exit 0 SUCCEEDED, 1 FAILED, 4 STOPPED",
+  },
+};
+
+const SUBMISSION_CLUSTER: Flags = {
+  cluster: {
+    type: "string",
+    value: "NAME",
+    help: "the running cluster the job was submitted to",
+  },
 };
 
 export const JOBS: CommandGroup = {
@@ -326,12 +420,61 @@ export const JOBS: CommandGroup = {
       run: submit,
     },
     {
+      name: "run",
+      summary: "submit a job to a running cluster through its dashboard",
+      usage: RUN_USAGE,
+      flags: RUN_FLAGS,
+      examples: [
+        "corral jobs run --cluster blue --working-dir . --wait -- python main.py",
+      ],
+      run,
+    },
+    {
+      name: "logs",
+      summary: "print a submitted job's logs; -f follows them to its end",
+      usage: LOGS_USAGE,
+      flags: {
+        ...SUBMISSION_CLUSTER,
+        follow: {
+          type: "boolean",
+          short: "f",
+          help:
+            "follow until the job ends; exit 0 SUCCEEDED, 1 FAILED, 4 STOPPED",
+        },
+      },
+      examples: [
+        "corral jobs logs -f --cluster blue raysubmit_8tSTKJVNTwy9aS2B",
+      ],
+      run: logs,
+    },
+    {
+      name: "stop",
+      summary: "stop a job submitted to a running cluster",
+      usage: STOP_USAGE,
+      flags: SUBMISSION_CLUSTER,
+      examples: ["corral jobs stop --cluster blue raysubmit_8tSTKJVNTwy9aS2B"],
+      run: stop,
+    },
+    {
       name: "list",
-      summary: "list the jobs of a namespace, or of all (-A)",
+      summary:
+        "list the jobs of a namespace, or of all (-A), or those submitted to a cluster",
       usage: LIST_USAGE,
-      flags: { ...ALL_NAMESPACES, ...OUTPUT },
-      examples: ["corral jobs list -n team-a", "corral jobs list -A -o json"],
-      run: listObjects(JOB_KIND, LIST_USAGE),
+      flags: {
+        ...ALL_NAMESPACES,
+        cluster: {
+          type: "string",
+          value: "NAME",
+          help: "the jobs submitted to this running cluster instead",
+        },
+        ...OUTPUT,
+      },
+      examples: [
+        "corral jobs list -n team-a",
+        "corral jobs list -A -o json",
+        "corral jobs list --cluster blue",
+      ],
+      run: list,
     },
     {
       name: "get",
