@@ -215,6 +215,7 @@ const RAYJOB_ONLY = [
   "ttl",
   "deadline",
   "user",
+  "timeout",
 ];
 
 async function submit(args: ParsedArgs): Promise<number> {
@@ -245,7 +246,7 @@ async function submit(args: ParsedArgs): Promise<number> {
   });
 }
 const SUBMIT_USAGE =
-  "jobs submit [--name NAME] (--cluster NAME | --template T [--workers N] [--image I | --version V]) [--wait] -- <command...>";
+  "jobs submit [--name NAME] (--cluster NAME [--working-dir DIR] | --template T [--workers N] [--image I | --version V]) [--wait] -- <command...>";
 
 /** `jobs run`: a submission to the running cluster `--cluster`. */
 async function run(args: ParsedArgs): Promise<number> {
@@ -254,7 +255,7 @@ async function run(args: ParsedArgs): Promise<number> {
     (wantsNewCluster(values) ? "template" : undefined);
   if (rayJobFlag !== undefined) {
     throw new UsageError(
-      `--${rayJobFlag} makes a RayJob: a job submitted to a running cluster (jobs run, --working-dir, --submission-id) takes no --${rayJobFlag}`,
+      `--${rayJobFlag} is for a RayJob: a job submitted to a running cluster (jobs run, --working-dir, --submission-id) takes no --${rayJobFlag}`,
       [`  usage: ${RUN_USAGE}`],
     );
   }
@@ -352,7 +353,8 @@ const SUBMIT_FLAGS: Flags = {
   cluster: {
     type: "string",
     value: "NAME",
-    help: "run on this existing cluster of the namespace",
+    help:
+      "run on this existing cluster of the namespace (a RayJob; with --working-dir or --submission-id, as jobs run)",
   },
   ...NEW_CLUSTER_FLAGS,
   "shutdown-after-finish": {
@@ -414,6 +416,7 @@ export const JOBS: CommandGroup = {
       flags: SUBMIT_FLAGS,
       examples: [
         "corral jobs submit --name train --cluster blue --wait -- python train.py",
+        "corral jobs submit --cluster blue --working-dir . --wait -- python train.py",
         "corral jobs submit --template small --workers 2 --version 2.9.0 \\",
         "  --shutdown-after-finish --ttl 5m --runtime-env env.yaml -- python train.py",
       ],

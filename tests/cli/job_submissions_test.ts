@@ -260,7 +260,7 @@ Deno.test("corral jobs run|logs|stop|list --cluster against a running cluster's 
             "x",
           ],
           2,
-          /--ttl makes a RayJob/,
+          /--ttl is for a RayJob/,
         ],
         [
           [
