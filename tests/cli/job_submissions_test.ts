@@ -7,7 +7,11 @@
  * outcome: 0 SUCCEEDED, 1 FAILED, 4 STOPPED.
  */
 import assert from "node:assert/strict";
-import type { MainProcess } from "../main_process.ts";
+import {
+  EMBEDDED,
+  type MainProcess,
+  NO_SHUTDOWN_DELAY,
+} from "../main_process.ts";
 import {
   clusterFile,
   type Sandbox,
@@ -290,6 +294,102 @@ Deno.test("corral jobs run|logs|stop|list --cluster against a running cluster's 
         assert.match(result.stderr, message);
       }
     });
+  } finally {
+    await main.stop();
+    await box.remove();
+  }
+});
+
+const ADA = "ada-token-0123456789abcdef0123456789abcd";
+const CAROL = "carol-token-0123456789abcdef0123456789ab";
+
+/** ada may do everything in team-a, proxy included; carol all but proxy. */
+const POLICY = `rules:
+  - users: ["ada"]
+    namespaces: ["team-a"]
+    resources: ["*"]
+    verbs: ["*", "proxy"]
+  - users: ["carol"]
+    namespaces: ["team-a"]
+    resources: ["*"]
+    verbs: ["*"]
+`;
+
+Deno.test("corral jobs run|logs|stop|list --cluster: a caller without proxy is refused at every step", async () => {
+  const box: Sandbox = await sandbox();
+  await Deno.writeTextFile(
+    `${box.dir}/tokens.csv`,
+    `${ADA},ada,1001,"team-a"\n${CAROL},carol,1002,"team-a"\n`,
+  );
+  await Deno.writeTextFile(`${box.dir}/policy.yaml`, POLICY);
+  const main: MainProcess = await startCorral({
+    args: [
+      ...EMBEDDED,
+      ...NO_SHUTDOWN_DELAY,
+      "--token-auth-file",
+      `${box.dir}/tokens.csv`,
+      "--authorization-policy-file",
+      `${box.dir}/policy.yaml`,
+    ],
+  });
+  const as = (token: string) => ({
+    env: {
+      CORRAL_SERVER: main.http,
+      CORRAL_NAMESPACE: NS,
+      CORRAL_TOKEN: token,
+    },
+  });
+  try {
+    const template = await box.run(
+      ["templates", "create", "--name", "small", "--cpu", "1", "--memory", "1"],
+      as(ADA),
+    );
+    assert.equal(template.code, 0, template.stderr);
+    await Deno.writeTextFile(`${box.dir}/blue.json`, clusterFile("blue"));
+    const created = await box.run(
+      ["clusters", "create", "-f", `${box.dir}/blue.json`, "--wait"],
+      as(ADA),
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const dir = await workingDir(box.dir);
+    const submitted = await box.run(
+      [
+        "jobs",
+        "run",
+        "--cluster",
+        "blue",
+        "--working-dir",
+        dir,
+        "--submission-id",
+        "adas",
+        "--wait",
+        "--",
+        "python",
+        "main.py",
+      ],
+      as(ADA),
+    );
+    assert.equal(submitted.code, 0, submitted.stderr);
+    assert.match(submitted.stdout, /lib\/util\.py, main\.py/);
+
+    const refusals: string[][] = [
+      ["jobs", "run", "--cluster", "blue", "--working-dir", dir, "--", "x"],
+      ["jobs", "run", "--cluster", "blue", "--", "x"],
+      ["jobs", "logs", "-f", "--cluster", "blue", "adas"],
+      ["jobs", "logs", "--cluster", "blue", "adas"],
+      ["jobs", "stop", "--cluster", "blue", "adas"],
+      ["jobs", "list", "--cluster", "blue"],
+    ];
+    for (const args of refusals) {
+      const result = await box.run(args, as(CAROL));
+      assert.equal(result.code, 1, `${args.join(" ")}: ${result.stderr}`);
+      assert.match(
+        result.stderr,
+        /user "carol" may not proxy clusters in namespace "team-a"/,
+        args.join(" "),
+      );
+      assert.equal(result.stdout, "", args.join(" "));
+    }
   } finally {
     await main.stop();
     await box.remove();
