@@ -195,6 +195,30 @@ Deno.test("corral jobs run|logs|stop|list --cluster against a running cluster's 
       },
     );
 
+    await t.step(
+      "a directory past Corral's --max-body-bytes: exit 1, saying so",
+      async () => {
+        const big = `${box.dir}/big`;
+        await Deno.mkdir(big);
+        // Random bytes do not deflate: 3 MiB of them is 4 MiB as base64.
+        const noise = new Uint8Array(3 << 20);
+        for (let at = 0; at < noise.length; at += 65536) {
+          crypto.getRandomValues(noise.subarray(at, at + 65536));
+        }
+        await Deno.writeFile(`${big}/weights.bin`, noise);
+        const result = await box.run(
+          ["jobs", "run", "--cluster", "blue", "--working-dir", big, "--", "x"],
+          { env },
+        );
+        assert.equal(result.code, 1, result.stderr);
+        assert.match(
+          result.stderr,
+          /Corral's --max-body-bytes bounds an upload/,
+        );
+        assert.doesNotMatch(result.stdout, /submitted/);
+      },
+    );
+
     await t.step("stop: the followed job ends STOPPED, exit 4", async () => {
       const started = await box.run(
         [
