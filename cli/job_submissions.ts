@@ -294,7 +294,8 @@ export async function listSubmissions(
       submissionPath(namespace, cluster),
     );
     const submissions = reply.submissions ?? [];
-    if (format !== "table") {
+    // `-o wide` is the table: a submission has no wider columns.
+    if (format === "json" || format === "yaml") {
       console.log(formatObject(submissions, format));
       return EXIT_OK;
     }
