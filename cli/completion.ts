@@ -29,6 +29,9 @@ const FILE_FLAGS = [
   "ca",
   "client-certificate",
   "client-key",
+  "runtime-env",
+  "serve-config",
+  "working-dir",
 ];
 
 /** Flags whose value is an object's name: the group that lists them. */
