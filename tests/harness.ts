@@ -266,9 +266,12 @@ export async function viaHttp(
   if (response.status === 200) {
     return { code: 0, message: "", details: [], result: body };
   }
+  // A quota's refusal is RESOURCE_EXHAUSTED answered 403, not 429
+  // (api/auth/quota_guard.ts).
+  const quota = body.code === 8 && /: quota exceeded: /.test(body.message);
   assert.equal(
     response.status,
-    httpStatus(body.code),
+    quota ? 403 : httpStatus(body.code),
     "HTTP status of the code",
   );
   return {

@@ -5,6 +5,7 @@
  */
 import type { Workload } from "./admission.ts";
 import type { Identity } from "./identity.ts";
+import type { Quota } from "./quota.ts";
 import {
   admitWorkload,
   AuthorizationError,
@@ -52,6 +53,8 @@ export interface Caller {
      */
     subject?: string,
   ): void;
+  /** The policy's quotas (quota.ts); absent or [] for none. */
+  quotas?(): readonly Quota[];
 }
 export interface CallerOptions {
   /** Told of every decision: "allowed" or the reason of a denial. */
@@ -112,6 +115,7 @@ export function callerOf(
         : `${who} may not ${verb} this`;
       throw new AuthorizationError(reason, `${action}: ${detail}`);
     },
+    quotas: () => policy.quotas?.() ?? [],
   };
 }
 

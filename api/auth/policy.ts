@@ -20,6 +20,10 @@
  *         qps: 200                   # caller's groups sets its rate
  *         burst: 400                 # (default: twice qps); qps 0: no limit
  *
+ *     quotas:                        # optional (quota.ts)
+ *       - namespaces: ["team-a"]     # maxClusters, maxWorkers, cpu, gpu,
+ *         gpu: 8                     # memory (GiB); users/groups: per user
+ *
  * Everything is denied unless a rule grants it. A rule grants a request when
  * it names the user or one of the user's groups, and its namespaces,
  * resources and verbs each contain the request's (or "*"). There is no "*"
@@ -65,6 +69,7 @@ import {
   workloadRefusals,
 } from "./admission.ts";
 import { type GroupRateLimit, rateLimitsOf } from "./rate_limit.ts";
+import { type Quota, quotasOf } from "./quota.ts";
 
 /** The verbs of the API; new ones are added here. */
 export const VERBS = [
@@ -91,6 +96,8 @@ export const RESOURCES = [
   "computetemplates",
   "jobs",
   "services",
+  // GetQuotaUsage (quota.ts): `get` on it reads a namespace's usage.
+  "quotas",
 ] as const;
 export type Resource = typeof RESOURCES[number];
 
@@ -157,6 +164,8 @@ export interface Policy {
   rules(): Rule[];
   /** The `rateLimits:` in force, in file order; absent or [] for none. */
   rateLimits?(): readonly GroupRateLimit[];
+  /** The `quotas:` in force, in file order; absent or [] for none. */
+  quotas?(): readonly Quota[];
 }
 
 // ---------------------------------------------------------------------------
@@ -225,6 +234,8 @@ export interface PolicyOptions {
   reserveNamespaces?: boolean;
   /** The file's `rateLimits:` (rate_limit.ts). */
   rateLimits?: GroupRateLimit[];
+  /** The file's `quotas:` (quota.ts). */
+  quotas?: Quota[];
 }
 
 /**
@@ -258,6 +269,7 @@ export function policyOf(rules: Rule[], options: PolicyOptions = {}): Policy {
     },
     rules: () => rules,
     rateLimits: () => options.rateLimits ?? [],
+    quotas: () => options.quotas ?? [],
   };
 }
 
@@ -383,6 +395,7 @@ export class PolicyError extends Error {
 export interface PolicyDocument {
   rules: Rule[];
   rateLimits: GroupRateLimit[];
+  quotas: Quota[];
 }
 
 /** The rules of a policy file's text; throws PolicyError listing every problem. */
@@ -448,7 +461,7 @@ export function validatePolicy(document: unknown): Rule[] {
 }
 
 /** Top-level keys of a policy file besides `rules`. */
-const SECTIONS = new Set<string>(["rateLimits"]);
+const SECTIONS = new Set<string>(["rateLimits", "quotas"]);
 
 /** A parsed policy document checked whole; throws PolicyError. */
 export function validatePolicyDocument(document: unknown): PolicyDocument {
@@ -479,8 +492,11 @@ export function validatePolicyDocument(document: unknown): PolicyDocument {
   const rateLimits = document.rateLimits === undefined
     ? []
     : rateLimitsOf(document.rateLimits, problem);
+  const quotas = document.quotas === undefined
+    ? []
+    : quotasOf(document.quotas, problem);
   if (violations.length > 0) throw new PolicyError(violations);
-  return { rules, rateLimits };
+  return { rules, rateLimits, quotas };
 }
 
 /** One rule of the file, its problems told to `problem`. */
@@ -723,10 +739,11 @@ export async function policyFile(
     intervalMs: options.intervalMs,
     log,
     parse: (text) => {
-      const { rules, rateLimits } = parsePolicyDocument(text);
+      const { rules, rateLimits, quotas } = parsePolicyDocument(text);
       return policyOf(rules, {
         ownNamespace: options.ownNamespace,
         rateLimits,
+        quotas,
       });
     },
     onReload: (policy) => {
@@ -747,6 +764,7 @@ export async function policyFile(
       file.current().namespacesFor(identity, verb, resource),
     rules: () => file.current().rules(),
     rateLimits: () => file.current().rateLimits?.() ?? [],
+    quotas: () => file.current().quotas?.() ?? [],
     reload: () => file.check(),
     close: () => file.close(),
   };

@@ -22,6 +22,7 @@ const NOUNS: Record<Resource, [one: string, several: string]> = {
   computetemplates: ["compute template", "compute templates"],
   jobs: ["job", "jobs"],
   services: ["service", "services"],
+  quotas: ["quota", "quotas"],
 };
 
 /** The request's namespace, "" when it has none. */

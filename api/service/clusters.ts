@@ -38,6 +38,8 @@ import {
 } from "../../domain/validation.ts";
 import { AuthorizationError } from "../auth/policy.ts";
 import { summarizeWorkload } from "../auth/admission.ts";
+import { clusterUsage } from "../auth/quota.ts";
+import { holdingOf } from "../auth/quota_guard.ts";
 import { clusterListAnswer, type Service, visible } from "./service.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 
@@ -83,10 +85,13 @@ export class ClusterHandlers {
     });
     caller.admit(action, scope.rules, resource, "create");
     wrote?.(summarizeWorkload(resource));
-    const created = await this.service.orchestrator.createCluster(
-      resource,
-      kube,
-    );
+    const { orchestrator, quotas } = this.service;
+    const created = await quotas.write({ caller, scope, action, kube }, {
+      holding: holdingOf(resource),
+      what: "this cluster",
+      write: () => orchestrator.createCluster(resource, kube),
+      remove: () => orchestrator.deleteCluster(namespace, cluster.name, kube),
+    });
     log.info("Created cluster", { namespace, name: cluster.name });
     return clusterFromResource(created, []);
   }
@@ -152,10 +157,12 @@ export class ClusterHandlers {
         set: (found) => templates = found,
       });
       try {
-        const updated = await this.service.orchestrator.updateCluster(
-          next,
-          call.kube,
-        );
+        const updated = await this.service.quotas.write(call, {
+          holding: holdingOf(next),
+          what: "this update",
+          before: clusterUsage(resource.spec),
+          write: () => this.service.orchestrator.updateCluster(next, call.kube),
+        });
         log.info("Updated cluster", { namespace, name, paths });
         return clusterFromResource(updated, []);
       } catch (error) {

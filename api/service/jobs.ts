@@ -37,6 +37,7 @@ import type {
   UpdateRayJobRequest,
 } from "../../domain/types.ts";
 import { AuthorizationError } from "../auth/policy.ts";
+import { holdingOf } from "../auth/quota_guard.ts";
 import { summarizeWorkload } from "../auth/admission.ts";
 import { type Service, visible } from "./service.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
@@ -82,7 +83,13 @@ export class JobHandlers {
     // runs in the namespace whichever cluster the job chose.
     caller.admit(action, scope.rules, resource, "create");
     call.wrote?.(summarizeWorkload(resource));
-    const created = await this.service.orchestrator.createJob(resource, kube);
+    const { orchestrator, quotas } = this.service;
+    const created = await quotas.write(call, {
+      holding: holdingOf(resource),
+      what: "this job's cluster",
+      write: () => orchestrator.createJob(resource, kube),
+      remove: () => orchestrator.deleteJob(namespace, job.name, kube),
+    });
     log.info("Created job", { namespace, name: job.name });
     return jobFromResource(created);
   }

@@ -37,6 +37,8 @@ import type {
   RayService,
   UpdateRayServiceRequest,
 } from "../../domain/types.ts";
+import { clusterUsage } from "../auth/quota.ts";
+import { holdingOf } from "../auth/quota_guard.ts";
 import { summarizeWorkload } from "../auth/admission.ts";
 import { AuthorizationError } from "../auth/policy.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
@@ -76,10 +78,13 @@ export class RayServiceHandlers {
     });
     caller.admit(action, scope.rules, cluster, "create", "service");
     wrote?.(summarizeWorkload(cluster));
-    const created = await this.service.orchestrator.createService(
-      resource,
-      kube,
-    );
+    const { orchestrator, quotas } = this.service;
+    const created = await quotas.write({ caller, scope, action, kube }, {
+      holding: holdingOf(resource),
+      what: "this service's cluster",
+      write: () => orchestrator.createService(resource, kube),
+      remove: () => orchestrator.deleteService(namespace, wanted.name, kube),
+    });
     log.info("Created service", { namespace, name: wanted.name });
     return serviceFromResource(created, []);
   }
@@ -162,7 +167,12 @@ export class RayServiceHandlers {
     const cluster = serviceCluster(next);
     caller.admit(action, scope.rules, cluster, "update", "service");
     wrote?.(summarizeWorkload(cluster));
-    const updated = await this.service.orchestrator.updateService(next, kube);
+    const updated = await this.service.quotas.write(call, {
+      holding: holdingOf(next),
+      what: "this update",
+      before: clusterUsage(resource.spec.rayClusterConfig),
+      write: () => this.service.orchestrator.updateService(next, kube),
+    });
     log.info("Updated service", {
       namespace: scope.namespace,
       name: request.name,

@@ -9,6 +9,7 @@ import { DEFAULT_LIMITS, type Limits } from "../../domain/limits.ts";
 import { ConvertedClusters } from "./converted_clusters.ts";
 import type { ClusterWatch } from "./cluster_watch.ts";
 import type { JobWatch } from "./job_watch.ts";
+import { QuotaGuard } from "../auth/quota_guard.ts";
 import type { Cluster, ListClustersResponse } from "../../domain/types.ts";
 
 export interface ServiceOptions {
@@ -35,6 +36,8 @@ export interface Service {
   converted: ConvertedClusters;
   watches?: ClusterWatch;
   jobWatches?: JobWatch;
+  /** Holds the policy's quotas on creates and scale-ups (quota_guard.ts). */
+  quotas: QuotaGuard;
 }
 
 export function serviceOf(options: ServiceOptions): Service {
@@ -46,6 +49,7 @@ export function serviceOf(options: ServiceOptions): Service {
     converted: options.converted ?? new ConvertedClusters(),
     watches: options.watches,
     jobWatches: options.jobWatches,
+    quotas: new QuotaGuard(options.orchestrator),
   };
 }
 

@@ -1,0 +1,431 @@
+/**
+ * Quotas (api/auth/quota.ts, quota_guard.ts): the policy file's section,
+ * what a cluster counts, and creates and scale-ups refused at each limit
+ * with 403 code 8 on both transports; deletes free quota; two replicas
+ * racing creates never hold more than a quota.
+ */
+import assert from "node:assert/strict";
+import {
+  clusterUsage,
+  holdingsOf,
+  type Quota,
+  quotaExcess,
+  quotasFor,
+  quotaViolations,
+} from "../../../api/auth/quota.ts";
+import { parsePolicyDocument } from "../../../api/auth/policy.ts";
+import { Code } from "../../../domain/errors.ts";
+import type { RayCluster } from "../../../domain/resources.ts";
+import { type Corral, startCorral, TRANSPORTS } from "../../harness.ts";
+import {
+  ALICE,
+  bearer,
+  fileAccess,
+  POLICY,
+  ROOT,
+  type TestAccess,
+} from "./access_fixtures.ts";
+
+const CS = "proto.ClusterService";
+const CT = "proto.ComputeTemplateService";
+
+/** One quota per namespace, each limiting one dimension. */
+const POLICY_WITH_QUOTAS = `${POLICY}
+quotas:
+  - namespaces: ["q-clusters"]
+    maxClusters: 2
+  - namespaces: ["q-workers"]
+    maxWorkers: 2
+  - namespaces: ["q-cpu"]
+    cpu: 8
+  - namespaces: ["q-gpu"]
+    gpu: 4
+  - namespaces: ["q-memory"]
+    memory: 16
+  - namespaces: ["team-a"]
+    users: ["alice"]
+    maxClusters: 1
+  - namespaces: ["q-race"]
+    maxClusters: 1
+`;
+
+/** Each cluster below: a head and one worker of `t` (2 CPUs, 4 GiB, 1 GPU). */
+const LIMITS: [namespace: string, refusal: string][] = [
+  ["q-clusters", "q-clusters: clusters 2 of 2 used, this cluster asks for 1"],
+  ["q-workers", "q-workers: workers 2 of 2 used, this cluster asks for 1"],
+  ["q-cpu", "q-cpu: CPUs 8 of 8 used, this cluster asks for 4"],
+  ["q-gpu", "q-gpu: GPUs 4 of 4 used, this cluster asks for 2"],
+  [
+    "q-memory",
+    "q-memory: memory 16 of 16 GiB used, this cluster asks for 8 GiB",
+  ],
+];
+
+function clusterBody(namespace: string, name: string, user: string) {
+  return {
+    namespace,
+    cluster: {
+      name,
+      namespace,
+      user,
+      version: "2.9.0",
+      clusterSpec: {
+        headGroupSpec: { computeTemplate: "t", rayStartParams: {} },
+        workerGroupSpec: [workers(1)],
+      },
+    },
+  };
+}
+
+function workers(count: number) {
+  return {
+    groupName: "w",
+    computeTemplate: "t",
+    replicas: count,
+    minReplicas: 0,
+    maxReplicas: count,
+    rayStartParams: {},
+  };
+}
+
+Deno.test("quotas: the section is checked, each problem named by its field", () => {
+  assert.deepEqual(
+    quotaViolations([{ namespaces: ["a"], gpu: -1, cpus: 3 }]).map((v) =>
+      v.field
+    ),
+    ["quotas[0].cpus", "quotas[0].gpu", "quotas[0]"],
+  );
+  assert.deepEqual(quotaViolations([{ maxClusters: 1 }]).map((v) => v.field), [
+    "quotas[0].namespaces",
+  ]);
+  const document = parsePolicyDocument(POLICY_WITH_QUOTAS);
+  assert.equal(document.quotas.length, 7);
+  assert.throws(
+    () => parsePolicyDocument(`${POLICY}\nquotas: 3\n`),
+    /quotas: must be a list/,
+  );
+});
+
+Deno.test("clusterUsage() counts the head and each worker group at maxReplicas", () => {
+  const pod = (cpu: string, memory: string, gpu?: string) => ({
+    spec: {
+      containers: [{
+        name: "ray",
+        image: "rayproject/ray:2.9.0",
+        resources: {
+          limits: { cpu, memory, ...(gpu ? { "nvidia.com/gpu": gpu } : {}) },
+        },
+      }],
+    },
+  });
+  const spec: RayCluster["spec"] = {
+    headGroupSpec: { rayStartParams: {}, template: pod("500m", "512Mi") },
+    workerGroupSpecs: [{
+      groupName: "g",
+      replicas: 1,
+      maxReplicas: 3,
+      rayStartParams: {},
+      template: pod("2", "4Gi", "1"),
+    }],
+  };
+  assert.deepEqual(clusterUsage(spec), {
+    maxClusters: 1,
+    maxWorkers: 3,
+    cpu: 6.5,
+    gpu: 3,
+    memory: 12.5,
+  });
+});
+
+Deno.test("quotaExcess() names the quota, its usage and the request; a per-user quota counts the user's own", () => {
+  const quotas: Quota[] = [
+    { namespaces: ["team-a"], users: [], groups: [], limits: { gpu: 8 } },
+    { namespaces: ["*"], users: [], groups: ["interns"], limits: { cpu: 4 } },
+  ];
+  const usage = (gpu: number, cpu = 0) => ({
+    maxClusters: 1,
+    maxWorkers: 0,
+    cpu,
+    gpu,
+    memory: 0,
+  });
+  const held = [
+    { key: "RayCluster/a", owner: "bob", usage: usage(6, 4) },
+  ];
+  const ada = { user: "ada", groups: ["interns"], authenticator: "oidc" };
+  const applied = quotasFor(quotas, "team-a", ada as never);
+  assert.equal(
+    quotaExcess(applied, held, {
+      key: "RayCluster/b",
+      owner: "ada",
+      usage: usage(4),
+    }, "this cluster"),
+    "team-a: GPUs 6 of 8 used, this cluster asks for 4",
+  );
+  // Bob's 4 CPUs are not Ada's: her own quota has room for 4.
+  assert.equal(
+    quotaExcess(applied, held, {
+      key: "RayCluster/b",
+      owner: "ada",
+      usage: usage(0, 4),
+    }, "this cluster"),
+    undefined,
+  );
+  assert.equal(
+    quotaExcess(applied, held, {
+      key: "RayCluster/b",
+      owner: "ada",
+      usage: usage(0, 5),
+    }, "this cluster"),
+    'user "ada" in team-a: CPUs 0 of 4 used, this cluster asks for 5',
+  );
+  // A scale-down is never refused, even over a lowered quota.
+  assert.equal(
+    quotaExcess(applied, held, {
+      key: "RayCluster/a",
+      owner: "bob",
+      usage: usage(5, 4),
+    }, "this update"),
+    undefined,
+  );
+  // A RayCluster a RayJob owns counts once, through the job.
+  const owned = {
+    apiVersion: "ray.io/v1",
+    kind: "RayCluster",
+    metadata: { name: "j-x", ownerReferences: [{ kind: "RayJob" }] },
+    spec: {
+      headGroupSpec: {
+        rayStartParams: {},
+        template: { spec: { containers: [] } },
+      },
+    },
+  } as unknown as RayCluster;
+  assert.deepEqual(holdingsOf([owned], [], []), []);
+});
+
+/** A Corral with the fixtures' people and the quotas above. */
+async function quotaCorral(kubeUrl?: string) {
+  const access: TestAccess = await fileAccess({ policy: POLICY_WITH_QUOTAS });
+  let corral: Corral;
+  try {
+    corral = await startCorral({ access: access.access, kubeUrl });
+  } catch (error) {
+    await access.close();
+    throw error;
+  }
+  return {
+    corral,
+    async [Symbol.asyncDispose]() {
+      await corral.close();
+      await access.close();
+    },
+  };
+}
+
+const root = { authorization: bearer(ROOT) };
+
+async function ok(
+  got: Promise<{ code: number; message: string }>,
+  what: string,
+) {
+  const outcome = await got;
+  assert.equal(outcome.code, Code.OK, `${what}: ${outcome.message}`);
+}
+
+async function withTemplates(corral: Corral, namespaces: string[]) {
+  for (const namespace of namespaces) {
+    const [, via] = TRANSPORTS[0];
+    await ok(
+      via(corral, `${CT}/CreateComputeTemplate`, {
+        namespace,
+        computeTemplate: { name: "t", namespace, cpu: 2, memory: 4, gpu: 1 },
+      }, root),
+      `template in ${namespace}`,
+    );
+  }
+}
+
+Deno.test("quotas: each dimension refused at its limit with 403 code 8 on both transports; deletes free quota", async (t) => {
+  await using c = await quotaCorral();
+  await withTemplates(c.corral, LIMITS.map(([namespace]) => namespace));
+  for (const [transport, via] of TRANSPORTS) {
+    for (const [namespace, refusal] of LIMITS) {
+      await t.step(`${transport}: ${namespace}`, async () => {
+        const create = (name: string) =>
+          via(
+            c.corral,
+            `${CS}/CreateCluster`,
+            clusterBody(namespace, `${transport}-${name}`, "root"),
+            root,
+          );
+        await ok(create("one"), "first");
+        await ok(create("two"), "second");
+        const over = await create("three");
+        assert.equal(over.code, Code.RESOURCE_EXHAUSTED, over.message);
+        assert.equal(
+          over.message,
+          `Cannot create cluster "${namespace}/${transport}-three": quota exceeded: ${refusal}`,
+        );
+        const del = (name: string) =>
+          via(c.corral, `${CS}/DeleteCluster`, {
+            namespace,
+            name: `${transport}-${name}`,
+          }, root);
+        await ok(del("one"), "delete");
+        await ok(create("three"), "after a delete");
+        await ok(del("two"), "cleanup");
+        await ok(del("three"), "cleanup");
+      });
+    }
+  }
+  await t.step("HTTP answers 403", async () => {
+    const namespace = "q-clusters";
+    const body = (name: string) =>
+      JSON.stringify(clusterBody(namespace, name, "root").cluster);
+    const post = (name: string) =>
+      c.corral.gateway(
+        new Request(
+          `http://corral/apis/v1alpha2/namespaces/${namespace}/clusters`,
+          {
+            method: "POST",
+            headers: {
+              authorization: root.authorization,
+              "content-type": "application/json",
+            },
+            body: body(name),
+          },
+        ),
+      );
+    for (const name of ["h1", "h2"]) {
+      const response = await post(name);
+      await response.body?.cancel();
+      assert.equal(response.status, 200, name);
+    }
+    const over = await post("h3");
+    const answer = await over.json();
+    assert.equal(over.status, 403);
+    assert.equal(answer.code, Code.RESOURCE_EXHAUSTED);
+  });
+});
+
+Deno.test("quotas: a scale-up is counted, a scale-down always passes", async (t) => {
+  await using c = await quotaCorral();
+  await withTemplates(c.corral, ["q-gpu"]);
+  for (const [transport, via] of TRANSPORTS) {
+    await t.step(transport, async () => {
+      const name = `${transport}-s`;
+      await ok(
+        via(
+          c.corral,
+          `${CS}/CreateCluster`,
+          clusterBody("q-gpu", name, "root"),
+          root,
+        ),
+        "create",
+      );
+      const scale = (count: number) =>
+        via(c.corral, `${CS}/UpdateCluster`, {
+          namespace: "q-gpu",
+          name,
+          updateMask: "clusterSpec.workerGroupSpec",
+          cluster: { clusterSpec: { workerGroupSpec: [workers(count)] } },
+        }, root);
+      const over = await scale(4);
+      assert.equal(over.code, Code.RESOURCE_EXHAUSTED, over.message);
+      assert.equal(
+        over.message,
+        `Cannot update cluster "q-gpu/${name}": quota exceeded: q-gpu: GPUs 2 of 4 used, this update asks for 3 more`,
+      );
+      await ok(scale(3), "up to the limit");
+      await ok(scale(1), "down");
+      await ok(
+        via(
+          c.corral,
+          `${CS}/DeleteCluster`,
+          { namespace: "q-gpu", name },
+          root,
+        ),
+        "cleanup",
+      );
+    });
+  }
+});
+
+Deno.test("quotas: a per-user quota counts the user's own clusters", async (t) => {
+  await using c = await quotaCorral();
+  await withTemplates(c.corral, ["team-a"]);
+  const alice = { authorization: bearer(ALICE) };
+  for (const [transport, via] of TRANSPORTS) {
+    await t.step(transport, async () => {
+      const create = (name: string, who: typeof alice, user: string) =>
+        via(
+          c.corral,
+          `${CS}/CreateCluster`,
+          clusterBody("team-a", `${transport}-${name}`, user),
+          who,
+        );
+      await ok(create("mine", alice, "alice"), "alice's first");
+      // Root's cluster is not alice's: her quota does not count it.
+      await ok(create("roots", root, "root"), "root's");
+      const over = await create("more", alice, "alice");
+      assert.equal(over.code, Code.RESOURCE_EXHAUSTED, over.message);
+      assert.match(
+        over.message,
+        /quota exceeded: user "alice" in team-a: clusters 1 of 1 used, this cluster asks for 1$/,
+      );
+      for (const name of ["mine", "roots"]) {
+        await ok(
+          via(c.corral, `${CS}/DeleteCluster`, {
+            namespace: "team-a",
+            name: `${transport}-${name}`,
+          }, root),
+          "cleanup",
+        );
+      }
+    });
+  }
+});
+
+Deno.test("quotas: creates racing on two replicas never hold more than the quota", async () => {
+  await using a = await quotaCorral();
+  await using b = await quotaCorral(a.corral.kubeUrl);
+  const namespace = "q-race";
+  await withTemplates(a.corral, [namespace]);
+  const [[, viaHttp], [, viaGrpc]] = TRANSPORTS;
+  const create = (via: typeof viaHttp, corral: Corral, name: string) =>
+    via(
+      corral,
+      `${CS}/CreateCluster`,
+      clusterBody(namespace, name, "root"),
+      root,
+    );
+  for (let round = 0; round < 10; round++) {
+    // One create on each replica at once, for a quota of one cluster: each
+    // replica's check before writing may see none, so the re-check after
+    // the write decides.
+    const outcomes = await Promise.all([
+      create(viaHttp, a.corral, `a${round}`),
+      create(viaGrpc, b.corral, `b${round}`),
+    ]);
+    for (const outcome of outcomes) {
+      assert.ok(
+        outcome.code === Code.OK || outcome.code === Code.RESOURCE_EXHAUSTED,
+        outcome.message,
+      );
+    }
+    const list = await viaHttp(a.corral, `${CS}/ListCluster`, {
+      namespace,
+    }, root);
+    const held = (list.result?.clusters as { name: string }[] | undefined) ??
+      [];
+    const passed = outcomes.filter((o) => o.code === Code.OK).length;
+    assert.ok(held.length <= 1, `round ${round}: ${held.length} clusters held`);
+    assert.equal(held.length, passed, `round ${round}: what passed is held`);
+    for (const { name } of held) {
+      await ok(
+        viaHttp(a.corral, `${CS}/DeleteCluster`, { namespace, name }, root),
+        "cleanup",
+      );
+    }
+  }
+});
