@@ -22,6 +22,7 @@ export const API_FILES = [
   "job.proto",
   "serve.proto",
   "job_submission.proto",
+  "quota.proto",
 ];
 
 /** google.* protos the adapters need besides those the API imports. */

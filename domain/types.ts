@@ -1185,6 +1185,50 @@ export interface UploadJobPackageRequest {
   content: string;
 }
 
+export interface GetQuotaUsageRequest {
+  /** The namespace. */
+  namespace: string;
+}
+
+/**
+ * What some clusters hold: clusters, workers (the sum of worker groups'
+ * max replicas), and CPUs, GPUs and memory (GiB) of their pods, head
+ * included, each worker group at its max replicas.
+ */
+export interface QuotaAmounts {
+  clusters: number;
+  workers: number;
+  cpu: number;
+  gpu: number;
+  memoryGib: number;
+}
+
+/** One quota of the policy as it applies to the caller. */
+export interface QuotaStatus {
+  /**
+   * "team-a" for the namespace's total, `user "ada" in team-a` for a
+   * quota that counts each user's own clusters.
+   */
+  scope: string;
+  /**
+   * The limits; a dimension the quota does not limit is absent from
+   * `limited`.
+   */
+  limits?: QuotaAmounts;
+  /** The dimensions the quota limits: clusters, workers, cpu, gpu, memory. */
+  limited: string[];
+  /** What the quota counts now. */
+  used?: QuotaAmounts;
+}
+
+export interface GetQuotaUsageResponse {
+  namespace: string;
+  /** What the whole namespace holds. */
+  used?: QuotaAmounts;
+  /** The quotas that apply to the caller here, in the policy's order. */
+  quotas: QuotaStatus[];
+}
+
 /** The API's methods, by the key of their handler. */
 export interface ApiMethods {
   /**
@@ -1467,6 +1511,17 @@ export interface ApiMethods {
   "proto.RayJobSubmissionService/UploadJobPackage": {
     request: UploadJobPackageRequest;
     response: Record<string, never>;
+    streaming: false;
+  };
+  /**
+   * The quotas that apply to the caller in a namespace, each with what it
+   * counts now, read from Kubernetes: the namespace's totals and the
+   * caller's own. A namespace without quotas answers its usage and no
+   * quotas.
+   */
+  "proto.QuotaService/GetQuotaUsage": {
+    request: GetQuotaUsageRequest;
+    response: GetQuotaUsageResponse;
     streaming: false;
   };
 }

@@ -114,13 +114,20 @@ export class QuotaGuard {
     );
   }
 
-  /** What the namespace holds now, read from Kubernetes. */
-  async holdings(namespace: string, kube: CallOptions): Promise<Holding[]> {
-    const fresh = { ...kube, fresh: true };
+  /**
+   * What the namespace holds: read from Kubernetes for a decision (the
+   * cache may lag a write just made), from `kube` as it says otherwise.
+   */
+  async holdings(
+    namespace: string,
+    kube: CallOptions,
+    fresh = true,
+  ): Promise<Holding[]> {
+    const options = fresh ? { ...kube, fresh: true } : kube;
     const [clusters, jobs, services] = await Promise.all([
-      this.orchestrator.listClusters(namespace, fresh),
-      this.orchestrator.listJobs(namespace, fresh),
-      this.orchestrator.listServices(namespace, fresh),
+      this.orchestrator.listClusters(namespace, options),
+      this.orchestrator.listJobs(namespace, options),
+      this.orchestrator.listServices(namespace, options),
     ]);
     return holdingsOf(clusters, jobs, services);
   }

@@ -14,6 +14,7 @@ import {
   JobSubmissionHandlers,
   type JobSubmissionOptions,
 } from "./job_submissions.ts";
+import { QuotaHandlers } from "./quotas.ts";
 import { RayServiceHandlers } from "./ray_services.ts";
 import type { Handlers } from "./rpcs.ts";
 import { serviceOf, type ServiceOptions } from "./service.ts";
@@ -36,6 +37,7 @@ export function createHandlers(
   const watch = new WatchHandlers(service.watches, service.jobWatches);
   const jobs = new JobHandlers(service);
   const services = new RayServiceHandlers(service);
+  const quotas = new QuotaHandlers(service);
   const submissions = new JobSubmissionHandlers({
     ...options.jobSubmissions,
     orchestrator: service.orchestrator,
@@ -107,5 +109,7 @@ export function createHandlers(
       submissions.watchJobLog(request, call),
     "proto.RayJobSubmissionService/UploadJobPackage": (request, call) =>
       submissions.uploadJobPackage(request, call),
+    "proto.QuotaService/GetQuotaUsage": (request, call) =>
+      quotas.getQuotaUsage(request, call),
   };
 }

@@ -174,6 +174,12 @@ export const RPC_RULES = {
     namespace: "request",
     name: "service.name",
   },
+  // What a namespace holds against its quotas (api/auth/quota.ts).
+  "proto.QuotaService/GetQuotaUsage": {
+    verb: "get",
+    resource: "quotas",
+    namespace: "request",
+  },
   "proto.RayServeService/GetRayService": {
     verb: "get",
     resource: "services",

@@ -194,6 +194,7 @@ Deno.test("every operation has an operationId Service_Method, its service's tag 
     "ComputeTemplateService",
     "RayJobService",
     "RayJobSubmissionService",
+    "QuotaService",
     "RayServeService",
   ]);
   assert.ok(tags.every((t) => t.description), "tags describe their service");
@@ -291,6 +292,8 @@ Deno.test("each operation documents the error answers it can give, all in the on
     RayJobSubmissionService_DeleteRayJob: one,
     RayJobSubmissionService_WatchJobLog: [...one, 409].sort((a, b) => a - b),
     RayJobSubmissionService_UploadJobPackage: create,
+    // A namespace's usage: a read, as a list (no 404).
+    QuotaService_GetQuotaUsage: common,
   };
   for (const [, , operation] of operations(doc)) {
     await t.step(operation.operationId, () => {

@@ -429,3 +429,51 @@ Deno.test("quotas: creates racing on two replicas never hold more than the quota
     }
   }
 });
+
+Deno.test("GetQuotaUsage answers the quotas that apply and what they count, on both transports", async (t) => {
+  await using c = await quotaCorral();
+  await withTemplates(c.corral, ["q-gpu"]);
+  const [, viaHttp] = TRANSPORTS[0];
+  await ok(
+    viaHttp(
+      c.corral,
+      `${CS}/CreateCluster`,
+      clusterBody("q-gpu", "held", "root"),
+      root,
+    ),
+    "create",
+  );
+  for (const [transport, via] of TRANSPORTS) {
+    await t.step(transport, async () => {
+      const got = await via(c.corral, "proto.QuotaService/GetQuotaUsage", {
+        namespace: "q-gpu",
+      }, root);
+      assert.equal(got.code, Code.OK, got.message);
+      const used = { clusters: 1, workers: 1, cpu: 4, gpu: 2, memoryGib: 8 };
+      assert.deepEqual(got.result, {
+        namespace: "q-gpu",
+        used,
+        quotas: [{
+          scope: "q-gpu",
+          limits: { clusters: 0, workers: 0, cpu: 0, gpu: 4, memoryGib: 0 },
+          limited: ["gpu"],
+          used,
+        }],
+      });
+      // Alice may do anything in team-a, nothing in q-gpu.
+      const denied = await via(c.corral, "proto.QuotaService/GetQuotaUsage", {
+        namespace: "q-gpu",
+      }, { authorization: bearer(ALICE) });
+      assert.equal(denied.code, Code.PERMISSION_DENIED, denied.message);
+    });
+  }
+  await t.step("HTTP route", async () => {
+    const response = await c.corral.gateway(
+      new Request("http://corral/apis/v1alpha2/namespaces/q-gpu/quota", {
+        headers: { authorization: root.authorization },
+      }),
+    );
+    assert.equal(response.status, 200);
+    assert.equal((await response.json()).used.gpu, 2);
+  });
+});
