@@ -17,6 +17,7 @@ import { parsePolicyDocument } from "../../../api/auth/policy.ts";
 import { Code } from "../../../domain/errors.ts";
 import type { RayCluster } from "../../../domain/resources.ts";
 import { type Corral, startCorral, TRANSPORTS } from "../../harness.ts";
+import { SERVE_CONFIG } from "../service_cases.ts";
 import {
   ALICE,
   bearer,
@@ -476,4 +477,82 @@ Deno.test("GetQuotaUsage answers the quotas that apply and what they count, on b
     assert.equal(response.status, 200);
     assert.equal((await response.json()).used.gpu, 2);
   });
+});
+
+Deno.test("quotas count jobs' and services' clusters, and refuse them the same way, on both transports", async (t) => {
+  await using c = await quotaCorral();
+  const namespace = "q-gpu";
+  await withTemplates(c.corral, [namespace]);
+  const spec = { ...clusterBody(namespace, "x", "root").cluster.clusterSpec };
+  for (const [transport, via] of TRANSPORTS) {
+    await t.step(transport, async () => {
+      const jobName = `${transport}-job`;
+      await ok(
+        via(c.corral, "proto.RayJobService/CreateRayJob", {
+          namespace,
+          job: {
+            name: jobName,
+            user: "root",
+            version: "2.9.0",
+            entrypoint: "python train.py",
+            clusterSpec: spec,
+          },
+        }, root),
+        "a job with its own cluster (2 GPUs)",
+      );
+      const service = await via(
+        c.corral,
+        "proto.RayServeService/CreateRayService",
+        {
+          namespace,
+          service: {
+            name: `${transport}-svc`,
+            user: "root",
+            version: "2.9.0",
+            serveConfigV2: SERVE_CONFIG,
+            clusterSpec: {
+              headGroupSpec: { computeTemplate: "t" },
+              workerGroupSpec: [{ ...workers(1), maxReplicas: 2 }],
+            },
+          },
+        },
+        root,
+      );
+      assert.equal(service.code, Code.RESOURCE_EXHAUSTED, service.message);
+      assert.equal(
+        service.message,
+        `Cannot create service "${namespace}/${transport}-svc": quota exceeded: q-gpu: GPUs 2 of 4 used, this service's cluster asks for 3`,
+      );
+      await ok(
+        via(c.corral, "proto.RayJobService/DeleteRayJob", {
+          namespace,
+          name: jobName,
+        }, root),
+        "delete the job",
+      );
+      await ok(
+        via(c.corral, "proto.RayServeService/CreateRayService", {
+          namespace,
+          service: {
+            name: `${transport}-svc`,
+            user: "root",
+            version: "2.9.0",
+            serveConfigV2: SERVE_CONFIG,
+            clusterSpec: {
+              headGroupSpec: { computeTemplate: "t" },
+              workerGroupSpec: [{ ...workers(1), maxReplicas: 2 }],
+            },
+          },
+        }, root),
+        "the service, once the job is gone",
+      );
+      await ok(
+        via(c.corral, "proto.RayServeService/DeleteRayService", {
+          namespace,
+          name: `${transport}-svc`,
+        }, root),
+        "cleanup",
+      );
+    });
+  }
 });
