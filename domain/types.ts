@@ -1185,6 +1185,7 @@ export interface UploadJobPackageRequest {
   content: string;
 }
 
+/** The namespace whose usage to read. */
 export interface GetQuotaUsageRequest {
   /** The namespace. */
   namespace: string;
@@ -1196,10 +1197,15 @@ export interface GetQuotaUsageRequest {
  * included, each worker group at its max replicas.
  */
 export interface QuotaAmounts {
+  /** Clusters: RayClusters, jobs' own clusters and services' clusters. */
   clusters: number;
+  /** Workers: the sum of worker groups' max replicas. */
   workers: number;
+  /** CPUs of the pods. */
   cpu: number;
+  /** GPUs of the pods (any resource whose name has "gpu" in it). */
   gpu: number;
+  /** Memory of the pods, in GiB. */
   memoryGib: number;
 }
 
@@ -1221,7 +1227,9 @@ export interface QuotaStatus {
   used?: QuotaAmounts;
 }
 
+/** A namespace's usage and the quotas that apply to the caller there. */
 export interface GetQuotaUsageResponse {
+  /** The namespace. */
   namespace: string;
   /** What the whole namespace holds. */
   used?: QuotaAmounts;
