@@ -21,6 +21,7 @@
  */
 import { Code } from "../../domain/errors.ts";
 import type { RayJobResource } from "../../domain/job_conversions.ts";
+import type { Logger } from "../../domain/log.ts";
 import type { CallOptions, Orchestrator } from "../../domain/ports.ts";
 import type { RayCluster } from "../../domain/resources.ts";
 import type { RayServiceResource } from "../../domain/service_resources.ts";
@@ -46,6 +47,8 @@ export interface QuotaCall {
   /** `Cannot create cluster "team-a/blue"`: the refusal's first words. */
   action: string;
   kube: CallOptions;
+  /** Told of a create undone after losing a race. */
+  log?: Logger;
 }
 
 /** One write the guard checks. */
@@ -153,7 +156,18 @@ export class QuotaGuard {
       .filter((holding) => holding.key !== intent.holding.key);
     const lost = quotaExcess(quotas, others, intent.holding, intent.what);
     if (lost === undefined) return written;
-    await intent.remove();
+    const what = { namespace, object: intent.holding.key, quota: lost };
+    try {
+      await intent.remove();
+      call.log?.warn("Deleted a create over quota after a race", what);
+    } catch (error) {
+      // Refused all the same: what stays is the namespace's to clean up,
+      // and the log says which.
+      call.log?.error("Failed to delete a create over quota", {
+        ...what,
+        error: String(error),
+      });
+    }
     throw quotaError(call.action, lost);
   }
 

@@ -86,7 +86,7 @@ export class ClusterHandlers {
     caller.admit(action, scope.rules, resource, "create");
     wrote?.(summarizeWorkload(resource));
     const { orchestrator, quotas } = this.service;
-    const created = await quotas.write({ caller, scope, action, kube }, {
+    const created = await quotas.write({ caller, scope, action, kube, log }, {
       holding: holdingOf(resource),
       what: "this cluster",
       write: () => orchestrator.createCluster(resource, kube),

@@ -79,7 +79,7 @@ export class RayServiceHandlers {
     caller.admit(action, scope.rules, cluster, "create", "service");
     wrote?.(summarizeWorkload(cluster));
     const { orchestrator, quotas } = this.service;
-    const created = await quotas.write({ caller, scope, action, kube }, {
+    const created = await quotas.write({ caller, scope, action, kube, log }, {
       holding: holdingOf(resource),
       what: "this service's cluster",
       write: () => orchestrator.createService(resource, kube),
