@@ -111,6 +111,7 @@ Deno.test("the gateway routes every http rule of the API definition", async () =
     "DELETE /apis/v1/namespaces/{namespace}/jobsubmissions/{clustername}/{submissionid}",
     "GET /apis/v1alpha2/watch/namespaces/{namespace}/jobsubmissions/{clustername}/log/{submissionid}",
     "PUT /apis/v1alpha2/namespaces/{namespace}/jobsubmissions/{clustername}/packages/{name}",
+    "GET /apis/v1alpha2/namespaces/{namespace}/quota",
   ]);
 });
 
