@@ -42,6 +42,12 @@ function fakeClient(
         yield line as unknown as WatchResult;
       }
     },
+    forward(): Promise<Response> {
+      return Promise.reject(new Error("not used by followJobs"));
+    },
+    errorOf(status: number, text: string): ApiError {
+      return new ApiError(status, { message: text });
+    },
     close() {},
   };
 }
