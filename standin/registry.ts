@@ -126,6 +126,21 @@ const NAMESPACE: ResourceType = {
   prepareForCreate: prepareNamespace,
 };
 
+/**
+ * coordination.k8s.io/v1 Lease, for Corral's leader election: stored like
+ * any kind, so a replace carrying a stale resourceVersion is a 409 Conflict
+ * and a create of a name that exists is a 409 AlreadyExists, which is all
+ * client-go's leaderelection relies on.
+ */
+const LEASE: ResourceType = {
+  group: "coordination.k8s.io",
+  version: "v1",
+  kind: "Lease",
+  plural: "leases",
+  singular: "lease",
+  namespaced: true,
+};
+
 /** RayCluster, as the KubeRay CRD defines it, with configurable coordinates. */
 export function rayClusterResource(
   options: RayClusterResourceOptions = {},
@@ -184,7 +199,7 @@ export function rayServiceResource(
  * The resource types Corral uses (ConfigMap, Event, Namespace, RayCluster,
  * RayJob, RayService; ServiceAccount tokens and TokenReview for
  * --authentication-token-review; Service, the head services and their
- * proxy), and CustomResourceDefinition to add more. RayJob and RayService share the RayCluster's group and version.
+ * proxy; Lease, for leader election), and CustomResourceDefinition to add more. RayJob and RayService share the RayCluster's group and version.
  */
 export function defaultResources(
   rayCluster: RayClusterResourceOptions = {},
@@ -197,6 +212,7 @@ export function defaultResources(
     SERVICE,
     TOKEN_REVIEW,
     CUSTOM_RESOURCE_DEFINITION,
+    LEASE,
     rayClusterResource(rayCluster),
     rayJobResource(rayCluster),
     rayServiceResource(rayCluster),
