@@ -104,6 +104,11 @@ export const EXAMPLES: Record<string, unknown> = {
       }],
     },
   },
+  "proto.ExtendClusterRequest": {
+    namespace: EXAMPLE_NAMESPACE,
+    name: "blue",
+    by: "4h",
+  },
   "proto.RayJob": {
     name: "train",
     namespace: EXAMPLE_NAMESPACE,

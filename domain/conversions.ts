@@ -36,6 +36,7 @@
  * - The annotation `ray.io/creation-timestamp` uses Go's `time.Time.String()`
  *   layout in UTC (`2023-09-25 10:48:35.766 +0000 UTC`), as KubeRay writes it.
  */
+import { EXPIRES_AT_ANNOTATION, expiryAnnotation, expiryOf } from "./expiry.ts";
 import { clusterAddressesOf } from "./cluster_addresses.ts";
 import { isLabelValue, MAX_LABEL_LENGTH } from "./kubernetes_names.ts";
 import { clusterAction, missingTemplatesError } from "./validation.ts";
@@ -183,6 +184,9 @@ export function clusterToResource(
         ...(isLabelValue(cluster.user)
           ? {}
           : { [ANNOTATION.user]: cluster.user }),
+        ...(cluster.expiresAt
+          ? { [EXPIRES_AT_ANNOTATION]: expiryAnnotation(cluster.expiresAt) }
+          : {}),
       },
     },
     spec: {
@@ -413,7 +417,17 @@ export function clusterFromResource(
     envs,
     etag: metadata.resourceVersion ?? "",
     ...clusterAddressesOf(resource),
+    ttl: "",
+    ...expiresAtOf(metadata.annotations),
   };
+}
+
+/** expiresAt when the annotations carry one; no key at all otherwise. */
+function expiresAtOf(
+  annotations: Record<string, string> | undefined,
+): { expiresAt?: Date } {
+  const expiresAt = expiryOf(annotations);
+  return expiresAt ? { expiresAt } : {};
 }
 
 function environmentOf(label: string | undefined): Environment {

@@ -136,6 +136,7 @@ export function jobCluster(job: Job, namespace: string): Cluster {
     envs: {},
     etag: "",
     ...NO_ADDRESSES,
+    ttl: "",
   };
 }
 

@@ -73,6 +73,7 @@ export function serviceAsCluster(service: RayService): Cluster {
     serviceEndpoint: {},
     envs: {},
     etag: "",
+    ttl: "",
     ...NO_ADDRESSES,
   };
 }

@@ -175,6 +175,19 @@ export interface UpdateClusterRequest {
   name: string;
 }
 
+/** Asks for a cluster's expiry to be pushed back. */
+export interface ExtendClusterRequest {
+  /** The namespace of the cluster. */
+  namespace: string;
+  /** The name of the cluster. */
+  name: string;
+  /**
+   * How much later the cluster expires: a duration such as "4h", "30m" or
+   * "1h30m" (hours, minutes, seconds), more than zero.
+   */
+  by: string;
+}
+
 /** A compute cluster: one head group and any number of worker groups. */
 export interface Cluster {
   /**
@@ -242,6 +255,20 @@ export interface Cluster {
    * "/apis/v1alpha2/namespaces/<namespace>/clusters/<name>/dashboard/".
    */
   dashboardProxyUrl: string;
+  /**
+   * The cluster's lifetime, on create: a duration such as "8h", "30m" or
+   * "1h30m" (hours, minutes, seconds) from now. Corral deletes the cluster
+   * once it is over. At most the policy's maximum for the namespace; when
+   * neither ttl nor expires_at is given, the policy's default applies.
+   * Not read back: expires_at says when. Fields 110 and up: expiry's own.
+   */
+  ttl: string;
+  /**
+   * When Corral deletes the cluster: set on create (instead of ttl), or
+   * from ttl or the policy's default; pushed back by ExtendCluster. Stored
+   * as the RayCluster's annotation corral.dev/expires-at.
+   */
+  expiresAt?: Date;
 }
 
 /** The configuration of a cluster's groups. */
@@ -1280,6 +1307,19 @@ export interface ApiMethods {
    */
   "proto.ClusterService/UpdateCluster": {
     request: UpdateClusterRequest;
+    response: Cluster;
+    streaming: false;
+  };
+  /**
+   * Pushes a cluster's expiry back by a duration, from its current expiry
+   * (or from now, for a cluster without one), never past now plus the
+   * policy's maximum lifetime for the namespace. A method of its own rather
+   * than UpdateCluster with an update mask on expires_at: the new time is
+   * computed by the server from the stored one, so two callers extending at
+   * once both count, and the caller need not know the time or the maximum.
+   */
+  "proto.ClusterService/ExtendCluster": {
+    request: ExtendClusterRequest;
     response: Cluster;
     streaming: false;
   };

@@ -3,6 +3,8 @@
  * questions a handler asks of the policy, each answered or refused with
  * PERMISSION_DENIED in the handler's own words (the action first).
  */
+import type { ExpiryLimit } from "../../domain/expiry.ts";
+import { expiryLimitFor } from "./expiry_policy.ts";
 import type { Workload } from "./admission.ts";
 import type { Identity } from "./identity.ts";
 import type { Quota } from "./quota.ts";
@@ -55,6 +57,11 @@ export interface Caller {
   ): void;
   /** The policy's quotas (quota.ts); absent or [] for none. */
   quotas?(): readonly Quota[];
+  /**
+   * The policy's lifetime limit of clusters in `namespace` (its `expiry:`
+   * section): default and maximum, each absent when the policy sets none.
+   */
+  expiryLimit?(namespace: string): ExpiryLimit;
 }
 export interface CallerOptions {
   /** Told of every decision: "allowed" or the reason of a denial. */
@@ -90,6 +97,8 @@ export function callerOf(
       }
       return decision.rules;
     },
+    expiryLimit: (namespace) =>
+      expiryLimitFor(policy.expiry?.() ?? [], namespace),
     may(verb, resource, namespace) {
       return policy.authorize({ identity, verb, resource, namespace }).allowed;
     },

@@ -70,6 +70,7 @@ import {
 } from "./admission.ts";
 import { type GroupRateLimit, rateLimitsOf } from "./rate_limit.ts";
 import { type Quota, quotasOf } from "./quota.ts";
+import { type ExpiryRule, expiryRulesOf } from "./expiry_policy.ts";
 
 /** The verbs of the API; new ones are added here. */
 export const VERBS = [
@@ -166,6 +167,8 @@ export interface Policy {
   rateLimits?(): readonly GroupRateLimit[];
   /** The `quotas:` in force, in file order; absent or [] for none. */
   quotas?(): readonly Quota[];
+  /** The `expiry:` entries in force, in file order; absent or [] for none. */
+  expiry?(): readonly ExpiryRule[];
 }
 
 // ---------------------------------------------------------------------------
@@ -236,6 +239,8 @@ export interface PolicyOptions {
   rateLimits?: GroupRateLimit[];
   /** The file's `quotas:` (quota.ts). */
   quotas?: Quota[];
+  /** The file's `expiry:` (expiry_policy.ts). */
+  expiry?: ExpiryRule[];
 }
 
 /**
@@ -270,6 +275,7 @@ export function policyOf(rules: Rule[], options: PolicyOptions = {}): Policy {
     rules: () => rules,
     rateLimits: () => options.rateLimits ?? [],
     quotas: () => options.quotas ?? [],
+    expiry: () => options.expiry ?? [],
   };
 }
 
@@ -396,6 +402,8 @@ export interface PolicyDocument {
   rules: Rule[];
   rateLimits: GroupRateLimit[];
   quotas: Quota[];
+  /** The `expiry:` section (expiry_policy.ts); [] when absent. */
+  expiry: ExpiryRule[];
 }
 
 /** The rules of a policy file's text; throws PolicyError listing every problem. */
@@ -423,7 +431,7 @@ export function parsePolicyDocument(text: string): PolicyDocument {
 }
 
 /**
- * The violations, those of `rateLimits:` with the line of the file they
+ * The violations, those of `rateLimits:` and `expiry:` with the line of the file they
  * are on: an entry of that list is found by its line sooner than by its
  * index. Made only on the error path, so a good file is parsed once.
  */
@@ -431,13 +439,13 @@ function withRateLimitLines(
   text: string,
   violations: FieldViolation[],
 ): FieldViolation[] {
-  if (!violations.some((v) => v.field.startsWith("rateLimits"))) {
-    return violations;
-  }
+  const located = (field: string) =>
+    field.startsWith("rateLimits") || field.startsWith("expiry");
+  if (!violations.some((v) => located(v.field))) return violations;
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines });
   return violations.map((violation) => {
-    if (!violation.field.startsWith("rateLimits")) return violation;
+    if (!located(violation.field)) return violation;
     // "rateLimits[1].qps" -> ["rateLimits", 1, "qps"]; an unknown key's
     // path ends in the key, whose value is on its line too.
     const path = violation.field.split(/[.[\]]+/).filter(Boolean)
@@ -461,7 +469,7 @@ export function validatePolicy(document: unknown): Rule[] {
 }
 
 /** Top-level keys of a policy file besides `rules`. */
-const SECTIONS = new Set<string>(["rateLimits", "quotas"]);
+const SECTIONS = new Set<string>(["rateLimits", "quotas", "expiry"]);
 
 /** A parsed policy document checked whole; throws PolicyError. */
 export function validatePolicyDocument(document: unknown): PolicyDocument {
@@ -495,8 +503,11 @@ export function validatePolicyDocument(document: unknown): PolicyDocument {
   const quotas = document.quotas === undefined
     ? []
     : quotasOf(document.quotas, problem);
+  const expiry = document.expiry === undefined
+    ? []
+    : expiryRulesOf(document.expiry, problem);
   if (violations.length > 0) throw new PolicyError(violations);
-  return { rules, rateLimits, quotas };
+  return { rules, rateLimits, quotas, expiry };
 }
 
 /** One rule of the file, its problems told to `problem`. */
@@ -720,6 +731,7 @@ export interface PolicyFileOptions {
 
 export interface PolicyFile extends Policy {
   rateLimits(): readonly GroupRateLimit[];
+  expiry(): readonly ExpiryRule[];
   /** Reads the file now; resolves true when a new policy was taken. */
   reload(): Promise<boolean>;
   close(): Promise<void>;
@@ -739,11 +751,12 @@ export async function policyFile(
     intervalMs: options.intervalMs,
     log,
     parse: (text) => {
-      const { rules, rateLimits, quotas } = parsePolicyDocument(text);
+      const { rules, rateLimits, quotas, expiry } = parsePolicyDocument(text);
       return policyOf(rules, {
         ownNamespace: options.ownNamespace,
         rateLimits,
         quotas,
+        expiry,
       });
     },
     onReload: (policy) => {
@@ -765,6 +778,7 @@ export async function policyFile(
     rules: () => file.current().rules(),
     rateLimits: () => file.current().rateLimits?.() ?? [],
     quotas: () => file.current().quotas?.() ?? [],
+    expiry: () => file.current().expiry?.() ?? [],
     reload: () => file.check(),
     close: () => file.close(),
   };

@@ -17,6 +17,7 @@ import {
   updatePaths,
   updateViolations,
 } from "../../domain/cluster_update.ts";
+import { expiryOnCreate } from "../../domain/expiry.ts";
 import { pageCursor } from "../../domain/pagination.ts";
 import type { CallOptions } from "../../domain/ports.ts";
 import { ANNOTATION, LABEL, type RayCluster } from "../../domain/resources.ts";
@@ -73,6 +74,13 @@ export class ClusterHandlers {
         `${action}: cluster.user: user "${identity.user}" may not create clusters for "${cluster.user}"`,
       );
     }
+    // The lifetime: ttl, expires_at or the policy's default, within its max.
+    cluster.expiresAt = expiryOnCreate(
+      cluster,
+      caller.expiryLimit?.(namespace) ?? {},
+      this.service.now(),
+      action,
+    );
     const templates = await this.templatesOf(
       cluster,
       referencedTemplates(cluster),
@@ -323,7 +331,7 @@ function ownersOnly({ caller, scope }: NamespaceCall): boolean {
  * not the owner of `resource` (the identity recorded when it was created:
  * the ray.io/user annotation, or the label when the name fits in one).
  */
-function checkOwner(
+export function checkOwner(
   call: NamespaceCall,
   resource: RayCluster,
   verb: "update" | "delete",

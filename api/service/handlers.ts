@@ -8,6 +8,7 @@
  * and to the scope its row gives.
  */
 import { ClusterHandlers } from "./clusters.ts";
+import { ExpiryHandlers } from "./expiry.ts";
 import { ComputeTemplateHandlers } from "./compute_templates.ts";
 import { JobHandlers } from "./jobs.ts";
 import {
@@ -33,6 +34,7 @@ export function createHandlers(
 ): Handlers {
   const service = serviceOf(options);
   const clusters = new ClusterHandlers(service);
+  const expiry = new ExpiryHandlers(service);
   const templates = new ComputeTemplateHandlers(service);
   const watch = new WatchHandlers(service.watches, service.jobWatches);
   const jobs = new JobHandlers(service);
@@ -53,6 +55,8 @@ export function createHandlers(
       clusters.listAllClusters(request, call),
     "proto.ClusterService/UpdateCluster": (request, call) =>
       clusters.updateCluster(request, call),
+    "proto.ClusterService/ExtendCluster": (request, call) =>
+      expiry.extendCluster(request, call),
     "proto.ClusterService/DeleteCluster": (request, call) =>
       clusters.deleteCluster(request, call),
     "proto.ClusterService/WatchClusters": (request, call) =>

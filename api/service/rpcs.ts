@@ -89,6 +89,13 @@ export const RPC_RULES = {
     namespace: "request",
     name: "name",
   },
+  // Extending a cluster's lifetime changes the cluster: update, as PATCH.
+  "proto.ClusterService/ExtendCluster": {
+    verb: "update",
+    resource: "clusters",
+    namespace: "request",
+    name: "name",
+  },
   "proto.ClusterService/DeleteCluster": {
     verb: "delete",
     resource: "clusters",

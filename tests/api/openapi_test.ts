@@ -261,6 +261,7 @@ Deno.test("each operation documents the error answers it can give, all in the on
     ClusterService_ListCluster: common,
     ClusterService_ListAllClusters: common,
     ClusterService_UpdateCluster: update,
+    ClusterService_ExtendCluster: update,
     ClusterService_DeleteCluster: one,
     // A watch may be asked to resume from a point too old (409, code 10).
     ClusterService_WatchClusters: [...common, 409].sort((a, b) => a - b),

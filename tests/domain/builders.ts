@@ -82,6 +82,7 @@ export function cluster(overrides: Partial<Cluster> = {}): Cluster {
     clientUrl: "",
     dashboardUrl: "",
     dashboardProxyUrl: "",
+    ttl: "",
     ...overrides,
   };
 }

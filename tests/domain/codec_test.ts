@@ -52,6 +52,8 @@ Deno.test("messageFromJson() fills every absent field with its default", () => {
     clientUrl: "",
     dashboardUrl: "",
     dashboardProxyUrl: "",
+    ttl: "",
+    expiresAt: undefined,
   });
 });
 
@@ -299,6 +301,8 @@ const fullCluster: Message = {
   dashboardUrl: "http://blue-head-svc.team-a.svc:8265",
   dashboardProxyUrl:
     "/apis/v1alpha2/namespaces/team-a/clusters/blue/dashboard/",
+  ttl: "8h",
+  expiresAt: new Date("2026-11-22T09:02:03Z"),
 };
 
 Deno.test("messageToJson() writes camelCase, enum names and RFC 3339 times", () => {
@@ -332,6 +336,8 @@ Deno.test("messageToJson() emits unpopulated fields", () => {
     clientUrl: "",
     dashboardUrl: "",
     dashboardProxyUrl: "",
+    ttl: "",
+    expiresAt: null,
   });
 });
 

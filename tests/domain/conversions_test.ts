@@ -1010,6 +1010,8 @@ Deno.test("clusterFromResource() reads a RayCluster the KubeRay API server wrote
     dashboardUrl: "http://test-cluster-head-svc.ray-system.svc:8265",
     dashboardProxyUrl:
       "/apis/v1alpha2/namespaces/ray-system/clusters/test-cluster/dashboard/",
+    // No corral.dev/expires-at: no expiry (and no expiresAt key).
+    ttl: "",
   };
   const got = clusterFromResource(resource, events);
   for (const key of Object.keys(want) as (keyof Cluster)[]) {

@@ -1,0 +1,75 @@
+/**
+ * ExtendCluster: pushes a cluster's expiry (the RayCluster's annotation
+ * corral.dev/expires-at) back by a duration, within the policy's maximum
+ * for the namespace. The new time is computed from the stored one and
+ * written with the read's resourceVersion as the precondition, so two
+ * extends at once both count (the loser is redone on the fresh cluster).
+ * The deleting of expired clusters is expiry_worker.ts.
+ */
+import { Code, ServiceError } from "../../domain/errors.ts";
+import { clusterFromResource } from "../../domain/conversions.ts";
+import {
+  EXPIRES_AT_ANNOTATION,
+  expiryAnnotation,
+  expiryOf,
+  extendedExpiry,
+} from "../../domain/expiry.ts";
+import type { Cluster, ExtendClusterRequest } from "../../domain/types.ts";
+import { checkOwner } from "./clusters.ts";
+import type { CallContext, NamespaceScope } from "./rpcs.ts";
+import type { Service } from "./service.ts";
+
+/** Writes of one extend, when other writers keep winning. */
+const EXTEND_ATTEMPTS = 5;
+
+export class ExpiryHandlers {
+  constructor(private readonly service: Service) {}
+
+  async extendCluster(
+    request: ExtendClusterRequest,
+    call: CallContext<NamespaceScope>,
+  ): Promise<Cluster> {
+    const { log, kube, scope, caller, action } = call;
+    const { orchestrator } = this.service;
+    const limit = caller.expiryLimit?.(scope.namespace) ?? {};
+    for (let attempt = 1;; attempt++) {
+      const resource = await orchestrator.getCluster(
+        scope.namespace,
+        request.name,
+        { ...kube, fresh: true },
+      );
+      checkOwner(call, resource, "update");
+      const expiresAt = extendedExpiry(
+        expiryOf(resource.metadata.annotations),
+        request.by,
+        limit,
+        this.service.now(),
+        action,
+      );
+      const next = {
+        ...resource,
+        metadata: {
+          ...resource.metadata,
+          annotations: {
+            ...resource.metadata.annotations,
+            [EXPIRES_AT_ANNOTATION]: expiryAnnotation(expiresAt),
+          },
+        },
+      };
+      try {
+        const updated = await orchestrator.updateCluster(next, kube);
+        log.info("Extended cluster", {
+          namespace: scope.namespace,
+          name: request.name,
+          expiresAt: expiryAnnotation(expiresAt),
+        });
+        return clusterFromResource(updated, []);
+      } catch (error) {
+        if (
+          !(error instanceof ServiceError) || error.code !== Code.ABORTED ||
+          attempt >= EXTEND_ATTEMPTS
+        ) throw error;
+      }
+    }
+  }
+}
