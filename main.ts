@@ -38,6 +38,13 @@ import { httpTimeouts } from "./settings.ts";
 import { SPECS } from "./settings_flags.ts";
 import denoJson from "./deno.json" with { type: "json" };
 import * as k8s from "@kubernetes/client-node";
+import { ExpiryWorker } from "./api/service/expiry_worker.ts";
+import type { Orchestrator } from "./domain/ports.ts";
+import { KubernetesEventRecorder } from "./orchestrator/expiry_events.ts";
+import {
+  LeaderElector,
+  leaderIdentity,
+} from "./orchestrator/leader_election.ts";
 
 export const VERSION: string = denoJson.version;
 
@@ -169,6 +176,7 @@ async function run(
     log,
   );
   orchestrator.start?.();
+  closers.push(startExpiry(settings, kubeConfig, orchestrator, log));
   // Only now, with both ports bound: a start that fails leaves a kubeconfig
   // written by an earlier, working Corral as it was.
   if (embedded && settings.writeKubeconfig) {
@@ -417,4 +425,51 @@ function podNamespace(
   if (mode !== "kubernetes" || kubeconfigPath !== "") return "";
   const context = kubeConfig.getContextObject(kubeConfig.getCurrentContext());
   return context?.namespace?.trim() ?? "";
+}
+
+/**
+ * Cluster expiry: the worker that deletes expired clusters, acting only
+ * while this replica leads (a Lease in Corral's own namespace, else
+ * default), or always with --leader-elect=false. Stopping releases the
+ * Lease, so another replica takes over at once during a rollout.
+ */
+function startExpiry(
+  settings: Settings,
+  kubeConfig: k8s.KubeConfig,
+  orchestrator: Orchestrator,
+  log: Logger,
+): Closer {
+  const expiry = settings.expiry;
+  const elector = expiry.leaderElect
+    ? new LeaderElector({
+      leases: kubeConfig.makeApiClient(k8s.CoordinationV1Api),
+      namespace: expiry.leaseNamespace || settings.auth.ownNamespace ||
+        podNamespace(settings.orchestrator, settings.kubeconfig, kubeConfig) ||
+        "default",
+      name: "corral-expiry",
+      identity: leaderIdentity(expiry.identity),
+      leaseDurationMs: expiry.leaseDurationMs,
+      renewDeadlineMs: expiry.renewDeadlineMs,
+      retryPeriodMs: expiry.retryPeriodMs,
+      log: log.with({ component: "leader-election" }),
+    })
+    : undefined;
+  const worker = new ExpiryWorker({
+    orchestrator,
+    events: new KubernetesEventRecorder(
+      kubeConfig.makeApiClient(k8s.CoreV1Api),
+    ),
+    leader: elector ?? { isLeader: () => true },
+    log: log.with({ component: "expiry" }),
+    warningMs: expiry.warningMs,
+    intervalMs: expiry.intervalMs,
+  });
+  elector?.start();
+  worker.start();
+  return {
+    async close() {
+      await worker.stop();
+      await elector?.stop({ release: true });
+    },
+  };
 }

@@ -87,6 +87,8 @@ export interface Settings {
   fairUse: FairUseSettings;
   /** The dashboard proxy: how it reaches clusters, its bounds, its cookies. */
   dashboardProxy: DashboardProxySettings;
+  /** Cluster expiry and its leader election (--expiry-*, --leader-elect*). */
+  expiry: ExpirySettings;
   headerTimeoutMs: number;
   idleTimeoutMs: number;
   bodyTimeoutMs: number;
@@ -103,6 +105,19 @@ export interface Settings {
 }
 
 /** The dashboard proxy's settings (--cluster-access, --dashboard-*). */
+export interface ExpirySettings {
+  warningMs: number;
+  intervalMs: number;
+  /** False: this replica always acts. */
+  leaderElect: boolean;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  /** "": Corral's own namespace, else default. */
+  leaseNamespace: string;
+  identity: string;
+}
+
 export interface DashboardProxySettings {
   clusterAccess: ClusterAccessMode;
   timeoutMs: number;
@@ -356,6 +371,7 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
       anonymous: check("rate-limit-anonymous", boolean, false),
     },
     dashboardProxy: dashboardProxySettings(raw, problems),
+    expiry: expirySettings(raw, problems),
     headerTimeoutMs: check("header-timeout", positive(duration), 0),
     idleTimeoutMs: check("idle-timeout", positive(duration), 0),
     bodyTimeoutMs: check("body-timeout", positive(duration), 0),
@@ -395,6 +411,44 @@ function dashboardProxySettings(
     maxResponseBytes: check("dashboard-proxy-max-response-bytes", bytes, 0),
     sessionTtlMs: check("dashboard-session-ttl", positive(duration), 0),
   };
+}
+
+/**
+ * The expiry's flags; the leader election's three durations checked
+ * together, as client-go's NewLeaderElector does.
+ */
+function expirySettings(raw: RawSettings, problems: string[]): ExpirySettings {
+  const check = <T>(flag: Flag, parse: (text: string) => T, fallback: T) =>
+    checkFlag(raw, problems, flag, parse, fallback);
+  const settings = {
+    warningMs: check("expiry-warning", duration, 0),
+    intervalMs: check("expiry-interval", positive(duration), 0),
+    leaderElect: check("leader-elect", boolean, false),
+    leaseDurationMs: check(
+      "leader-elect-lease-duration",
+      positive(duration),
+      0,
+    ),
+    renewDeadlineMs: check(
+      "leader-elect-renew-deadline",
+      positive(duration),
+      0,
+    ),
+    retryPeriodMs: check("leader-elect-retry-period", positive(duration), 0),
+    leaseNamespace: check("leader-elect-namespace", namespaceOrNone, ""),
+    identity: raw.values["leader-elect-identity"].trim(),
+  };
+  if (
+    settings.leaderElect && settings.leaseDurationMs > 0 &&
+    settings.renewDeadlineMs > 0 && settings.retryPeriodMs > 0 &&
+    !(settings.retryPeriodMs < settings.renewDeadlineMs &&
+      settings.renewDeadlineMs < settings.leaseDurationMs)
+  ) {
+    problems.push(
+      "--leader-elect-renew-deadline: must be shorter than --leader-elect-lease-duration and longer than --leader-elect-retry-period",
+    );
+  }
+  return settings;
 }
 
 /**

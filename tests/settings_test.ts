@@ -86,6 +86,16 @@ Deno.test("parseSettings() gives kubernetes mode's defaults without flags", () =
       maxResponseBytes: 64 * 1024 * 1024,
       sessionTtlMs: 15 * 60_000,
     },
+    expiry: {
+      warningMs: 3_600_000,
+      intervalMs: 5_000,
+      leaderElect: true,
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      leaseNamespace: "",
+      identity: "",
+    },
     requestTimeoutMs: 60_000,
     maxInflightBodyBytes: 64 * 1024 * 1024,
     shutdownDelayMs: 10_000,
@@ -616,5 +626,21 @@ Deno.test("parseSettings() names the flag and the entry of a bad host or origin"
     )
       .join(),
     /^--cors-allowed-origins has "https:\/\/x\/app", which is not an origin/,
+  );
+});
+
+Deno.test("parseSettings() elects a leader in kubernetes mode only, and checks the election's durations together", () => {
+  assert.equal(settingsOf(parse([], {})).expiry.leaderElect, true);
+  assert.equal(
+    settingsOf(parse(["--orchestrator", "embedded"], {})).expiry.leaderElect,
+    false,
+  );
+  const bad = parse(["--leader-elect-renew-deadline", "20s"], {});
+  assert.ok(
+    "problems" in bad &&
+      bad.problems.some((p: string) =>
+        p.startsWith("--leader-elect-renew-deadline: must be shorter")
+      ),
+    JSON.stringify(bad),
   );
 });
