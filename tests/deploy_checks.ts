@@ -25,7 +25,10 @@ export const LEAST_PRIVILEGE: Record<string, string[]> = {
   "ray.io/rayjobs": ["create", "delete", "get", "list", "update", "watch"],
   "ray.io/rayservices": ["create", "delete", "get", "list", "update", "watch"],
   "/configmaps": ["create", "delete", "get", "list", "watch"],
-  "/events": ["list", "watch"],
+  // create: the expiry's ExpiringSoon and Expired events.
+  "/events": ["create", "list", "watch"],
+  // Leader election: one Lease, read, created, renewed.
+  "coordination.k8s.io/leases": ["create", "get", "update"],
   // The dashboard proxy through the API server (--cluster-access).
   "/services/proxy": ["create", "delete", "get"],
 };
@@ -320,9 +323,11 @@ export async function checkSecurity(
     value.replaceAll("$(POD_NAMESPACE)", namespace);
   const args: string[] = (container.args ?? []).map(expand);
   const env: Record<string, string> = Object.fromEntries(
-    container.env.filter((e: Obj) => e.name.startsWith("CORRAL_")).map((
-      e: Obj,
-    ) => [e.name, expand(e.value)]),
+    // A variable from the downward API (CORRAL_POD_NAME) has no value
+    // here: the pod's name is any name.
+    container.env.filter((e: Obj) =>
+      e.name.startsWith("CORRAL_") && e.value !== undefined
+    ).map((e: Obj) => [e.name, expand(e.value)]),
   );
   const invocation = parseSettings(
     ["--orchestrator", "kubernetes", ...args],
