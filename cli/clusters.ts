@@ -314,6 +314,34 @@ async function scale({ values, positionals }: ParsedArgs): Promise<number> {
 const SCALE_USAGE = "clusters scale NAME [--group G] --replicas N [-n NS]";
 
 /**
+ * Pushes a cluster's expiry back by --by (ExtendCluster): the server adds
+ * it to the stored expiry, so two extends at once both count, and refuses
+ * (code 3) an expiry past now plus the policy's maximum lifetime.
+ */
+async function extend({ values, positionals }: ParsedArgs): Promise<number> {
+  const name = onePositional(positionals, "a cluster name", EXTEND_USAGE);
+  const by = stringFlag(values, "by");
+  if (by === undefined) {
+    throw new UsageError("--by DURATION is required", [
+      `  usage: ${EXTEND_USAGE}`,
+    ]);
+  }
+  parseDuration(by, "--by"); // a usage error before any call
+  return await withClient(values, async (client, { namespace }) => {
+    const extended = await client.call<Cluster & { expiresAt?: string }>(
+      "POST",
+      `${clusterPath(namespace, name)}/extend`,
+      { by },
+    );
+    console.log(
+      `cluster ${namespace}/${name} extended: expires at ${extended.expiresAt}`,
+    );
+    return EXIT_OK;
+  });
+}
+const EXTEND_USAGE = "clusters extend NAME --by DURATION [-n NS]";
+
+/**
  * Follows changes until interrupted: the clusters there are first (as one
  * aligned table), then a row for each change, its event type first.
  */
@@ -443,6 +471,20 @@ export const CLUSTERS: CommandGroup = {
         "corral clusters scale blue --group gpus --replicas 1   # one of several groups",
       ],
       run: scale,
+    },
+    {
+      name: "extend",
+      summary: "push a cluster's expiry back, within the policy's maximum",
+      usage: EXTEND_USAGE,
+      flags: {
+        by: {
+          type: "string",
+          value: "DURATION",
+          help: "how much later it expires, e.g. 4h or 1h30m",
+        },
+      },
+      examples: ["corral clusters extend blue --by 4h -n team-a"],
+      run: extend,
     },
     {
       name: "watch",
