@@ -463,6 +463,7 @@ function startExpiry(
     log: log.with({ component: "expiry" }),
     warningMs: expiry.warningMs,
     intervalMs: expiry.intervalMs,
+    namespaces: settings.namespaces,
   });
   elector?.start();
   worker.start();

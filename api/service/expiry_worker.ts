@@ -54,6 +54,11 @@ export interface ExpiryWorkerOptions {
   warningMs?: number;
   /** Time between passes; 5 s. */
   intervalMs?: number;
+  /**
+   * The served namespaces (--namespaces), each listed on its own (a
+   * namespaced Role cannot list across namespaces); empty: all at once.
+   */
+  namespaces?: readonly string[];
   now?: () => Date;
 }
 
@@ -101,7 +106,7 @@ export class ExpiryWorker {
     if (!this.#options.leader.isLeader()) return;
     let clusters: RayCluster[];
     try {
-      clusters = await this.#options.orchestrator.listClusters();
+      clusters = await this.#clusters();
     } catch (error) {
       this.#options.log.warn("Failed to list clusters for expiry", {
         error: messageOf(error),
@@ -126,6 +131,16 @@ export class ExpiryWorker {
         });
       }
     }
+  }
+
+  /** Every cluster of the served namespaces. */
+  async #clusters(): Promise<RayCluster[]> {
+    const { orchestrator, namespaces = [] } = this.#options;
+    if (namespaces.length === 0) return await orchestrator.listClusters();
+    const lists = await Promise.all(
+      namespaces.map((namespace) => orchestrator.listClusters(namespace)),
+    );
+    return lists.flat();
   }
 
   /** Deletes a due cluster read fresh, then records Expired. */
