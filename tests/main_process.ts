@@ -112,6 +112,8 @@ export interface MainProcess {
    * status once its log is read to the end. Every call gets that status.
    */
   stop(): Promise<Deno.CommandStatus>;
+  /** Kills the process at once (SIGKILL): no shutdown, as a crash. */
+  kill(): Promise<Deno.CommandStatus>;
 }
 
 function denoCommand(
@@ -223,6 +225,18 @@ export async function startMain(
       return stopped ??= (async () => {
         try {
           child.kill("SIGTERM");
+        } catch {
+          // exited already: its status tells how
+        }
+        const status = await child.status;
+        await reading;
+        return status;
+      })();
+    },
+    kill() {
+      return stopped ??= (async () => {
+        try {
+          child.kill("SIGKILL");
         } catch {
           // exited already: its status tells how
         }
