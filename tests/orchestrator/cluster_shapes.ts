@@ -242,6 +242,7 @@ export function asCluster(input: ClusterInput): Cluster {
     serviceEndpoint: {},
     etag: "",
     ...NO_ADDRESSES,
+    ttl: "",
   };
 }
 
