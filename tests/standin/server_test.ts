@@ -175,6 +175,17 @@ Deno.test("stand-in discovery documents describe the served groups and resources
         version: "v1",
       },
     }, {
+      // Leases, for Corral's leader election.
+      name: "coordination.k8s.io",
+      versions: [{
+        groupVersion: "coordination.k8s.io/v1",
+        version: "v1",
+      }],
+      preferredVersion: {
+        groupVersion: "coordination.k8s.io/v1",
+        version: "v1",
+      },
+    }, {
       name: "ray.io",
       versions: [{ groupVersion: "ray.io/v1", version: "v1" }],
       preferredVersion: { groupVersion: "ray.io/v1", version: "v1" },

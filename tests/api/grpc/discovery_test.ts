@@ -149,6 +149,9 @@ Deno.test("reflection's cluster.proto is the wire contract: names, numbers, maps
         ["client_url", 101, "clientUrl"],
         ["dashboard_url", 102, "dashboardUrl"],
         ["dashboard_proxy_url", 103, "dashboardProxyUrl"],
+        // Expiry's own, from 110.
+        ["ttl", 110, "ttl"],
+        ["expires_at", 111, "expiresAt"],
       ],
     );
     const endpoint = cluster.field!.find((f) => f.name === "service_endpoint")!;

@@ -69,6 +69,7 @@ Deno.test("the gateway routes every http rule of the API definition", async () =
     "GET /apis/v1alpha2/namespaces/{namespace}/clusters",
     "GET /apis/v1alpha2/clusters",
     "PATCH /apis/v1alpha2/namespaces/{namespace}/clusters/{name}",
+    "POST /apis/v1alpha2/namespaces/{namespace}/clusters/{name}/extend",
     "DELETE /apis/v1alpha2/namespaces/{namespace}/clusters/{name}",
     "GET /apis/v1alpha2/watch/namespaces/{namespace}/clusters",
     "GET /apis/v1alpha2/watch/clusters",
