@@ -16,6 +16,7 @@ const GROUPS = {
     "create",
     "delete",
     "scale",
+    "extend",
     "watch",
     "dashboard",
   ],
