@@ -60,6 +60,11 @@ async function startRig(extra: string[] = []): Promise<Rig> {
         ...ANONYMOUS,
         "--cache",
         "off",
+        // No background calls through the proxy: these tests count the
+        // calls of requests (no Lease renewals, no expiry pass).
+        "--leader-elect=false",
+        "--expiry-interval",
+        "1h",
         ...extra,
       ],
     });
