@@ -9,9 +9,9 @@
  *
  * Adding an RPC: the method in proto/ (then `deno task types:gen`), its
  * row here, and its handler in the resource's file (clusters.ts,
- * compute_templates.ts, watch.ts, ray_services.ts), listed in handlers.ts. The compiler
- * then holds the handler to the method's types and the scope its row
- * gives.
+ * compute_templates.ts, jobs.ts, ray_services.ts, job_submissions.ts,
+ * quotas.ts, watch.ts), listed in handlers.ts. The compiler then holds the
+ * handler to the method's types and the scope its row gives.
  */
 import type protobuf from "protobufjs";
 import type { ApiMethods } from "../../domain/types.ts";
