@@ -8,7 +8,6 @@ import {
   clusterAction,
   computeTemplateAction,
   missingTemplatesError,
-  shellWordProblem,
   templateInUseError,
   validateClusterKey,
   validateComputeTemplateKey,
@@ -17,6 +16,7 @@ import {
   validateNamespace,
 } from "../../domain/validation.ts";
 import { DEFAULT_LIMITS } from "../../domain/limits.ts";
+import { shellWordProblem } from "../../domain/shell_words.ts";
 import type {
   Cluster,
   ComputeTemplate,
