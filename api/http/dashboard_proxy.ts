@@ -25,7 +25,7 @@
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
 import type { Orchestrator } from "../../domain/ports.ts";
-import { ANNOTATION, LABEL, type RayCluster } from "../../domain/resources.ts";
+import type { RayCluster } from "../../domain/resources.ts";
 import { validateClusterKey } from "../../domain/validation.ts";
 import {
   DASHBOARD_PORT,
@@ -44,6 +44,7 @@ import {
   setCookie,
 } from "../auth/dashboard_sessions.ts";
 import { AuthenticationError, type Identity } from "../auth/identity.ts";
+import { checkOwner as checkOwnerOf } from "../auth/owners.ts";
 import { AuthorizationError, type Rule } from "../auth/policy.ts";
 import { asServiceError, HttpError } from "../errors.ts";
 import { clientRequestIdOf, newRequestId } from "../request_id.ts";
@@ -497,19 +498,14 @@ function checkOwner(
   cluster: RayCluster,
 ): void {
   const { caller, rules } = granted;
-  const ownersOnly = rules.length > 0 &&
-    rules.every((rule) => rule.owners === "only") &&
-    !caller.may("admin", "clusters", exchange.namespace);
-  if (!ownersOnly) return;
-  const { annotations, labels } = cluster.metadata;
-  const owner = annotations?.[ANNOTATION.user] ?? labels?.[LABEL.user] ?? "";
-  const user = caller.identity.user;
-  if (owner === user) return;
-  throw new AuthorizationError(
-    "owner",
-    `${actionOf(exchange)}: user "${user}" may not proxy to a cluster of ${
-      owner === "" ? "no recorded owner" : `"${owner}"`
-    }: only its owner or a caller granted "admin" may`,
+  checkOwnerOf(
+    {
+      caller,
+      scope: { namespace: exchange.namespace, rules },
+      action: actionOf(exchange),
+    },
+    cluster,
+    { resource: "clusters", doing: "proxy to a cluster" },
   );
 }
 

@@ -20,7 +20,7 @@ import {
 import { expiryOnCreate } from "../../domain/expiry.ts";
 import { pageCursor } from "../../domain/pagination.ts";
 import type { CallOptions } from "../../domain/ports.ts";
-import { ANNOTATION, LABEL, type RayCluster } from "../../domain/resources.ts";
+import type { RayCluster } from "../../domain/resources.ts";
 import type {
   Cluster,
   ComputeTemplate,
@@ -42,6 +42,7 @@ import { summarizeWorkload } from "../auth/admission.ts";
 import { clusterUsage } from "../auth/quota.ts";
 import { holdingOf } from "../auth/quota_guard.ts";
 import { clusterListAnswer, type Service, visible } from "./service.ts";
+import { checkOwner, type OwnerCheck, ownersOnly } from "../auth/owners.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 
 /** Writes of one UpdateCluster without an etag, when others keep winning. */
@@ -156,7 +157,7 @@ export class ClusterHandlers {
     let templates: Map<string, ComputeTemplate> | undefined;
     for (let attempt = 1;; attempt++) {
       const resource = await this.currentCluster(call, name);
-      checkOwner(call, resource, "update");
+      checkOwner(call, resource, UPDATE_CLUSTER);
       if (etag !== "" && etag !== resource.metadata.resourceVersion) {
         throw staleEtag(action, etag);
       }
@@ -188,8 +189,12 @@ export class ClusterHandlers {
     call: NamespaceCall,
   ): Promise<Record<string, never>> {
     const { log, kube, scope } = call;
-    if (ownersOnly(call)) {
-      checkOwner(call, await this.currentCluster(call, request.name), "delete");
+    if (ownersOnly(call, "clusters")) {
+      checkOwner(
+        call,
+        await this.currentCluster(call, request.name),
+        DELETE_CLUSTER,
+      );
     }
     await this.service.orchestrator.deleteCluster(
       scope.namespace,
@@ -316,43 +321,15 @@ export class ClusterHandlers {
   }
 }
 
-/**
- * Whether every rule that let the caller act here says `owners: only`: then
- * only a cluster's owner, or a caller granted `admin`, changes it.
- */
-function ownersOnly({ caller, scope }: NamespaceCall): boolean {
-  return scope.rules.length > 0 &&
-    scope.rules.every((rule) => rule.owners === "only") &&
-    !caller.may("admin", "clusters", scope.namespace);
-}
-
-/**
- * PERMISSION_DENIED when the rules say `owners: only` and the caller is
- * not the owner of `resource` (the identity recorded when it was created:
- * the ray.io/user annotation, or the label when the name fits in one).
- */
-export function checkOwner(
-  call: NamespaceCall,
-  resource: RayCluster,
-  verb: "update" | "delete",
-): void {
-  if (!ownersOnly(call)) return;
-  const owner = clusterOwner(resource);
-  const user = call.caller.identity.user;
-  if (owner === user) return;
-  throw new AuthorizationError(
-    "owner",
-    `${call.action}: user "${user}" may not ${verb} a cluster of ${
-      owner === "" ? "no recorded owner" : `"${owner}"`
-    }: only its owner or a caller granted "admin" may`,
-  );
-}
-
-/** Who created the cluster, as recorded then; "" when nothing says. */
-function clusterOwner(resource: RayCluster): string {
-  const { annotations, labels } = resource.metadata;
-  return annotations?.[ANNOTATION.user] ?? labels?.[LABEL.user] ?? "";
-}
+/** What the owner rule says a cluster's update and delete are (owners.ts). */
+export const UPDATE_CLUSTER: OwnerCheck = {
+  resource: "clusters",
+  doing: "update a cluster",
+};
+const DELETE_CLUSTER: OwnerCheck = {
+  resource: "clusters",
+  doing: "delete a cluster",
+};
 
 function staleEtag(action: string, etag: string): ServiceError {
   return new ServiceError(

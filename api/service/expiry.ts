@@ -15,7 +15,8 @@ import {
   extendedExpiry,
 } from "../../domain/expiry.ts";
 import type { Cluster, ExtendClusterRequest } from "../../domain/types.ts";
-import { checkOwner } from "./clusters.ts";
+import { UPDATE_CLUSTER } from "./clusters.ts";
+import { checkOwner } from "../auth/owners.ts";
 import type { CallContext, NamespaceScope } from "./rpcs.ts";
 import type { Service } from "./service.ts";
 
@@ -38,7 +39,7 @@ export class ExpiryHandlers {
         request.name,
         { ...kube, fresh: true },
       );
-      checkOwner(call, resource, "update");
+      checkOwner(call, resource, UPDATE_CLUSTER);
       const expiresAt = extendedExpiry(
         expiryOf(resource.metadata.annotations),
         request.by,

@@ -28,7 +28,6 @@ import {
   throwIfProblems,
 } from "../../domain/job_submissions.ts";
 import type { Orchestrator } from "../../domain/ports.ts";
-import { ANNOTATION, LABEL, type RayCluster } from "../../domain/resources.ts";
 import type {
   DeleteRayJobSubmissionRequest,
   GetJobDetailsRequest,
@@ -48,7 +47,7 @@ import type {
   DashboardCall,
   DashboardJobs,
 } from "../../orchestrator/dashboard_jobs.ts";
-import { AuthorizationError } from "../auth/policy.ts";
+import { checkOwner } from "../auth/owners.ts";
 import type { CallContext, NamespaceScope } from "./rpcs.ts";
 
 type NamespaceCall = CallContext<NamespaceScope>;
@@ -225,7 +224,10 @@ export class JobSubmissionHandlers {
         }`,
       );
     }
-    checkOwner(call, cluster);
+    checkOwner(call, cluster, {
+      resource: "clusters",
+      doing: "run jobs on a cluster",
+    });
     return {
       dashboard: {
         namespace,
@@ -334,27 +336,4 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
     };
     signal.addEventListener("abort", aborted, { once: true });
   });
-}
-
-/**
- * PERMISSION_DENIED when every rule that let the caller here says `owners:
- * only`, the caller has no `admin`, and the cluster is someone else's: as
- * the dashboard proxy decides.
- */
-function checkOwner(call: NamespaceCall, cluster: RayCluster): void {
-  const { caller, scope } = call;
-  const ownersOnly = scope.rules.length > 0 &&
-    scope.rules.every((rule) => rule.owners === "only") &&
-    !caller.may("admin", "clusters", scope.namespace);
-  if (!ownersOnly) return;
-  const { annotations, labels } = cluster.metadata;
-  const owner = annotations?.[ANNOTATION.user] ?? labels?.[LABEL.user] ?? "";
-  const user = caller.identity.user;
-  if (owner === user) return;
-  throw new AuthorizationError(
-    "owner",
-    `${call.action}: user "${user}" may not run jobs on a cluster of ${
-      owner === "" ? "no recorded owner" : `"${owner}"`
-    }: only its owner or a caller granted "admin" may`,
-  );
 }

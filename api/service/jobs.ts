@@ -23,7 +23,7 @@ import {
   type RayJobResource,
 } from "../../domain/job_conversions.ts";
 import { pageCursor } from "../../domain/pagination.ts";
-import { ANNOTATION, LABEL, type RayCluster } from "../../domain/resources.ts";
+import type { RayCluster } from "../../domain/resources.ts";
 import type {
   ComputeTemplate,
   CreateRayJobRequest,
@@ -40,6 +40,7 @@ import { AuthorizationError } from "../auth/policy.ts";
 import { holdingOf } from "../auth/quota_guard.ts";
 import { summarizeWorkload } from "../auth/admission.ts";
 import { type Service, visible } from "./service.ts";
+import { checkOwner, ownersOnly } from "../auth/owners.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 import { jobUpdateViolations } from "./job_update.ts";
 
@@ -145,7 +146,7 @@ export class JobHandlers {
       name,
       { ...kube, fresh: true },
     );
-    checkOwner(call, current, "update");
+    checkOwner(call, current, { resource: "jobs", doing: "update a job" });
     const violations = jobUpdateViolations(request, jobFromResource(current));
     if (violations.length > 0) throw invalidArgument(action, violations);
     const suspend = request.job!.suspend;
@@ -164,13 +165,13 @@ export class JobHandlers {
     call: NamespaceCall,
   ): Promise<Record<string, never>> {
     const { log, kube, scope } = call;
-    if (ownersOnly(call)) {
+    if (ownersOnly(call, "jobs")) {
       const current = await this.service.orchestrator.getJob(
         scope.namespace,
         request.name,
         { ...kube, fresh: true },
       );
-      checkOwner(call, current, "delete");
+      checkOwner(call, current, { resource: "jobs", doing: "delete a job" });
     }
     await this.service.orchestrator.deleteJob(
       scope.namespace,
@@ -257,18 +258,16 @@ export class JobHandlers {
       }
       throw error;
     }
-    const ownersOnly = rules.length > 0 &&
-      rules.every((rule) => rule.owners === "only") &&
-      !caller.may("admin", "clusters", scope.namespace);
-    if (!ownersOnly) return;
-    const { annotations, labels } = cluster.metadata;
-    const owner = annotations?.[ANNOTATION.user] ?? labels?.[LABEL.user] ?? "";
-    if (owner === caller.identity.user) return;
-    throw new AuthorizationError(
-      "owner",
-      `${action}: ${field}: user "${caller.identity.user}" may not run jobs on a cluster of ${
-        owner === "" ? "no recorded owner" : `"${owner}"`
-      }: only its owner or a caller granted "admin" may`,
+    // The owner rule of the cluster it runs on: the rules that let the
+    // caller update that cluster, not the job's.
+    checkOwner(
+      {
+        caller,
+        scope: { namespace: scope.namespace, rules },
+        action: `${action}: ${field}`,
+      },
+      cluster,
+      { resource: "clusters", doing: "run jobs on a cluster" },
     );
   }
 
@@ -301,38 +300,4 @@ export class JobHandlers {
       return jobFromResource(resource, byJob.get(`${namespace}/${name}`));
     });
   }
-}
-
-/**
- * Whether every rule that let the caller act on jobs here says `owners:
- * only`: then only a job's owner, or a caller granted `admin` on jobs,
- * changes or deletes it (as clusters.ts decides for clusters).
- */
-function ownersOnly({ caller, scope }: NamespaceCall): boolean {
-  return scope.rules.length > 0 &&
-    scope.rules.every((rule) => rule.owners === "only") &&
-    !caller.may("admin", "jobs", scope.namespace);
-}
-
-/**
- * PERMISSION_DENIED when the rules say `owners: only` and the caller is
- * not the owner of `resource`: the identity recorded at create (the
- * ray.io/user annotation, or the label when the name fits in one).
- */
-function checkOwner(
-  call: NamespaceCall,
-  resource: RayJobResource,
-  verb: "update" | "delete",
-): void {
-  if (!ownersOnly(call)) return;
-  const { annotations, labels } = resource.metadata;
-  const owner = annotations?.[ANNOTATION.user] ?? labels?.[LABEL.user] ?? "";
-  const user = call.caller.identity.user;
-  if (owner === user) return;
-  throw new AuthorizationError(
-    "owner",
-    `${call.action}: user "${user}" may not ${verb} a job of ${
-      owner === "" ? "no recorded owner" : `"${owner}"`
-    }: only its owner or a caller granted "admin" may`,
-  );
 }

@@ -12,7 +12,6 @@ import {
 } from "../../domain/conversions.ts";
 import { pageCursor } from "../../domain/pagination.ts";
 import type { CallOptions } from "../../domain/ports.ts";
-import { ANNOTATION, LABEL } from "../../domain/resources.ts";
 import {
   serviceAsCluster,
   serviceCluster,
@@ -41,6 +40,7 @@ import { clusterUsage } from "../auth/quota.ts";
 import { holdingOf } from "../auth/quota_guard.ts";
 import { summarizeWorkload } from "../auth/admission.ts";
 import { AuthorizationError } from "../auth/policy.ts";
+import { checkOwner, ownersOnly } from "../auth/owners.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 import { type Service, visible } from "./service.ts";
 
@@ -153,7 +153,10 @@ export class RayServiceHandlers {
     }
     checkKey(wanted, request, action);
     const resource = await this.currentService(call, request.name);
-    checkOwner(call, resource, "update");
+    checkOwner(call, resource, {
+      resource: "services",
+      doing: "update a service",
+    });
     const current = serviceFromResource(resource, []);
     const problems = serviceUpdateViolations(current, wanted);
     if (problems.length > 0) throw invalidArgument(action, problems);
@@ -185,8 +188,11 @@ export class RayServiceHandlers {
     call: NamespaceCall,
   ): Promise<Record<string, never>> {
     const { log, kube, scope } = call;
-    if (ownersOnly(call)) {
-      checkOwner(call, await this.currentService(call, request.name), "delete");
+    if (ownersOnly(call, "services")) {
+      checkOwner(call, await this.currentService(call, request.name), {
+        resource: "services",
+        doing: "delete a service",
+      });
     }
     await this.service.orchestrator.deleteService(
       scope.namespace,
@@ -349,33 +355,4 @@ function updatedService(
       rayClusterConfig: { ...config, workerGroupSpecs },
     },
   };
-}
-
-/**
- * Whether every rule that let the caller act here says `owners: only`:
- * then only a service's owner, or a caller granted `admin`, changes it.
- */
-function ownersOnly({ caller, scope }: NamespaceCall): boolean {
-  return scope.rules.length > 0 &&
-    scope.rules.every((rule) => rule.owners === "only") &&
-    !caller.may("admin", "services", scope.namespace);
-}
-
-/** PERMISSION_DENIED when the rules say `owners: only` and it is not the caller's. */
-function checkOwner(
-  call: NamespaceCall,
-  resource: RayServiceResource,
-  verb: "update" | "delete",
-): void {
-  if (!ownersOnly(call)) return;
-  const { annotations, labels } = resource.metadata;
-  const owner = annotations?.[ANNOTATION.user] ?? labels?.[LABEL.user] ?? "";
-  const user = call.caller.identity.user;
-  if (owner === user) return;
-  throw new AuthorizationError(
-    "owner",
-    `${call.action}: user "${user}" may not ${verb} a service of ${
-      owner === "" ? "no recorded owner" : `"${owner}"`
-    }: only its owner or a caller granted "admin" may`,
-  );
 }
