@@ -8,7 +8,6 @@ import { Code, invalidArgument, ServiceError } from "../../domain/errors.ts";
 import {
   clusterFromResource,
   clusterToResource,
-  computeTemplateFromConfigMap,
   referencedTemplates,
 } from "../../domain/conversions.ts";
 import {
@@ -43,6 +42,7 @@ import { clusterUsage } from "../auth/quota.ts";
 import { holdingOf } from "../auth/quota_guard.ts";
 import { clusterListAnswer, type Service, visible } from "./service.ts";
 import { checkOwner, type OwnerCheck, ownersOnly } from "../auth/owners.ts";
+import { lookUpTemplates } from "./template_lookup.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 
 /** Writes of one UpdateCluster without an etag, when others keep winning. */
@@ -282,19 +282,12 @@ export class ClusterHandlers {
     kube: CallOptions,
     verb: "create" | "update",
   ): Promise<Map<string, ComputeTemplate>> {
-    const wanted = [...new Set(names.filter((name) => name !== ""))];
-    const templates = new Map<string, ComputeTemplate>();
-    if (wanted.length === 0) return templates;
-    const found = await this.service.orchestrator.listComputeTemplates(
+    const { templates, missing } = await lookUpTemplates(
+      this.service.orchestrator,
       cluster.namespace,
-      wanted,
+      names,
       kube,
     );
-    for (const configMap of found) {
-      const template = computeTemplateFromConfigMap(configMap);
-      templates.set(template.name, template);
-    }
-    const missing = wanted.filter((name) => !templates.has(name));
     if (missing.length > 0) {
       throw missingTemplatesError(cluster, cluster.namespace, missing, verb);
     }

@@ -11,7 +11,6 @@
 import { Code, invalidArgument, ServiceError } from "../../domain/errors.ts";
 import {
   clusterToResource,
-  computeTemplateFromConfigMap,
   referencedTemplates,
 } from "../../domain/conversions.ts";
 import {
@@ -25,7 +24,6 @@ import {
 import { pageCursor } from "../../domain/pagination.ts";
 import type { RayCluster } from "../../domain/resources.ts";
 import type {
-  ComputeTemplate,
   CreateRayJobRequest,
   DeleteRayJobRequest,
   GetRayJobRequest,
@@ -41,6 +39,7 @@ import { holdingOf } from "../auth/quota_guard.ts";
 import { summarizeWorkload } from "../auth/admission.ts";
 import { type Service, visible } from "./service.ts";
 import { checkOwner, ownersOnly } from "../auth/owners.ts";
+import { lookUpTemplates } from "./template_lookup.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 import { jobUpdateViolations } from "./job_update.ts";
 
@@ -193,20 +192,12 @@ export class JobHandlers {
   ): Promise<RayCluster> {
     const { kube, scope, action } = call;
     const cluster = jobCluster(job, scope.namespace);
-    const wanted = referencedTemplates(cluster);
-    const templates = new Map<string, ComputeTemplate>();
-    if (wanted.length > 0) {
-      const found = await this.service.orchestrator.listComputeTemplates(
-        scope.namespace,
-        wanted,
-        kube,
-      );
-      for (const configMap of found) {
-        const template = computeTemplateFromConfigMap(configMap);
-        templates.set(template.name, template);
-      }
-    }
-    const missing = wanted.filter((name) => !templates.has(name));
+    const { templates, missing } = await lookUpTemplates(
+      this.service.orchestrator,
+      scope.namespace,
+      referencedTemplates(cluster),
+      kube,
+    );
     if (missing.length > 0) {
       throw new ServiceError(
         Code.FAILED_PRECONDITION,

@@ -6,10 +6,7 @@
  * clusterToResource renders).
  */
 import { Code, invalidArgument, ServiceError } from "../../domain/errors.ts";
-import {
-  computeTemplateFromConfigMap,
-  referencedTemplates,
-} from "../../domain/conversions.ts";
+import { referencedTemplates } from "../../domain/conversions.ts";
 import { pageCursor } from "../../domain/pagination.ts";
 import type { CallOptions } from "../../domain/ports.ts";
 import {
@@ -41,6 +38,7 @@ import { holdingOf } from "../auth/quota_guard.ts";
 import { summarizeWorkload } from "../auth/admission.ts";
 import { AuthorizationError } from "../auth/policy.ts";
 import { checkOwner, ownersOnly } from "../auth/owners.ts";
+import { lookUpTemplates } from "./template_lookup.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 import { type Service, visible } from "./service.ts";
 
@@ -234,23 +232,12 @@ export class RayServiceHandlers {
     kube: CallOptions,
     action: string,
   ): Promise<Map<string, ComputeTemplate>> {
-    const wanted = [
-      ...new Set(
-        referencedTemplates(serviceAsCluster(service)).filter((n) => n !== ""),
-      ),
-    ];
-    const templates = new Map<string, ComputeTemplate>();
-    if (wanted.length === 0) return templates;
-    const found = await this.service.orchestrator.listComputeTemplates(
+    const { templates, missing } = await lookUpTemplates(
+      this.service.orchestrator,
       service.namespace,
-      wanted,
+      referencedTemplates(serviceAsCluster(service)),
       kube,
     );
-    for (const configMap of found) {
-      const template = computeTemplateFromConfigMap(configMap);
-      templates.set(template.name, template);
-    }
-    const missing = wanted.filter((name) => !templates.has(name));
     if (missing.length > 0) {
       const names = missing.map((name) => `"${name}"`).join(", ");
       const noun = missing.length === 1
