@@ -99,7 +99,8 @@ export class Store<T extends Reflected> {
    * Applies a change; answers what it changed, as [before, after] pairs (an
    * object put in place of the same version of itself is no change). A
    * replace within `namespace` ("" for all) drops what the list no longer
-   * has. An object older than the one held (a write's answer after the
+   * has, but for an object at a later version than the list (a write's
+   * answer, applied before the list that was taken earlier). An object older than the one held (a write's answer after the
    * watch brought a later change), or one deleted since (a late lookup's
    * answer), is ignored, in an upsert and in a replace alike.
    */
@@ -125,6 +126,10 @@ export class Store<T extends Reflected> {
         const keep = new Set(change.items.map(keyOf));
         for (const item of [...this.#items(namespace)]) {
           if (!keep.has(keyOf(item))) {
+            // Written after the list was taken (a write's answer that came
+            // first): the watch from the list's version brings it again, or
+            // its deletion.
+            if (!reset && isAfter(item, change.resourceVersion)) continue;
             this.#remove(item);
             if (!reset) this.#bury(item, change.resourceVersion);
             changed.push([item, undefined]);
@@ -288,6 +293,13 @@ function isOlder(a: Reflected, b: Reflected): boolean {
   if (a.metadata?.uid !== b.metadata?.uid) return false;
   if (!isNumeric(x) || !isNumeric(y)) return false;
   return BigInt(x) < BigInt(y);
+}
+
+/** Whether `item` is a version later than the list answered at `listedAt`. */
+function isAfter(item: Reflected, listedAt: string | undefined): boolean {
+  const own = item.metadata?.resourceVersion;
+  if (!isNumeric(own) || !isNumeric(listedAt)) return false;
+  return BigInt(own) > BigInt(listedAt);
 }
 
 function isNumeric(version: string | undefined): version is string {

@@ -96,3 +96,30 @@ Deno.test("Store: a replace marked a reset (versions started again) is taken as 
   store.apply({ type: "upsert", item: item("a", "x", "99") });
   assert.equal(store.get("a", "x")?.metadata?.resourceVersion, "100");
 });
+
+Deno.test("Store: a list taken before a write does not drop the write's answer applied first, nor hide it from the watch", () => {
+  const store = new Store<Reflected>();
+  // A template created while the first list was on its way: the write's
+  // answer (version 12) reaches the store first, the list (version 10)
+  // after it, then the watch from 10 brings the creation.
+  store.apply({ type: "upsert", item: item("a", "small", "12") });
+  store.apply({
+    type: "replace",
+    items: [item("a", "other", "3")],
+    resourceVersion: "10",
+  });
+  assert.deepEqual(names(store.list()), ["a/other", "a/small"]);
+  assert.deepEqual(
+    store.apply({ type: "upsert", item: item("a", "small", "12") }),
+    [],
+  );
+  // A list taken after the write that no longer has it: deleted since.
+  store.apply({
+    type: "replace",
+    items: [item("a", "other", "3")],
+    resourceVersion: "15",
+  });
+  assert.deepEqual(names(store.list()), ["a/other"]);
+  store.apply({ type: "upsert", item: item("a", "small", "12") });
+  assert.deepEqual(names(store.list()), ["a/other"]);
+});
