@@ -8,9 +8,9 @@
  * again right before each delete, asks `leader.isLeader()`, which holds
  * only while the Lease was renewed within the renew deadline, so a replica
  * that lost the Lease stops before another may take it. The listing comes
- * from the orchestrator (the cache: no Kubernetes call); a cluster found
- * due is read fresh before it is deleted, so an extend that just happened
- * is seen. A delete answered NOT_FOUND (someone else deleted it) records
+ * from the orchestrator (the cache: no Kubernetes call), and waits while
+ * a cache is not in step; a cluster found due is read fresh before it is
+ * deleted, so an extend that just happened is seen. A delete answered NOT_FOUND (someone else deleted it) records
  * nothing: exactly one Expired event per deleted cluster.
  *
  * The warning is recorded once per expiry time: remembered here, and on a
@@ -45,7 +45,11 @@ export interface ExpiryEvents {
 export interface ExpiryWorkerOptions {
   orchestrator: Pick<
     Orchestrator,
-    "listClusters" | "getCluster" | "deleteCluster" | "listClusterEvents"
+    | "listClusters"
+    | "getCluster"
+    | "deleteCluster"
+    | "listClusterEvents"
+    | "cacheState"
   >;
   events: ExpiryEvents;
   leader: Leadership;
@@ -104,6 +108,11 @@ export class ExpiryWorker {
    */
   async runOnce(): Promise<void> {
     if (!this.#options.leader.isLeader()) return;
+    // A cache not in step (starting, or its API server struggling) would
+    // answer the listing with an unpaginated list of every cluster from
+    // Kubernetes on each pass: 80 MB at 50,000 clusters, every 5 s, when
+    // the API server is weakest. The pass once it is in step catches up.
+    if (this.#options.orchestrator.cacheState?.().inStep === false) return;
     let clusters: RayCluster[];
     try {
       clusters = await this.#clusters();

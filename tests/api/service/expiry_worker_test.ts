@@ -241,3 +241,32 @@ Deno.test("ExpiryWorker: ExpiringSoon is recorded once within the warning time, 
     await standin.close();
   }
 });
+
+Deno.test("ExpiryWorker: no pass lists while the cache is not in step (the listing would be every cluster, from Kubernetes)", async () => {
+  let inStep = false;
+  let listings = 0;
+  const worker = new ExpiryWorker({
+    orchestrator: {
+      listClusters: () => (listings++, Promise.resolve([])),
+      getCluster: () => Promise.reject(new Error("not called")),
+      deleteCluster: () => Promise.reject(new Error("not called")),
+      listClusterEvents: () => Promise.resolve([]),
+      cacheState: () => ({
+        inStep,
+        objects: {},
+        lastInStep: {},
+        relists: {},
+        restarts: {},
+        syncAges: [],
+      }),
+    },
+    events: { record: () => Promise.resolve() },
+    leader: { isLeader: () => true },
+    log: silentLogger(),
+  });
+  await worker.runOnce();
+  assert.equal(listings, 0);
+  inStep = true;
+  await worker.runOnce();
+  assert.equal(listings, 1);
+});
