@@ -14,8 +14,17 @@
  *   one whose re-check comes last sees both writes, so they never both
  *   stand; both may lose (each refused, the namespace under its quota),
  *   never both win. The loser exists for the moment between its write and
- *   its delete. Updates (scale-ups) are checked before their write only:
- *   two replicas scaling up at the same instant can each pass.
+ *   its delete.
+ * - A scale-up holds the same way: checked again after its write, on a
+ *   fresh list, against the quotas its increase counts towards (the
+ *   namespace's others as they are now, plus what this write adds). Over,
+ *   it puts the cluster back as it was read, by an update carrying the
+ *   resourceVersion of its own write as precondition, so nothing another
+ *   writer stored since is overwritten: on that conflict the cluster stays
+ *   as it is, the log says so, and the scale-up is refused all the same.
+ *   Of two replicas scaling up at once, the later re-check sees both, so
+ *   at most one stands. (An update that gives no `restore`, as
+ *   UpdateRayService's, is still checked before its write only.)
  *
  * Writes no quota applies to take no turn and make no extra call.
  */
@@ -47,7 +56,7 @@ export interface QuotaCall {
   /** `Cannot create cluster "team-a/blue"`: the refusal's first words. */
   action: string;
   kube: CallOptions;
-  /** Told of a create undone after losing a race. */
+  /** Told of a create or scale-up undone after losing a race. */
   log?: Logger;
 }
 
@@ -62,6 +71,12 @@ export interface QuotaWrite<T> {
   write: () => Promise<T>;
   /** A create's undo, when its re-check after the write finds it over. */
   remove?: () => Promise<void>;
+  /**
+   * An update's undo, when its re-check after the write finds it over:
+   * puts back what `before` counts, failing (and changing nothing) when
+   * `written` is no longer what is stored.
+   */
+  restore?: (written: T) => Promise<void>;
 }
 
 /** The holding of a RayCluster, RayJob or RayService about to be written. */
@@ -149,26 +164,61 @@ export class QuotaGuard {
     );
     if (excess !== undefined) throw quotaError(call.action, excess);
     const written = await intent.write();
-    if (!intent.remove) return written;
-    // The re-check across replicas: the others' writes as they are now,
-    // this one as what it adds.
-    const others = (await this.holdings(namespace, call.kube))
-      .filter((holding) => holding.key !== intent.holding.key);
-    const lost = quotaExcess(quotas, others, intent.holding, intent.what);
+    if (!intent.remove && !intent.restore) return written;
+    const lost = await this.#recheck(call, quotas, intent);
     if (lost === undefined) return written;
-    const what = { namespace, object: intent.holding.key, quota: lost };
-    try {
-      await intent.remove();
-      call.log?.warn("Deleted a create over quota after a race", what);
-    } catch (error) {
-      // Refused all the same: what stays is the namespace's to clean up,
-      // and the log says which.
-      call.log?.error("Failed to delete a create over quota", {
-        ...what,
-        error: String(error),
-      });
-    }
+    await this.#undo(call, intent, written, lost);
     throw quotaError(call.action, lost);
+  }
+
+  /**
+   * Undoes a write that lost its re-check. Never throws: the write is
+   * refused all the same, and what stays (an undo that failed) is the
+   * namespace's to clean up, so the log says which and why.
+   */
+  async #undo<T>(
+    call: QuotaCall,
+    intent: QuotaWrite<T>,
+    written: T,
+    lost: string,
+  ): Promise<void> {
+    const what = {
+      namespace: call.scope.namespace,
+      object: intent.holding.key,
+      quota: lost,
+    };
+    const [done, failed] = intent.remove
+      ? ["Deleted a create over quota", "Failed to delete a create over quota"]
+      : [
+        "Put back a scale-up over quota",
+        "Failed to put back a scale-up over quota",
+      ];
+    try {
+      await (intent.remove ? intent.remove() : intent.restore!(written));
+      call.log?.warn(`${done} after a race`, what);
+    } catch (error) {
+      call.log?.error(failed, { ...what, error: String(error) });
+    }
+  }
+
+  /**
+   * The re-check across replicas, after the write: the others' writes as
+   * they are now, this one as what it adds to what it held before (an
+   * update's `before`; nothing for a create), so only a quota this write's
+   * increase counts towards can refuse it.
+   */
+  async #recheck<T>(
+    call: QuotaCall,
+    quotas: AppliedQuota[],
+    intent: QuotaWrite<T>,
+  ): Promise<string | undefined> {
+    const { key, owner } = intent.holding;
+    const others = (await this.holdings(call.scope.namespace, call.kube))
+      .filter((holding) => holding.key !== key);
+    const held = intent.before === undefined
+      ? others
+      : [...others, { key, owner, usage: intent.before }];
+    return quotaExcess(quotas, held, intent.holding, intent.what);
   }
 
   /** Runs `work` once the namespace's earlier turns have ended. */

@@ -2,7 +2,7 @@
  * Quotas (api/auth/quota.ts, quota_guard.ts): the policy file's section,
  * what a cluster counts, and creates and scale-ups refused at each limit
  * with 403 code 8 on both transports; deletes free quota; two replicas
- * racing creates never hold more than a quota.
+ * racing creates, or scale-ups, never hold more than a quota.
  */
 import assert from "node:assert/strict";
 import {
@@ -48,6 +48,8 @@ quotas:
     maxClusters: 1
   - namespaces: ["q-race"]
     maxClusters: 1
+  - namespaces: ["q-scale-race"]
+    gpu: 5
 `;
 
 /** Each cluster below: a head and one worker of `t` (2 CPUs, 4 GiB, 1 GPU). */
@@ -100,7 +102,7 @@ Deno.test("quotas: the section is checked, each problem named by its field", () 
     "quotas[0].namespaces",
   ]);
   const document = parsePolicyDocument(POLICY_WITH_QUOTAS);
-  assert.equal(document.quotas.length, 7);
+  assert.equal(document.quotas.length, 8);
   assert.throws(
     () => parsePolicyDocument(`${POLICY}\nquotas: 3\n`),
     /quotas: must be a list/,
@@ -423,6 +425,72 @@ Deno.test("quotas: creates racing on two replicas never hold more than the quota
     assert.ok(held.length <= 1, `round ${round}: ${held.length} clusters held`);
     assert.equal(held.length, passed, `round ${round}: what passed is held`);
     for (const { name } of held) {
+      await ok(
+        viaHttp(a.corral, `${CS}/DeleteCluster`, { namespace, name }, root),
+        "cleanup",
+      );
+    }
+  }
+});
+
+Deno.test("quotas: scale-ups racing on two replicas never hold more than the quota; at most one wins", async () => {
+  await using a = await quotaCorral();
+  await using b = await quotaCorral(a.corral.kubeUrl);
+  const namespace = "q-scale-race";
+  await withTemplates(a.corral, [namespace]);
+  const [[, viaHttp], [, viaGrpc]] = TRANSPORTS;
+  const scale = (via: typeof viaHttp, corral: Corral, name: string) =>
+    via(corral, `${CS}/UpdateCluster`, {
+      namespace,
+      name,
+      updateMask: "clusterSpec.workerGroupSpec",
+      cluster: { clusterSpec: { workerGroupSpec: [workers(2)] } },
+    }, root);
+  for (let round = 0; round < 6; round++) {
+    // Two clusters of 2 GPUs each under a quota of 5: either scale-up to
+    // 3 GPUs fits alone, both do not. Each replica's check before writing
+    // may see the other cluster as it was, so the re-check decides.
+    const names = [`a${round}`, `b${round}`];
+    for (const name of names) {
+      await ok(
+        viaHttp(
+          a.corral,
+          `${CS}/CreateCluster`,
+          clusterBody(namespace, name, "root"),
+          root,
+        ),
+        `create ${name}`,
+      );
+    }
+    const outcomes = await Promise.all([
+      scale(viaHttp, a.corral, names[0]),
+      scale(viaGrpc, b.corral, names[1]),
+    ]);
+    for (const outcome of outcomes) {
+      assert.ok(
+        outcome.code === Code.OK || outcome.code === Code.RESOURCE_EXHAUSTED,
+        outcome.message,
+      );
+      if (outcome.code === Code.OK) continue;
+      assert.match(
+        outcome.message,
+        /^Cannot update cluster "q-scale-race\/[ab]\d+": quota exceeded: q-scale-race: GPUs \d of 5 used, this update asks for 1 more$/,
+      );
+    }
+    const held = await viaHttp(a.corral, `${CS}/ListCluster`, {
+      namespace,
+    }, root);
+    const clusters = held.result?.clusters as {
+      name: string;
+      clusterSpec: { workerGroupSpec: { maxReplicas: number }[] };
+    }[];
+    const grown = clusters
+      .filter((c) => c.clusterSpec.workerGroupSpec[0].maxReplicas === 2)
+      .map((c) => c.name);
+    const won = names.filter((_, i) => outcomes[i].code === Code.OK);
+    assert.ok(won.length <= 1, `round ${round}: both scale-ups passed`);
+    assert.deepEqual(grown, won, `round ${round}: what passed is what grew`);
+    for (const name of names) {
       await ok(
         viaHttp(a.corral, `${CS}/DeleteCluster`, { namespace, name }, root),
         "cleanup",
