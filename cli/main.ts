@@ -22,6 +22,7 @@ import {
 import { completionCommand } from "./completion.ts";
 import { CONFIG } from "./config_commands.ts";
 import { JOBS } from "./jobs.ts";
+import { QUOTA } from "./quota.ts";
 import { CliError, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
 import { SERVICES } from "./services.ts";
 import { TEMPLATES } from "./templates.ts";
@@ -32,6 +33,7 @@ const ENTRIES: TopLevel[] = [
   JOBS,
   SERVICES,
   TEMPLATES,
+  QUOTA,
   VERSION,
   CONFIG,
   completionCommand(() => ENTRIES),
