@@ -27,10 +27,17 @@ export const LEAST_PRIVILEGE: Record<string, string[]> = {
   "/configmaps": ["create", "delete", "get", "list", "watch"],
   // create: the expiry's ExpiringSoon and Expired events.
   "/events": ["create", "list", "watch"],
-  // Leader election: one Lease, read, created, renewed.
-  "coordination.k8s.io/leases": ["create", "get", "update"],
   // The dashboard proxy through the API server (--cluster-access).
   "/services/proxy": ["create", "delete", "get"],
+};
+
+/**
+ * What leader election needs (one Lease, read, created, renewed): in every
+ * variant a Role of Corral's own namespace, where the Lease lives, never
+ * a ClusterRole (which would reach every namespace's Leases).
+ */
+export const LEADER_ELECTION: Record<string, string[]> = {
+  "coordination.k8s.io/leases": ["create", "get", "update"],
 };
 
 /** What --authentication-token-review needs, cluster-wide in every variant. */
@@ -433,6 +440,36 @@ export async function checkSecurity(
     assert.deepEqual(
       permissions(named(objects, "ClusterRole", "corral-token-review").rules),
       TOKEN_REVIEW,
+    );
+  }
+  checkLeaderElection(objects, namespace, given("leader-elect-namespace"));
+}
+
+/**
+ * The Lease is granted by the Role corral-leader-election in Corral's own
+ * namespace (where --leader-elect-namespace, left empty, puts the Lease),
+ * bound to Corral, and by no ClusterRole.
+ */
+function checkLeaderElection(
+  objects: Obj[],
+  namespace: string,
+  leaseNamespace: string[],
+): void {
+  assert.deepEqual(leaseNamespace, [], "the Lease is in Corral's namespace");
+  const role = named(objects, "Role", "corral-leader-election");
+  assert.equal(role.metadata.namespace, namespace);
+  assert.deepEqual(permissions(role.rules), LEADER_ELECTION);
+  checkBinding(
+    named(objects, "RoleBinding", "corral-leader-election"),
+    "Role",
+    namespace,
+    "corral-leader-election",
+  );
+  for (const clusterRole of objects.filter((o) => o.kind === "ClusterRole")) {
+    assert.equal(
+      permissions(clusterRole.rules)["coordination.k8s.io/leases"],
+      undefined,
+      `ClusterRole ${clusterRole.metadata.name} grants no Lease`,
     );
   }
 }

@@ -71,9 +71,11 @@ if (!(await onPath("kubectl"))) {
       namespace,
       "corral-token-review",
     );
+    // The one Role: the Lease's, in Corral's namespace (checkWorkload).
     assert.deepEqual(
-      objects.filter((o) => o.kind === "Role" || o.kind === "RoleBinding"),
-      [],
+      objects.filter((o) => o.kind === "Role" || o.kind === "RoleBinding")
+        .map((o) => `${o.kind} ${o.metadata.name}`),
+      ["Role corral-leader-election", "RoleBinding corral-leader-election"],
     );
     const container =
       only(objects, "Deployment").spec.template.spec.containers[0];
@@ -141,8 +143,11 @@ if (!(await onPath("kubectl"))) {
         `${object.kind} ${object.metadata.name} is in the install namespace`,
       );
     }
-    assert.deepEqual(permissions(only(objects, "Role").rules), LEAST_PRIVILEGE);
-    checkBinding(only(objects, "RoleBinding"), "Role", namespace);
+    assert.deepEqual(
+      permissions(named(objects, "Role", "corral").rules),
+      LEAST_PRIVILEGE,
+    );
+    checkBinding(named(objects, "RoleBinding", "corral"), "Role", namespace);
 
     const container =
       only(objects, "Deployment").spec.template.spec.containers[0];
