@@ -159,7 +159,9 @@ const FINISHED_JOB = new Set(["Complete", "Failed"]);
 /**
  * The clusters of one namespace as quotas count them. A RayCluster that a
  * RayJob or RayService owns is counted through its owner's spec, never
- * twice; a job counts while it brings a cluster and has not finished.
+ * twice; a job counts while it brings a cluster and has not finished,
+ * suspended or not (so UpdateRayJob's suspend and resume change nothing
+ * quotas count: job_update.ts).
  */
 export function holdingsOf(
   clusters: readonly RayCluster[],

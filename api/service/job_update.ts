@@ -5,6 +5,14 @@
  * update gives is refused, naming it, unless it equals the job as it is
  * (a client may send back the whole job it read). Fields left empty and
  * output fields are ignored.
+ *
+ * No quota check: quota.ts counts a job's own cluster for as long as the
+ * job has not finished, suspended or not (the operator deletes a suspended
+ * job's cluster, but the job keeps its quota, so it can always come
+ * back), so resuming (suspend true -> false) adds nothing a quota
+ * counts, and suspending frees nothing. Were suspended jobs to stop
+ * counting, a resume would grow the namespace like a create and would have
+ * to go through the quota guard (quota_guard.ts) as a scale-up does.
  */
 import type { FieldViolation } from "../../domain/errors.ts";
 import type { RayJob, UpdateRayJobRequest } from "../../domain/types.ts";

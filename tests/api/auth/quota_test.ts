@@ -2,7 +2,8 @@
  * Quotas (api/auth/quota.ts, quota_guard.ts): the policy file's section,
  * what a cluster counts, and creates and scale-ups refused at each limit
  * with 403 code 8 on both transports; deletes free quota; two replicas
- * racing creates, or scale-ups, never hold more than a quota.
+ * racing creates, or scale-ups, never hold more than a quota; a suspended
+ * job keeps its quota, so resuming it is never refused.
  */
 import assert from "node:assert/strict";
 import {
@@ -618,6 +619,70 @@ Deno.test("quotas count jobs' and services' clusters, and refuse them the same w
         via(c.corral, "proto.RayServeService/DeleteRayService", {
           namespace,
           name: `${transport}-svc`,
+        }, root),
+        "cleanup",
+      );
+    });
+  }
+});
+
+Deno.test("quotas: a suspended job keeps its cluster's quota, so its resume needs none more, on both transports", async (t) => {
+  await using c = await quotaCorral();
+  const namespace = "q-gpu";
+  await withTemplates(c.corral, [namespace]);
+  const spec = { ...clusterBody(namespace, "x", "root").cluster.clusterSpec };
+  for (const [transport, via] of TRANSPORTS) {
+    await t.step(transport, async () => {
+      const name = `${transport}-paused`;
+      const suspend = (suspended: boolean) =>
+        via(c.corral, "proto.RayJobService/UpdateRayJob", {
+          namespace,
+          name,
+          job: { suspend: suspended },
+        }, root);
+      const cluster = (clusterName: string) =>
+        via(
+          c.corral,
+          `${CS}/CreateCluster`,
+          clusterBody(namespace, `${transport}-${clusterName}`, "root"),
+          root,
+        );
+      await ok(
+        via(c.corral, "proto.RayJobService/CreateRayJob", {
+          namespace,
+          job: {
+            name,
+            user: "root",
+            version: "2.9.0",
+            entrypoint: "python train.py",
+            clusterSpec: spec,
+            shutdownAfterJobFinishes: true,
+          },
+        }, root),
+        "a job with its own cluster (2 GPUs)",
+      );
+      await ok(suspend(true), "suspend");
+      // Suspended, the job still holds its 2 GPUs of the 4.
+      await ok(cluster("fits"), "a cluster of the 2 GPUs left");
+      const over = await cluster("over");
+      assert.equal(over.code, Code.RESOURCE_EXHAUSTED, over.message);
+      assert.match(
+        over.message,
+        /q-gpu: GPUs 4 of 4 used, this cluster asks for 2$/,
+      );
+      // The namespace is at its quota, and the resume adds nothing to it.
+      await ok(suspend(false), "resume");
+      await ok(
+        via(c.corral, "proto.RayJobService/DeleteRayJob", {
+          namespace,
+          name,
+        }, root),
+        "cleanup",
+      );
+      await ok(
+        via(c.corral, `${CS}/DeleteCluster`, {
+          namespace,
+          name: `${transport}-fits`,
         }, root),
         "cleanup",
       );
