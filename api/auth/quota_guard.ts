@@ -28,7 +28,7 @@
  *
  * Writes no quota applies to take no turn and make no extra call.
  */
-import { Code } from "../../domain/errors.ts";
+import { Code, ServiceError } from "../../domain/errors.ts";
 import type { RayJobResource } from "../../domain/job_conversions.ts";
 import type { Logger } from "../../domain/log.ts";
 import type { CallOptions, Orchestrator } from "../../domain/ports.ts";
@@ -93,6 +93,57 @@ export function holdingOf(
     owner: ownerOf(object.metadata),
     usage: clusterUsage(spec),
   };
+}
+
+/**
+ * Puts a cluster back as it was read (`read`) after an update was refused
+ * once written (`written`: a scale-up that lost its re-check to another
+ * replica): its spec, labels and annotations, by an update whose
+ * precondition is `written`'s resourceVersion. When that has moved on only
+ * because someone else wrote what the update did not (the operator's
+ * status, a finalizer), once more on the fresh object, keeping what they
+ * wrote. When anyone changed what the update wrote, nothing is
+ * overwritten: ABORTED says so, and the cluster stays as they left it.
+ */
+export async function putBackCluster(
+  orchestrator: Orchestrator,
+  read: RayCluster,
+  written: RayCluster,
+  kube: CallOptions,
+): Promise<void> {
+  const { labels, annotations } = read.metadata;
+  const back = (base: RayCluster) =>
+    orchestrator.updateCluster({
+      ...base,
+      metadata: { ...base.metadata, labels, annotations },
+      spec: read.spec,
+    }, kube);
+  try {
+    await back(written);
+    return;
+  } catch (error) {
+    if (!(error instanceof ServiceError) || error.code !== Code.ABORTED) {
+      throw error;
+    }
+  }
+  const { namespace, name } = written.metadata;
+  const now = await orchestrator.getCluster(namespace ?? "", name, {
+    ...kube,
+    fresh: true,
+  });
+  if (updatedPart(now) !== updatedPart(written)) {
+    throw new ServiceError(
+      Code.ABORTED,
+      `Cannot put back cluster "${namespace}/${name}": changed by another writer since the scale-up`,
+    );
+  }
+  await back(now);
+}
+
+/** What an update writes of a cluster, comparable as one string. */
+function updatedPart(cluster: RayCluster): string {
+  const { labels, annotations } = cluster.metadata;
+  return JSON.stringify({ spec: cluster.spec, labels, annotations });
 }
 
 /** RESOURCE_EXHAUSTED answered 403 on HTTP: a refusal, not a rate (429). */

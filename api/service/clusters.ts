@@ -39,7 +39,7 @@ import {
 import { AuthorizationError } from "../auth/policy.ts";
 import { summarizeWorkload } from "../auth/admission.ts";
 import { clusterUsage } from "../auth/quota.ts";
-import { holdingOf } from "../auth/quota_guard.ts";
+import { holdingOf, putBackCluster } from "../auth/quota_guard.ts";
 import { clusterListAnswer, type Service, visible } from "./service.ts";
 import { checkOwner, type OwnerCheck, ownersOnly } from "../auth/owners.ts";
 import { lookUpTemplates } from "./template_lookup.ts";
@@ -171,7 +171,13 @@ export class ClusterHandlers {
           what: "this update",
           before: clusterUsage(resource.spec),
           write: () => this.service.orchestrator.updateCluster(next, call.kube),
-          restore: (written) => this.putBack(resource, written, call),
+          restore: (written) =>
+            putBackCluster(
+              this.service.orchestrator,
+              resource,
+              written,
+              call.kube,
+            ),
         });
         log.info("Updated cluster", { namespace, name, paths });
         return clusterFromResource(updated, []);
@@ -207,49 +213,6 @@ export class ClusterHandlers {
       name: request.name,
     });
     return {};
-  }
-
-  /**
-   * Puts a cluster back as it was read (`read`) after an update refused
-   * once written (`written`, a scale-up that lost the quota re-check to
-   * another replica): an update whose precondition is `written`'s
-   * resourceVersion. When that has moved on only because the operator
-   * wrote status (spec, labels and annotations still as written), once
-   * more on the fresh version; when anyone changed what the update wrote,
-   * nothing is overwritten and ABORTED says so.
-   */
-  private async putBack(
-    read: RayCluster,
-    written: RayCluster,
-    { kube, scope }: NamespaceCall,
-  ): Promise<void> {
-    const { orchestrator } = this.service;
-    const back = (resourceVersion: string | undefined) =>
-      orchestrator.updateCluster({
-        ...read,
-        metadata: { ...read.metadata, resourceVersion },
-      }, kube);
-    try {
-      await back(written.metadata.resourceVersion);
-      return;
-    } catch (error) {
-      if (!(error instanceof ServiceError) || error.code !== Code.ABORTED) {
-        throw error;
-      }
-    }
-    const { namespace } = scope;
-    const { name } = written.metadata;
-    const now = await orchestrator.getCluster(namespace, name, {
-      ...kube,
-      fresh: true,
-    });
-    if (writtenPart(now) !== writtenPart(written)) {
-      throw new ServiceError(
-        Code.ABORTED,
-        `Cannot put back cluster "${namespace}/${name}": changed by another writer since the scale-up`,
-      );
-    }
-    await back(now.metadata.resourceVersion);
   }
 
   /** The cluster to update, read fresh; its absence is the update's NOT_FOUND. */
@@ -373,10 +336,4 @@ function staleEtag(action: string, etag: string): ServiceError {
     Code.ABORTED,
     `${action}: etag "${etag}" is not the cluster's current etag: get the cluster and try again`,
   );
-}
-
-/** What an update writes of a cluster, comparable as one string. */
-function writtenPart(cluster: RayCluster): string {
-  const { labels, annotations } = cluster.metadata;
-  return JSON.stringify({ spec: cluster.spec, labels, annotations });
 }
