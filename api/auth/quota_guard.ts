@@ -20,8 +20,10 @@
  *   namespace's others as they are now, plus what this write adds). Over,
  *   it puts the cluster back as it was read, by an update carrying the
  *   resourceVersion of its own write as precondition, so nothing another
- *   writer stored since is overwritten: on that conflict the cluster stays
- *   as it is, the log says so, and the scale-up is refused all the same.
+ *   writer stored since is overwritten (putBackCluster: past the operator's
+ *   status writes, never past another writer's spec): on that conflict the
+ *   cluster stays as it is, the log says so, and the scale-up is refused
+ *   all the same.
  *   Of two replicas scaling up at once, the later re-check sees both, so
  *   at most one stands. (An update that gives no `restore`, as
  *   UpdateRayService's, is still checked before its write only.)
