@@ -36,6 +36,7 @@ Deno.test("corral help, usage errors and completion", async (t) => {
           const word of [
             "clusters",
             "templates",
+            "quota",
             "version",
             "config",
             "completion",
@@ -57,7 +58,7 @@ Deno.test("corral help, usage errors and completion", async (t) => {
             assert.match(own.stdout, /^Global flags:$/m);
           }
         }
-        for (const command of ["version", "completion"]) {
+        for (const command of ["quota", "version", "completion"]) {
           const help = await box.run([command, "-h"]);
           assert.equal(help.code, 0, help.stderr);
           assert.match(help.stdout, new RegExp(`^  corral ${command}`, "m"));
