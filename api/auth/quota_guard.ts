@@ -25,8 +25,7 @@
  *   cluster stays as it is, the log says so, and the scale-up is refused
  *   all the same.
  *   Of two replicas scaling up at once, the later re-check sees both, so
- *   at most one stands. (An update that gives no `restore`, as
- *   UpdateRayService's, is still checked before its write only.)
+ *   at most one stands; UpdateCluster and UpdateRayService alike.
  *
  * Writes no quota applies to take no turn and make no extra call.
  */
@@ -97,29 +96,42 @@ export function holdingOf(
   };
 }
 
+/** A RayCluster or RayService, as far as a put-back needs. */
+interface Written {
+  metadata: RayCluster["metadata"];
+  spec: unknown;
+}
+
+/** Where a put-back reads an object fresh and writes it. */
+export interface PutBackCalls<T extends Written> {
+  /** "cluster", "service": how the ABORTED message names it. */
+  noun: string;
+  get: (namespace: string, name: string) => Promise<T>;
+  update: (object: T) => Promise<unknown>;
+}
+
 /**
- * Puts a cluster back as it was read (`read`) after an update was refused
+ * Puts an object back as it was read (`read`) after an update was refused
  * once written (`written`: a scale-up that lost its re-check to another
  * replica): its spec, labels and annotations, by an update whose
  * precondition is `written`'s resourceVersion. When that has moved on only
  * because someone else wrote what the update did not (the operator's
  * status, a finalizer), once more on the fresh object, keeping what they
  * wrote. When anyone changed what the update wrote, nothing is
- * overwritten: ABORTED says so, and the cluster stays as they left it.
+ * overwritten: ABORTED says so, and the object stays as they left it.
  */
-export async function putBackCluster(
-  orchestrator: Orchestrator,
-  read: RayCluster,
-  written: RayCluster,
-  kube: CallOptions,
+export async function putBack<T extends Written>(
+  calls: PutBackCalls<T>,
+  read: T,
+  written: T,
 ): Promise<void> {
   const { labels, annotations } = read.metadata;
-  const back = (base: RayCluster) =>
-    orchestrator.updateCluster({
+  const back = (base: T) =>
+    calls.update({
       ...base,
       metadata: { ...base.metadata, labels, annotations },
       spec: read.spec,
-    }, kube);
+    });
   try {
     await back(written);
     return;
@@ -129,23 +141,58 @@ export async function putBackCluster(
     }
   }
   const { namespace, name } = written.metadata;
-  const now = await orchestrator.getCluster(namespace ?? "", name, {
-    ...kube,
-    fresh: true,
-  });
+  const now = await calls.get(namespace ?? "", name);
   if (updatedPart(now) !== updatedPart(written)) {
     throw new ServiceError(
       Code.ABORTED,
-      `Cannot put back cluster "${namespace}/${name}": changed by another writer since the scale-up`,
+      `Cannot put back ${calls.noun} "${namespace}/${name}": changed by another writer since the scale-up`,
     );
   }
   await back(now);
 }
 
-/** What an update writes of a cluster, comparable as one string. */
-function updatedPart(cluster: RayCluster): string {
-  const { labels, annotations } = cluster.metadata;
-  return JSON.stringify({ spec: cluster.spec, labels, annotations });
+/** putBack() for a RayCluster. */
+export function putBackCluster(
+  orchestrator: Orchestrator,
+  read: RayCluster,
+  written: RayCluster,
+  kube: CallOptions,
+): Promise<void> {
+  return putBack(
+    {
+      noun: "cluster",
+      get: (namespace, name) =>
+        orchestrator.getCluster(namespace, name, { ...kube, fresh: true }),
+      update: (cluster) => orchestrator.updateCluster(cluster, kube),
+    },
+    read,
+    written,
+  );
+}
+
+/** putBack() for a RayService. */
+export function putBackService(
+  orchestrator: Orchestrator,
+  read: RayServiceResource,
+  written: RayServiceResource,
+  kube: CallOptions,
+): Promise<void> {
+  return putBack(
+    {
+      noun: "service",
+      get: (namespace, name) =>
+        orchestrator.getService(namespace, name, { ...kube, fresh: true }),
+      update: (service) => orchestrator.updateService(service, kube),
+    },
+    read,
+    written,
+  );
+}
+
+/** What an update writes of an object, comparable as one string. */
+function updatedPart(object: Written): string {
+  const { labels, annotations } = object.metadata;
+  return JSON.stringify({ spec: object.spec, labels, annotations });
 }
 
 /** RESOURCE_EXHAUSTED answered 403 on HTTP: a refusal, not a rate (429). */

@@ -34,7 +34,7 @@ import type {
   UpdateRayServiceRequest,
 } from "../../domain/types.ts";
 import { clusterUsage } from "../auth/quota.ts";
-import { holdingOf } from "../auth/quota_guard.ts";
+import { holdingOf, putBackService } from "../auth/quota_guard.ts";
 import { summarizeWorkload } from "../auth/admission.ts";
 import { AuthorizationError } from "../auth/policy.ts";
 import { checkOwner, ownersOnly } from "../auth/owners.ts";
@@ -173,6 +173,8 @@ export class RayServiceHandlers {
       what: "this update",
       before: clusterUsage(resource.spec.rayClusterConfig),
       write: () => this.service.orchestrator.updateService(next, kube),
+      restore: (written) =>
+        putBackService(this.service.orchestrator, resource, written, kube),
     });
     log.info("Updated service", {
       namespace: scope.namespace,
