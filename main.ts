@@ -28,6 +28,7 @@ import {
   directAccess,
 } from "./orchestrator/cluster_access.ts";
 import { DashboardSessions } from "./api/auth/dashboard_sessions.ts";
+import { loadSessionKeyFile } from "./api/auth/dashboard_session_key.ts";
 import {
   ENVIRONMENT,
   type Mode,
@@ -167,7 +168,7 @@ async function run(
     fairUse: settings.fairUse,
     version: VERSION,
     log,
-    dashboardProxy: dashboardProxyOf(settings, kubeConfig, closers),
+    dashboardProxy: await dashboardProxyOf(settings, kubeConfig, closers, log),
   });
   const { grpcPort, httpServer } = await listen(
     settings,
@@ -244,21 +245,30 @@ async function writeKubeconfig(
 /**
  * The dashboard proxy's parts: the way to the head services
  * (--cluster-access), closed with the rest, and the sessions of browsers,
- * signed with a key made now.
+ * sealed with the key of --dashboard-session-key-file (re-read as it
+ * changes), else with a key made now.
  */
-function dashboardProxyOf(
+async function dashboardProxyOf(
   settings: Settings,
   kubeConfig: k8s.KubeConfig,
   closers: Closer[],
+  log: Logger,
 ) {
   const proxy = settings.dashboardProxy;
+  const keys = proxy.sessionKeyFile
+    ? await loadSessionKeyFile({ path: proxy.sessionKeyFile, log })
+    : undefined;
+  if (keys) closers.push(keys);
   const clusterAccess = proxy.clusterAccess === "direct"
     ? directAccess()
     : apiserverProxyAccess(kubeConfig);
   closers.push({ close: () => Promise.resolve(clusterAccess.close()) });
   return {
     clusterAccess,
-    sessions: new DashboardSessions({ ttlMs: proxy.sessionTtlMs }),
+    sessions: new DashboardSessions({
+      ttlMs: proxy.sessionTtlMs,
+      ...(keys ? { keys } : {}),
+    }),
     timeoutMs: proxy.timeoutMs,
     maxRequestBytes: proxy.maxRequestBytes,
     maxResponseBytes: proxy.maxResponseBytes,

@@ -124,6 +124,8 @@ export interface DashboardProxySettings {
   maxRequestBytes: number;
   maxResponseBytes: number;
   sessionTtlMs: number;
+  /** The key dashboard cookies are sealed with; "": one made at start. */
+  sessionKeyFile: string;
 }
 
 /** The HTTP listener's time-outs and budget, as serveHttp() takes them. */
@@ -410,6 +412,7 @@ function dashboardProxySettings(
     maxRequestBytes: check("dashboard-proxy-max-request-bytes", bytes, 0),
     maxResponseBytes: check("dashboard-proxy-max-response-bytes", bytes, 0),
     sessionTtlMs: check("dashboard-session-ttl", positive(duration), 0),
+    sessionKeyFile: raw.values["dashboard-session-key-file"].trim(),
   };
 }
 

@@ -288,6 +288,13 @@ export const SPECS = {
     help:
       "how long a dashboard cookie (POST .../dashboard:session) lasts; it also ends on sign-out and as soon as the caller's token or the policy no longer allows it",
   },
+  "dashboard-session-key-file": {
+    env: "CORRAL_DASHBOARD_SESSION_KEY_FILE",
+    default: "",
+    value: "FILE",
+    help:
+      "a file of at least 32 random bytes (e.g. a mounted Secret) that dashboard cookies are sealed with, the same for every replica, so a cookie opened on one replica works on all of them and across restarts; re-read when it changes (the key before still opens cookies until they expire); empty: a key made at start, and a browser's dashboard session stays with the replica that opened it",
+  },
   // Cluster expiry and the leader election that lets one replica act
   // (api/service/expiry_worker.ts, orchestrator/leader_election.ts).
   "expiry-warning": {

@@ -85,6 +85,7 @@ Deno.test("parseSettings() gives kubernetes mode's defaults without flags", () =
       maxRequestBytes: 64 * 1024 * 1024,
       maxResponseBytes: 64 * 1024 * 1024,
       sessionTtlMs: 15 * 60_000,
+      sessionKeyFile: "",
     },
     expiry: {
       warningMs: 3_600_000,

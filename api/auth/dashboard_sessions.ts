@@ -1,29 +1,53 @@
 /**
  * Dashboard sessions: what lets a browser, which cannot add a bearer token
- * to a link it follows, into one cluster's dashboard through Corral.
+ * to a link it follows, into one cluster's dashboard through Corral, on
+ * whichever replica its request reaches.
  *
  * Contract:
  * - A session is opened by a caller who authenticated with its own
  *   credentials and may `proxy` that cluster; it is for that one cluster
  *   and lasts `ttlMs` at most.
- * - The cookie carries no credential: a random id, the expiry and an
- *   HMAC-SHA256 over both and the cluster, with a key made when Corral
- *   starts (so a restart, or another replica, ends every session). A value
- *   that does not verify, has expired, or names another cluster finds
- *   nothing.
- * - The session keeps, in memory only, the credentials it was opened with:
- *   the proxy authenticates and authorizes them again on every request, so
- *   a token taken out of the token file, or a policy that no longer grants
- *   `proxy`, ends it at once (as soon as Corral has re-read the file).
- * - Sign-out ends a caller's sessions of a cluster. At most `maxSessions`
- *   live at once; the oldest goes first.
+ * - The cookie is a compact JWE (dir, A256GCM) under the key of
+ *   dashboard_session_key.ts: a random id, the cluster, the user, when it
+ *   was opened and when it expires, and the caller's Authorization header
+ *   value. Sealed, not signed: the browser (HttpOnly) and the dashboard
+ *   (the proxy drops cookies) never get it, and one who copies the cookie
+ *   still cannot read the token out of it. A value that does not open, has
+ *   expired, or names another cluster finds nothing.
+ * - The proxy authenticates and authorizes the sealed credential again on
+ *   every request, so a token taken out of the token file, or a policy that
+ *   no longer grants `proxy`, ends the session on every replica at once (as
+ *   soon as each has re-read the file).
+ * - A client certificate cannot be carried in a cookie (it is proven by the
+ *   TLS handshake, not by bytes one could copy): such a session keeps its
+ *   credentials in this replica's memory, and its cookie, carrying no
+ *   credential, opens only on this replica and only until it restarts.
+ * - Sign-out ends the caller's sessions of a cluster on this replica: the
+ *   cookies it opened, and any cookie of that user for that cluster opened
+ *   before the sign-out, wherever it was opened. Other replicas do not hear
+ *   of it: there a copy of the cookie lasts until it expires (the browser's
+ *   own copy is cleared by the answer).
+ * - At most `maxSessions` sessions opened here, and as many sign-outs, are
+ *   remembered at once; the oldest goes first.
  */
+import { compactDecrypt, CompactEncrypt } from "jose";
 import { Buffer } from "node:buffer";
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Credentials } from "./authenticate.ts";
+import {
+  randomSessionKeys,
+  type SessionKeys,
+} from "./dashboard_session_key.ts";
 
 /** The cookie's name. */
 export const DASHBOARD_COOKIE = "corral-dashboard";
+
+/**
+ * The longest cookie value sealed: browsers keep at most 4096 bytes of a
+ * cookie's name, value and attributes, and the attributes need room.
+ */
+export const MAX_COOKIE_VALUE = 3_800;
 
 export interface DashboardSession {
   namespace: string;
@@ -38,103 +62,257 @@ export interface DashboardSession {
 
 export interface DashboardSessionsOptions {
   ttlMs: number;
+  /** The sealing keys; without them, a key made now (this replica only). */
+  keys?: SessionKeys;
   /** 10,000 by default. */
   maxSessions?: number;
   now?: () => number;
 }
 
+/** What a cookie holds, sealed. */
+interface Sealed {
+  /** The session's id. */
+  sid: string;
+  ns: string;
+  name: string;
+  user: string;
+  /** Opened and expires, milliseconds since the epoch. */
+  iat: number;
+  exp: number;
+  /** How the caller authenticated: the credential comes from where. */
+  via: "bearer" | "certificate" | "none";
+  /** The Authorization header value, for "bearer". */
+  authorization?: string;
+}
+
+/** A session opened on this replica. */
+interface Opened {
+  namespace: string;
+  name: string;
+  user: string;
+  expiresAt: number;
+  /** For a client-certificate session only: what it was opened with. */
+  credentials?: Credentials;
+}
+
+const JWE_HEADER = { alg: "dir", enc: "A256GCM" } as const;
+
 export class DashboardSessions {
   readonly ttlMs: number;
-  readonly #key = randomBytes(32);
-  readonly #sessions = new Map<string, DashboardSession>();
+  readonly #keys: SessionKeys;
+  /** Sessions opened here, in opening order. */
+  readonly #opened = new Map<string, Opened>();
+  /** "namespace/name/user" -> when that user signed out of that cluster. */
+  readonly #signedOut = new Map<string, number>();
   readonly #max: number;
   readonly #now: () => number;
 
   constructor(options: DashboardSessionsOptions) {
     this.ttlMs = options.ttlMs;
+    this.#keys = options.keys ?? randomSessionKeys();
     this.#max = options.maxSessions ?? 10_000;
     this.#now = options.now ?? Date.now;
   }
 
-  /** Opens a session; the cookie's value, which names it. */
-  open(session: Omit<DashboardSession, "expiresAt">): {
-    value: string;
-    expiresAt: number;
-  } {
-    this.#sweep();
-    while (this.#sessions.size >= this.#max) {
-      const oldest = this.#sessions.keys().next().value;
-      if (oldest === undefined) break;
-      this.#sessions.delete(oldest);
-    }
-    const id = randomBytes(24).toString("base64url");
-    const expiresAt = this.#now() + this.ttlMs;
-    this.#sessions.set(id, { ...session, expiresAt });
-    const signed = `${id}.${expiresAt}`;
-    return {
-      value: `${signed}.${this.#mac(signed, session.namespace, session.name)}`,
-      expiresAt,
-    };
+  /** Whether a cookie opened here opens on another replica too. */
+  get shared(): boolean {
+    return this.#keys.shared;
   }
 
-  /** The live session a cookie value names for this cluster, if any. */
-  find(
+  /**
+   * Opens a session; the cookie's value, which carries it. Throws
+   * INVALID_ARGUMENT when the caller's token is too long for a cookie.
+   */
+  async open(session: Omit<DashboardSession, "expiresAt">): Promise<{
+    value: string;
+    expiresAt: number;
+  }> {
+    this.#sweep();
+    const sid = randomBytes(18).toString("base64url");
+    const now = this.#now();
+    const expiresAt = now + this.ttlMs;
+    const { credentials } = session;
+    const via = credentials.certificate
+      ? "certificate"
+      : credentials.authorization
+      ? "bearer"
+      : "none";
+    const sealed: Sealed = {
+      sid,
+      ns: session.namespace,
+      name: session.name,
+      user: session.user,
+      iat: now,
+      exp: expiresAt,
+      via,
+      ...(via === "bearer"
+        ? { authorization: credentials.authorization! }
+        : {}),
+    };
+    const value = await new CompactEncrypt(
+      new TextEncoder().encode(JSON.stringify(sealed)),
+    ).setProtectedHeader(JWE_HEADER).encrypt(this.#keys.keys()[0]);
+    if (value.length > MAX_COOKIE_VALUE) {
+      throw new ServiceError(
+        Code.INVALID_ARGUMENT,
+        `Cannot open a dashboard session for cluster "${session.namespace}/${session.name}": the bearer token in the Authorization header is too long to carry in a cookie (${value.length} bytes sealed, at most ${MAX_COOKIE_VALUE}): send it with each request instead`,
+      );
+    }
+    this.#remember(sid, {
+      namespace: session.namespace,
+      name: session.name,
+      user: session.user,
+      expiresAt,
+      ...(via === "certificate" ? { credentials } : {}),
+    });
+    return { value, expiresAt };
+  }
+
+  /**
+   * The live session a cookie value carries for this cluster, if any; its
+   * credentials with `address`, the requester's, for failure limits.
+   */
+  async find(
     value: string,
     namespace: string,
     name: string,
-  ): DashboardSession | undefined {
-    const [id, expires, mac, extra] = value.split(".");
-    if (!id || !expires || !mac || extra !== undefined) return undefined;
-    const want = Buffer.from(this.#mac(`${id}.${expires}`, namespace, name));
-    const got = Buffer.from(mac);
-    if (got.length !== want.length || !timingSafeEqual(got, want)) {
+    address?: string,
+  ): Promise<DashboardSession | undefined> {
+    const sealed = await this.#unseal(value);
+    if (
+      !sealed || sealed.ns !== namespace || sealed.name !== name ||
+      sealed.exp <= this.#now()
+    ) {
       return undefined;
     }
-    const session = this.#sessions.get(id);
-    if (!session || session.expiresAt <= this.#now()) {
-      this.#sessions.delete(id);
-      return undefined;
+    const signedOut = this.#signedOut.get(
+      userKey(namespace, name, sealed.user),
+    );
+    if (signedOut !== undefined && sealed.iat <= signedOut) return undefined;
+    let credentials: Credentials;
+    if (sealed.via === "certificate") {
+      const opened = this.#opened.get(sealed.sid);
+      if (!opened?.credentials || opened.expiresAt <= this.#now()) {
+        return undefined;
+      }
+      credentials = opened.credentials;
+    } else {
+      credentials = {
+        authorization: sealed.authorization ?? null,
+        certificate: null,
+        ...(address ? { address } : {}),
+      };
     }
-    // The MAC covers the cluster already; this is belt and braces.
-    return session.namespace === namespace && session.name === name
-      ? session
-      : undefined;
+    return {
+      namespace,
+      name,
+      user: sealed.user,
+      credentials,
+      expiresAt: sealed.exp,
+    };
   }
 
-  /** Ends `user`'s sessions of the cluster; how many there were. */
+  /**
+   * Ends `user`'s sessions of the cluster, here: those opened before now
+   * are refused from now on. How many of them were opened here.
+   */
   end(namespace: string, name: string, user: string): number {
+    this.#sweep();
+    const key = userKey(namespace, name, user);
+    this.#signedOut.delete(key);
+    this.#signedOut.set(key, this.#now());
+    while (this.#signedOut.size > this.#max) {
+      this.#signedOut.delete(this.#signedOut.keys().next().value!);
+    }
     let ended = 0;
-    for (const [id, session] of this.#sessions) {
+    for (const [sid, opened] of this.#opened) {
       if (
-        session.namespace === namespace && session.name === name &&
-        session.user === user
+        opened.namespace === namespace && opened.name === name &&
+        opened.user === user
       ) {
-        this.#sessions.delete(id);
+        this.#opened.delete(sid);
         ended++;
       }
     }
     return ended;
   }
 
-  /** Sessions open now. */
+  /** Sessions opened here and not yet expired or ended. */
   get size(): number {
-    return this.#sessions.size;
+    this.#sweep();
+    return this.#opened.size;
   }
 
-  #mac(signed: string, namespace: string, name: string): string {
-    return createHmac("sha256", this.#key)
-      .update(`${signed}\n${namespace}/${name}`)
-      .digest("base64url");
+  /** What the cookie holds, if one of the keys opens it and it is whole. */
+  async #unseal(value: string): Promise<Sealed | undefined> {
+    // A compact JWE with "dir" has five parts, the second empty. Each in
+    // its one canonical base64url spelling: the decoder ignores the unused
+    // bits of a last character, and a value changed there is still a value
+    // changed, to be refused.
+    const parts = value.split(".");
+    if (
+      value.length > MAX_COOKIE_VALUE || parts.length !== 5 ||
+      parts.some((part) =>
+        Buffer.from(part, "base64url").toString("base64url") !== part
+      )
+    ) {
+      return undefined;
+    }
+    for (const key of this.#keys.keys()) {
+      try {
+        const { plaintext } = await compactDecrypt(value, key, {
+          keyManagementAlgorithms: ["dir"],
+          contentEncryptionAlgorithms: ["A256GCM"],
+        });
+        return sealedOf(JSON.parse(new TextDecoder().decode(plaintext)));
+      } catch {
+        // Another key's, tampered with, or not a JWE: try the next key.
+      }
+    }
+    return undefined;
   }
 
-  /** Drops expired sessions; Map order is opening order. */
+  #remember(sid: string, opened: Opened): void {
+    while (this.#opened.size >= this.#max) {
+      this.#opened.delete(this.#opened.keys().next().value!);
+    }
+    this.#opened.set(sid, opened);
+  }
+
+  /**
+   * Drops expired sessions and sign-outs older than any session they could
+   * still refuse; Map order is insertion order.
+   */
   #sweep(): void {
     const now = this.#now();
-    for (const [id, session] of this.#sessions) {
-      if (session.expiresAt > now) continue;
-      this.#sessions.delete(id);
+    for (const [sid, opened] of this.#opened) {
+      if (opened.expiresAt > now) break;
+      this.#opened.delete(sid);
+    }
+    for (const [key, at] of this.#signedOut) {
+      if (at + this.ttlMs > now) break;
+      this.#signedOut.delete(key);
     }
   }
+}
+
+function userKey(namespace: string, name: string, user: string): string {
+  return JSON.stringify([namespace, name, user]);
+}
+
+/** The payload, if it has the shape this version seals. */
+function sealedOf(payload: unknown): Sealed | undefined {
+  const p = payload as Partial<Sealed> | null;
+  const strings = [p?.sid, p?.ns, p?.name, p?.user];
+  if (
+    !p || strings.some((s) => typeof s !== "string") ||
+    typeof p.iat !== "number" || typeof p.exp !== "number" ||
+    !["bearer", "certificate", "none"].includes(p.via as string) ||
+    (p.via === "bearer") !== (typeof p.authorization === "string")
+  ) {
+    return undefined;
+  }
+  return p as Sealed;
 }
 
 /** The value of cookie `name` in a Cookie header, if it has one. */

@@ -178,7 +178,7 @@ export class DashboardProxy {
       const { credentials } = await this.#authorize(request, exchange, false);
       await request.body?.cancel();
       const path = dashboardProxyPath(exchange.namespace, exchange.name);
-      const { value, expiresAt } = this.#o.sessions.open({
+      const { value, expiresAt } = await this.#o.sessions.open({
         namespace: exchange.namespace,
         name: exchange.name,
         user: exchange.identity!.user,
@@ -286,15 +286,20 @@ export class DashboardProxy {
       credentials.certificate != null;
     const value = cookieValue(request.headers.get("cookie"), DASHBOARD_COOKIE);
     if (cookie && !own && value !== undefined) {
-      const session = this.#o.sessions.find(
+      const session = await this.#o.sessions.find(
         value,
         exchange.namespace,
         exchange.name,
+        credentials.address,
       );
       if (!session) {
         throw new AuthenticationError(
           "invalid-token",
-          "Unauthorized: the dashboard cookie is not valid for this cluster: it expired, was signed out of, or is another cluster's",
+          `Unauthorized: the dashboard cookie is not valid for this cluster: it expired, was signed out of, is another cluster's, or was opened ${
+            this.#o.sessions.shared
+              ? "with a client certificate by another Corral replica"
+              : "by another Corral replica or before a restart"
+          }`,
         );
       }
       credentials = session.credentials;
