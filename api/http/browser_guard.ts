@@ -16,7 +16,10 @@
  *   `Sec-Fetch-Site: cross-site`, gets 403 code 7, as Go's
  *   CrossOriginProtection answers it. Clients that are not browsers send
  *   neither header and are not affected. Reads need no check: the
- *   same-origin policy keeps their answers from the page that asked.
+ *   same-origin policy keeps their answers from the page that asked. A
+ *   WebSocket upgrade is checked as a write: the same-origin policy does
+ *   not apply to WebSockets, so a page of another site could otherwise
+ *   open one with the user's cookie and read what comes.
  * - **CORS** for the listed origins only: a preflight gets 204 with the
  *   methods the path serves, the headers a client of the API sends, and a
  *   Max-Age; every answer to such an origin carries
@@ -34,6 +37,7 @@ import { HttpError } from "../errors.ts";
 import { errorResponse } from "./error_answers.ts";
 import { pathOf } from "./request_path.ts";
 import type { Router } from "./router.ts";
+import { isWebSocketUpgrade } from "./upgrade.ts";
 
 /** The browser settings, as settings.ts checks them. */
 export interface BrowserSettings {
@@ -88,7 +92,8 @@ export function guardBrowsers(
       (!anyHost && !isProbe(request)
         ? hostRefusal(request.headers.get("host"), hosts)
         : undefined) ??
-        (isPreflight(request) || MUTATING.has(request.method)
+        (isPreflight(request) || MUTATING.has(request.method) ||
+            isWebSocketUpgrade(request.headers)
           ? originRefusal(request, listed, secure)
           : undefined);
     if (refusal) {

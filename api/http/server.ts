@@ -43,6 +43,8 @@ import { TlsConnections } from "./tls_connections.ts";
 import { setListened } from "./peer.ts";
 import { type Deadline, Deadlines } from "./deadlines.ts";
 import type { Router } from "./router.ts";
+import type { Duplex } from "node:stream";
+import { tunnelOf } from "./upgrade.ts";
 
 /**
  * What the listener serves. With `allowed` (the router's), the requests the
@@ -174,6 +176,12 @@ export async function serveHttp(
     (req: http.IncomingMessage, res: http.ServerResponse) =>
       listener.request(req, res),
   );
+  // Upgrades (WebSocket) go through the same handler (upgrade.ts).
+  server.on(
+    "upgrade",
+    (req: http.IncomingMessage, socket: Duplex, head: Uint8Array) =>
+      listener.upgrade(req, socket, head),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.hostname, () => {
@@ -245,6 +253,8 @@ class Listener {
   readonly #log: Logger;
   readonly #allowed: AllowedMethods | undefined;
   readonly #sockets = new Map<Socket, SocketState>();
+  /** Connections handed to an upgrade: ended at shutdown, as the rest. */
+  readonly #upgraded = new Set<Duplex>();
   readonly #budget: BodyBudget;
   readonly #deadlines: Deadlines;
   inFlight = 0;
@@ -349,6 +359,60 @@ class Listener {
       clearTimeout(timer);
     }
     for (const socket of this.#sockets.keys()) socket.destroy();
+    for (const socket of this.#upgraded) socket.destroy();
+  }
+
+  /**
+   * An `Upgrade:` request, which node:http hands over apart with the raw
+   * socket: through the same handler as any request, without a body
+   * (upgrade.ts). A tunnel the handler answers with takes the socket over;
+   * any other answer is written on the socket, which then closes.
+   */
+  upgrade(req: http.IncomingMessage, socket: Duplex, head: Uint8Array): void {
+    this.#sockets.get(socket as Socket)?.headerTimer?.cancel();
+    this.#upgraded.add(socket);
+    socket.once("close", () => this.#upgraded.delete(socket));
+    socket.on("error", () => socket.destroy());
+    this.#answerUpgrade(req, socket, head).catch((error) => {
+      this.#log.error("Failed to answer HTTP upgrade", {
+        cause: String(error),
+      });
+      socket.destroy();
+    });
+  }
+
+  async #answerUpgrade(
+    req: http.IncomingMessage,
+    socket: Duplex,
+    head: Uint8Array,
+  ): Promise<void> {
+    const refusal = refusalBeforeHandler(
+      req,
+      this.#limits.maxUrlBytes,
+      this.#allowed,
+    );
+    if (refusal) return void socket.end(rawAnswer(refusal));
+    const controller = new AbortController();
+    socket.once("close", () => controller.abort());
+    let request: Request;
+    try {
+      request = webRequestOf(req, req.method ?? "GET", undefined);
+    } catch {
+      return void socket.end(rawAnswer(invalid("Invalid request")));
+    }
+    if (!copyHeaders(req, request)) {
+      return void socket.end(rawAnswer(invalid("Invalid request header")));
+    }
+    setListened(request, peerOfSocket(req.socket), controller.signal);
+    const response = await this.#options.handler(request);
+    if (socket.destroyed) return void await response.body?.cancel();
+    const tunnel = tunnelOf(response);
+    if (!tunnel) return await writeRawResponse(socket, response, req.method);
+    // The tunnel bounds its own time; the connection's idle time-out is
+    // for HTTP requests.
+    (socket as Socket).setTimeout?.(0);
+    this.#sockets.delete(socket as Socket);
+    tunnel(socket, head);
   }
 
   /** Whether answers close their connections: the server is stopping. */
@@ -515,6 +579,38 @@ function deadlineResolutionMs(limits: Limits): number {
     limits.requestTimeoutMs,
   );
   return Math.min(250, Math.max(5, shortest / 20));
+}
+
+/**
+ * `response` written on a bare socket as an HTTP/1.1 answer whose body ends
+ * where the connection does; the socket ends after it.
+ */
+async function writeRawResponse(
+  socket: Duplex,
+  response: Response,
+  method: string | undefined,
+): Promise<void> {
+  const lines = [
+    `HTTP/1.1 ${response.status} ${http.STATUS_CODES[response.status] ?? ""}`,
+  ];
+  for (const [name, value] of response.headers) {
+    if (name === "connection" || name === "transfer-encoding") continue;
+    lines.push(`${name}: ${value}`);
+  }
+  lines.push("connection: close", "", "");
+  socket.write(lines.join("\r\n"));
+  if (method !== "HEAD" && response.body) {
+    for await (const chunk of response.body) {
+      if (socket.destroyed) break;
+      if (!socket.write(chunk)) {
+        await new Promise((resolve) => {
+          socket.once("drain", resolve);
+          socket.once("close", resolve);
+        });
+      }
+    }
+  } else await response.body?.cancel();
+  socket.end();
 }
 
 /** A refusal as a whole HTTP/1.1 message, for a bare socket. */
