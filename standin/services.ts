@@ -13,8 +13,11 @@
  * or a Service without the annotation, has no endpoint: 503, as the API
  * server answers `no endpoints available for service`. The caller's
  * Authorization header does not travel on (the API server consumes the
- * bearer token it authenticated), nor do hop-by-hop headers. Websocket
- * upgrades are not proxied.
+ * bearer token it authenticated), nor do hop-by-hop headers. A WebSocket
+ * upgrade is passed through as the API server passes it: the endpoint's
+ * WebSocket is opened first (503 if it cannot be), then the caller's is
+ * accepted with the subprotocol the endpoint chose, and messages are
+ * relayed both ways until either side closes.
  */
 
 import { isRecord } from "./json.ts";
@@ -155,6 +158,12 @@ export async function proxyToService(
   const rest = url.pathname.slice(prefix.length) || "/";
   const headers = new Headers(request.headers);
   for (const header of DROPPED_HEADERS) headers.delete(header);
+  if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
+    return await relayWebSocket(
+      request,
+      `ws://127.0.0.1:${local}${rest}${url.search}`,
+    );
+  }
   const target = `http://127.0.0.1:${local}${rest}${url.search}`;
   let answer: Response;
   try {
@@ -176,4 +185,77 @@ export async function proxyToService(
   const out = new Headers(answer.headers);
   for (const header of DROPPED_HEADERS) out.delete(header);
   return new Response(answer.body, { status: answer.status, headers: out });
+}
+
+/**
+ * The caller's WebSocket joined to the endpoint's at `target`, message by
+ * message; a 503 StatusError when the endpoint's cannot be opened. (The
+ * real API server splices the connections' bytes; relaying messages is
+ * the same to both ends and all Deno.serve allows.)
+ */
+async function relayWebSocket(
+  request: Request,
+  target: string,
+): Promise<Response> {
+  const protocols = (request.headers.get("sec-websocket-protocol") ?? "")
+    .split(",").map((p) => p.trim()).filter((p) => p !== "");
+  const upstream = new WebSocket(target, protocols);
+  upstream.binaryType = "arraybuffer";
+  const opened = await new Promise<boolean>((resolve) => {
+    upstream.onopen = () => resolve(true);
+    upstream.onerror = () => resolve(false);
+  });
+  if (!opened) {
+    throw unavailable(
+      `error trying to reach service: the WebSocket at ${
+        new URL(target).pathname
+      } could not be opened`,
+    );
+  }
+  const { socket, response } = Deno.upgradeWebSocket(
+    request,
+    upstream.protocol ? { protocol: upstream.protocol } : {},
+  );
+  socket.binaryType = "arraybuffer";
+  const pending: (string | ArrayBuffer)[] = [];
+  upstream.onmessage = (event) => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(event.data);
+    else if (socket.readyState === WebSocket.CONNECTING) {
+      pending.push(event.data);
+    }
+  };
+  socket.onopen = () => {
+    // An endpoint that has closed already is closed after this, with its
+    // code (closeWith()).
+    for (const data of pending.splice(0)) socket.send(data);
+  };
+  socket.onmessage = (event) => {
+    if (upstream.readyState === WebSocket.OPEN) upstream.send(event.data);
+  };
+  upstream.onclose = (event) => closeWith(socket, event);
+  upstream.onerror = () => closeWith(socket, { code: 1011, reason: "" });
+  socket.onclose = (event) => closeWith(upstream, event);
+  socket.onerror = () => closeWith(upstream, { code: 1011, reason: "" });
+  return response;
+}
+
+/** Closes `socket` with the other side's code, where one may send it. */
+function closeWith(
+  socket: WebSocket,
+  event: { code: number; reason: string },
+): void {
+  if (
+    socket.readyState === WebSocket.CLOSING ||
+    socket.readyState === WebSocket.CLOSED
+  ) return;
+  // 1005 and 1006 say no code came; they may not be sent.
+  const code = event.code === 1000 || (event.code >= 3000 && event.code < 5000)
+    ? event.code
+    : event.code === 1005 || event.code === 1006
+    ? 1000
+    : 1011;
+  if (socket.readyState === WebSocket.CONNECTING) {
+    // After onopen, which sends what came before the close.
+    socket.addEventListener("open", () => socket.close(code, event.reason));
+  } else socket.close(code, event.reason);
 }
