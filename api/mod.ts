@@ -151,6 +151,10 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     gateway: options.dashboardProxy
       ? createRouter({
         endpoints: new DashboardProxy({
+          // A WebSocket lasts as long as a watch stream may.
+          ...(options.streamMaxDurationMs
+            ? { tunnelMaxDurationMs: options.streamMaxDurationMs }
+            : {}),
           ...options.dashboardProxy,
           orchestrator,
           access: options.access,

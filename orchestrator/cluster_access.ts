@@ -19,6 +19,9 @@
  * under it; what is sent is the caller's to decide (dashboard_proxy.ts).
  */
 import type { KubeConfig } from "@kubernetes/client-node";
+import { connect as netConnect, isIP } from "node:net";
+import { connect as tlsConnect } from "node:tls";
+import type { Duplex } from "node:stream";
 
 export const CLUSTER_ACCESS_MODES = ["direct", "apiserver-proxy"] as const;
 export type ClusterAccessMode = typeof CLUSTER_ACCESS_MODES[number];
@@ -39,8 +42,68 @@ export interface ClusterAccess {
    * way there needs; redirects are never followed, they are the caller's.
    */
   fetch(url: string, init: RequestInit): Promise<Response>;
+  /**
+   * Opens a connection to `url`'s server (one under a baseUrl) for an HTTP
+   * upgrade the caller writes itself: TCP, or TLS for https with the CA and
+   * client certificate the way needs; and the headers the request must
+   * carry (Corral's bearer token for the API server). Rejects when the
+   * server cannot be reached or `signal` aborts first.
+   */
+  dial(url: string, signal: AbortSignal): Promise<Dialed>;
   /** Releases the HTTP client. */
   close(): void;
+}
+
+/** An open connection for an upgrade, and what its request must carry. */
+export interface Dialed {
+  socket: Duplex;
+  headers: Record<string, string>;
+}
+
+/** TLS settings of a dial to an https URL. */
+interface TlsOptions {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  /** False only for a kubeconfig's insecure-skip-tls-verify. */
+  rejectUnauthorized: boolean;
+}
+
+/** A TCP (http) or TLS (https) connection to `url`'s host and port. */
+export function dialUrl(
+  url: string,
+  signal: AbortSignal,
+  tls: TlsOptions = { rejectUnauthorized: true },
+): Promise<Duplex> {
+  const target = new URL(url);
+  const secure = target.protocol === "https:";
+  const host = target.hostname.replace(/^\[|\]$/g, "");
+  const port = Number(target.port) || (secure ? 443 : 80);
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const socket = secure
+      ? tlsConnect({
+        host,
+        port,
+        ...(isIP(host) ? {} : { servername: host }),
+        ...(tls.ca !== undefined ? { ca: tls.ca } : {}),
+        ...(tls.cert !== undefined ? { cert: tls.cert, key: tls.key } : {}),
+        rejectUnauthorized: tls.rejectUnauthorized,
+      })
+      : netConnect({ host, port });
+    const settle = (error?: Error) => {
+      signal.removeEventListener("abort", aborted);
+      socket.off("error", settle);
+      if (error) {
+        socket.destroy();
+        reject(error);
+      } else resolve(socket);
+    };
+    const aborted = () => settle(signal.reason);
+    signal.addEventListener("abort", aborted, { once: true });
+    socket.once(secure ? "secureConnect" : "connect", () => settle());
+    socket.once("error", settle);
+  });
 }
 
 /**
@@ -56,6 +119,10 @@ export function directAccess(
       ((service) =>
         `http://${service.name}.${service.namespace}.svc:${service.port}`),
     fetch: (url, init) => fetch(url, { ...init, redirect: "manual" }),
+    dial: async (url, signal) => ({
+      socket: await dialUrl(url, signal),
+      headers: {},
+    }),
     close() {},
   };
 }
@@ -85,6 +152,17 @@ export function apiserverProxyAccess(kubeConfig: KubeConfig): ClusterAccess {
         ...(client ? { client } : {}),
       } as RequestInit);
     },
+    async dial(url, signal) {
+      const { headers, tls } = await credentials.current();
+      const skip = kubeConfig.getCurrentCluster()?.skipTLSVerify === true;
+      return {
+        socket: await dialUrl(url, signal, {
+          ...tls,
+          rejectUnauthorized: !skip,
+        }),
+        headers,
+      };
+    },
     close: () => credentials.close(),
   };
 }
@@ -102,7 +180,12 @@ class KubeCredentials {
   constructor(private readonly kubeConfig: KubeConfig) {}
 
   async current(): Promise<
-    { headers: Record<string, string>; client?: Deno.HttpClient }
+    {
+      headers: Record<string, string>;
+      client?: Deno.HttpClient;
+      /** The same CA and client certificate, for a raw TLS dial. */
+      tls: { ca?: string; cert?: string; key?: string };
+    }
   > {
     const options: {
       headers?: Record<string, string>;
@@ -132,6 +215,10 @@ class KubeCredentials {
     return {
       headers: options.headers ?? {},
       ...(this.#client ? { client: this.#client } : {}),
+      tls: {
+        ...(ca !== undefined ? { ca } : {}),
+        ...(cert !== undefined && key !== undefined ? { cert, key } : {}),
+      },
     };
   }
 

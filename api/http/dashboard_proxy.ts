@@ -4,8 +4,8 @@
  *
  *   /apis/v1alpha2/namespaces/{namespace}/clusters/{name}/dashboard/...
  *
- * for every method and subpath (HTTP only; WebSocket upgrades are not
- * proxied), and the browser session routes beside it:
+ * for every method and subpath, WebSocket upgrades included
+ * (dashboard_tunnel.ts), and the browser session routes beside it:
  *
  *   POST   .../clusters/{name}/dashboard:session   a cookie for that path
  *   DELETE .../clusters/{name}/dashboard:session   signs out of it
@@ -55,6 +55,8 @@ import {
   upstreamHeaders,
 } from "./dashboard_headers.ts";
 import { bounded, contentLength } from "./dashboard_limits.ts";
+import { openTunnel } from "./dashboard_tunnel.ts";
+import { isWebSocketUpgrade } from "./upgrade.ts";
 import { errorResponse } from "./error_answers.ts";
 import { peerOf, signalOf } from "./peer.ts";
 import type { Endpoint, Params } from "./router.ts";
@@ -71,10 +73,18 @@ export interface DashboardProxyOptions {
   timeoutMs: number;
   maxRequestBytes: number;
   maxResponseBytes: number;
+  /**
+   * The longest a WebSocket through the proxy stays open
+   * (--watch-max-duration); 30 minutes.
+   */
+  tunnelMaxDurationMs?: number;
   /** Corral serves TLS: cookies are Secure. */
   secure: boolean;
   log: Logger;
 }
+
+/** A WebSocket's longest life when the options do not say. */
+const DEFAULT_TUNNEL_MS = 30 * 60_000;
 
 /** The methods proxied; HEAD is GET's (router.ts). */
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -151,6 +161,16 @@ export class DashboardProxy {
           status: 308,
           headers: { location: `${prefix}/${url.search}` },
         });
+      }
+      if (isWebSocketUpgrade(request.headers)) {
+        const tunnel = await this.#tunnel(request, cluster, {
+          subpath,
+          search: url.search,
+          prefix,
+          exchange,
+        });
+        exchange.status = 101;
+        return tunnel;
       }
       const response = await this.#forward(request, cluster, {
         subpath,
@@ -378,6 +398,36 @@ export class DashboardProxy {
     return new Response(body, { status: answer.status, headers });
   }
 
+  /** A WebSocket upgrade, done with the dashboard; its tunnel's answer. */
+  async #tunnel(
+    request: Request,
+    cluster: RayCluster,
+    at: { subpath: string; search: string; prefix: string; exchange: Exchange },
+  ): Promise<Response> {
+    const { clusterAccess } = this.#o;
+    const base = clusterAccess.baseUrl({
+      namespace: at.exchange.namespace,
+      name: headServiceOf(cluster),
+      port: DASHBOARD_PORT,
+    });
+    const url = new URL(request.url);
+    return await openTunnel({
+      clusterAccess,
+      upstream: `${base}${at.subpath}${at.search}`,
+      headers: upstreamHeaders(request.headers, {
+        for: forwardedFor(request),
+        proto: url.protocol.replace(/:$/, ""),
+        host: request.headers.get("host") ?? url.host,
+        prefix: at.prefix,
+      }),
+      timeoutMs: this.#o.timeoutMs,
+      maxDurationMs: this.#o.tunnelMaxDurationMs ?? DEFAULT_TUNNEL_MS,
+      signal: signalOf(request),
+      action: actionOf(at.exchange),
+      log: this.#o.log,
+    });
+  }
+
   /**
    * Sends the request, its body counted and everything bounded by the
    * time-out; its answer's head. Throws 413, 504 or 502 (unreachable).
@@ -395,13 +445,12 @@ export class DashboardProxy {
     }
     const timeout = AbortSignal.timeout(timeoutMs);
     const url = new URL(request.url);
-    const peer = peerOf(request);
     const sent = request.body ? bounded(request.body, maxRequestBytes) : null;
     try {
       return await this.#o.clusterAccess.fetch(upstream, {
         method: request.method,
         headers: upstreamHeaders(request.headers, {
-          for: peer?.address?.replace(/:\d+$/, "").replace(/^\[|\]$/g, ""),
+          for: forwardedFor(request),
           proto: url.protocol.replace(/:$/, ""),
           host: request.headers.get("host") ?? url.host,
           prefix,
@@ -524,6 +573,14 @@ function clusterParams(parts: string[], last: string): Params | undefined {
       parts[4] === "clusters" && parts[6] === last
     ? { namespace: parts[3], name: parts[5] }
     : undefined;
+}
+
+/** The client's address without its port, for X-Forwarded-For. */
+function forwardedFor(request: Request): string | undefined {
+  return peerOf(request)?.address?.replace(/:\d+$/, "").replace(
+    /^\[|\]$/g,
+    "",
+  );
 }
 
 /** `Cannot proxy to cluster "team-a/blue"`. */

@@ -1,0 +1,236 @@
+/**
+ * A WebSocket through the dashboard proxy: the upgrade request sent on to
+ * the dashboard on a connection of its own, and, once the dashboard has
+ * answered 101, the two connections joined byte for byte.
+ *
+ * dashboard_proxy.ts has authenticated and authorized the caller and
+ * checked the cluster before; the browser guard has checked the Origin.
+ * The handshake with the dashboard happens before the caller is answered,
+ * so a dashboard that refuses or does not answer in time is the caller's
+ * 502/504 JSON error like any other, and audited as such. What is sent
+ * carries none of the caller's credentials (upstreamHeaders()); the 101
+ * passed back carries only the WebSocket handshake's own headers.
+ *
+ * Frames are not parsed: the tunnel is bytes both ways, so extensions
+ * (permessage-deflate) and subprotocols are the two ends' business. It
+ * lasts `maxDurationMs` at most, then both connections close (the browser
+ * sees 1006 and reconnects, as after a network cut), as a watch stream ends
+ * at --watch-max-duration. Either end closing closes the other.
+ */
+import { Buffer } from "node:buffer";
+import type { Duplex } from "node:stream";
+import { Code } from "../../domain/errors.ts";
+import type { Logger } from "../../domain/log.ts";
+import type { ClusterAccess } from "../../orchestrator/cluster_access.ts";
+import { HttpError } from "../errors.ts";
+import { upgradeAnswer } from "./upgrade.ts";
+
+/** The largest answer head the dashboard may send before its 101. */
+const MAX_HEAD_BYTES = 16 * 1024;
+
+/** The headers of the dashboard's 101 passed back to the caller. */
+const HANDSHAKE_HEADERS = [
+  "sec-websocket-accept",
+  "sec-websocket-protocol",
+  "sec-websocket-extensions",
+];
+
+export interface TunnelOptions {
+  clusterAccess: ClusterAccess;
+  /** The URL the upgrade goes to, under the dashboard's base URL. */
+  upstream: string;
+  /** What to send, credentials of the caller's already taken out. */
+  headers: Headers;
+  /** The handshake's bound: dial, send, and the 101's head. */
+  timeoutMs: number;
+  /** The longest the joined connections stay open. */
+  maxDurationMs: number;
+  /** The caller's request: its end before the join ends the dial too. */
+  signal: AbortSignal;
+  /** `Cannot proxy to cluster "team-a/blue"`, for errors. */
+  action: string;
+  log: Logger;
+}
+
+/** The dashboard's answer head: its status and headers. */
+interface AnswerHead {
+  status: number;
+  headers: Map<string, string>;
+  /** Bytes after the head, already read: the first frames. */
+  rest: Buffer;
+}
+
+/**
+ * The upgrade done with the dashboard; an upgradeAnswer() that joins the
+ * caller's connection to it. Throws HttpError 502 (unreachable or refused,
+ * 404 for a path it does not serve) or 504 (too slow).
+ */
+export async function openTunnel(options: TunnelOptions): Promise<Response> {
+  const { action, timeoutMs } = options;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = AbortSignal.any([timeout, options.signal]);
+  let upstream: Duplex | undefined;
+  let head: AnswerHead;
+  try {
+    const dialed = await options.clusterAccess.dial(options.upstream, signal);
+    upstream = dialed.socket;
+    upstream.write(requestHead(options.upstream, options.headers, dialed));
+    head = await readHead(upstream, signal);
+  } catch (error) {
+    upstream?.destroy();
+    if (error instanceof HttpError) throw error;
+    if (timeout.aborted) {
+      throw new HttpError(
+        504,
+        Code.DEADLINE_EXCEEDED,
+        `${action}: the dashboard did not answer the WebSocket upgrade within ${timeoutMs} ms`,
+      );
+    }
+    // The cause in the log only: it names addresses inside the cluster.
+    options.log.warn("Failed to reach a dashboard", {
+      upstream: options.upstream,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    throw new HttpError(
+      502,
+      Code.UNAVAILABLE,
+      `${action}: the dashboard cannot be reached`,
+    );
+  }
+  if (head.status !== 101) {
+    upstream.destroy();
+    throw head.status === 404
+      ? new HttpError(
+        404,
+        Code.NOT_FOUND,
+        `${action}: the dashboard has no WebSocket at this path`,
+      )
+      : new HttpError(
+        502,
+        Code.UNAVAILABLE,
+        `${action}: the dashboard refused the WebSocket upgrade with status ${head.status}`,
+      );
+  }
+  return joined(upstream, head, options);
+}
+
+/** The upgrade request's head, as written on the dialed connection. */
+function requestHead(
+  url: string,
+  headers: Headers,
+  dialed: { headers: Record<string, string> },
+): string {
+  const target = new URL(url);
+  const lines = [
+    `GET ${target.pathname}${target.search} HTTP/1.1`,
+    `host: ${target.host}`,
+    "connection: Upgrade",
+    "upgrade: websocket",
+  ];
+  // Headers refuses CR and LF in values: nothing here can split the head.
+  for (const [name, value] of headers) lines.push(`${name}: ${value}`);
+  for (const [name, value] of Object.entries(dialed.headers)) {
+    lines.push(`${name}: ${value}`);
+  }
+  return lines.join("\r\n") + "\r\n\r\n";
+}
+
+/** Reads the answer's head; rejects when `signal` aborts first. */
+function readHead(socket: Duplex, signal: AbortSignal): Promise<AnswerHead> {
+  return new Promise((resolve, reject) => {
+    let buffered = Buffer.alloc(0);
+    const done = (error?: Error, head?: AnswerHead) => {
+      socket.off("data", onData);
+      socket.off("error", done);
+      socket.off("close", closed);
+      signal.removeEventListener("abort", aborted);
+      // What follows the head waits for the join.
+      socket.pause();
+      if (error) reject(error);
+      else resolve(head!);
+    };
+    const onData = (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      const end = buffered.indexOf("\r\n\r\n");
+      if (end < 0) {
+        if (buffered.length > MAX_HEAD_BYTES) {
+          done(new Error("the answer's head is too large"));
+        }
+        return;
+      }
+      const head = parseHead(buffered.subarray(0, end).toString("latin1"));
+      if (!head) return done(new Error("the answer is not HTTP/1.1"));
+      done(undefined, { ...head, rest: buffered.subarray(end + 4) });
+    };
+    const closed = () => done(new Error("the connection closed"));
+    const aborted = () => done(signal.reason);
+    if (signal.aborted) return aborted();
+    socket.on("data", onData);
+    socket.once("error", done);
+    socket.once("close", closed);
+    signal.addEventListener("abort", aborted, { once: true });
+  });
+}
+
+function parseHead(
+  text: string,
+): { status: number; headers: Map<string, string> } | undefined {
+  const [statusLine, ...lines] = text.split("\r\n");
+  const match = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/.exec(statusLine);
+  if (!match) return undefined;
+  const headers = new Map<string, string>();
+  for (const line of lines) {
+    const colon = line.indexOf(":");
+    if (colon <= 0) continue;
+    headers.set(
+      line.slice(0, colon).trim().toLowerCase(),
+      line.slice(colon + 1).trim(),
+    );
+  }
+  return { status: Number(match[1]), headers };
+}
+
+/**
+ * The answer that, given the caller's connection, sends it the 101 and
+ * joins the two. Until then the caller going away closes the dashboard's.
+ */
+function joined(
+  upstream: Duplex,
+  head: AnswerHead,
+  options: TunnelOptions,
+): Response {
+  let started = false;
+  const abandon = () => {
+    if (!started) upstream.destroy();
+  };
+  options.signal.addEventListener("abort", abandon, { once: true });
+  return upgradeAnswer((client, clientHead) => {
+    started = true;
+    options.signal.removeEventListener("abort", abandon);
+    const lines = [
+      "HTTP/1.1 101 Switching Protocols",
+      "connection: Upgrade",
+      "upgrade: websocket",
+    ];
+    for (const name of HANDSHAKE_HEADERS) {
+      const value = head.headers.get(name);
+      if (value !== undefined) lines.push(`${name}: ${value}`);
+    }
+    client.write(lines.join("\r\n") + "\r\n\r\n");
+    if (head.rest.length > 0) client.write(head.rest);
+    if (clientHead.length > 0) upstream.write(clientHead);
+    const timer = setTimeout(end, options.maxDurationMs);
+    function end() {
+      clearTimeout(timer);
+      client.destroy();
+      upstream.destroy();
+    }
+    for (const socket of [client, upstream]) {
+      socket.once("close", end);
+      socket.on("error", end);
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+    upstream.resume();
+  });
+}
