@@ -117,7 +117,7 @@ async function withReplicas(run: (world: World) => Promise<void>) {
   const dashboard = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     (request) => {
-      seen.push(request.headers);
+      seen.push(new Headers(request.headers));
       return new Response("<title>Ray Dashboard</title>");
     },
   );
