@@ -101,11 +101,27 @@ interface Exchange {
   error?: ServiceError;
 }
 
+/** A WebSocket open through the proxy, and who it was let through as. */
+interface OpenTunnel {
+  credentials: Credentials;
+  exchange: Exchange;
+  end(): void;
+}
+
 export class DashboardProxy {
   readonly #o: DashboardProxyOptions;
+  readonly #tunnels = new Set<OpenTunnel>();
 
   constructor(options: DashboardProxyOptions) {
     this.#o = options;
+    // A token or policy file changed: the WebSockets open are authorized
+    // again, as the API's streams are, and those refused end.
+    options.access.onChange?.(() => void this.#recheckTunnels());
+  }
+
+  /** WebSockets open through the proxy now. */
+  get openTunnels(): number {
+    return this.#tunnels.size;
   }
 
   /** The router's endpoints: the proxy, and the session routes. */
@@ -168,6 +184,7 @@ export class DashboardProxy {
           search: url.search,
           prefix,
           exchange,
+          credentials: granted.credentials,
         });
         exchange.status = 101;
         return tunnel;
@@ -402,7 +419,13 @@ export class DashboardProxy {
   async #tunnel(
     request: Request,
     cluster: RayCluster,
-    at: { subpath: string; search: string; prefix: string; exchange: Exchange },
+    at: {
+      subpath: string;
+      search: string;
+      prefix: string;
+      exchange: Exchange;
+      credentials: Credentials;
+    },
   ): Promise<Response> {
     const { clusterAccess } = this.#o;
     const base = clusterAccess.baseUrl({
@@ -425,7 +448,41 @@ export class DashboardProxy {
       signal: signalOf(request),
       action: actionOf(at.exchange),
       log: this.#o.log,
+      register: (end) => {
+        const open = {
+          credentials: at.credentials,
+          exchange: at.exchange,
+          end,
+        };
+        this.#tunnels.add(open);
+        return () => this.#tunnels.delete(open);
+      },
     });
+  }
+
+  /** Ends the open WebSockets whose callers may no longer proxy there. */
+  async #recheckTunnels(): Promise<void> {
+    const { authenticator, policy } = this.#o.access;
+    for (const open of [...this.#tunnels]) {
+      const { namespace, name } = open.exchange;
+      try {
+        const identity = await authenticator.authenticate(open.credentials);
+        callerOf(identity, policy).authorize(
+          actionOf(open.exchange),
+          "proxy",
+          "clusters",
+          namespace,
+        );
+      } catch (error) {
+        this.#o.log.info("Closed a dashboard WebSocket: access was withdrawn", {
+          namespace,
+          name,
+          user: open.exchange.identity?.user,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        open.end();
+      }
+    }
   }
 
   /**

@@ -15,7 +15,8 @@
  * (permessage-deflate) and subprotocols are the two ends' business. It
  * lasts `maxDurationMs` at most, then both connections close (the browser
  * sees 1006 and reconnects, as after a network cut), as a watch stream ends
- * at --watch-max-duration. Either end closing closes the other.
+ * at --watch-max-duration. Either end closing closes the other, and the
+ * proxy ends it when its caller loses access (`register`).
  */
 import { Buffer } from "node:buffer";
 import type { Duplex } from "node:stream";
@@ -50,6 +51,12 @@ export interface TunnelOptions {
   /** `Cannot proxy to cluster "team-a/blue"`, for errors. */
   action: string;
   log: Logger;
+  /**
+   * Told when the connections are joined, with what ends them; returns
+   * what to call once they have ended. So the proxy can end the tunnels
+   * of a caller who loses access.
+   */
+  register?: (end: () => void) => () => void;
 }
 
 /** The dashboard's answer head: its status and headers. */
@@ -220,8 +227,10 @@ function joined(
     if (head.rest.length > 0) client.write(head.rest);
     if (clientHead.length > 0) upstream.write(clientHead);
     const timer = setTimeout(end, options.maxDurationMs);
+    const unregister = options.register?.(end);
     function end() {
       clearTimeout(timer);
+      unregister?.();
       client.destroy();
       upstream.destroy();
     }
