@@ -284,3 +284,40 @@ Deno.test({
     });
   },
 });
+
+Deno.test("The service proxy passes a WebSocket upgrade through: a job's log tail arrives, then the close at its end; no endpoint is 503", async () => {
+  await withReadyCluster(async (standin) => {
+    const proxy = `${NS}/services/blue-head-svc:8265/proxy`;
+    const submitted = await send(standin, "POST", `${proxy}/api/jobs/`, {
+      entrypoint: "echo tailed",
+    });
+    assert.equal(submitted.status, 200, JSON.stringify(submitted.body));
+    const id = submitted.body.submission_id;
+    const socket = new WebSocket(
+      `${standin.url.replace(/^http/, "ws")}${proxy}/api/jobs/${id}/logs/tail`,
+    );
+    const messages: string[] = [];
+    const code = await new Promise<number>((resolve, reject) => {
+      socket.onmessage = (event) => messages.push(String(event.data));
+      socket.onerror = () => reject(new Error("the WebSocket failed"));
+      socket.onclose = (event) => resolve(event.code);
+    });
+    assert.equal(code, 1000);
+    assert.match(messages.join(""), /echo tailed/);
+
+    // The metrics port has no simulated endpoint.
+    const refused = await fetch(
+      `${standin.url}${NS}/services/blue-head-svc:8080/proxy/ws`,
+      {
+        headers: {
+          connection: "Upgrade",
+          upgrade: "websocket",
+          "sec-websocket-version": "13",
+          "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+        },
+      },
+    );
+    assert.equal(refused.status, 503);
+    await refused.body?.cancel();
+  });
+});
