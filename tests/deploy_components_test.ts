@@ -24,6 +24,7 @@ import {
 } from "./deploy_checks.ts";
 
 const COMPONENTS = [
+  "dashboard-session-key",
   "ingress",
   "namespaced-token-review",
   "network-policy",
@@ -51,6 +52,28 @@ async function renderWith(base: string, components: string[]): Promise<Obj[]> {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** The session key's Secret mounted, never optional, the flag into it. */
+function checkSessionKey(objects: Obj[]): void {
+  const pod = only(objects, "Deployment").spec.template.spec;
+  const [container] = pod.containers;
+  assert.ok(
+    container.args.includes(
+      "--dashboard-session-key-file=/etc/corral/dashboard-session/key",
+    ),
+  );
+  const volume = pod.volumes.find((v: Obj) =>
+    v.name === "dashboard-session-key"
+  );
+  assert.equal(volume.secret.secretName, "corral-dashboard-session-key");
+  assert.equal(volume.secret.optional, false);
+  assert.ok(
+    container.volumeMounts.some((m: Obj) =>
+      m.name === "dashboard-session-key" &&
+      m.mountPath === "/etc/corral/dashboard-session" && m.readOnly
+    ),
+  );
 }
 
 function checkIngress(objects: Obj[]): void {
@@ -138,6 +161,7 @@ if (!(await onPath("kubectl"))) {
           if (component === "ingress") checkIngress(objects);
           if (component === "network-policy") checkNetworkPolicy(objects);
           if (component === "service-monitor") checkServiceMonitor(objects);
+          if (component === "dashboard-session-key") checkSessionKey(objects);
         });
       }
     }
@@ -177,6 +201,7 @@ if (!(await onPath("kubectl"))) {
     checkIngress(objects);
     checkNetworkPolicy(objects);
     checkServiceMonitor(objects);
+    checkSessionKey(objects);
     const deployment = only(objects, "Deployment");
     assert.equal(deployment.spec.replicas, 2);
     assert.equal(only(objects, "PodDisruptionBudget").spec.minAvailable, 1);
