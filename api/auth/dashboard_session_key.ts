@@ -45,12 +45,17 @@ export function randomSessionKeys(): SessionKeys {
   return { keys: () => [key], shared: false };
 }
 
+/** The AES-256-GCM key of some secret bytes: HKDF-SHA256 over them. */
+export function deriveSessionKey(secret: Uint8Array): Uint8Array {
+  return new Uint8Array(hkdfSync("sha256", secret, "corral", LABEL, 32));
+}
+
 /**
- * The AES-256-GCM key of a key file's content: HKDF-SHA256 over it, with
- * one trailing newline taken off (a Secret written with `echo` has one).
- * Throws when fewer than MIN_KEY_FILE_BYTES remain.
+ * The key of a key file's content, with one trailing newline taken off (a
+ * Secret written with `echo` has one). Throws when fewer than
+ * MIN_KEY_FILE_BYTES remain.
  */
-export function deriveSessionKey(content: Uint8Array): Uint8Array {
+export function keyOfFile(content: Uint8Array): Uint8Array {
   let bytes = content;
   if (bytes.at(-1) === 0x0a) bytes = bytes.subarray(0, -1);
   if (bytes.at(-1) === 0x0d) bytes = bytes.subarray(0, -1);
@@ -59,9 +64,7 @@ export function deriveSessionKey(content: Uint8Array): Uint8Array {
       `it holds ${bytes.length} bytes, fewer than ${MIN_KEY_FILE_BYTES}: write at least ${MIN_KEY_FILE_BYTES} random bytes (e.g. head -c 48 /dev/urandom)`,
     );
   }
-  return new Uint8Array(
-    hkdfSync("sha256", bytes, "corral", LABEL, 32),
-  );
+  return deriveSessionKey(bytes);
 }
 
 export interface SessionKeyFileOptions {
@@ -115,7 +118,7 @@ class KeyFileReader implements SessionKeyFile {
     let content: Uint8Array;
     try {
       content = await Deno.readFile(path);
-      this.#keys = [deriveSessionKey(content)];
+      this.#keys = [keyOfFile(content)];
     } catch (error) {
       throw new Error(
         `cannot load --dashboard-session-key-file "${path}": ${
@@ -148,7 +151,7 @@ class KeyFileReader implements SessionKeyFile {
       const seen = digest(content);
       if (seen === this.#seen) return false;
       this.#seen = seen;
-      key = deriveSessionKey(content);
+      key = keyOfFile(content);
     } catch (error) {
       // Logged once per distinct problem, not at every poll.
       const message = describe(error);

@@ -13,7 +13,9 @@ import {
 } from "../../../api/auth/dashboard_sessions.ts";
 import {
   deriveSessionKey,
+  keyOfFile,
   loadSessionKeyFile,
+  randomSessionKeys,
   type SessionKeys,
 } from "../../../api/auth/dashboard_session_key.ts";
 import { Code, ServiceError } from "../../../domain/errors.ts";
@@ -189,4 +191,20 @@ Deno.test("loadSessionKeyFile(): too short a file fails naming the flag; a new k
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("randomSessionKeys() always makes a key; keyOfFile() takes one trailing newline off, then wants 32 bytes", () => {
+  // A key made at start is never a key file: random bytes that happen to
+  // end in a newline byte are all key.
+  for (let i = 0; i < 1_000; i++) {
+    assert.equal(randomSessionKeys().keys()[0].length, 32);
+  }
+  const bytes = (n: number, last: number) => {
+    const content = new Uint8Array(n).fill(7);
+    content[n - 1] = last;
+    return content;
+  };
+  assert.equal(keyOfFile(bytes(33, 0x0a)).length, 32);
+  assert.throws(() => keyOfFile(bytes(32, 0x0a)), /holds 31 bytes/);
+  assert.deepEqual(keyOfFile(bytes(33, 0x0a)), keyOfFile(bytes(32, 7)));
 });

@@ -105,7 +105,8 @@ async function withWorld(run: (world: World) => Promise<void>) {
       }),
       sessions: new DashboardSessions({ ttlMs: 60_000 }),
       namespaces: [],
-      timeoutMs: 2_000,
+      // Generous: a loaded machine must not turn a handshake into a 504.
+      timeoutMs: 10_000,
       maxRequestBytes: 1_000,
       maxResponseBytes: 1_000,
       tunnelMaxDurationMs: MAX_TUNNEL_MS,
