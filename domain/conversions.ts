@@ -39,6 +39,7 @@
 import { EXPIRES_AT_ANNOTATION, expiryAnnotation, expiryOf } from "./expiry.ts";
 import { clusterAddressesOf } from "./cluster_addresses.ts";
 import { isLabelValue, MAX_LABEL_LENGTH } from "./kubernetes_names.ts";
+import { queuedClusterState, queueLabels, queueOf } from "./queues.ts";
 import { clusterAction, missingTemplatesError } from "./validation.ts";
 import { invalidArgument } from "./errors.ts";
 import {
@@ -175,6 +176,7 @@ export function clusterToResource(
         [LABEL.environment]: cluster.environment,
         [LABEL.appName]: APP_NAME,
         [LABEL.managedBy]: MANAGED_BY,
+        ...queueLabels(cluster.queue),
       },
       annotations: {
         [ANNOTATION.creationTimestamp]: goTimeString(options.now),
@@ -193,6 +195,9 @@ export function clusterToResource(
       ...(cluster.version !== "" ? { rayVersion: cluster.version } : {}),
       headGroupSpec: headGroup,
       workerGroupSpecs: workerGroups,
+      // Queued: created suspended, as Kueue's webhook would make it; Kueue
+      // clears it when it admits the cluster.
+      ...(cluster.queue ? { suspend: true } : {}),
     },
   };
   return resource;
@@ -411,7 +416,11 @@ export function clusterFromResource(
     clusterSpec,
     createdAt: parseTime(metadata.creationTimestamp),
     deletedAt: parseTime(metadata.deletionTimestamp),
-    clusterState: resource.status?.state ?? "",
+    clusterState: queuedClusterState(
+      labels,
+      spec,
+      resource.status?.state ?? "",
+    ),
     events: eventsOfCluster(resource, events).map(clusterEventFromResource),
     serviceEndpoint: stringMap(resource.status?.endpoints),
     envs,
@@ -419,6 +428,7 @@ export function clusterFromResource(
     ...clusterAddressesOf(resource),
     ttl: "",
     ...expiresAtOf(metadata.annotations),
+    queue: queueOf(labels),
   };
 }
 

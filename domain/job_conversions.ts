@@ -20,6 +20,12 @@
  */
 import { NO_ADDRESSES } from "./cluster_addresses.ts";
 import { ANNOTATION, APP_NAME, LABEL, MANAGED_BY } from "./resources.ts";
+import {
+  queuedJobMessage,
+  queueLabels,
+  queueOf,
+  queueViolations,
+} from "./queues.ts";
 import type {
   KubeEvent,
   ObjectMeta,
@@ -137,6 +143,8 @@ export function jobCluster(job: Job, namespace: string): Cluster {
     etag: "",
     ...NO_ADDRESSES,
     ttl: "",
+    // The queue is the RayJob's: Kueue admits the job, not its cluster.
+    queue: "",
   };
 }
 
@@ -182,6 +190,19 @@ export function jobViolations(
   v.push(...amountViolations(job));
   v.push(...submitterViolations(job.jobSubmitter));
   v.push(...clusterChoiceViolations(job, request.namespace, limits));
+  v.push(...queueViolations("job.queue", job.queue));
+  if (job.queue && !job.shutdownAfterJobFinishes) {
+    add(
+      "shutdownAfterJobFinishes",
+      "must be true for a job with a queue: Kueue suspends the job until admitted, and the operator suspends only a job whose cluster it may delete",
+    );
+  }
+  if (job.queue && !job.clusterSpec) {
+    add(
+      "clusterSpec",
+      "is required for a job with a queue: Kueue admits a job by the cluster it brings, and the operator cannot suspend a job on an existing cluster",
+    );
+  }
   if (job.suspend && !job.shutdownAfterJobFinishes) {
     add(
       "suspend",
@@ -355,7 +376,8 @@ export function jobToResource(
     ...(options.rayClusterSpec
       ? { rayClusterSpec: options.rayClusterSpec }
       : { clusterSelector: { ...job.clusterSelector } }),
-    ...(job.suspend ? { suspend: true } : {}),
+    // Queued: created suspended, as Kueue expects; it resumes the job.
+    ...(job.suspend || job.queue ? { suspend: true } : {}),
   };
   return {
     apiVersion: options.apiVersion,
@@ -369,6 +391,7 @@ export function jobToResource(
         ...(job.version !== "" ? { [LABEL.version]: job.version } : {}),
         [LABEL.appName]: APP_NAME,
         [LABEL.managedBy]: MANAGED_BY,
+        ...queueLabels(job.queue),
       },
       annotations: isLabelValue(job.user)
         ? {}
@@ -452,11 +475,12 @@ export function jobFromResource(
     deleteAt: parseTime(metadata.deletionTimestamp),
     jobStatus: status.jobStatus ?? "",
     jobDeploymentStatus: status.jobDeploymentStatus ?? "",
-    message: status.message ?? "",
+    message: queuedJobMessage(labels, spec, status.message ?? ""),
     startTime: parseTime(status.startTime),
     endTime: parseTime(status.endTime),
     rayClusterName: status.rayClusterName ?? "",
     suspend: spec.suspend ?? false,
+    queue: queueOf(labels),
     events: eventsOfJob(resource, events).map(clusterEventFromResource),
   };
 }

@@ -25,9 +25,15 @@ import type { EnvValueFrom, PodToleration } from "./types.ts";
 
 /**
  * Label and annotation key prefixes of the service's own: the labels and
- * annotations it writes itself, and those the operator reads.
+ * annotations it writes itself, and those the operator reads; and Kueue's,
+ * whose queue-name label on a pod would queue the pod by itself (Kueue's
+ * pod integration), beside the queue Corral writes from `queue`.
  */
-export const RESERVED_KEY_PREFIXES = ["ray.io", "app.kubernetes.io"] as const;
+export const RESERVED_KEY_PREFIXES = [
+  "ray.io",
+  "app.kubernetes.io",
+  "kueue.x-k8s.io",
+] as const;
 
 /** Kubernetes' limit on the annotations of one object, keys and values. */
 export const MAX_ANNOTATIONS_BYTES = 256 * 1024;
@@ -116,7 +122,7 @@ function checkKey(
     add(
       at,
       `is reserved: ${kind} keys under ${
-        RESERVED_KEY_PREFIXES.map((p) => `${p}/`).join(" and ")
+        RESERVED_KEY_PREFIXES.map((p) => `${p}/`).join(", ")
       } are the service's own`,
     );
   }

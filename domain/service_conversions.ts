@@ -75,6 +75,9 @@ export function serviceAsCluster(service: RayService): Cluster {
     etag: "",
     ttl: "",
     ...NO_ADDRESSES,
+    // A service is not queued: Kueue admits RayServices by their own
+    // integration, which Corral does not write.
+    queue: "",
   };
 }
 

@@ -212,7 +212,8 @@ export interface Cluster {
   deletedAt?: Date;
   /**
    * The state the operator reports: ready, unhealthy, failed or
-   * suspended; empty until the operator has set it.
+   * suspended; empty until the operator has set it. A queued cluster
+   * (queue) that Kueue has not admitted yet reads "waiting for capacity".
    */
   clusterState: string;
   /** Events related to the cluster. */
@@ -269,6 +270,16 @@ export interface Cluster {
    * as the RayCluster's annotation corral.dev/expires-at.
    */
   expiresAt?: Date;
+  /**
+   * The Kueue LocalQueue the cluster waits in for capacity, in its
+   * namespace: a Kubernetes object name of at most 63 characters. Written
+   * as the RayCluster's label kueue.x-k8s.io/queue-name (and read back from
+   * it); the cluster is then created suspended (spec.suspend) and Kueue
+   * starts it once the queue's ClusterQueue has room. When empty, the
+   * policy's default queue of the namespace applies, if it names one.
+   * Set on create only. Field 112: Corral's own, past expiry's.
+   */
+  queue: string;
 }
 
 /** The configuration of a cluster's groups. */
@@ -314,13 +325,13 @@ export interface HeadGroupSpec {
    */
   environment: Record<string, string>;
   /**
-   * Annotations of the head pod. Keys under ray.io/ and
-   * app.kubernetes.io/ are the service's own.
+   * Annotations of the head pod. Keys under ray.io/, app.kubernetes.io/
+   * and kueue.x-k8s.io/ are the service's own.
    */
   annotations: Record<string, string>;
   /**
-   * Labels of the head pod. Keys under ray.io/ and app.kubernetes.io/ are
-   * the service's own.
+   * Labels of the head pod. Keys under ray.io/, app.kubernetes.io/ and
+   * kueue.x-k8s.io/ are the service's own (a queue is the cluster's queue).
    */
   labels: Record<string, string>;
   /**
@@ -380,13 +391,13 @@ export interface WorkerGroupSpec {
    */
   environment: Record<string, string>;
   /**
-   * Annotations of the worker pods. Keys under ray.io/ and
-   * app.kubernetes.io/ are the service's own.
+   * Annotations of the worker pods. Keys under ray.io/, app.kubernetes.io/
+   * and kueue.x-k8s.io/ are the service's own.
    */
   annotations: Record<string, string>;
   /**
-   * Labels of the worker pods. Keys under ray.io/ and app.kubernetes.io/
-   * are the service's own.
+   * Labels of the worker pods. Keys under ray.io/, app.kubernetes.io/ and
+   * kueue.x-k8s.io/ are the service's own (a queue is the cluster's queue).
    */
   labels: Record<string, string>;
   /**
@@ -745,6 +756,15 @@ export interface RayJob {
    * no such field: this one is Corral's.
    */
   events: ClusterEvent[];
+  /**
+   * The Kueue LocalQueue the job waits in for capacity, as a cluster's
+   * queue: the RayJob's label kueue.x-k8s.io/queue-name. A queued job is
+   * created suspended, so it needs shutdown_after_job_finishes and a
+   * cluster_spec; until Kueue admits it, job_deployment_status is the
+   * operator's (Suspended) and message says it waits for capacity. Field
+   * 103: 101 and 102 are suspend and events.
+   */
+  queue: string;
 }
 
 /** The request of WatchRayJobs. */

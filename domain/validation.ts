@@ -12,6 +12,7 @@
  * annotation (envs become container variables, engineStartParams the ray
  * start command line), so only those places' rules apply to their keys.
  */
+import { queueViolations } from "./queues.ts";
 import {
   Code,
   type FieldViolation,
@@ -190,6 +191,9 @@ export function clusterViolations(
   }
 
   v.addAll(`${message}.name`, clusterNameProblems(cluster.name));
+  for (const q of queueViolations(`${message}.queue`, cluster.queue)) {
+    v.add(q.field, q.description);
+  }
   if (
     cluster.namespace !== "" && request.namespace !== "" &&
     cluster.namespace !== request.namespace

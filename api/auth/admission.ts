@@ -215,11 +215,12 @@ export const CONTAINER_FIELDS: Record<string, Decision> = {
   targetContainerName: "refused",
 };
 
-/** The RayCluster spec fields Corral writes; any other is refused. */
+/** The RayCluster spec fields Corral writes (suspend: a queued cluster's, no pod runs); any other is refused. */
 const SPEC_FIELDS = new Set([
   "rayVersion",
   "headGroupSpec",
   "workerGroupSpecs",
+  "suspend",
 ]);
 
 /**

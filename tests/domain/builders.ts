@@ -83,6 +83,7 @@ export function cluster(overrides: Partial<Cluster> = {}): Cluster {
     dashboardUrl: "",
     dashboardProxyUrl: "",
     ttl: "",
+    queue: "",
     ...overrides,
   };
 }

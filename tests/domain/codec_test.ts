@@ -53,6 +53,7 @@ Deno.test("messageFromJson() fills every absent field with its default", () => {
     dashboardUrl: "",
     dashboardProxyUrl: "",
     ttl: "",
+    queue: "",
     expiresAt: undefined,
   });
 });
@@ -302,6 +303,7 @@ const fullCluster: Message = {
   dashboardProxyUrl:
     "/apis/v1alpha2/namespaces/team-a/clusters/blue/dashboard/",
   ttl: "8h",
+  queue: "default",
   expiresAt: new Date("2026-11-22T09:02:03Z"),
 };
 
@@ -337,6 +339,7 @@ Deno.test("messageToJson() emits unpopulated fields", () => {
     dashboardUrl: "",
     dashboardProxyUrl: "",
     ttl: "",
+    queue: "",
     expiresAt: null,
   });
 });

@@ -1012,6 +1012,7 @@ Deno.test("clusterFromResource() reads a RayCluster the KubeRay API server wrote
       "/apis/v1alpha2/namespaces/ray-system/clusters/test-cluster/dashboard/",
     // No corral.dev/expires-at: no expiry (and no expiresAt key).
     ttl: "",
+    queue: "",
   };
   const got = clusterFromResource(resource, events);
   for (const key of Object.keys(want) as (keyof Cluster)[]) {

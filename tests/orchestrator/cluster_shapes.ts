@@ -243,6 +243,7 @@ export function asCluster(input: ClusterInput): Cluster {
     etag: "",
     ...NO_ADDRESSES,
     ttl: "",
+    queue: "",
   };
 }
 
