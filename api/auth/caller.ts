@@ -5,6 +5,7 @@
  */
 import type { ExpiryLimit } from "../../domain/expiry.ts";
 import { expiryLimitFor } from "./expiry_policy.ts";
+import { type QueueLimit, queueLimitFor } from "./queue_policy.ts";
 import type { Workload } from "./admission.ts";
 import type { Identity } from "./identity.ts";
 import type { Quota } from "./quota.ts";
@@ -62,6 +63,12 @@ export interface Caller {
    * section): default and maximum, each absent when the policy sets none.
    */
   expiryLimit?(namespace: string): ExpiryLimit;
+  /**
+   * The policy's queues for the caller's creates in `namespace` (its
+   * `queues:` section): the default queue and those allowed, each absent
+   * when the policy sets none.
+   */
+  queueLimit?(namespace: string): QueueLimit;
 }
 export interface CallerOptions {
   /** Told of every decision: "allowed" or the reason of a denial. */
@@ -99,6 +106,8 @@ export function callerOf(
     },
     expiryLimit: (namespace) =>
       expiryLimitFor(policy.expiry?.() ?? [], namespace),
+    queueLimit: (namespace) =>
+      queueLimitFor(policy.queues?.() ?? [], identity, namespace),
     may(verb, resource, namespace) {
       return policy.authorize({ identity, verb, resource, namespace }).allowed;
     },

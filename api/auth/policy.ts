@@ -71,6 +71,7 @@ import {
 import { type GroupRateLimit, rateLimitsOf } from "./rate_limit.ts";
 import { type Quota, quotasOf } from "./quota.ts";
 import { type ExpiryRule, expiryRulesOf } from "./expiry_policy.ts";
+import { type QueueRule, queueRulesOf } from "./queue_policy.ts";
 
 /** The verbs of the API; new ones are added here. */
 export const VERBS = [
@@ -169,6 +170,8 @@ export interface Policy {
   quotas?(): readonly Quota[];
   /** The `expiry:` entries in force, in file order; absent or [] for none. */
   expiry?(): readonly ExpiryRule[];
+  /** The `queues:` entries in force, in file order; absent or [] for none. */
+  queues?(): readonly QueueRule[];
 }
 
 // ---------------------------------------------------------------------------
@@ -241,6 +244,7 @@ export interface PolicyOptions {
   quotas?: Quota[];
   /** The file's `expiry:` (expiry_policy.ts). */
   expiry?: ExpiryRule[];
+  queues?: QueueRule[]; // the file's `queues:` (queue_policy.ts)
 }
 
 /**
@@ -276,6 +280,7 @@ export function policyOf(rules: Rule[], options: PolicyOptions = {}): Policy {
     rateLimits: () => options.rateLimits ?? [],
     quotas: () => options.quotas ?? [],
     expiry: () => options.expiry ?? [],
+    queues: () => options.queues ?? [],
   };
 }
 
@@ -404,6 +409,7 @@ export interface PolicyDocument {
   quotas: Quota[];
   /** The `expiry:` section (expiry_policy.ts); [] when absent. */
   expiry: ExpiryRule[];
+  queues: QueueRule[];
 }
 
 /** The rules of a policy file's text; throws PolicyError listing every problem. */
@@ -440,7 +446,8 @@ function withRateLimitLines(
   violations: FieldViolation[],
 ): FieldViolation[] {
   const located = (field: string) =>
-    field.startsWith("rateLimits") || field.startsWith("expiry");
+    field.startsWith("rateLimits") || field.startsWith("expiry") ||
+    field.startsWith("queues");
   if (!violations.some((v) => located(v.field))) return violations;
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines });
@@ -469,7 +476,7 @@ export function validatePolicy(document: unknown): Rule[] {
 }
 
 /** Top-level keys of a policy file besides `rules`. */
-const SECTIONS = new Set<string>(["rateLimits", "quotas", "expiry"]);
+const SECTIONS = new Set<string>(["rateLimits", "quotas", "expiry", "queues"]);
 
 /** A parsed policy document checked whole; throws PolicyError. */
 export function validatePolicyDocument(document: unknown): PolicyDocument {
@@ -506,8 +513,11 @@ export function validatePolicyDocument(document: unknown): PolicyDocument {
   const expiry = document.expiry === undefined
     ? []
     : expiryRulesOf(document.expiry, problem);
+  const queues = document.queues === undefined
+    ? []
+    : queueRulesOf(document.queues, problem);
   if (violations.length > 0) throw new PolicyError(violations);
-  return { rules, rateLimits, quotas, expiry };
+  return { rules, rateLimits, quotas, expiry, queues };
 }
 
 /** One rule of the file, its problems told to `problem`. */
@@ -751,12 +761,15 @@ export async function policyFile(
     intervalMs: options.intervalMs,
     log,
     parse: (text) => {
-      const { rules, rateLimits, quotas, expiry } = parsePolicyDocument(text);
+      const { rules, rateLimits, quotas, expiry, queues } = parsePolicyDocument(
+        text,
+      );
       return policyOf(rules, {
         ownNamespace: options.ownNamespace,
         rateLimits,
         quotas,
         expiry,
+        queues,
       });
     },
     onReload: (policy) => {
@@ -779,6 +792,7 @@ export async function policyFile(
     rateLimits: () => file.current().rateLimits?.() ?? [],
     quotas: () => file.current().quotas?.() ?? [],
     expiry: () => file.current().expiry?.() ?? [],
+    queues: () => file.current().queues?.() ?? [],
     reload: () => file.check(),
     close: () => file.close(),
   };

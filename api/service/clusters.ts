@@ -40,6 +40,7 @@ import { AuthorizationError } from "../auth/policy.ts";
 import { summarizeWorkload } from "../auth/admission.ts";
 import { clusterUsage } from "../auth/quota.ts";
 import { holdingOf, putBackCluster } from "../auth/quota_guard.ts";
+import { queueOnCreate } from "../auth/queue_policy.ts";
 import { clusterListAnswer, type Service, visible } from "./service.ts";
 import { checkOwner, type OwnerCheck, ownersOnly } from "../auth/owners.ts";
 import { lookUpTemplates } from "./template_lookup.ts";
@@ -75,6 +76,13 @@ export class ClusterHandlers {
         `${action}: cluster.user: user "${identity.user}" may not create clusters for "${cluster.user}"`,
       );
     }
+    // The queue: the one named (if the policy allows it) or its default.
+    cluster.queue = queueOnCreate(
+      cluster.queue,
+      caller.queueLimit?.(namespace) ?? {},
+      action,
+      "cluster.queue",
+    );
     // The lifetime: ttl, expires_at or the policy's default, within its max.
     cluster.expiresAt = expiryOnCreate(
       cluster,

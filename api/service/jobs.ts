@@ -8,6 +8,7 @@
  * cluster needs `update` on that cluster, owners rule included, since it
  * runs code there.
  */
+import { type QueueLimit, queueOnCreate } from "../auth/queue_policy.ts";
 import { Code, invalidArgument, ServiceError } from "../../domain/errors.ts";
 import {
   clusterToResource,
@@ -71,6 +72,7 @@ export class JobHandlers {
         `${action}: job.user: user "${identity.user}" may not create jobs for "${job.user}"`,
       );
     }
+    job.queue = jobQueue(job, caller.queueLimit?.(namespace) ?? {}, action);
     const rayClusterSpec = job.clusterSpec
       ? (await this.ownCluster(job, call)).spec
       : undefined;
@@ -291,4 +293,21 @@ export class JobHandlers {
       return jobFromResource(resource, byJob.get(`${namespace}/${name}`));
     });
   }
+}
+
+/**
+ * The queue of a job: the one it names (allowed by the policy's `queues:`),
+ * else the policy's default, but only for a job Kueue can hold (its own
+ * cluster, deleted when it ends): a job on an existing cluster runs there
+ * at once, as that cluster was admitted already.
+ */
+function jobQueue(job: RayJob, limit: QueueLimit, action: string): string {
+  const queueable = job.clusterSpec !== undefined &&
+    job.shutdownAfterJobFinishes;
+  return queueOnCreate(
+    job.queue,
+    queueable ? limit : { allowed: limit.allowed },
+    action,
+    "job.queue",
+  );
 }
