@@ -9,6 +9,7 @@
 import type { Logger } from "../domain/log.ts";
 import { kubeconfigFor, startStandin } from "./server.ts";
 import { startSimulatedOperator } from "./simulated_operator.ts";
+import { DEV_QUEUE } from "./kueue/queues.ts";
 
 export interface EmbeddedOptions {
   /** Group, version and plural of the cluster resource; kind is RayCluster. */
@@ -45,6 +46,8 @@ export function startEmbedded(options: EmbeddedOptions): Embedded {
     port: 0,
     crds,
     rayCluster: { group, version, plural },
+    // Kueue's queues, with a LocalQueue "default" in every namespace.
+    kueue: { dev: DEV_QUEUE },
   });
   if (crds.length > 0) {
     logger.info("Installed CRDs into the stand-in", { files: crds });
@@ -55,6 +58,7 @@ export function startEmbedded(options: EmbeddedOptions): Embedded {
     group,
     version,
     plural,
+    kueue: true,
     logger: logger.with({ component: "simulated-operator" }),
   });
   logger.debug("Started Kubernetes API stand-in", {

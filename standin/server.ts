@@ -17,6 +17,7 @@ import { StatusError } from "./status.ts";
 import { ObjectStore } from "./store.ts";
 import type { RayClusterResourceOptions, ResourceType } from "./types.ts";
 import { createNamespace } from "./verbs.ts";
+import { installKueue, type KueueOptions } from "./kueue/queues.ts";
 
 export interface StandinOptions {
   /** Defaults to 127.0.0.1. */
@@ -37,6 +38,8 @@ export interface StandinOptions {
    * be read or is refused.
    */
   crds?: string[];
+  /** Serve Kueue's queues (kueue/queues.ts), with dev mode's if `dev`. */
+  kueue?: KueueOptions;
   /**
    * Changes retained per resource type for watches and continue tokens
    * (default 1000); older resourceVersions are answered 410 Expired.
@@ -105,6 +108,7 @@ export function startStandin(options: StandinOptions = {}): Standin {
     }
   }
   if (options.crds?.length) installCrdFiles(state, options.crds);
+  if (options.kueue) installKueue(state, options.kueue);
   const hostname = options.hostname ?? "127.0.0.1";
   const server = Deno.serve(
     { hostname, port: options.port ?? 0, onListen() {} },

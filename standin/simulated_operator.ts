@@ -24,7 +24,9 @@
  *   Ray job REST API), reached through its head Service;
  * - controllers.ts: the RayJob and RayService controllers, their informers
  *   and work queues (work_queue.ts);
- * - api_client.ts: the REST calls.
+ * - api_client.ts: the REST calls;
+ * - kueue.ts, with `kueue`: a simulated Kueue admitting queued RayClusters
+ *   and RayJobs by their LocalQueue's ClusterQueue (../kueue/).
  *
  * The watch request, the retry timer and every delay are owned by the
  * operator; stop() aborts and clears them and waits for requests in flight,
@@ -38,6 +40,7 @@ import { NodePortPool } from "./operator/endpoints.ts";
 import { EventRecorder } from "./operator/events.ts";
 import { runJobAndServiceControllers } from "./operator/controllers.ts";
 import { runInformer } from "./operator/informer.ts";
+import { runSimulatedKueue } from "./operator/kueue.ts";
 import { RayClusterReconciler } from "./operator/reconciler.ts";
 import { type OperatorActivity, Scheduler } from "./operator/scheduler.ts";
 
@@ -73,6 +76,11 @@ export interface SimulatedOperatorOptions {
    * sleeping.
    */
   onActivity?: (activity: OperatorActivity) => void;
+  /**
+   * Also run a simulated Kueue (operator/kueue.ts), for a server that
+   * serves Kueue's queues (the stand-in's `kueue` option).
+   */
+  kueue?: boolean;
 }
 
 export interface SimulatedOperator {
@@ -123,6 +131,13 @@ export function startSimulatedOperator(
       signal: aborter.signal,
       log,
     }),
+    options.kueue
+      ? runSimulatedKueue(api, {
+        retryIntervalMs,
+        signal: aborter.signal,
+        log: log?.with({ component: "simulated-kueue" }),
+      })
+      : undefined,
   ]);
   log?.debug("Started simulated operator", {
     server: api.server,

@@ -36,6 +36,8 @@ export interface ObservedCluster {
       minReplicas?: number;
       maxReplicas?: number;
     }[];
+    /** A queued cluster not yet admitted (Kueue): no pods. */
+    suspend?: boolean;
   };
   status?: { state?: string; endpoints?: Record<string, string> };
 }

@@ -95,9 +95,12 @@ export class RayClusterReconciler {
   ): Promise<{ outcome: Outcome; pods?: WorkerPods }> {
     const { namespace, name, uid } = cluster.metadata;
     const { cluster: latest } = await this.#api.getCluster(namespace, name);
-    if (latest?.metadata?.uid !== uid || latest.status?.state) {
-      return { outcome: "skipped" };
-    }
+    // A suspended one (state "suspended") is made ready once resumed.
+    const state = latest?.status?.state;
+    if (
+      latest?.metadata?.uid !== uid || latest.spec?.suspend ||
+      (state && state !== "suspended")
+    ) return { outcome: "skipped" };
     const endpoints = endpointsFor(latest, this.#nodePorts, nodePorts);
     await this.#createHeadService(latest, endpoints);
     await this.#events.record(
@@ -119,6 +122,38 @@ export class RayClusterReconciler {
       endpoints: status.endpoints,
     });
     return { outcome: "ready", pods };
+  }
+
+  /**
+   * Marks a suspended cluster as KubeRay v1.7.0 does: state `suspended`
+   * and the condition RayClusterSuspended; no pod is created.
+   */
+  async markSuspended(cluster: ObservedCluster): Promise<Outcome> {
+    const now = formatKubernetesTime();
+    const patched = await this.#api.patchStatus(cluster.metadata, [
+      // Not over a cluster resumed meanwhile (made ready next).
+      { op: "test", path: "/spec/suspend", value: true },
+      {
+        op: "add",
+        path: "/status",
+        value: {
+          state: "suspended",
+          conditions: [{
+            type: "RayClusterSuspended",
+            status: "True",
+            reason: "RayClusterSuspended",
+            message: "RayCluster is suspended",
+            lastTransitionTime: now,
+          }],
+          lastUpdateTime: now,
+          stateTransitionTimes: { suspended: now },
+          observedGeneration: cluster.metadata.generation ?? 1,
+        },
+      },
+    ]);
+    if (patched !== 200) return this.#failed(cluster, patched).outcome;
+    await this.#events.record(cluster, "Suspended", "Suspended RayCluster");
+    return "ready";
   }
 
   /** Brings a ready cluster's `pods` and status to its changed spec. */

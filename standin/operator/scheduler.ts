@@ -4,8 +4,10 @@
  * it ready; `delayMs` after seeing a ready one whose worker groups ask for
  * another number of pods, scales it, once at a time (a change seen
  * meanwhile is taken up when the running step ends). A cluster seen with a
- * state is adopted as it is. The timers and the reconciles in flight are
- * owned here: stop() clears the one and waits for the other.
+ * state is adopted as it is. A suspended cluster (spec.suspend, as Kueue
+ * creates a queued one) is marked `suspended` and waits; once spec.suspend
+ * is cleared it is made ready as a new one. The timers and the reconciles
+ * in flight are owned here: stop() clears the one and waits for the other.
  */
 
 import type { Logger } from "../../domain/log.ts";
@@ -42,6 +44,8 @@ interface Entry {
   pods?: WorkerPods;
   /** The cluster as last seen, to scale to once a scale in progress ends. */
   latest?: ObservedCluster;
+  /** Seen suspended and not made ready: waits for spec.suspend to clear. */
+  suspended?: boolean;
 }
 
 export interface SchedulerOptions {
@@ -83,6 +87,10 @@ export class Scheduler {
     const entry = this.#seen.get(cluster.metadata.uid);
     if (entry) {
       entry.latest = cluster;
+      if (entry.suspended) {
+        this.#resumeIfAdmitted(entry, cluster);
+        return;
+      }
       // A ready cluster whose worker groups changed: scale, once.
       if (
         entry.pods && entry.timer === undefined &&
@@ -96,7 +104,9 @@ export class Scheduler {
       }
       return;
     }
-    if (cluster.status?.state) this.#adopt(cluster);
+    const state = cluster.status?.state;
+    if (cluster.spec?.suspend) this.#suspend(cluster);
+    else if (state && state !== "suspended") this.#adopt(cluster);
     else this.#schedule(cluster);
     this.#report("observed", cluster);
   }
@@ -124,6 +134,35 @@ export class Scheduler {
   #schedule(cluster: ObservedCluster): void {
     const entry: Entry = { nodePorts: [] };
     this.#seen.set(cluster.metadata.uid, entry);
+    entry.timer = this.#later(
+      () => this.#makeReady(cluster),
+      "Failed to reconcile cluster",
+      cluster,
+    );
+  }
+
+  /**
+   * A suspended cluster: marked `suspended` (unless it says so already),
+   * then left until spec.suspend is cleared (#resumeIfAdmitted).
+   */
+  #suspend(cluster: ObservedCluster): void {
+    const entry: Entry = { nodePorts: [], suspended: true };
+    this.#seen.set(cluster.metadata.uid, entry);
+    if (cluster.status?.state === "suspended") return;
+    this.#track(this.#options.reconciler.markSuspended(cluster)).catch(
+      (error) =>
+        this.#options.log?.error("Failed to suspend cluster", {
+          namespace: cluster.metadata.namespace,
+          name: cluster.metadata.name,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    );
+  }
+
+  /** A suspended cluster whose spec.suspend was cleared: made ready. */
+  #resumeIfAdmitted(entry: Entry, cluster: ObservedCluster): void {
+    if (cluster.spec?.suspend || entry.timer !== undefined) return;
+    entry.suspended = false;
     entry.timer = this.#later(
       () => this.#makeReady(cluster),
       "Failed to reconcile cluster",
