@@ -144,6 +144,7 @@ export function describeCluster(
       ["User", cluster.user || NONE],
       ["Version", cluster.version || NONE],
       ["State", displayState(cluster)],
+      ["Queue", cluster.queue || NONE],
       [
         "Created",
         cluster.createdAt

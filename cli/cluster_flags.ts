@@ -38,6 +38,25 @@ export const NEW_CLUSTER_FLAGS: Flags = {
   },
 };
 
+/**
+ * `--queue`: the Kueue LocalQueue a new cluster waits in for capacity (the
+ * API's `queue`); the policy's default queue when not given.
+ */
+export const QUEUE_FLAG: Flags = {
+  queue: {
+    type: "string",
+    value: "NAME",
+    help:
+      "Kueue queue the cluster waits in for capacity (default: the policy's)",
+  },
+};
+
+/** The `queue` field `--queue` sets, or nothing when it is not given. */
+export function queueOf(values: ParsedArgs["values"]): { queue?: string } {
+  const queue = stringFlag(values, "queue");
+  return queue === undefined ? {} : { queue };
+}
+
 /** Whether any flag of a new cluster is given. */
 export function wantsNewCluster(values: ParsedArgs["values"]): boolean {
   return Object.keys(NEW_CLUSTER_FLAGS).some((name) =>

@@ -17,6 +17,8 @@ import type { CorralClient } from "./client.ts";
 import {
   clusterSpecOf,
   NEW_CLUSTER_FLAGS,
+  QUEUE_FLAG,
+  queueOf,
   wantsNewCluster,
 } from "./cluster_flags.ts";
 import {
@@ -181,6 +183,7 @@ async function create(args: ParsedArgs): Promise<number> {
       clusterPath(namespace),
       {
         ...cluster,
+        ...queueOf(values),
         user: cluster.user || defaultUser(connection.token),
         namespace,
       },
@@ -200,7 +203,7 @@ async function create(args: ParsedArgs): Promise<number> {
   });
 }
 const CREATE_USAGE =
-  "clusters create (-f FILE | NAME --template T [--workers N] [--max-workers M] [--version V | --image I]) [--wait] [--timeout 10m]";
+  "clusters create (-f FILE | NAME --template T [--workers N] [--max-workers M] [--version V | --image I]) [--queue Q] [--wait] [--timeout 10m]";
 
 async function remove({ values, positionals }: ParsedArgs): Promise<number> {
   const name = onePositional(positionals, "a cluster name", DELETE_USAGE);
@@ -433,12 +436,14 @@ export const CLUSTERS: CommandGroup = {
           help: "the Cluster, as the HTTP API takes it (- for standard input)",
         },
         ...NEW_CLUSTER_FLAGS,
+        ...QUEUE_FLAG,
         ...CREATE_ONLY_FLAGS,
         ...WAIT,
       },
       examples: [
         "corral clusters create -f examples/blue.yaml --wait",
         "corral clusters create blue --template small --workers 2 --max-workers 4 --version 2.9.0",
+        "corral clusters create big --template gpu --version 2.9.0 --queue default --wait",
         "cat blue.json | corral clusters create -f - -n team-a",
       ],
       run: create,

@@ -17,8 +17,13 @@ export interface Cluster {
   /** RFC 3339, e.g. "2026-11-26T04:30:15Z". */
   createdAt?: string | null;
   deletedAt?: string | null;
-  /** ready, failed, ... as the operator writes it; empty until then. */
+  /**
+   * ready, failed, ... as the operator writes it; empty until then;
+   * "waiting for capacity" while a queued cluster waits for Kueue.
+   */
   clusterState?: string;
+  /** The Kueue LocalQueue the cluster waits in; empty when not queued. */
+  queue?: string;
   events?: ClusterEvent[];
   etag?: string;
   /** Port name to port of the head service, e.g. dashboard: "8265". */
