@@ -33,6 +33,10 @@ export function aboutPanel(cluster) {
       ),
       h("dt", {}, "Environment"),
       h("dd", {}, String(cluster.environment ?? "").toLowerCase()),
+      // A queued cluster's Kueue queue (its label kueue.x-k8s.io/queue-name).
+      ...(cluster.queue
+        ? [h("dt", {}, "Queue"), h("dd", {}, cluster.queue)]
+        : []),
       h("dt", {}, "Created"),
       h(
         "dd",

@@ -18,6 +18,7 @@ import { field, h } from "./html.js";
  * @property {HTMLParagraphElement} userHint says who an empty owner is
  * @property {HTMLInputElement} version
  * @property {HTMLInputElement} image
+ * @property {HTMLInputElement} queue the Kueue queue; optional
  * @property {HTMLSelectElement} headTemplate
  * @property {HTMLSelectElement[]} templateSelects the head's and each group's
  * @property {HTMLElement} offer offers to make a template, in a namespace
@@ -55,6 +56,7 @@ export function clusterFields(form) {
       form.headTemplate,
       "cluster.clusterSpec.headGroupSpec.computeTemplate",
     ),
+    field("Queue (optional)", "queue", form.queue, "cluster.queue"),
   );
 }
 

@@ -129,6 +129,7 @@ function emptyForm(namespaces) {
       placeholder: "or an image, e.g. rayproject/ray:2.9.0",
       "data-also": "\\.image$",
     }),
+    queue: h("input", { placeholder: "Kueue queue; the policy's by default" }),
     headTemplate,
     templateSelects: [headTemplate],
     groups: h("div", { class: "rows", id: "groups" }),
@@ -215,6 +216,7 @@ function readCluster(form) {
     // Corral knows who is signed in: an empty owner is them.
     user: form.user.value.trim() || currentUser(),
     version: form.version.value.trim(),
+    ...(form.queue.value.trim() ? { queue: form.queue.value.trim() } : {}),
     clusterSpec: {
       headGroupSpec: { computeTemplate: form.headTemplate.value, ...image },
       workerGroupSpec: [...form.groups.children].map((row) => {

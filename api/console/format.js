@@ -28,7 +28,8 @@ export function age(timestamp) {
 
 /**
  * A cluster's state as a badge, coloured by its kind: ready, failed,
- * pending (no state yet) or other.
+ * pending (no state yet, or a queued cluster waiting for capacity) or
+ * other.
  * @param {string | undefined} state
  */
 export function stateBadge(state) {
@@ -37,7 +38,7 @@ export function stateBadge(state) {
     ? "ready"
     : text === "failed"
     ? "failed"
-    : text === "pending" || text === ""
+    : text === "pending" || text === "" || text === "waiting for capacity"
     ? "pending"
     : "other";
   return h("span", { class: `state ${kind}` }, text);
