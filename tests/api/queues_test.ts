@@ -12,6 +12,7 @@ import { startStandin } from "../../standin/server.ts";
 import { until } from "../eventually.ts";
 import { type Corral, startCorral, TRANSPORTS } from "../harness.ts";
 import { sampleCluster } from "./cases.ts";
+import { WATCH_TRANSPORTS } from "./stream_watchers.ts";
 import {
   ALICE,
   bearer,
@@ -87,6 +88,7 @@ Deno.test("queues: a queued cluster waits for capacity, then runs; the policy's 
   const corral = await startCorral({
     access: files.access,
     kubeUrl: standin.url,
+    cache: {},
   });
   const authorization = bearer(ALICE);
   try {
@@ -172,13 +174,27 @@ async function queuedClusters(
     .find((e) => e.reason === "Pending");
   assert.match(pending!.message, /insufficient unused quota for cpu/);
 
-  // Capacity frees when the first goes: the second is admitted and ready.
-  const deleted = await call("DeleteCluster", { namespace: ns, name: first });
-  assert.equal(deleted.code, 0, deleted.message);
-  await until(
-    `${second} ready`,
-    async () => (await get(second)).result?.clusterState === "ready",
-  );
+  // Capacity frees when the first goes: the second is admitted and ready,
+  // and a watch sees it go from waiting to ready.
+  const [, open] = WATCH_TRANSPORTS.find(([name]) =>
+    name.toLowerCase() === transport
+  )!;
+  const watch = await open(corral, { namespace: ns }, authorization);
+  try {
+    const deleted = await call("DeleteCluster", { namespace: ns, name: first });
+    assert.equal(deleted.code, 0, deleted.message);
+    await until(
+      `${second} ready`,
+      async () => (await get(second)).result?.clusterState === "ready",
+    );
+    const states = () =>
+      watch.answers.map((a) => a.cluster as Record<string, unknown> | null)
+        .filter((c) => c?.name === second).map((c) => c!.clusterState);
+    await until("the watch to see it ready", () => states().includes("ready"));
+    assert.equal(states()[0], "waiting for capacity", `${states()}`);
+  } finally {
+    watch.close();
+  }
   const gone = await call("DeleteCluster", { namespace: ns, name: second });
   assert.equal(gone.code, 0, gone.message);
   await until(`${second} gone`, async () => (await get(second)).code === 5);
