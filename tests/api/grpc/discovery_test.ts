@@ -152,6 +152,8 @@ Deno.test("reflection's cluster.proto is the wire contract: names, numbers, maps
         // Expiry's own, from 110.
         ["ttl", 110, "ttl"],
         ["expires_at", 111, "expiresAt"],
+        // Queues' own (Kueue), past expiry's.
+        ["queue", 112, "queue"],
       ],
     );
     const endpoint = cluster.field!.find((f) => f.name === "service_endpoint")!;
