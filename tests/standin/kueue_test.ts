@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { until } from "../eventually.ts";
-import { createLogger } from "../../api/log.ts";
 import {
   type Capacity,
   clusterRequest,
@@ -47,9 +46,6 @@ async function withKueue(
     delayMs: 0,
     retryIntervalMs: 10,
     kueue: true,
-    logger: Deno.env.get("KUEUE_DEBUG")
-      ? createLogger({ level: "debug" })
-      : undefined,
   });
   try {
     await fn(standin);
