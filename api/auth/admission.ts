@@ -215,13 +215,10 @@ export const CONTAINER_FIELDS: Record<string, Decision> = {
   targetContainerName: "refused",
 };
 
-/** The RayCluster spec fields Corral writes (suspend: a queued cluster's, no pod runs); any other is refused. */
-const SPEC_FIELDS = new Set([
-  "rayVersion",
-  "headGroupSpec",
-  "workerGroupSpecs",
-  "suspend",
-]);
+/** The RayCluster spec fields Corral writes (suspend: a queued one's). */
+const SPEC_FIELDS = new Set(
+  ["rayVersion", "headGroupSpec", "workerGroupSpecs", "suspend"],
+);
 
 /**
  * The RayJob spec fields Corral writes (jobToResource); any other is
