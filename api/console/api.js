@@ -52,6 +52,7 @@ import {
  * @typedef {Omit<Json<import("../../domain/types.ts").JobSubmissionInfo>, "startTime" | "endTime"> & { startTime?: number | string, endTime?: number | string }} Submission
  */
 /** @typedef {Json<import("../../domain/types.ts").WatchJobLogResponse>} LogAnswer */
+/** @typedef {Json<import("../../domain/types.ts").GetQuotaUsageResponse>} QuotaUsage */
 /** @typedef {{ field: string, description: string }} FieldViolation */
 
 /**
@@ -74,6 +75,8 @@ const paths = {
     `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/clusters/${
       encodeURIComponent(name)
     }`,
+  /** @param {string} ns */
+  quota: (ns) => `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/quota`,
   /** @param {string} [ns] every namespace's when undefined */
   jobs: (ns) =>
     ns === undefined
@@ -294,6 +297,31 @@ export async function updateWorkerGroups(cluster, workerGroupSpec) {
  */
 export async function deleteCluster(namespace, name) {
   await call("DELETE", paths.cluster(namespace, name));
+}
+
+/**
+ * Pushes a cluster's expiry back by `by`, a duration such as "4h"
+ * (ExtendCluster); the cluster as it now is. Past the policy's maximum
+ * lifetime it is an ApiError with code 3 naming the maximum.
+ * @param {string} namespace
+ * @param {string} name
+ * @param {string} by
+ * @returns {Promise<Cluster>}
+ */
+export async function extendCluster(namespace, name, by) {
+  return await call("POST", `${paths.cluster(namespace, name)}/extend`, {
+    by,
+  });
+}
+
+/**
+ * The quotas that apply to the caller in a namespace, each with what it
+ * counts now (GetQuotaUsage).
+ * @param {string} namespace
+ * @returns {Promise<QuotaUsage>}
+ */
+export async function quotaUsage(namespace) {
+  return await call("GET", paths.quota(namespace));
 }
 
 /**

@@ -20,6 +20,7 @@ import {
 } from "./cluster_panels.js";
 import { stateBadge } from "./format.js";
 import { accessPanel } from "./cluster_access.js";
+import { expiryPanel, showExpiry } from "./expiry_panel.js";
 import { closeJobsPanel, jobsPanel } from "./cluster_jobs.js";
 import { h, panel, showPage } from "./html.js";
 import { state } from "./state.js";
@@ -36,6 +37,8 @@ import { state } from "./state.js";
  * @property {boolean} deleting whether this page deleted the cluster
  * @property {import("./cluster_jobs.js").JobsPanel | null} jobs the jobs
  *   panel, made once the cluster is first ready and kept from then on
+ * @property {import("./expiry_panel.js").ExpiryPanel} expiry when the
+ *   cluster expires, and extending it
  */
 
 /**
@@ -52,6 +55,7 @@ export function clusterView(namespace, name) {
     banner: h("p", { class: "banner", role: "alert" }),
     deleting: false,
     jobs: null,
+    expiry: expiryPanel(namespace, name),
   };
   showCluster(page);
   return {
@@ -77,6 +81,7 @@ function showCluster(page) {
     h("h1", {}, `${cluster.name} `, stateBadge(cluster.clusterState)),
     page.banner,
     aboutPanel(cluster),
+    showExpiry(page.expiry, cluster),
     accessPanel(cluster),
     clusterJobs(page, cluster),
     workersPanel(page, cluster),

@@ -2,9 +2,12 @@
 /// <reference lib="dom" />
 /**
  * The clusters view (#/clusters): every cluster the watch has, filtered by
- * namespace and by text, redrawn as the watch changes them.
+ * namespace and by text, redrawn as the watch changes them, above them the
+ * quotas that apply to the caller in the namespaces listed.
  */
 import { age, clusterKey, stateBadge, workerCount } from "./format.js";
+import { expiresIn } from "./expiry_panel.js";
+import { quotaPanels, showQuotaPanels } from "./quota_panel.js";
 import { h, showPage } from "./html.js";
 import { lastNamespace, rememberNamespace } from "./session.js";
 import { clusterNamespaces, state } from "./state.js";
@@ -24,7 +27,15 @@ import { clusterNamespaces, state } from "./state.js";
  * @property {HTMLSelectElement} namespaceSelect
  * @property {HTMLTableSectionElement} body
  * @property {HTMLParagraphElement} empty
+ * @property {import("./quota_panel.js").QuotaPanels} quotas
  */
+
+/**
+ * With every namespace listed, the quotas of at most this many are shown:
+ * a person in a team or two sees theirs, and an administrator who sees a
+ * hundred namespaces chooses one rather than have the page ask for each.
+ */
+const QUOTA_NAMESPACES = 3;
 
 /** @returns {import("./state.js").View} */
 export function clustersView() {
@@ -41,6 +52,7 @@ export function clustersView() {
     }),
     body: h("tbody"),
     empty: h("p", { class: "empty" }),
+    quotas: quotaPanels(),
   };
   const search = h("input", {
     id: "text-filter",
@@ -64,6 +76,7 @@ export function clustersView() {
       ),
       h("div", {}, h("label", { for: "text-filter" }, "Search"), search),
     ),
+    page.quotas.element,
     clustersTable(page.body),
     page.empty,
   );
@@ -85,7 +98,16 @@ function clustersTable(body) {
       h(
         "tr",
         {},
-        ["Namespace", "Name", "State", "User", "Version", "Workers", "Age"]
+        [
+          "Namespace",
+          "Name",
+          "State",
+          "User",
+          "Version",
+          "Workers",
+          "Age",
+          "Expires",
+        ]
           .map((t) => h("th", { class: t === "Workers" ? "num" : "" }, t)),
       ),
     ),
@@ -106,6 +128,14 @@ function showClusters(page) {
     ...namespaces.map((ns) => h("option", { value: ns }, ns)),
   );
   namespaceSelect.value = namespaces.includes(filter.ns) ? filter.ns : "";
+  showQuotaPanels(
+    page.quotas,
+    namespaceSelect.value
+      ? [namespaceSelect.value]
+      : namespaces.length <= QUOTA_NAMESPACES
+      ? namespaces
+      : [],
+  );
   const shown = filtered(filter);
   page.body.replaceChildren(...shown.map(clusterRow));
   page.empty.textContent = !state.watch.synced
@@ -145,5 +175,10 @@ function clusterRow(c) {
     h("td", {}, c.version || c.clusterSpec?.headGroupSpec?.image || ""),
     h("td", { class: "num" }, workerCount(c)),
     h("td", { title: c.createdAt ?? "" }, age(c.createdAt)),
+    h(
+      "td",
+      { class: "expires", title: c.expiresAt ?? "" },
+      c.expiresAt ? expiresIn(c.expiresAt) : "",
+    ),
   );
 }

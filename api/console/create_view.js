@@ -6,14 +6,16 @@
  * violations are shown next to the fields they name, and a created cluster
  * opens its page.
  */
-import { ApiError, createCluster } from "./api.js";
+import { ApiError, createCluster, errorMessage } from "./api.js";
 import {
   addEnv,
   addGroup,
   clusterFields,
   refreshTemplates,
 } from "./create_form.js";
-import { showViolations } from "./violations.js";
+import { clearViolations, showViolations } from "./violations.js";
+import { lifetimeField, lifetimeOf } from "./expiry_panel.js";
+import { quotaPanel, showQuotas } from "./quota_panel.js";
 import { h, showPage } from "./html.js";
 import {
   lastNamespace,
@@ -27,10 +29,28 @@ import { templateOffer } from "./template_offer.js";
 
 /** @typedef {import("./create_form.js").CreateForm} CreateForm */
 
+/**
+ * What the view adds to the form of create_form.js: the Lifetime field,
+ * the quotas of the chosen namespace, and where a refusal by quota (code
+ * 8) is said, under the form beside those quotas.
+ * @typedef {object} CreateExtras
+ * @property {{ block: HTMLElement, input: HTMLInputElement }} lifetime
+ * @property {import("./quota_panel.js").QuotaPanel} quota
+ * @property {HTMLParagraphElement} refusal
+ */
+
 /** @returns {import("./state.js").View} */
 export function createView() {
   const namespaces = clusterNamespaces();
   const form = emptyForm(namespaces);
+  /** @type {CreateExtras} */
+  const extras = {
+    lifetime: lifetimeField(),
+    quota: quotaPanel("create-quota"),
+    refusal: h("p", { class: "error", id: "create-refusal", role: "alert" }),
+  };
+  const quotas = () => showQuotas(extras.quota, form.namespace.value.trim());
+  form.namespace.addEventListener("change", quotas);
   const submit = h(
     "button",
     { type: "submit", class: "primary", id: "create" },
@@ -44,12 +64,13 @@ export function createView() {
       onsubmit: async (event) => {
         event.preventDefault();
         submit.disabled = true;
-        await submitCluster(form, element);
+        await submitCluster(form, element, extras);
         submit.disabled = false;
       },
     },
     form.banner,
     clusterFields(form),
+    h("div", { class: "grid" }, extras.lifetime.block),
     form.offer,
     h(
       "datalist",
@@ -70,13 +91,17 @@ export function createView() {
       id: "add-env",
       onclick: () => addEnv(form),
     }, "Add variable"),
+    extras.quota.element,
+    extras.refusal,
     h("div", { class: "actions" }, submit),
   );
   addGroup(form);
+  quotas();
   showPage(h("h1", {}, "Create a cluster"), element);
   form.name.focus();
   refreshAccount().then(() => showOwner(form));
-  return {};
+  // The watch's changes (this person's other tabs, their team) move usage.
+  return { update: quotas };
 }
 
 /**
@@ -146,9 +171,13 @@ function emptyForm(namespaces) {
  * API found wrong.
  * @param {CreateForm} form
  * @param {HTMLFormElement} element
+ * @param {CreateExtras} extras
  */
-async function submitCluster(form, element) {
-  const cluster = readCluster(form);
+async function submitCluster(form, element, extras) {
+  const cluster = {
+    ...readCluster(form),
+    ...lifetimeOf(extras.lifetime.input),
+  };
   const ns = cluster.namespace;
   const unchosen = unchosenTemplates(form);
   if (unchosen.length) {
@@ -162,11 +191,32 @@ async function submitCluster(form, element) {
     rememberNamespace(ns);
     location.hash = `#/clusters/${ns}/${cluster.name}`;
   } catch (error) {
+    if (error instanceof ApiError && error.code === 8) {
+      refusedByQuota(form, element, extras, error);
+      return;
+    }
     if (error instanceof ApiError) {
       error.violations = error.violations.map(replicasAboveMax);
     }
     showViolations(element, error, form.banner);
   }
+}
+
+/**
+ * A create refused by a quota (code 8): its message, which names the
+ * cluster, the quota, its usage and what the cluster asks for, is said
+ * under the form beside the quotas, read afresh.
+ * @param {CreateForm} form
+ * @param {HTMLFormElement} element
+ * @param {CreateExtras} extras
+ * @param {ApiError} error
+ */
+function refusedByQuota(form, element, extras, error) {
+  clearViolations(element);
+  form.banner.textContent = "";
+  extras.refusal.textContent = errorMessage(error);
+  showQuotas(extras.quota, form.namespace.value.trim(), true);
+  extras.refusal.scrollIntoView({ block: "nearest" });
 }
 
 /**
