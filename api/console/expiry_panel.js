@@ -50,6 +50,7 @@ export function exactTime(timestamp) {
  * @property {HTMLParagraphElement} when "Expires in …"
  * @property {HTMLInputElement} by the typed duration
  * @property {HTMLParagraphElement} error the last refusal
+ * @property {HTMLElement} controls the extend buttons and field
  * @property {Cluster | null} cluster as last drawn
  */
 
@@ -73,16 +74,16 @@ export function expiryPanel(namespace, name) {
     when,
     by,
     error,
+    controls: h("div"),
     cluster: null,
   };
   /** @param {string} duration */
   const extend = (duration) => extendBy(expiry, namespace, name, duration);
   const block = field("Extend by", "extend-by", by);
   block.querySelector(".error")?.remove();
-  expiry.element = panel(
-    "expiry",
-    "Expiry",
-    when,
+  expiry.controls = h(
+    "div",
+    {},
     h(
       "div",
       { class: "scale extend" },
@@ -109,6 +110,7 @@ export function expiryPanel(namespace, name) {
     ),
     error,
   );
+  expiry.element = panel("expiry", "Expiry", when, expiry.controls);
   by.setAttribute("aria-describedby", "extend-error");
   return expiry;
 }
@@ -126,11 +128,13 @@ export function showExpiry(expiry, cluster) {
 
 /**
  * "Expires in 3h 12m", the exact time in its title; or that the cluster
- * does not expire.
+ * does not expire, without the controls: extending a cluster that has no
+ * expiry would give it one, counted from now, which no one asked for.
  * @param {ExpiryPanel} expiry
  */
 function drawWhen(expiry) {
   const at = expiry.cluster?.expiresAt;
+  expiry.controls.hidden = !at;
   if (!at) {
     expiry.when.textContent = "This cluster does not expire.";
     expiry.when.removeAttribute("title");
@@ -154,7 +158,8 @@ function drawWhen(expiry) {
 async function extendBy(expiry, namespace, name, by) {
   expiry.error.textContent = "";
   if (!by) {
-    expiry.error.textContent = 'Cannot extend: say by how long, e.g. "4h"';
+    expiry.error.textContent =
+      `Cannot extend cluster "${namespace}/${name}": say by how long, e.g. "4h"`;
     return;
   }
   const buttons = /** @type {HTMLButtonElement[]} */ ([
@@ -166,9 +171,8 @@ async function extendBy(expiry, namespace, name, by) {
     expiry.by.value = "";
     if (expiry.cluster) showExpiry(expiry, { ...expiry.cluster, ...cluster });
   } catch (error) {
-    expiry.error.textContent = `Cannot extend the cluster: ${
-      errorMessage(error)
-    }`;
+    // The API's message names the cluster and, past it, the maximum.
+    expiry.error.textContent = errorMessage(error);
   } finally {
     for (const button of buttons) button.disabled = false;
   }
