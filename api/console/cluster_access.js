@@ -4,10 +4,20 @@
  * A cluster page's "Access" panel, while the cluster is ready: "Open
  * dashboard" (a session cookie for that one cluster's proxy path, then the
  * dashboard through Corral in a new tab) and the cluster's addresses inside
- * Kubernetes, each with a copy button.
+ * Kubernetes, each with a copy button. A caller the policy refuses `proxy`
+ * is shown that refusal in place of the button and the proxied address,
+ * for as long as the page is open: not a link that fails.
  */
-import { errorMessage, openDashboardSession } from "./api.js";
+import { ApiError, errorMessage, openDashboardSession } from "./api.js";
+import { clusterKey } from "./format.js";
 import { h, panel } from "./html.js";
+
+/**
+ * The refusals (403) of "Open dashboard", by cluster key: the panel is
+ * drawn afresh on every change of the cluster, and must keep saying it.
+ * @type {Map<string, string>}
+ */
+const refusals = new Map();
 
 /** @typedef {import("./api.js").Cluster} Cluster */
 
@@ -17,7 +27,12 @@ import { h, panel } from "./html.js";
  */
 export function accessPanel(cluster) {
   if (!cluster.dashboardProxyUrl) return false;
-  const status = h("p", { class: "error", id: "dashboard-error" });
+  const refusal = refusals.get(clusterKey(cluster));
+  const status = h(
+    "p",
+    { class: "error", id: "dashboard-error", role: "alert" },
+    refusal ?? "",
+  );
   const open = h("button", {
     type: "button",
     class: "primary",
@@ -27,14 +42,14 @@ export function accessPanel(cluster) {
   return panel(
     "access",
     "Access",
-    h("p", {}, open),
+    refusal === undefined && h("p", {}, open),
     status,
     h(
       "dl",
       { class: "facts" },
       address("Ray client", "client-url", cluster.clientUrl ?? ""),
       address("Dashboard", "dashboard-url", cluster.dashboardUrl ?? ""),
-      address(
+      refusal === undefined && address(
         "Dashboard through Corral",
         "dashboard-proxy-url",
         new URL(cluster.dashboardProxyUrl, location.href).href,
@@ -57,6 +72,12 @@ async function openDashboard(cluster, status) {
     globalThis.open(url, "_blank", "noopener,noreferrer");
   } catch (error) {
     status.textContent = `Cannot open the dashboard: ${errorMessage(error)}`;
+    if (error instanceof ApiError && error.status === 403) {
+      refusals.set(clusterKey(cluster), status.textContent);
+      // Drawn again: the refusal in place of the button.
+      const drawn = accessPanel(cluster);
+      if (drawn) status.closest("section")?.replaceWith(drawn);
+    }
   }
 }
 
