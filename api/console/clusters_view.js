@@ -108,7 +108,11 @@ function clustersTable(body) {
           "Age",
           "Expires",
         ]
-          .map((t) => h("th", { class: t === "Workers" ? "num" : "" }, t)),
+          .map((t) =>
+            h("th", {
+              class: t === "Workers" ? "num" : t === "Expires" ? "expires" : "",
+            }, t)
+          ),
       ),
     ),
     body,

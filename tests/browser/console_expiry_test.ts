@@ -150,15 +150,13 @@ Deno.test("expiry in the console: a lifetime past the maximum is refused under t
     });
 
     await t.step(
-      "the clusters list has the time left in its Expires column",
+      "the clusters list has the time left in its Expires column, but on a phone",
       async () => {
         await page.goto(`${origin}/console#/clusters`);
         const cell = '[data-cluster="team-a/amber"] td.expires';
-        await textMatching(page, cell, /^(7h 59m|8h 0m)$/);
-        assert.match(
-          await page.locator(cell).getAttribute("title") ?? "",
-          /^\d{4}-\d\d-\d\dT.*Z$/,
-        );
+        await page.locator(cell).waitFor({ state: "attached" });
+        // A phone keeps the list's columns as they were: the page says it.
+        assert.equal(await page.locator(cell).isVisible(), false);
         await assertNoSideways(page);
         if (SCREENSHOTS) {
           await page.screenshot({
@@ -167,6 +165,12 @@ Deno.test("expiry in the console: a lifetime past the maximum is refused under t
           });
         }
         await page.setViewportSize({ width: 1280, height: 900 });
+        await textMatching(page, cell, /^(7h 59m|8h 0m)$/);
+        assert.match(
+          await page.locator(cell).getAttribute("title") ?? "",
+          /^\d{4}-\d\d-\d\dT.*Z$/,
+        );
+        await assertNoSideways(page);
       },
     );
 
