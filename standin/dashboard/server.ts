@@ -192,7 +192,7 @@ export class SimulatedDashboard {
       }</td></tr>`
     ).join("");
     return new Response(
-      `<!doctype html><html><head><title>Ray Dashboard (simulated)</title></head><body><h1>Ray Dashboard (simulated)</h1><p>Cluster ${
+      `<!doctype html><html><head><title>Ray Dashboard (simulated)</title><link rel="icon" href="data:,"></head><body><h1>Ray Dashboard (simulated)</h1><p>Cluster ${
         escape(this.#cluster)
       }. The job REST API is under <a href="api/jobs/">api/jobs/</a>.</p><table><tr><th>Submission</th><th>Status</th><th>Entrypoint</th></tr>${rows}</table></body></html>`,
       { headers: { "content-type": "text/html; charset=utf-8" } },

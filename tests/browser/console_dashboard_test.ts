@@ -73,8 +73,8 @@ Deno.test("the dashboard from a cluster page: ada with proxy opens it through Co
         await tab.click('a[href="api/jobs/"]');
         await tab.waitForURL(`${origin}${PROXY_PATH}api/jobs/`);
         assert.deepEqual(JSON.parse(await tab.locator("body").innerText()), []);
-        // The simulated dashboard's page names no icon, so the browser may
-        // ask Corral's /favicon.ico, which is not there: a 404 it reports
+        // A JSON answer (api/jobs/) names no icon, so the browser may ask
+        // Corral's /favicon.ico, which is not there: a 404 it reports
         // without the request (playwright sees no favicon requests).
         const favicon =
           "Failed to load resource: the server responded with a status of 404 (Not Found)";
