@@ -41,11 +41,17 @@ async function submit(
   entrypoint: string,
   runtimeEnv = "",
 ): Promise<string> {
+  const heading = page.locator("#submission h3");
+  // The heading names the job selected before until this one's answer
+  // comes: wait for another name than that.
+  const before = await heading.count() > 0 ? await heading.textContent() : "";
   await page.fill("#submission-entrypoint", entrypoint);
   await page.fill("#submission-runtime-env", runtimeEnv);
   await page.click("#submit-submission");
-  const heading = page.locator("#submission h3");
-  await heading.getByText(/^Job raysubmit_/).waitFor();
+  const job = /^Job raysubmit_/;
+  await (before
+    ? heading.filter({ hasText: job, hasNotText: before })
+    : heading.filter({ hasText: job })).waitFor();
   return (await heading.textContent() ?? "").replace(/^Job /, "");
 }
 
