@@ -41,7 +41,12 @@ import { summarizeWorkload } from "../auth/admission.ts";
 import { clusterUsage } from "../auth/quota.ts";
 import { holdingOf, putBackCluster } from "../auth/quota_guard.ts";
 import { queueOnCreate } from "../auth/queue_policy.ts";
-import { clusterListAnswer, type Service, visible } from "./service.ts";
+import {
+  clusterListAnswer,
+  readToChange,
+  type Service,
+  visible,
+} from "./service.ts";
 import { checkOwner, type OwnerCheck, ownersOnly } from "../auth/owners.ts";
 import { lookUpTemplates } from "./template_lookup.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
@@ -228,18 +233,13 @@ export class ClusterHandlers {
     { kube, scope, action }: NamespaceCall,
     name: string,
   ): Promise<RayCluster> {
-    try {
-      return await this.service.orchestrator.getCluster(scope.namespace, name, {
+    return await readToChange(
+      action,
+      this.service.orchestrator.getCluster(scope.namespace, name, {
         ...kube,
         fresh: true,
-      });
-    } catch (error) {
-      throw error instanceof ServiceError && error.code === Code.NOT_FOUND
-        ? new ServiceError(Code.NOT_FOUND, `${action}: not found`, {
-          cause: error,
-        })
-        : error;
-    }
+      }),
+    );
   }
 
   /**

@@ -40,7 +40,7 @@ import { AuthorizationError } from "../auth/policy.ts";
 import { checkOwner, ownersOnly } from "../auth/owners.ts";
 import { lookUpTemplates } from "./template_lookup.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
-import { type Service, visible } from "./service.ts";
+import { readToChange, type Service, visible } from "./service.ts";
 
 type NamespaceCall = CallContext<NamespaceScope>;
 
@@ -211,18 +211,13 @@ export class RayServiceHandlers {
     { kube, scope, action }: NamespaceCall,
     name: string,
   ): Promise<RayServiceResource> {
-    try {
-      return await this.service.orchestrator.getService(scope.namespace, name, {
+    return await readToChange(
+      action,
+      this.service.orchestrator.getService(scope.namespace, name, {
         ...kube,
         fresh: true,
-      });
-    } catch (error) {
-      throw error instanceof ServiceError && error.code === Code.NOT_FOUND
-        ? new ServiceError(Code.NOT_FOUND, `${action}: not found`, {
-          cause: error,
-        })
-        : error;
-    }
+      }),
+    );
   }
 
   /**

@@ -2,6 +2,7 @@
  * What the handlers of every resource share: the orchestrator and the
  * settings they act with, and the kept answers of whole lists.
  */
+import { Code, ServiceError } from "../../domain/errors.ts";
 import { isKept, keep } from "../../domain/kept.ts";
 import type { Page } from "../../domain/pagination.ts";
 import type { Orchestrator } from "../../domain/ports.ts";
@@ -85,4 +86,24 @@ export function visible<T extends { namespace: string }>(
 ): T[] {
   if (!hidden || !items.some((item) => hidden(item.namespace))) return items;
   return items.filter((item) => !hidden(item.namespace));
+}
+
+/**
+ * What `read` (a fresh read of the object a call changes) answers, its
+ * NOT_FOUND worded as the call's own: `Cannot update cluster "a/b": not
+ * found`.
+ */
+export async function readToChange<T>(
+  action: string,
+  read: Promise<T>,
+): Promise<T> {
+  try {
+    return await read;
+  } catch (error) {
+    throw error instanceof ServiceError && error.code === Code.NOT_FOUND
+      ? new ServiceError(Code.NOT_FOUND, `${action}: not found`, {
+        cause: error,
+      })
+      : error;
+  }
 }
