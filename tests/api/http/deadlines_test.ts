@@ -118,3 +118,45 @@ Deno.test("Deadlines on the real clock fire, and leave no interval behind", asyn
   assert.equal(deadlines.size, 0);
   // The test's sanitizer checks that the interval was cleared.
 });
+
+Deno.test("a fire that cancels or restarts another due deadline: that one does not fire now", () => {
+  const clock = new HandClock();
+  const deadlines = new Deadlines(5, clock);
+  const fired: string[] = [];
+  const later: { cancelled?: ReturnType<Deadlines["add"]> } = {};
+  const restarted = {
+    deadline: undefined as ReturnType<Deadlines["add"]> | undefined,
+  };
+  deadlines.add(10, () => {
+    fired.push("first");
+    later.cancelled?.cancel();
+    restarted.deadline?.restart(50);
+  });
+  later.cancelled = deadlines.add(10, () => fired.push("cancelled"));
+  restarted.deadline = deadlines.add(10, () => fired.push("restarted"));
+  const kept = deadlines.add(10, () => fired.push("kept"));
+  clock.advance(10);
+  assert.deepEqual(fired, ["first", "kept"]);
+  assert.equal(deadlines.size, 1);
+  kept.cancel();
+  clock.advance(50);
+  assert.deepEqual(fired, ["first", "kept", "restarted"]);
+  assert.equal(deadlines.size, 0);
+  assert.equal(clock.running, 0);
+});
+
+Deno.test("deadlines cancelled in any order leave the others pending, each once", () => {
+  const clock = new HandClock();
+  const deadlines = new Deadlines(5, clock);
+  const fired: number[] = [];
+  const all = Array.from(
+    { length: 10 },
+    (_, i) => deadlines.add(10 + i, () => fired.push(i)),
+  );
+  for (const i of [0, 9, 4, 5]) all[i].cancel();
+  all[4].cancel();
+  assert.equal(deadlines.size, 6);
+  clock.advance(100);
+  assert.deepEqual(fired, [1, 2, 3, 6, 7, 8]);
+  assert.equal(deadlines.size, 0);
+});
