@@ -6,7 +6,7 @@
 import { type Access, createAccess } from "./api/auth/access.ts";
 import { type Api, createApi } from "./api/mod.ts";
 import { bindGrpc } from "./api/grpc/listener.ts";
-import { stopper, type StopperOptions } from "./api/shutdown.ts";
+import { type Closer, stopper, type StopperOptions } from "./api/shutdown.ts";
 import { type HttpServer, serveHttp } from "./api/http/server.ts";
 import { listenError, serviceUrls } from "./api/listen.ts";
 import { createLogger, logFormat, logStrayErrors } from "./api/log.ts";
@@ -49,8 +49,10 @@ import {
 
 export const VERSION: string = denoJson.version;
 
-/** What is closed when Corral stops, last, in the reverse of its order. */
-type Closer = { close(): Promise<void> };
+/** `closer` under `name`, for the log of a stop (api/shutdown.ts). */
+function named(name: string, closer: { close(): Promise<void> }): Closer {
+  return { name, close: () => closer.close() };
+}
 
 async function main(): Promise<void> {
   const env = Object.fromEntries(ENVIRONMENT.map((n) => [n, Deno.env.get(n)]));
@@ -124,9 +126,9 @@ async function run(
   const certificates = settings.tls
     ? await loadCertificates(settings.tls, log)
     : undefined;
-  if (certificates) closers.push(certificates);
+  if (certificates) closers.push(named("certificates", certificates));
   const { kubeConfig, embedded } = await connectKubernetes(settings, log);
-  if (embedded) closers.push(embedded);
+  if (embedded) closers.push(named("embedded Kubernetes", embedded));
 
   const access = await createAccess({
     ...settings.auth,
@@ -136,7 +138,7 @@ async function run(
     log,
     tokenReview: tokenReviewClient(kubeConfig),
   });
-  closers.push(access);
+  closers.push(named("authentication and policy files", access));
   const { group, version } = settings.cluster;
   const orchestrator = createKubernetesOrchestrator({
     ...settings.cluster,
@@ -152,7 +154,10 @@ async function run(
       }
       : undefined,
   });
-  closers.push({ close: async () => await orchestrator.close?.() });
+  closers.push({
+    name: "cache",
+    close: async () => await orchestrator.close?.(),
+  });
   const api = await createApi({
     access,
     metricsRequireAuth: settings.auth.metricsRequireAuth,
@@ -258,11 +263,14 @@ async function dashboardProxyOf(
   const keys = proxy.sessionKeyFile
     ? await loadSessionKeyFile({ path: proxy.sessionKeyFile, log })
     : undefined;
-  if (keys) closers.push(keys);
+  if (keys) closers.push(named("dashboard session keys", keys));
   const clusterAccess = proxy.clusterAccess === "direct"
     ? directAccess()
     : apiserverProxyAccess(kubeConfig);
-  closers.push({ close: () => Promise.resolve(clusterAccess.close()) });
+  closers.push({
+    name: "dashboard connections",
+    close: () => Promise.resolve(clusterAccess.close()),
+  });
   return {
     clusterAccess,
     sessions: new DashboardSessions({
@@ -283,7 +291,10 @@ async function connectKubernetes(
   settings: Settings,
   log: Logger,
 ): Promise<
-  { kubeConfig: k8s.KubeConfig; embedded?: Closer & { kubeconfig: string } }
+  {
+    kubeConfig: k8s.KubeConfig;
+    embedded?: { close(): Promise<void>; kubeconfig: string };
+  }
 > {
   if (settings.orchestrator !== "embedded") {
     const path = settings.kubeconfig;
@@ -478,6 +489,7 @@ function startExpiry(
   elector?.start();
   worker.start();
   return {
+    name: "expiry and its lease",
     async close() {
       await worker.stop();
       await elector?.stop({ release: true });

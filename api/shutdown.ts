@@ -10,14 +10,24 @@ import { shutdownGrpc } from "./grpc/listener.ts";
 import type { HttpServer } from "./http/server.ts";
 import type { Api } from "./mod.ts";
 
+/** Something that runs in the background, closed when Corral stops. */
+export interface Closer {
+  /** What the log calls it when it does not close in time. */
+  name: string;
+  close(): Promise<void>;
+}
+
 export interface StopperOptions {
   api: Pick<
     Api,
     "health" | "grpc" | "grpcHealth" | "watches" | "jobWatches"
   >;
   httpServer: Pick<HttpServer, "drain" | "inFlight" | "shutdown">;
-  /** Closed last, in the reverse of their order. */
-  closers: { close(): Promise<void> }[];
+  /**
+   * Closed last, in the reverse of their order, together within the grace
+   * period: one that takes longer is left, and Corral exits with status 1.
+   */
+  closers: Closer[];
   delayMs: number;
   graceMs: number;
   log: Logger;
@@ -47,8 +57,50 @@ export function stopper(options: StopperOptions): (signal: string) => void {
       httpServer.shutdown(graceMs),
       shutdownGrpc(api.grpc, graceMs),
     ]);
-    for (const closer of closers.reverse()) await closer.close();
+    const pending = await closeWithin(
+      [...closers].reverse(),
+      graceMs,
+      (name, error) =>
+        log.warn("Failed to close", { part: name, error: String(error) }),
+    );
+    if (pending !== undefined) {
+      // A call that never settles (a Kubernetes request the client library
+      // lost, say) must not keep a stopped replica alive until it is killed.
+      log.error("Stopped without closing everything", {
+        notClosed: pending,
+        graceMs,
+      });
+      Deno.exit(1);
+    }
     log.info("Stopped");
     Deno.exit(0);
   };
+}
+
+/**
+ * Closes `closers` one after another, all within `withinMs`: undefined
+ * when every one closed (or failed to, which `onFailure` is told: the
+ * next is closed all the same), else the name of the one still closing
+ * when the time ran out.
+ */
+export async function closeWithin(
+  closers: readonly Closer[],
+  withinMs: number,
+  onFailure: (name: string, error: unknown) => void = () => {},
+): Promise<string | undefined> {
+  let current: string | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const closing = (async () => {
+    for (const closer of closers) {
+      current = closer.name;
+      await closer.close().catch((error) => onFailure(closer.name, error));
+    }
+    current = undefined;
+  })();
+  const timedOut = new Promise<"timed out">((resolve) => {
+    timer = setTimeout(() => resolve("timed out"), withinMs);
+  });
+  const outcome = await Promise.race([closing, timedOut]);
+  clearTimeout(timer);
+  return outcome === "timed out" ? current : undefined;
 }
