@@ -53,6 +53,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       warn: emit("warn"),
       error: emit("error"),
       with: (fields) => make({ ...base, ...fields }),
+      enabled: (level) => LEVELS.indexOf(level) >= threshold,
     };
   }
   return make({});

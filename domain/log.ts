@@ -8,4 +8,9 @@ export interface Logger {
   error(message: string, fields?: LogFields): void;
   /** A logger that adds `fields` to every line. */
   with(fields: LogFields): Logger;
+  /**
+   * Whether a line at `level` would be written, for a caller to spare
+   * making its fields when not (one a request); absent means it would.
+   */
+  enabled?(level: "debug" | "info" | "warn" | "error"): boolean;
 }

@@ -70,6 +70,9 @@ export function logCall(
   kubernetesCalls: number,
   identity: Identity | undefined,
 ): void {
+  // Every request passes here: at --log-level warn or above, an answered
+  // one makes no fields only to drop them.
+  if (!error && log.enabled?.("info") === false) return;
   const namespace = namespaceOf(request);
   const name = typeof request?.name === "string" ? request.name : "";
   const fields = {

@@ -256,9 +256,13 @@ export class RpcDispatcher implements Dispatcher {
       action,
       this.#served,
     );
-    const log = this.log.with({ requestId: call.requestId });
+    // Made when first asked for: most calls log nothing of their own.
+    let log: Logger | undefined;
+    const logOf = () => log ??= this.log.with({ requestId: call.requestId });
     const answer = await declaration.handle(request, {
-      log,
+      get log() {
+        return logOf();
+      },
       kube: this.#kubeOptions(progress, signals),
       caller,
       scope,
@@ -279,7 +283,7 @@ export class RpcDispatcher implements Dispatcher {
         scope,
       },
       identity,
-      log,
+      logOf(),
     );
   }
 
