@@ -36,6 +36,7 @@ import {
 /** @typedef {Json<import("../../domain/types.ts").WorkerGroupSpec>} WorkerGroupSpec */
 /** @typedef {Json<import("../../domain/types.ts").ComputeTemplate>} ComputeTemplate */
 /** @typedef {Json<import("../../domain/types.ts").WatchClustersResponse>} WatchAnswer */
+/** @typedef {Json<import("../../domain/types.ts").WatchRayJobsResponse>} JobWatchAnswer */
 /**
  * A job; `events` is there once the API reports a job's events.
  * @typedef {Json<import("../../domain/types.ts").RayJob> & { events?: ClusterEvent[] }} Job
@@ -82,6 +83,11 @@ const paths = {
     ns === undefined
       ? "/apis/v1alpha2/jobs"
       : `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/jobs`,
+  /** @param {string} [ns] every namespace's when undefined */
+  jobsWatch: (ns) =>
+    ns === undefined
+      ? "/apis/v1alpha2/watch/jobs"
+      : `/apis/v1alpha2/watch/namespaces/${encodeURIComponent(ns)}/jobs`,
   /** @param {string} ns @param {string} name */
   job: (ns, name) =>
     `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/jobs/${
@@ -461,6 +467,28 @@ export function openWatch(resourceVersion, signal) {
     ? ""
     : `?resourceVersion=${encodeURIComponent(resourceVersion)}`;
   return send(`${paths.watch}${query}`, { headers: headers(false), signal });
+}
+
+/**
+ * WatchRayJobs' answer as it starts, as openWatch()'s for clusters: the
+ * jobs of `namespace` (every namespace the caller may watch when
+ * undefined) from `resourceVersion` on, or as they are when it is empty;
+ * newline-delimited JSON, one `{result: JobWatchAnswer}` or `{error}` a
+ * line. A 401 asks for a token, as listing the jobs did.
+ * @param {string | undefined} namespace
+ * @param {string} resourceVersion
+ * @param {AbortSignal} signal
+ */
+export async function openJobsWatch(namespace, resourceVersion, signal) {
+  const query = resourceVersion === ""
+    ? ""
+    : `?resourceVersion=${encodeURIComponent(resourceVersion)}`;
+  const response = await send(`${paths.jobsWatch(namespace)}${query}`, {
+    headers: headers(false),
+    signal,
+  });
+  if (response.status === 401) whenUnauthorized();
+  return response;
 }
 
 /**

@@ -1,8 +1,8 @@
 // @ts-check
 /// <reference lib="dom" />
 /**
- * A job's page (#/jobs/<namespace>/<name>), redrawn as the jobs' poll
- * finds it changed: its status in plain words, when it started and ended,
+ * A job's page (#/jobs/<namespace>/<name>), redrawn as the jobs' watch
+ * (jobs_watch.js) brings its changes: its status in plain words, when it started and ended,
  * what the operator says of it, the cluster it runs on, its events once
  * the API reports them, and deleting it.
  */
@@ -11,7 +11,7 @@ import { eventsPanel } from "./cluster_panels.js";
 import { jobBadge, when } from "./format.js";
 import { h, panel, showPage } from "./html.js";
 import { clusterLink } from "./jobs_view.js";
-import { pollJobs } from "./jobs_poll.js";
+import { followJobs } from "./jobs_watch.js";
 import { state } from "./state.js";
 
 /** @typedef {import("./api.js").Job} Job */
@@ -68,7 +68,7 @@ export function jobView(namespace, name, onChange) {
     );
   };
   show();
-  return { update: show, close: pollJobs(onChange) };
+  return { update: show, close: followJobs(onChange) };
 }
 
 /**

@@ -3,11 +3,11 @@
 /**
  * The jobs view (#/jobs): every job the caller may see, with its status,
  * its deployment's, its cluster and when it started and ended, redrawn as
- * the jobs' poll (jobs_poll.js) finds them changed.
+ * the jobs' watch (jobs_watch.js) brings their changes.
  */
 import { age, jobBadge } from "./format.js";
 import { h, showPage } from "./html.js";
-import { pollJobs } from "./jobs_poll.js";
+import { followJobs } from "./jobs_watch.js";
 import { state } from "./state.js";
 
 /** @typedef {import("./api.js").Job} Job */
@@ -59,7 +59,7 @@ export function jobsView(onChange) {
       : "";
   };
   show();
-  return { update: show, close: pollJobs(onChange) };
+  return { update: show, close: followJobs(onChange) };
 }
 
 /**

@@ -1,11 +1,13 @@
 // @ts-check
 /// <reference lib="dom" />
 /**
- * Keeping a kind of object the API has no watch of (jobs, services) as the
- * API has it, by reading its list again every 2 s while a view that shows
- * it is open. jobs_poll.js and services_poll.js say what they read and
- * where in the state it goes; this module does the reading, the fallback
- * to the namespaces the console knows of, and the timing.
+ * Keeping a kind of object the API has no watch of (services) as the API
+ * has it, by reading its list again every 2 s while a view that shows it
+ * is open. services_poll.js says what it reads and where in the state it
+ * goes; this module does the reading, the fallback to the namespaces the
+ * console knows of, and the timing. Jobs are watched (jobs_watch.js, with
+ * the same fallback), and read this way only from a Corral that cannot
+ * watch them.
  */
 import { ApiError } from "./api.js";
 import { lastNamespace } from "./session.js";
@@ -33,13 +35,22 @@ export async function readVisible(list) {
       throw error;
     }
   }
+  const lists = await Promise.all(
+    knownNamespaces().map((ns) => list(ns).catch(() => [])),
+  );
+  return lists.flat();
+}
+
+/**
+ * The namespaces the console knows of: those that have clusters, and the
+ * last one a form named.
+ * @returns {string[]}
+ */
+export function knownNamespaces() {
   const namespaces = new Set(clusterNamespaces());
   const last = lastNamespace();
   if (last) namespaces.add(last);
-  const lists = await Promise.all(
-    [...namespaces].map((ns) => list(ns).catch(() => [])),
-  );
-  return lists.flat();
+  return [...namespaces];
 }
 
 /**

@@ -3,7 +3,8 @@
 /**
  * What the console knows, held here and nowhere else. Each part has one
  * writer: the watch (watch.js) writes `clusters` and `watch`; the jobs'
- * poll (jobs_poll.js) writes `jobs` and `jobsSynced`; the services' poll
+ * watch (jobs_watch.js) writes `jobs`, `jobsSynced` and `jobsWatch`; the
+ * services' poll
  * (services_poll.js) writes `services` and `servicesSynced`; the router
  * (router.js) writes `view` and `redrawQueued`. Views only read.
  */
@@ -15,7 +16,7 @@
 /**
  * What is on the page: `update` redraws it from the state, when it shows
  * clusters or jobs; `close`, when there, ends what it started (the jobs'
- * poll) as another view replaces it.
+ * watch) as another view replaces it.
  * @typedef {{ update?: () => void, close?: () => void }} View
  */
 
@@ -29,11 +30,35 @@
  */
 
 /**
+ * How far one watch of jobs is: every namespace's, or one namespace's.
+ * @typedef {object} JobScope
+ * @property {string | undefined} namespace undefined for every namespace
+ * @property {string} resourceVersion where to resume; empty to start afresh
+ * @property {AbortController | null} controller ends the watch's request
+ * @property {boolean} stateDue whether a fresh stream's jobs as they are
+ *   are still coming (those it did not send go at its BOOKMARK)
+ * @property {boolean} synced whether its jobs as they are have all come
+ */
+
+/**
+ * The jobs' watches while a view that shows jobs is open.
+ * @typedef {object} JobsWatch
+ * @property {Map<string, JobScope>} scopes by namespace, "" for every namespace
+ * @property {boolean} stopped whether the view closed (or a 401 came)
+ * @property {() => void} onChange redraws the view
+ * @property {ReturnType<typeof setInterval> | undefined} timer looks for
+ *   namespaces to watch, when they are watched one by one
+ * @property {(() => void) | undefined} stopPoll ends the reading of a
+ *   Corral that cannot watch jobs
+ */
+
+/**
  * @typedef {object} ConsoleState
  * @property {Map<string, Cluster>} clusters by "namespace/name", as the watch has them
  * @property {WatchProgress} watch
- * @property {Map<string, Job>} jobs by "namespace/name", as last read
- * @property {boolean} jobsSynced whether the jobs have been read once
+ * @property {Map<string, Job>} jobs by "namespace/name", as the jobs' watch has them
+ * @property {boolean} jobsSynced whether the jobs as they are have all come once
+ * @property {JobsWatch | null} jobsWatch while a view shows jobs
  * @property {Map<string, Service>} services by "namespace/name", as last read
  * @property {boolean} servicesSynced whether the services have been read once
  * @property {View | null} view
@@ -46,6 +71,7 @@ export const state = {
   watch: { resourceVersion: "", synced: false, controller: null, wake: null },
   jobs: new Map(),
   jobsSynced: false,
+  jobsWatch: null,
   services: new Map(),
   servicesSynced: false,
   view: null,
