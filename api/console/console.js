@@ -4,15 +4,16 @@
 // know Kubernetes, through Corral's own HTTP API (so through its sign-in,
 // authorization and TLS). No framework and no build step: the page, these
 // modules and the stylesheet are all it loads, as they are. The cluster
-// list and a cluster's page follow WatchClusters (watch.js), so nothing
-// polls.
+// list and a cluster's page follow WatchClusters (watch.js), and the jobs'
+// pages WatchRayJobs (jobs_watch.js), so nothing of theirs polls.
 //
 // The modules: console.js starts it all; router.js picks the view from the
 // hash; *_view.js are the views (with create_form.js and cluster_panels.js
 // their parts); state.js holds what the console knows; watch.js keeps the
-// clusters; api.js is every call to the API; connection.js says when
-// Corral is unreachable; sign_in.js and session.js the token; html.js and
-// format.js build the page.
+// clusters and jobs_watch.js the jobs, both through watch_stream.js;
+// api.js is every call to the API; connection.js says when Corral is
+// unreachable; sign_in.js and session.js the token; html.js and format.js
+// build the page.
 import { listenForSignIn } from "./sign_in.js";
 import { redraw, redrawSoon, route } from "./router.js";
 import { restartWatch, watchClusters } from "./watch.js";
