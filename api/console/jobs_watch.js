@@ -8,9 +8,10 @@
  * every namespace the caller may watch; where the caller may not watch
  * them so (code 7), there is one per namespace the console knows of
  * (list_poll.js's knownNamespaces(), looked at again every POLL_MS as
- * clusters come), as the jobs were read before. A Corral that cannot
- * watch jobs (code 12: it has no cache) has them read every POLL_MS
- * (list_poll.js). A 401 stops it all: signing in again routes anew, which
+ * clusters come), as the jobs were read before. A namespace whose jobs
+ * the caller may list but not watch (the verb `watch` is not implied by
+ * `list`), and a Corral that cannot watch jobs (code 12: it has no cache),
+ * have them read every POLL_MS (list_poll.js). A 401 stops it all: signing in again routes anew, which
  * starts it again. The views only read the state and redraw.
  */
 import { listJobs, openJobsWatch } from "./api.js";
@@ -77,8 +78,20 @@ function stopJobs(watch) {
   watch.stopped = true;
   clearInterval(watch.timer);
   watch.stopPoll?.();
-  for (const scope of watch.scopes.values()) scope.controller?.abort();
+  endScopes(watch);
   if (state.jobsWatch === watch) state.jobsWatch = null;
+}
+
+/**
+ * Ends the watches (and readings) of every namespace.
+ * @param {JobsWatch} watch
+ */
+function endScopes(watch) {
+  for (const scope of watch.scopes.values()) {
+    scope.controller?.abort();
+    scope.stopPoll?.();
+  }
+  watch.scopes.clear();
 }
 
 /**
@@ -95,6 +108,7 @@ function watchScope(watch, namespace) {
     controller: null,
     stateDue: false,
     synced: false,
+    stopPoll: undefined,
   };
   const key = namespace ?? EVERY_NAMESPACE;
   watch.scopes.set(key, scope);
@@ -174,9 +188,9 @@ function noteSynced(watch) {
 /**
  * What an answer other than 200 (and 409) to a jobs' watch does. A 401
  * stops every watch (api.js asked for a token). Code 7 on the watch of
- * every namespace turns to one watch per namespace; on a namespace's, it
- * leaves that namespace out. Code 12 turns to reading the jobs. Anything
- * else is tried again after a wait.
+ * every namespace turns to one watch per namespace; on a namespace's, to
+ * reading that namespace's jobs. Code 12 turns to reading the jobs.
+ * Anything else is tried again after a wait.
  * @param {JobsWatch} watch
  * @param {JobScope} scope
  * @param {Response} response
@@ -194,12 +208,7 @@ async function refused(watch, scope, response) {
   }
   if (body.code === PERMISSION_DENIED) {
     if (scope.namespace === undefined) watchEachNamespace(watch);
-    else {
-      // Kept in `scopes`, so that it is not watched again, and counted
-      // as read: it shows no jobs.
-      scope.synced = true;
-      noteSynced(watch);
-    }
+    else readNamespace(watch, scope, scope.namespace);
     return "stop";
   }
   throw new NotWatching(body.message ?? `HTTP ${response.status}`);
@@ -244,12 +253,36 @@ function watchNewNamespaces(watch) {
 function pollJobs(watch) {
   if (watch.stopPoll || watch.stopped) return;
   clearInterval(watch.timer);
-  for (const scope of watch.scopes.values()) scope.controller?.abort();
-  watch.scopes.clear();
+  endScopes(watch);
   watch.stopPoll = pollList(() => readVisible(listJobs), (next) => {
     const differs = changed(state.jobs, next, state.jobsSynced);
     state.jobs = next;
     state.jobsSynced = true;
     return differs;
+  }, watch.onChange);
+}
+
+/**
+ * Reads the jobs of `namespace` every POLL_MS instead of watching them,
+ * for a caller who may list them there but not watch them, until `watch`
+ * stops. The scope stays in `scopes`, so that it is not watched again,
+ * and counts as read: until a list comes (never, where listing is refused
+ * too), it shows no jobs.
+ * @param {JobsWatch} watch
+ * @param {JobScope} scope
+ * @param {string} namespace
+ */
+function readNamespace(watch, scope, namespace) {
+  scope.synced = true;
+  noteSynced(watch);
+  scope.stopPoll = pollList(() => listJobs(namespace), (next) => {
+    const before = new Map(
+      [...state.jobs].filter(([key]) => key.startsWith(`${namespace}/`)),
+    );
+    for (const key of before.keys()) {
+      if (!next.has(key)) state.jobs.delete(key);
+    }
+    for (const [key, job] of next) state.jobs.set(key, job);
+    return changed(before, next, true);
   }, watch.onChange);
 }

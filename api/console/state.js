@@ -38,6 +38,8 @@
  * @property {boolean} stateDue whether a fresh stream's jobs as they are
  *   are still coming (those it did not send go at its BOOKMARK)
  * @property {boolean} synced whether its jobs as they are have all come
+ * @property {(() => void) | undefined} stopPoll ends the reading of its
+ *   jobs, where the caller may list them but not watch them
  */
 
 /**
