@@ -1,7 +1,8 @@
 /**
  * The parts of the console's modules (api/console/) that need no page: the
- * watch's answers applied to what the console knows, the cluster list's
- * filter and the ages it shows. The browser walk is
+ * watches' answers applied to what the console knows, the stream follower
+ * they share (resumed, started afresh), the cluster list's filter and the
+ * ages it shows. The browser walk is
  * tests/browser/console_test.ts.
  *
  * The modules are loaded by URL, as the browser loads them: a static import
@@ -26,11 +27,56 @@ interface Answer {
 interface State {
   clusters: Map<string, Cluster>;
   watch: { resourceVersion: string; synced: boolean };
+  jobs: Map<string, Job>;
+  jobsSynced: boolean;
+}
+interface Job {
+  name: string;
+  namespace: string;
+  jobStatus?: string;
+}
+interface JobAnswer {
+  type: string;
+  job?: Job;
+  resourceVersion: string;
+}
+interface JobScope {
+  namespace: string | undefined;
+  resourceVersion: string;
+  controller: AbortController | null;
+  stateDue: boolean;
+  synced: boolean;
+}
+interface JobsWatch {
+  scopes: Map<string, JobScope>;
+}
+interface WatchPoint {
+  resourceVersion: string;
+  controller: AbortController | null;
+}
+interface Follower {
+  open(resourceVersion: string, signal: AbortSignal): Promise<Response>;
+  apply(answer: Answer, fresh: boolean, seen: Set<string>): void;
+  refused(response: Response): Promise<"again" | "stop">;
+  showLive(text: string): void;
+  onChange(): void;
+  ended(): boolean;
 }
 
 const { state } = await import(`${CONSOLE}state.js`) as { state: State };
 const { applyAnswer } = await import(`${CONSOLE}watch.js`) as {
   applyAnswer: (answer: Answer, fresh: boolean, seen: Set<string>) => void;
+};
+const { applyJobAnswer } = await import(`${CONSOLE}jobs_watch.js`) as {
+  applyJobAnswer: (
+    watch: JobsWatch,
+    scope: JobScope,
+    answer: JobAnswer,
+    seen: Set<string>,
+  ) => void;
+};
+const { followWatch } = await import(`${CONSOLE}watch_stream.js`) as {
+  followWatch: (point: WatchPoint, follower: Follower) => Promise<void>;
 };
 const { filtered } = await import(`${CONSOLE}clusters_view.js`) as {
   filtered: (filter: { ns: string; text: string }) => Cluster[];
@@ -92,6 +138,166 @@ Deno.test("applyAnswer() follows changes and deletions, and where the watch is",
   applyAnswer({ type: "BOOKMARK", resourceVersion: "8" }, false, seen);
   assert.deepEqual([...state.clusters.values()], [cluster("a", "x", "bob")]);
   assert.equal(state.watch.resourceVersion, "8");
+});
+
+function job(namespace: string, name: string, jobStatus = ""): Job {
+  return { namespace, name, jobStatus };
+}
+
+/** A scope of the jobs' watch, in a JobsWatch of its own and `others`. */
+function jobScope(
+  namespace: string | undefined,
+  stateDue: boolean,
+  others: JobScope[] = [],
+): { watch: JobsWatch; scope: JobScope } {
+  const scope: JobScope = {
+    namespace,
+    resourceVersion: "",
+    controller: null,
+    stateDue,
+    synced: false,
+  };
+  const scopes = new Map([[namespace ?? "", scope]]);
+  for (const other of others) scopes.set(other.namespace ?? "", other);
+  return { watch: { scopes }, scope };
+}
+
+function resetJobs(jobs: Job[] = []): void {
+  state.jobs = new Map(jobs.map((j) => [`${j.namespace}/${j.name}`, j]));
+  state.jobsSynced = false;
+}
+
+Deno.test("applyJobAnswer() ends a fresh stream's jobs at its BOOKMARK, dropping those of its namespace it did not send", () => {
+  resetJobs([job("a", "gone"), job("b", "other")]);
+  const { watch, scope } = jobScope("a", true);
+  const seen = new Set<string>();
+  applyJobAnswer(
+    watch,
+    scope,
+    { type: "ADDED", job: job("a", "x"), resourceVersion: "" },
+    seen,
+  );
+  assert.deepEqual([...state.jobs.keys()].sort(), ["a/gone", "a/x", "b/other"]);
+  assert.equal(state.jobsSynced, false);
+  applyJobAnswer(
+    watch,
+    scope,
+    { type: "BOOKMARK", resourceVersion: "5" },
+    seen,
+  );
+  // b's jobs are another watch's to keep.
+  assert.deepEqual([...state.jobs.keys()].sort(), ["a/x", "b/other"]);
+  assert.equal(state.jobsSynced, true);
+  assert.equal(scope.resourceVersion, "5");
+  assert.equal(scope.stateDue, false);
+});
+
+Deno.test("applyJobAnswer() on the watch of every namespace drops any job it did not send, and the jobs count as read once every watch has sent its own", () => {
+  resetJobs([job("a", "gone"), job("b", "gone")]);
+  const { watch, scope } = jobScope(undefined, true);
+  const seen = new Set<string>();
+  applyJobAnswer(
+    watch,
+    scope,
+    { type: "ADDED", job: job("b", "y"), resourceVersion: "" },
+    seen,
+  );
+  applyJobAnswer(
+    watch,
+    scope,
+    { type: "BOOKMARK", resourceVersion: "7" },
+    seen,
+  );
+  assert.deepEqual([...state.jobs.keys()], ["b/y"]);
+  assert.equal(state.jobsSynced, true);
+
+  resetJobs();
+  const waiting = jobScope("c", true).scope;
+  const two = jobScope("d", true, [waiting]);
+  applyJobAnswer(
+    two.watch,
+    two.scope,
+    { type: "BOOKMARK", resourceVersion: "8" },
+    new Set(),
+  );
+  assert.equal(state.jobsSynced, false, "c has not sent its jobs yet");
+});
+
+Deno.test("applyJobAnswer() follows changes and deletions, and where the stream is; a resumed stream's BOOKMARK drops nothing", () => {
+  resetJobs([job("a", "x", "PENDING"), job("a", "y"), job("a", "kept")]);
+  const { watch, scope } = jobScope("a", false);
+  const seen = new Set<string>();
+  applyJobAnswer(watch, scope, {
+    type: "MODIFIED",
+    job: job("a", "x", "RUNNING"),
+    resourceVersion: "6",
+  }, seen);
+  applyJobAnswer(
+    watch,
+    scope,
+    { type: "DELETED", job: job("a", "y"), resourceVersion: "7" },
+    seen,
+  );
+  assert.equal(scope.resourceVersion, "7");
+  applyJobAnswer(
+    watch,
+    scope,
+    { type: "BOOKMARK", resourceVersion: "9" },
+    seen,
+  );
+  assert.deepEqual([...state.jobs.values()], [
+    job("a", "x", "RUNNING"),
+    job("a", "kept"),
+  ]);
+  assert.equal(scope.resourceVersion, "9");
+});
+
+/** An NDJSON answer of `lines`, as a watch streams it. */
+function ndjson(...lines: unknown[]): Response {
+  return new Response(lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
+}
+
+Deno.test("followWatch() resumes from the last BOOKMARK after a stream ends, and starts afresh after a 409 or a code 10 in the stream", async () => {
+  const point: WatchPoint = { resourceVersion: "", controller: null };
+  const asked: string[] = [];
+  const applied: string[] = [];
+  const answers = [
+    () =>
+      ndjson(
+        { result: { type: "ADDED", resourceVersion: "" } },
+        { result: { type: "BOOKMARK", resourceVersion: "5" } },
+      ),
+    () => new Response("{}", { status: 409 }),
+    () =>
+      ndjson(
+        { result: { type: "BOOKMARK", resourceVersion: "6" } },
+        { error: { code: 10, message: "watch again" } },
+      ),
+    () => ndjson({ result: { type: "BOOKMARK", resourceVersion: "7" } }),
+  ];
+  await followWatch(point, {
+    open: (resourceVersion) => {
+      asked.push(resourceVersion);
+      return Promise.resolve(answers[asked.length - 1]());
+    },
+    apply: (answer, fresh) => {
+      applied.push(`${answer.type} ${fresh}`);
+      if (answer.resourceVersion) {
+        point.resourceVersion = answer.resourceVersion;
+      }
+    },
+    refused: () => Promise.reject(new Error("not refused here")),
+    showLive: () => {},
+    onChange: () => {},
+    ended: () => asked.length === answers.length,
+  });
+  assert.deepEqual(asked, ["", "5", "", ""]);
+  assert.deepEqual(applied, [
+    "ADDED true",
+    "BOOKMARK true",
+    "BOOKMARK true",
+    "BOOKMARK true",
+  ]);
 });
 
 Deno.test("filtered() keeps a namespace's clusters whose name, user or version holds the text, by namespace and name", () => {
