@@ -4,11 +4,13 @@
  * names, submits the job on a cluster of its own from a compute template,
  * and watches its page go from pending to running to succeeded, live, as
  * dev mode's simulated operator runs it: each step of the job's life takes
- * the operator's delay (4 s, so that the page's 2 s polls see each one).
+ * the operator's delay (4 s). The page follows WatchRayJobs, so it never
+ * lists the jobs: watch streams end within 3 s here
+ * (--watch-max-duration), and each is resumed from where it ended.
  */
 import assert from "node:assert/strict";
 import { parse } from "yaml";
-import type { BrowserContext } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import {
   assertNoTrouble,
   launchChromium,
@@ -26,6 +28,30 @@ import {
 
 const NS = "team-a";
 
+/** The jobs' requests a page made: lists of jobs, and watches of them. */
+interface JobReads {
+  lists: string[];
+  watches: string[];
+}
+
+/** Counts the page's requests that read jobs, from now on. */
+function countJobReads(page: Page): JobReads {
+  const reads: JobReads = { lists: [], watches: [] };
+  page.on("request", (request) => {
+    if (request.method() !== "GET") return;
+    const url = new URL(request.url());
+    if (/^\/apis\/v1alpha2\/(namespaces\/[^/]+\/)?jobs$/.test(url.pathname)) {
+      reads.lists.push(`${url.pathname}${url.search}`);
+    }
+    if (
+      /^\/apis\/v1alpha2\/watch\/(namespaces\/[^/]+\/)?jobs$/.test(url.pathname)
+    ) {
+      reads.watches.push(`${url.pathname}${url.search}`);
+    }
+  });
+  return reads;
+}
+
 Deno.test("the console's jobs: New job, a refusal by field, then the job's page goes running and succeeded live", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "corral-console-jobs-" });
   const kubeconfig = `${dir}/standin.kubeconfig`;
@@ -39,6 +65,8 @@ Deno.test("the console's jobs: New job, a refusal by field, then the job's page 
         ...FREE_PORTS,
         "--operator-delay",
         "4s",
+        "--watch-max-duration",
+        "3s",
         "--write-kubeconfig",
         kubeconfig,
         ...ANONYMOUS,
@@ -63,6 +91,7 @@ Deno.test("the console's jobs: New job, a refusal by field, then the job's page 
     context = launched.context;
     const page = launched.page;
     const trouble = watchTrouble(page, origin);
+    const reads = countJobReads(page);
 
     await t.step("the jobs list starts empty", async () => {
       await page.goto(`${origin}/console#/jobs`);
@@ -98,6 +127,8 @@ Deno.test("the console's jobs: New job, a refusal by field, then the job's page 
     await t.step(
       "submitted, the job's page shows it pending, then running, then succeeded, live",
       async () => {
+        reads.lists.length = 0;
+        reads.watches.length = 0;
         await page.fill("#job-name", "train");
         await page.fill("#job-runtime-env", "pip:\n  - numpy\n");
         await page.check("#job-shutdown");
@@ -118,6 +149,22 @@ Deno.test("the console's jobs: New job, a refusal by field, then the job's page 
           .waitFor(step);
         await page.locator("#job-status").getByText("SUCCEEDED").waitFor(step);
         await page.locator("#job-message").getByText(/./).waitFor(step);
+        // Live without polling: no list of jobs over the job's life, one
+        // watch from scratch as its page opened, and every later one
+        // resumed from where the one before ended.
+        assert.deepEqual(reads.lists, [], "the page listed the jobs");
+        assert.equal(reads.watches[0], "/apis/v1alpha2/watch/jobs");
+        const resumed = reads.watches.slice(1);
+        assert.ok(
+          resumed.length >= 1,
+          `no stream ended and resumed over the job's life: ${reads.watches}`,
+        );
+        for (const watch of resumed) {
+          assert.match(
+            watch,
+            /^\/apis\/v1alpha2\/watch\/jobs\?resourceVersion=\d/,
+          );
+        }
         if (SCREENSHOTS) {
           await page.screenshot({
             path: `${SCREENSHOTS}/console-job.png`,
@@ -133,6 +180,7 @@ Deno.test("the console's jobs: New job, a refusal by field, then the job's page 
       const row = page.locator('[data-job="team-a/train"]');
       await row.getByText("SUCCEEDED").waitFor();
       assert.match(await row.textContent() ?? "", /Complete/);
+      assert.deepEqual(reads.lists, [], "the page listed the jobs");
       assertNoTrouble(trouble);
     });
   } finally {
