@@ -101,11 +101,17 @@ export interface TwoTeams {
   close(): Promise<void>;
 }
 
-/** Corral with the people and policy above, its files in a new directory. */
-export async function startTwoTeams(prefix: string): Promise<TwoTeams> {
+/**
+ * Corral with the people above and `policy` (the policy above unless
+ * given), its files in a new directory.
+ */
+export async function startTwoTeams(
+  prefix: string,
+  policy = POLICY,
+): Promise<TwoTeams> {
   const dir = await Deno.makeTempDir({ prefix });
   await Deno.writeTextFile(`${dir}/tokens.csv`, TOKENS);
-  await Deno.writeTextFile(`${dir}/policy.yaml`, POLICY);
+  await Deno.writeTextFile(`${dir}/policy.yaml`, policy);
   const corral = await startMain({
     args: [
       "--orchestrator",

@@ -1,0 +1,91 @@
+/**
+ * The console's jobs for a caller who may not watch them (the policy's
+ * verb `watch` is not implied by `list`): the watch of every namespace is
+ * refused, so the page turns to one watch per namespace it knows of (from
+ * the clusters it sees); that too is refused, so it reads that
+ * namespace's jobs every 2 s, and the job still shows, and moves, live.
+ */
+import assert from "node:assert/strict";
+import type { BrowserContext } from "playwright-core";
+import { launchChromium, watchTrouble } from "./browser.ts";
+import {
+  ADA,
+  assertOnlyRefusals,
+  headOnlyCluster,
+  signIn,
+  smallTemplate,
+  startTwoTeams,
+  type TwoTeams,
+} from "./two_teams.ts";
+
+/** team-a may do anything with clusters and templates, and list jobs. */
+const LIST_NOT_WATCH = `rules:
+  - groups: ["team-a"]
+    namespaces: ["team-a"]
+    resources: ["clusters", "computetemplates"]
+    verbs: ["*"]
+  - groups: ["team-a"]
+    namespaces: ["team-a"]
+    resources: ["jobs"]
+    verbs: ["get", "list", "create", "delete"]
+`;
+
+Deno.test("the console's jobs for a caller who may list but not watch them: refused watches, then the namespace's jobs read, live", async () => {
+  let teams: TwoTeams | undefined;
+  let context: BrowserContext | undefined;
+  try {
+    teams = await startTwoTeams(
+      "corral-console-jobs-fallback-",
+      LIST_NOT_WATCH,
+    );
+    const { origin } = teams;
+    await smallTemplate(teams, ADA, "team-a");
+    await headOnlyCluster(teams, ADA, "team-a", "blue");
+    await teams.api(ADA, "POST", "/apis/v1alpha2/namespaces/team-a/jobs", {
+      name: "train",
+      user: ADA.user,
+      version: "2.9.0",
+      entrypoint: "python train.py",
+      clusterSpec: { headGroupSpec: { computeTemplate: "small" } },
+    });
+    const launched = await launchChromium(teams.dir, {
+      width: 1280,
+      height: 800,
+    });
+    context = launched.context;
+    const page = launched.page;
+    const trouble = watchTrouble(page, origin);
+    const reads: string[] = [];
+    page.on("request", (request) => {
+      const path = new URL(request.url()).pathname;
+      if (request.method() === "GET" && /\/jobs$/.test(path)) reads.push(path);
+    });
+
+    await signIn(page, origin, "#/jobs", ADA);
+    const row = page.locator('[data-job="team-a/train"]');
+    await row.waitFor();
+    // Dev mode's operator runs it to the end (300 ms a step).
+    await row.getByText("SUCCEEDED").waitFor({ timeout: 30_000 });
+    for (
+      const path of [
+        "/apis/v1alpha2/watch/jobs",
+        "/apis/v1alpha2/watch/namespaces/team-a/jobs",
+        "/apis/v1alpha2/namespaces/team-a/jobs",
+      ]
+    ) {
+      assert.ok(reads.includes(path), `${path} not asked: ${reads}`);
+    }
+    assert.ok(
+      !reads.includes("/apis/v1alpha2/jobs"),
+      "the jobs of every namespace were listed, where watching was refused",
+    );
+    assertOnlyRefusals(trouble, [
+      // Before signing in, and the watches the policy refuses.
+      / HTTP 401$/,
+      /\/watch\/(namespaces\/team-a\/)?jobs: HTTP 403$/,
+    ]);
+  } finally {
+    await context?.close();
+    await teams?.close();
+  }
+});
