@@ -66,15 +66,16 @@ async function refused(response) {
  * Applies one answer of the watch to the console's clusters. A BOOKMARK
  * ending a fresh watch's first clusters removes those it did not send.
  * @param {WatchAnswer} answer
- * @param {boolean} fresh
+ * @param {boolean} fresh part of a fresh stream's state (watch_stream.js)
  * @param {Set<string>} seen the keys of the clusters this watch sent
  */
 export function applyAnswer(answer, fresh, seen) {
   const { type, cluster, resourceVersion } = answer;
   const { clusters, watch } = state;
   if (type === "BOOKMARK") {
-    if (fresh && !watch.synced) {
-      // The state is in: what this watch did not send is gone.
+    // A fresh stream's state is in, the first after a 409 or code 10
+    // included: what it did not send is gone.
+    if (fresh) {
       for (const key of [...clusters.keys()]) {
         if (!seen.has(key)) clusters.delete(key);
       }

@@ -47,8 +47,9 @@ class WatchAgain extends Error {}
  *   starts the stream (a call in api.js)
  * @property {(answer: A, fresh: boolean, seen: Set<string>) => void} apply
  *   takes one answer into the state, and its resourceVersion into the
- *   WatchPoint; `fresh` says the stream started with no resume point, and
- *   `seen` (one per stream) is the apply's own to fill
+ *   WatchPoint; `fresh` says the answer is part of the state a stream
+ *   started with no resume point sends, up to and including its first
+ *   BOOKMARK, and `seen` (one per stream) is the apply's own to fill
  * @property {(response: Response) => Promise<"again" | "stop">} refused
  *   what an answer other than 200 and 409 does: start again at once, or
  *   stop following; throws NotWatching to try again after a wait
@@ -115,6 +116,7 @@ export async function followWatch(point, follower) {
 async function readAnswers(response, fresh, follower) {
   /** Filled by `apply`: what this stream sent. */
   const seen = new Set();
+  let stateDue = fresh;
   const body = /** @type {NonNullable<Response["body"]>} */ (response.body);
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = "";
@@ -132,8 +134,12 @@ async function readAnswers(response, fresh, follower) {
           ? new WatchAgain(message)
           : new Error(message);
       }
-      follower.apply(line.result, fresh, seen);
-      if (line.result.type === "BOOKMARK") follower.showLive("Live");
+      follower.apply(line.result, stateDue, seen);
+      if (line.result.type === "BOOKMARK") {
+        // A fresh stream's state ends at its first BOOKMARK.
+        stateDue = false;
+        follower.showLive("Live");
+      }
     }
     follower.onChange();
   }

@@ -332,3 +332,16 @@ Deno.test("age() is written as kubectl writes it", async (t) => {
     });
   }
 });
+
+Deno.test("applyAnswer() drops what a fresh stream after a 409 did not send, though the console was in step before", () => {
+  reset([cluster("a", "x"), cluster("a", "deleted-during-the-gap")]);
+  state.watch.synced = true;
+  const seen = new Set<string>();
+  applyAnswer(
+    { type: "ADDED", cluster: cluster("a", "x"), resourceVersion: "" },
+    true,
+    seen,
+  );
+  applyAnswer({ type: "BOOKMARK", resourceVersion: "9" }, true, seen);
+  assert.deepEqual([...state.clusters.keys()], ["a/x"]);
+});
