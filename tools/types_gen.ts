@@ -1,29 +1,37 @@
 /**
- * Writes domain/types.ts, the TypeScript types of the API's messages, from
- * proto/*.proto by protobufjs reflection, in the message form the codec
- * gives (domain/codec.ts): lowerCamelCase names, enums by value name,
- * timestamps as Date, unset message fields and proto3 `optional` scalars
- * undefined.
+ * Writes the TypeScript types of the API's messages from proto/*.proto by
+ * protobufjs reflection, in the message form the codec gives
+ * (domain/codec.ts): lowerCamelCase names, enums by value name, timestamps
+ * as Date, unset message fields and proto3 `optional` scalars undefined.
+ * One module a .proto file (domain/types/cluster.ts for cluster.proto),
+ * importing the types it uses from the others; domain/types.ts exports them
+ * all, with `ApiMethods`, so the code imports that one.
  *
- *   deno task types:gen   rewrite domain/types.ts after changing proto/
+ *   deno task types:gen   rewrite domain/types.ts and domain/types/ after
+ *                         changing proto/
  *
- * tests/tools/types_gen_test.ts fails while the committed file differs from
+ * tests/tools/types_gen_test.ts fails while the committed files differ from
  * what this writes.
  */
 import protobuf from "protobufjs";
 import { API_FILES, type ApiSchema, loadApiSchema } from "../api/schema.ts";
 
-export const TYPES_FILE = new URL("../domain/types.ts", import.meta.url);
+/** Where the generated files go: types.ts and types/<proto>.ts. */
+export const DOMAIN_DIR = new URL("../domain/", import.meta.url);
 
-const HEADER =
-  `// Generated from proto/*.proto by \`deno task types:gen\` (tools/types_gen.ts).
-// Do not edit: change the .proto files and run the task again.
+/** The index's path under DOMAIN_DIR; the proto files' are under types/. */
+export const INDEX_FILE = "types.ts";
 
+const GENERATED =
+  "by `deno task types:gen` (tools/types_gen.ts).\n// Do not edit: change the .proto files and run the task again.\n";
+
+const INDEX_HEADER = `// Generated from proto/*.proto ${GENERATED}
 /**
  * The service's messages, in the shape of the proto definition with
  * lowerCamelCase field names (as protobufjs names them). Every field is
  * present; an unset message field, timestamp or proto3 \`optional\` scalar is
- * \`undefined\`, enums are their value names.
+ * \`undefined\`, enums are their value names. One module a .proto file, in
+ * types/; this one exports them all and adds \`ApiMethods\`.
  */
 `;
 
@@ -55,14 +63,14 @@ const WELL_KNOWN: Record<string, string> = {
 };
 
 /**
- * The source of domain/types.ts for the messages and enums of `schema`'s
- * API files (package `proto`), unformatted. Enums first, then messages, each
- * in the order of the files and of their definitions.
+ * The generated sources for `schema`'s API files (package `proto`),
+ * unformatted, by path under DOMAIN_DIR: types/<proto>.ts with each file's
+ * enums, then messages, in the order of their definitions, and the index.
  */
-export function typesSource(
+export function typesSources(
   schema: ApiSchema,
   files: string[] = API_FILES,
-): string {
+): Map<string, string> {
   const enums: protobuf.Enum[] = [];
   const types: protobuf.Type[] = [];
   const visit = (ns: protobuf.NamespaceBase) => {
@@ -73,35 +81,83 @@ export function typesSource(
     }
   };
   visit(schema.root.lookup("proto") as protobuf.Namespace);
-  // The files load concurrently, so the namespace holds their definitions
-  // in whichever order they finished; the sort is stable.
   const fileIndex = (object: protobuf.ReflectionObject) => {
     const name = object.filename ?? "";
     const index = files.findIndex((f) => name === f || name.endsWith(`/${f}`));
     if (index < 0) throw new Error(`${object.fullName}: not in ${files}`);
     return index;
   };
-  const byFile = (a: protobuf.ReflectionObject, b: protobuf.ReflectionObject) =>
-    fileIndex(a) - fileIndex(b);
-  enums.sort(byFile);
-  types.sort(byFile);
 
-  const names = new Map<string, string>();
+  // Where each name is defined, by its file's module.
+  const modules = files.map(moduleOf);
+  const definedIn = new Map<string, string>();
   for (const object of [...enums, ...types]) {
-    const taken = names.get(object.name);
+    const taken = definedIn.get(object.name);
     if (taken) {
       throw new Error(
-        `Cannot generate domain/types.ts: ${taken} and ${object.fullName} are both named ${object.name}`,
+        `Cannot generate domain/types: ${taken} and ${object.fullName} are both named ${object.name}`,
       );
     }
-    names.set(object.name, object.fullName);
+    definedIn.set(object.name, modules[fileIndex(object)]);
   }
 
-  const parts = [HEADER];
-  for (const e of enums) parts.push(enumSource(e));
-  for (const type of types) parts.push(messageSource(type));
-  parts.push(methodsSource(schema));
-  return parts.join("\n");
+  const sources = new Map<string, string>();
+  files.forEach((file, index) => {
+    const used = new Set<string>();
+    const body: string[] = [];
+    for (const e of enums) if (fileIndex(e) === index) body.push(enumSource(e));
+    for (const type of types) {
+      if (fileIndex(type) === index) body.push(messageSource(type, used));
+    }
+    const header = `// Generated from proto/${file} ${GENERATED}`;
+    const imports = importsOf(used, definedIn, modules[index], "./");
+    sources.set(
+      modules[index],
+      [header, ...imports, ...(imports.length ? [""] : []), ...body].join("\n"),
+    );
+  });
+  const used = new Set<string>();
+  const methods = methodsSource(schema, used);
+  sources.set(
+    INDEX_FILE,
+    [
+      INDEX_HEADER,
+      ...importsOf(used, definedIn, INDEX_FILE, "./types/"),
+      ...modules.map((module) => `export * from "./${module}";`),
+      "",
+      methods,
+    ].join("\n"),
+  );
+  return sources;
+}
+
+/** "job_submission.proto" -> "types/job_submission.ts" */
+function moduleOf(file: string): string {
+  return `types/${file.replace(/^.*\//, "").replace(/\.proto$/, "")}.ts`;
+}
+
+/**
+ * The `import type` lines of the names `used` that are defined in other
+ * modules than `self`, a line a module, as seen from `from` ("./" in
+ * types/, "./types/" in the index).
+ */
+function importsOf(
+  used: Set<string>,
+  definedIn: Map<string, string>,
+  self: string,
+  from: string,
+): string[] {
+  const byModule = new Map<string, string[]>();
+  for (const name of used) {
+    const module = definedIn.get(name);
+    if (module === undefined || module === self) continue;
+    byModule.set(module, [...byModule.get(module) ?? [], name]);
+  }
+  return [...byModule.keys()].sort().map((module) =>
+    `import type { ${byModule.get(module)!.sort().join(", ")} } from "${from}${
+      module.replace(/^types\//, "")
+    }";`
+  );
 }
 
 /**
@@ -111,7 +167,7 @@ export function typesSource(
  * it (api/service/handlers.ts), so a handler of the wrong shape, or an RPC
  * without one, does not compile.
  */
-function methodsSource(schema: ApiSchema): string {
+function methodsSource(schema: ApiSchema, used: Set<string>): string {
   const lines: (string | undefined)[] = [
     "/** The API's methods, by the key of their handler. */",
     "export interface ApiMethods {",
@@ -122,7 +178,7 @@ function methodsSource(schema: ApiSchema): string {
       method.resolve();
       const key = `${service.fullName.replace(/^\./, "")}/${method.name}`;
       const type = (resolved: protobuf.Type | null, of: string) =>
-        typeName(resolved!, `${key}'s ${of}`);
+        typeName(resolved!, `${key}'s ${of}`, used);
       lines.push(
         jsDoc(method.comment, "  "),
         `  ${JSON.stringify(key)}: {`,
@@ -148,7 +204,7 @@ function enumSource(e: protobuf.Enum): string {
   ].filter((line) => line !== undefined).join("\n");
 }
 
-function messageSource(type: protobuf.Type): string {
+function messageSource(type: protobuf.Type, used: Set<string>): string {
   const head = jsDoc(type.comment, "");
   if (type.fieldsArray.length === 0) {
     return [
@@ -165,7 +221,7 @@ function messageSource(type: protobuf.Type): string {
       optional ? "Undefined when not set (proto3 `optional`)." : undefined,
     ].filter(Boolean).join("\n");
     lines.push(jsDoc(comment, "  "));
-    const { type: tsType, presence } = fieldType(type, field);
+    const { type: tsType, presence } = fieldType(type, field, used);
     lines.push(
       `  ${field.name}${presence || optional ? "?" : ""}: ${tsType};`,
     );
@@ -178,8 +234,9 @@ function messageSource(type: protobuf.Type): string {
 function fieldType(
   owner: protobuf.Type,
   field: protobuf.Field,
+  used: Set<string>,
 ): { type: string; presence: boolean } {
-  const single = valueType(owner, field);
+  const single = valueType(owner, field, used);
   if (field.map) return { type: `Record<string, ${single}>`, presence: false };
   if (field.repeated) return { type: `${single}[]`, presence: false };
   // A message field (a timestamp too) is undefined while unset.
@@ -188,13 +245,17 @@ function fieldType(
   return { type: single, presence: isMessage };
 }
 
-function valueType(owner: protobuf.Type, field: protobuf.Field): string {
+function valueType(
+  owner: protobuf.Type,
+  field: protobuf.Field,
+  used: Set<string>,
+): string {
   const resolved = field.resolvedType;
-  if (resolved) return typeName(resolved, `${owner.name}.${field.name}`);
+  if (resolved) return typeName(resolved, `${owner.name}.${field.name}`, used);
   const scalar = SCALARS[field.type];
   if (!scalar) {
     throw new Error(
-      `Cannot generate domain/types.ts: ${owner.name}.${field.name} has type ${field.type}, which tools/types_gen.ts does not map`,
+      `Cannot generate domain/types: ${owner.name}.${field.name} has type ${field.type}, which tools/types_gen.ts does not map`,
     );
   }
   return scalar;
@@ -202,19 +263,22 @@ function valueType(owner: protobuf.Type, field: protobuf.Field): string {
 
 /**
  * The TypeScript name of a message or enum: a well-known type's mapping,
- * else its own name; `where` (what has the type) names it in an error.
+ * else its own name, added to `used` (for the imports); `where` (what has
+ * the type) names it in an error.
  */
 function typeName(
   resolved: protobuf.Type | protobuf.Enum,
   where: string,
+  used: Set<string>,
 ): string {
   const name = resolved.fullName.replace(/^\./, "");
   if (WELL_KNOWN[name]) return WELL_KNOWN[name];
   if (!name.startsWith("proto.")) {
     throw new Error(
-      `Cannot generate domain/types.ts: ${where} has type ${name}, which tools/types_gen.ts does not map`,
+      `Cannot generate domain/types: ${where} has type ${name}, which tools/types_gen.ts does not map`,
     );
   }
+  used.add(resolved.name);
   return resolved.name;
 }
 
@@ -254,21 +318,48 @@ export async function formatted(source: string): Promise<string> {
   const { code, stdout, stderr } = await child.output();
   if (code !== 0) {
     throw new Error(
-      `Cannot format domain/types.ts: ${new TextDecoder().decode(stderr)}`,
+      `Cannot format domain/types: ${new TextDecoder().decode(stderr)}`,
     );
   }
   return new TextDecoder().decode(stdout);
 }
 
-/** The text domain/types.ts should have for the .proto files given. */
+/**
+ * The text each generated file should have for the .proto files given, by
+ * path under DOMAIN_DIR (typesSources()).
+ */
 export async function generateTypes(
   files?: string[],
   apiFiles?: string[],
-): Promise<string> {
-  return await formatted(typesSource(await loadApiSchema(files), apiFiles));
+): Promise<Map<string, string>> {
+  const sources = typesSources(await loadApiSchema(files), apiFiles);
+  const texts = new Map<string, string>();
+  for (const [path, source] of sources) {
+    texts.set(path, await formatted(source));
+  }
+  return texts;
+}
+
+/** The .ts files in domain/types/ now, by path under DOMAIN_DIR. */
+export async function committedModules(): Promise<string[]> {
+  const paths: string[] = [];
+  for await (const entry of Deno.readDir(new URL("types/", DOMAIN_DIR))) {
+    if (entry.isFile && entry.name.endsWith(".ts")) {
+      paths.push(`types/${entry.name}`);
+    }
+  }
+  return paths.sort();
 }
 
 if (import.meta.main) {
-  await Deno.writeTextFile(TYPES_FILE, await generateTypes());
-  console.log(`Wrote ${TYPES_FILE.pathname}`);
+  const texts = await generateTypes();
+  await Deno.mkdir(new URL("types/", DOMAIN_DIR), { recursive: true });
+  // A module of a .proto file since removed goes with it.
+  for (const path of await committedModules()) {
+    if (!texts.has(path)) await Deno.remove(new URL(path, DOMAIN_DIR));
+  }
+  for (const [path, text] of texts) {
+    await Deno.writeTextFile(new URL(path, DOMAIN_DIR), text);
+    console.log(`Wrote domain/${path}`);
+  }
 }

@@ -1,23 +1,43 @@
 /**
- * domain/types.ts is generated from proto/ (tools/types_gen.ts): the
- * committed file must be what the generator writes, so a .proto change
- * without `deno task types:gen` (or a hand edit of types.ts) fails here.
+ * domain/types.ts and domain/types/ are generated from proto/
+ * (tools/types_gen.ts): the committed files must be what the generator
+ * writes, so a .proto change without `deno task types:gen` (or a hand edit
+ * of them) fails here.
  */
 import assert from "node:assert/strict";
 import { API_FILES } from "../../api/schema.ts";
-import { generateTypes, TYPES_FILE } from "../../tools/types_gen.ts";
+import {
+  committedModules,
+  DOMAIN_DIR,
+  generateTypes,
+  INDEX_FILE,
+} from "../../tools/types_gen.ts";
 
 const PROTO_DIR = new URL("../../proto/", import.meta.url);
 
-Deno.test("domain/types.ts is what `deno task types:gen` writes from proto/", async () => {
-  const committed = await Deno.readTextFile(TYPES_FILE);
+Deno.test("domain/types.ts and domain/types/ are what `deno task types:gen` writes from proto/", async () => {
   const generated = await generateTypes();
-  assert.ok(
-    committed === generated,
-    "domain/types.ts and proto/ disagree: run `deno task types:gen` and " +
-      "commit domain/types.ts (it is generated: do not edit it by hand). " +
-      firstDifference(committed, generated),
+  assert.deepEqual(
+    await committedModules(),
+    [...generated.keys()].filter((path) => path !== INDEX_FILE).sort(),
+    "domain/types/ holds other modules than proto/ makes: run `deno task types:gen`",
   );
+  for (const [path, text] of generated) {
+    const committed = await Deno.readTextFile(new URL(path, DOMAIN_DIR));
+    assert.ok(
+      committed === text,
+      `domain/${path} and proto/ disagree: run \`deno task types:gen\` and ` +
+        "commit domain/types.ts and domain/types/ (they are generated: do " +
+        "not edit them by hand). " + firstDifference(committed, text),
+    );
+  }
+});
+
+Deno.test("every generated module stays under 800 lines", async () => {
+  for (const [path, text] of await generateTypes()) {
+    const lines = text.split("\n").length;
+    assert.ok(lines < 800, `domain/${path} has ${lines} lines`);
+  }
 });
 
 function firstDifference(got: string, want: string): string {
@@ -92,7 +112,9 @@ const MUTATIONS: Mutation[] = [
 ];
 
 Deno.test("the generated types change with every change of a field in the .proto", async (t) => {
-  const committed = await Deno.readTextFile(TYPES_FILE);
+  const committed = await Deno.readTextFile(
+    new URL("types/cluster.ts", DOMAIN_DIR),
+  );
   const original = await Deno.readTextFile(new URL("cluster.proto", PROTO_DIR));
   const dir = await Deno.makeTempDir({ prefix: "corral-types-" });
   try {
@@ -106,9 +128,9 @@ Deno.test("the generated types change with every change of a field in the .proto
           `${dir}/cluster.proto`,
           original.replace(m.from, m.to),
         );
-        const generated = await generateTypes(
+        const generated = (await generateTypes(
           API_FILES.map((f) => `${dir}/${f}`),
-        );
+        )).get("types/cluster.ts")!;
         assert.notEqual(generated, committed);
         const body = interfaceBody(generated, m.in);
         assert.ok(body.includes(m.want), `want "${m.want}" in:\n${body}`);
