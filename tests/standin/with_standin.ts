@@ -37,3 +37,43 @@ export function kubeFetch(
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
 }
+
+/**
+ * A managed RayCluster `name` in team-a, written straight to the API at
+ * `kubeUrl` and marked ready, as the operator would: for tests of what
+ * Corral does with a ready cluster (its dashboard), not of creating one.
+ */
+export async function readyCluster(
+  kubeUrl: string,
+  name: string,
+): Promise<void> {
+  const path = "/apis/ray.io/v1/namespaces/team-a/rayclusters";
+  const created = await kubeFetch(kubeUrl, "POST", path, {
+    apiVersion: "ray.io/v1",
+    kind: "RayCluster",
+    metadata: {
+      name,
+      namespace: "team-a",
+      labels: { "app.kubernetes.io/managed-by": "kuberay-apiserver" },
+    },
+    spec: {
+      headGroupSpec: {
+        rayStartParams: {},
+        template: {
+          spec: { containers: [{ name: "ray-head", image: "rayproject/ray" }] },
+        },
+      },
+    },
+  });
+  if (created.status !== 201) {
+    throw new Error(
+      `create ${name}: ${created.status} ${await created.text()}`,
+    );
+  }
+  const patched = await kubeFetch(kubeUrl, "PATCH", `${path}/${name}/status`, {
+    status: { state: "ready" },
+  });
+  if (patched.status !== 200) {
+    throw new Error(`ready ${name}: ${patched.status} ${await patched.text()}`);
+  }
+}

@@ -20,7 +20,7 @@ import type { Orchestrator } from "../../../domain/ports.ts";
 import { startCorral } from "../../harness.ts";
 import { until } from "../../eventually.ts";
 import { RAY_CRD } from "../../orchestrator/cluster_shapes.ts";
-import { kubeFetch } from "../../standin/with_standin.ts";
+import { readyCluster } from "../../standin/with_standin.ts";
 import {
   ALICE,
   bearer,
@@ -140,32 +140,6 @@ async function withReplicas(run: (world: World) => Promise<void>) {
     await files.remove();
     await corral.close();
   }
-}
-
-async function readyCluster(kubeUrl: string, name: string): Promise<void> {
-  const path = "/apis/ray.io/v1/namespaces/team-a/rayclusters";
-  const created = await kubeFetch(kubeUrl, "POST", path, {
-    apiVersion: "ray.io/v1",
-    kind: "RayCluster",
-    metadata: {
-      name,
-      namespace: "team-a",
-      labels: { "app.kubernetes.io/managed-by": "kuberay-apiserver" },
-    },
-    spec: {
-      headGroupSpec: {
-        rayStartParams: {},
-        template: {
-          spec: { containers: [{ name: "ray-head", image: "rayproject/ray" }] },
-        },
-      },
-    },
-  });
-  assert.equal(created.status, 201, await created.text());
-  const patched = await kubeFetch(kubeUrl, "PATCH", `${path}/${name}/status`, {
-    status: { state: "ready" },
-  });
-  assert.equal(patched.status, 200, await patched.text());
 }
 
 /** A cookie from `replica`, opened with alice's token. */
