@@ -34,7 +34,9 @@ Deno.test("domain/types.ts and domain/types/ are what `deno task types:gen` writ
 });
 
 Deno.test("every generated module stays under 800 lines", async () => {
-  for (const [path, text] of await generateTypes()) {
+  // The committed ones: the test above holds them to what is generated.
+  for (const path of [INDEX_FILE, ...await committedModules()]) {
+    const text = await Deno.readTextFile(new URL(path, DOMAIN_DIR));
     const lines = text.split("\n").length;
     assert.ok(lines < 800, `domain/${path} has ${lines} lines`);
   }
