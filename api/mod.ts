@@ -24,7 +24,6 @@ import { Health, livenessPage, readinessPage } from "./health.ts";
 import { errorResponse } from "./http/error_answers.ts";
 import { type BrowserSettings, guardBrowsers } from "./http/browser_guard.ts";
 import { createGateway, refuseRequest } from "./http/gateway.ts";
-import { peerOf, signalOf } from "./http/peer.ts";
 import { createHttpApp, createRouter, type Router } from "./http/router.ts";
 import {
   DashboardProxy,
@@ -45,6 +44,7 @@ import {
 import { type JobWatch, jobWatchFor } from "./service/job_watch.ts";
 import { ConvertedClusters } from "./service/converted_clusters.ts";
 import { WHOAMI_PATH, whoamiPage } from "./whoami.ts";
+import type { HttpRequest } from "./http/http_request.ts";
 
 export interface ApiOptions {
   orchestrator: Orchestrator;
@@ -224,17 +224,17 @@ export async function createApi(options: ApiOptions): Promise<Api> {
 /** A page for authenticated callers only: 401 with the API's error body. */
 function authenticated(
   access: Access,
-  page: (request: Request) => Response | Promise<Response>,
-): (request: Request) => Promise<Response> {
+  page: (request: HttpRequest) => Response | Promise<Response>,
+): (request: HttpRequest) => Promise<Response> {
   return async (request) => {
     try {
       await access.authenticator.authenticate(
         credentialsOf(
           request.headers.get("authorization"),
-          peerOf(request)?.certificate,
-          peerOf(request)?.address,
+          request.peer?.certificate,
+          request.peer?.address,
         ),
-        signalOf(request),
+        request.signal,
       );
     } catch (thrown) {
       const error = thrown instanceof ServiceError

@@ -8,6 +8,7 @@
  * beside it as `clientRequestId` (clientRequestIdOf), cut short and
  * sanitised, so a caller's tracing can still be matched with Corral's log.
  */
+import type { HttpRequest } from "./http/http_request.ts";
 
 /** The longest client request id kept, in characters. */
 const MAX_CLIENT_REQUEST_ID = 128;
@@ -35,6 +36,6 @@ export function clientRequestIdFrom(
 }
 
 /** The caller's x-request-id of `request`, sanitised; undefined for none. */
-export function clientRequestIdOf(request: Request): string | undefined {
+export function clientRequestIdOf(request: HttpRequest): string | undefined {
   return clientRequestIdFrom(request.headers.get("x-request-id"));
 }

@@ -16,7 +16,7 @@ import { Code, ServiceError } from "../domain/errors.ts";
 import type { Access } from "./auth/access.ts";
 import { credentialsOf } from "./auth/authenticate.ts";
 import { errorResponse } from "./http/error_answers.ts";
-import { peerOf, signalOf } from "./http/peer.ts";
+import type { HttpRequest } from "./http/http_request.ts";
 
 /** The page's path. */
 export const WHOAMI_PATH = "/apis/v1alpha2/whoami";
@@ -30,9 +30,9 @@ export interface WhoAmI {
 /** The page: the caller's user and groups, or the API's 401. */
 export function whoamiPage(
   access: Access,
-): (request: Request) => Promise<Response> {
+): (request: HttpRequest) => Promise<Response> {
   return async (request) => {
-    const peer = peerOf(request);
+    const peer = request.peer;
     try {
       const identity = await access.authenticator.authenticate(
         credentialsOf(
@@ -40,7 +40,7 @@ export function whoamiPage(
           peer?.certificate,
           peer?.address,
         ),
-        signalOf(request),
+        request.signal,
       );
       const answer: WhoAmI = {
         user: identity.user,

@@ -4,8 +4,9 @@
  * full. Corral's gateway and the Kubernetes API stand-in both read bodies
  * this way; each says "too large" in its own words.
  */
+import type { HttpRequest } from "./http_request.ts";
 export async function readLimitedBody(
-  request: Request,
+  request: HttpRequest,
   limit: number,
   tooLarge: () => Error,
 ): Promise<Uint8Array> {

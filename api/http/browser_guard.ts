@@ -38,6 +38,7 @@ import { errorResponse } from "./error_answers.ts";
 import { pathOf } from "./request_path.ts";
 import type { Router } from "./router.ts";
 import { isWebSocketUpgrade } from "./upgrade.ts";
+import type { HttpRequest } from "./http_request.ts";
 
 /** The browser settings, as settings.ts checks them. */
 export interface BrowserSettings {
@@ -58,7 +59,7 @@ export interface BrowserGuardOptions extends BrowserSettings {
    */
   secure?: boolean;
   /** Answers (and records) a refused request; by default the error alone. */
-  refuse?: (request: Request, error: ServiceError) => Response;
+  refuse?: (request: HttpRequest, error: ServiceError) => Response;
 }
 
 /** Paths every Host may ask for: the probes, which kubelet sends by IP. */
@@ -85,9 +86,9 @@ export function guardBrowsers(
   const listed = new Set(options.corsAllowedOrigins.map(corsOrigin));
   const secure = options.secure ?? false;
   const refuse = options.refuse ??
-    ((_request: Request, error: ServiceError) => errorResponse(error));
+    ((_request: HttpRequest, error: ServiceError) => errorResponse(error));
 
-  async function guarded(request: Request): Promise<Response> {
+  async function guarded(request: HttpRequest): Promise<Response> {
     const refusal =
       (!anyHost && !isProbe(request)
         ? hostRefusal(request.headers.get("host"), hosts)
@@ -119,14 +120,14 @@ export function guardBrowsers(
 }
 
 /** Whether `request` asks for a health probe, as the router decodes paths. */
-function isProbe(request: Request): boolean {
+function isProbe(request: HttpRequest): boolean {
   const parts = pathOf(request);
   return parts !== undefined && parts.length === 1 &&
     HOST_EXEMPT_PATHS.has(`/${parts[0]}`);
 }
 
 /** A CORS preflight: OPTIONS with Origin and the method it asks about. */
-function isPreflight(request: Request): boolean {
+function isPreflight(request: HttpRequest): boolean {
   return request.method === "OPTIONS" &&
     request.headers.has("origin") &&
     request.headers.has("access-control-request-method");
@@ -266,7 +267,7 @@ function matchesHost(pattern: HostPattern, authority: Authority): boolean {
  * from a listed one.
  */
 function originRefusal(
-  request: Request,
+  request: HttpRequest,
   listed: ReadonlySet<string>,
   secure: boolean,
 ): ServiceError | undefined {
@@ -297,7 +298,7 @@ function originRefusal(
  */
 function isOwnOrigin(
   origin: string,
-  request: Request,
+  request: HttpRequest,
   secure: boolean,
 ): boolean {
   let url: URL;

@@ -14,6 +14,7 @@
  * a Location the dashboard gives, under its own root, is rewritten under the
  * proxy path.
  */
+import type { RequestHeaders } from "./http_request.ts";
 
 const HOP_BY_HOP = [
   "connection",
@@ -44,7 +45,7 @@ const NOT_SENT = [
 const NOT_ANSWERED = ["set-cookie", "service-worker-allowed"];
 
 /** The names of hop-by-hop headers of `headers`, those Connection lists too. */
-function hopByHop(headers: Headers): Set<string> {
+function hopByHop(headers: RequestHeaders): Set<string> {
   const names = new Set(HOP_BY_HOP);
   for (const name of (headers.get("connection") ?? "").split(",")) {
     const trimmed = name.trim().toLowerCase();
@@ -66,7 +67,7 @@ export interface Forwarded {
 
 /** The headers sent to the dashboard for a request with `headers`. */
 export function upstreamHeaders(
-  headers: Headers,
+  headers: RequestHeaders,
   forwarded: Forwarded,
 ): Headers {
   const dropped = hopByHop(headers);

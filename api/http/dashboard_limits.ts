@@ -3,6 +3,7 @@
  * marked error, once more than its limit has passed through it. Corral
  * never holds a proxied body whole; it counts what it passes on.
  */
+import type { RequestHeaders } from "./http_request.ts";
 
 /** What a bounded stream errors with past its limit. */
 export class BodyLimitError extends Error {
@@ -38,7 +39,7 @@ export function bounded(
 }
 
 /** A Content-Length header's value as a number; undefined when absent or bad. */
-export function contentLength(headers: Headers): number | undefined {
+export function contentLength(headers: RequestHeaders): number | undefined {
   const value = headers.get("content-length");
   if (value === null || !/^\d+$/.test(value.trim())) return undefined;
   return Number(value.trim());

@@ -58,8 +58,8 @@ import { bounded, contentLength } from "./dashboard_limits.ts";
 import { openTunnel } from "./dashboard_tunnel.ts";
 import { isWebSocketUpgrade } from "./upgrade.ts";
 import { errorResponse } from "./error_answers.ts";
-import { peerOf, signalOf } from "./peer.ts";
 import type { Endpoint, Params } from "./router.ts";
+import type { HttpRequest } from "./http_request.ts";
 
 export interface DashboardProxyOptions {
   orchestrator: Orchestrator;
@@ -135,7 +135,7 @@ export class DashboardProxy {
       ...METHODS.map((method) => ({
         method,
         match: proxied,
-        handle: (request: Request, params: Params) =>
+        handle: (request: HttpRequest, params: Params) =>
           this.proxy(request, params),
       })),
       {
@@ -152,7 +152,7 @@ export class DashboardProxy {
   }
 
   /** Passes a request on to the cluster's dashboard, or refuses it. */
-  async proxy(request: Request, params: Params): Promise<Response> {
+  async proxy(request: HttpRequest, params: Params): Promise<Response> {
     const exchange = this.#exchange(request, params);
     try {
       const prefix = dashboardProxyPath(params.namespace, params.name)
@@ -209,7 +209,7 @@ export class DashboardProxy {
    * may proxy the cluster, a cookie for that cluster's proxy path. The
    * cluster need not be ready yet.
    */
-  async openSession(request: Request, params: Params): Promise<Response> {
+  async openSession(request: HttpRequest, params: Params): Promise<Response> {
     const exchange = this.#exchange(request, params);
     try {
       const { credentials } = await this.#authorize(request, exchange, false);
@@ -248,13 +248,13 @@ export class DashboardProxy {
    * and clears the cookie. Needs the caller's own credentials, not `proxy`:
    * one may always sign out.
    */
-  async endSession(request: Request, params: Params): Promise<Response> {
+  async endSession(request: HttpRequest, params: Params): Promise<Response> {
     const exchange = this.#exchange(request, params);
     try {
       validateClusterKey(exchange, actionOf(exchange));
       exchange.identity = await this.#o.access.authenticator.authenticate(
         this.#credentials(request),
-        signalOf(request),
+        request.signal,
       );
       exchange.via = "credentials";
       await request.body?.cancel();
@@ -281,7 +281,7 @@ export class DashboardProxy {
     }
   }
 
-  #exchange(_request: Request, params: Params): Exchange {
+  #exchange(_request: HttpRequest, params: Params): Exchange {
     return {
       requestId: newRequestId(),
       namespace: params.namespace,
@@ -290,8 +290,8 @@ export class DashboardProxy {
   }
 
   /** The caller's own credentials: Authorization and client certificate. */
-  #credentials(request: Request) {
-    const peer = peerOf(request);
+  #credentials(request: HttpRequest) {
+    const peer = request.peer;
     return credentialsOf(
       request.headers.get("authorization"),
       peer?.certificate,
@@ -305,7 +305,7 @@ export class DashboardProxy {
    * credentials that decided, the caller and the rules that grant it.
    */
   async #authorize(
-    request: Request,
+    request: HttpRequest,
     exchange: Exchange,
     cookie: boolean,
   ): Promise<Granted> {
@@ -346,7 +346,7 @@ export class DashboardProxy {
     }
     const identity = await this.#o.access.authenticator.authenticate(
       credentials,
-      signalOf(request),
+      request.signal,
     );
     exchange.identity = identity;
     const caller = callerOf(identity, this.#o.access.policy);
@@ -361,13 +361,13 @@ export class DashboardProxy {
 
   /** The cluster, ready; FAILED_PRECONDITION with its state otherwise. */
   async #readyCluster(
-    request: Request,
+    request: HttpRequest,
     exchange: Exchange,
   ): Promise<RayCluster> {
     const cluster = await this.#o.orchestrator.getCluster(
       exchange.namespace,
       exchange.name,
-      { signal: signalOf(request) },
+      { signal: request.signal },
     );
     if (!isReady(cluster)) {
       const state = cluster.status?.state;
@@ -383,7 +383,7 @@ export class DashboardProxy {
 
   /** The request sent to the head service, and its answer passed back. */
   async #forward(
-    request: Request,
+    request: HttpRequest,
     cluster: RayCluster,
     at: { subpath: string; search: string; prefix: string; exchange: Exchange },
   ): Promise<Response> {
@@ -417,7 +417,7 @@ export class DashboardProxy {
 
   /** A WebSocket upgrade, done with the dashboard; its tunnel's answer. */
   async #tunnel(
-    request: Request,
+    request: HttpRequest,
     cluster: RayCluster,
     at: {
       subpath: string;
@@ -445,7 +445,7 @@ export class DashboardProxy {
       }),
       timeoutMs: this.#o.timeoutMs,
       maxDurationMs: this.#o.tunnelMaxDurationMs ?? DEFAULT_TUNNEL_MS,
-      signal: signalOf(request),
+      signal: request.signal,
       action: actionOf(at.exchange),
       log: this.#o.log,
       register: (end) => {
@@ -490,7 +490,7 @@ export class DashboardProxy {
    * time-out; its answer's head. Throws 413, 504 or 502 (unreachable).
    */
   async #send(
-    request: Request,
+    request: HttpRequest,
     upstream: string,
     prefix: string,
     action: string,
@@ -513,7 +513,7 @@ export class DashboardProxy {
           prefix,
         }),
         body: sent?.stream ?? null,
-        signal: AbortSignal.any([timeout, signalOf(request)]),
+        signal: AbortSignal.any([timeout, request.signal]),
         ...(request.body ? { duplex: "half" } : {}),
       } as RequestInit);
     } catch (error) {
@@ -553,7 +553,7 @@ export class DashboardProxy {
     return response;
   }
 
-  #audit(request: Request, exchange: Exchange): void {
+  #audit(request: HttpRequest, exchange: Exchange): void {
     const { identity, error } = exchange;
     const reason = error instanceof AuthorizationError
       ? error.reason
@@ -579,8 +579,8 @@ export class DashboardProxy {
       code: error?.code ?? Code.OK,
       ...(reason ? { reason } : {}),
       transport: "http",
-      ...(peerOf(request)?.address
-        ? { sourceAddress: peerOf(request)?.address }
+      ...(request.peer?.address
+        ? { sourceAddress: request.peer?.address }
         : {}),
       method: request.method,
       path: new URL(request.url).pathname,
@@ -633,8 +633,8 @@ function clusterParams(parts: string[], last: string): Params | undefined {
 }
 
 /** The client's address without its port, for X-Forwarded-For. */
-function forwardedFor(request: Request): string | undefined {
-  return peerOf(request)?.address?.replace(/:\d+$/, "").replace(
+function forwardedFor(request: HttpRequest): string | undefined {
+  return request.peer?.address?.replace(/:\d+$/, "").replace(
     /^\[|\]$/g,
     "",
   );

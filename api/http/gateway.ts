@@ -17,7 +17,6 @@ import { asServiceError } from "../errors.ts";
 import { errorResponse } from "./error_answers.ts";
 import { jsonAnswer } from "./json_answers.ts";
 import { KeptEncodings } from "./kept_encodings.ts";
-import { peerOf, signalOf } from "./peer.ts";
 import {
   contentTypeRefusal,
   type DecodeOptions,
@@ -27,6 +26,7 @@ import { clientRequestIdOf, newRequestId } from "../request_id.ts";
 import { createRouter, type Router } from "./router.ts";
 import { compileRoutes, matchRoute, type Route } from "./rules.ts";
 import { streamResponse } from "./stream_answers.ts";
+import type { HttpRequest } from "./http_request.ts";
 
 export { COMPRESS_MIN_BYTES } from "./json_answers.ts";
 
@@ -92,7 +92,7 @@ async function callRoute(
   gateway: Parts,
   route: Route,
   params: Record<string, string>,
-  request: Request,
+  request: HttpRequest,
 ): Promise<Response> {
   const call: Call = {
     ...httpCall(request, route.key, `${route.verb} ${route.template}`),
@@ -114,7 +114,7 @@ async function callRoute(
   const { result, stream, error } = await gateway.dispatcher.invoke(
     call,
     decode,
-    signalOf(request),
+    request.signal,
   );
   if (error) return errorResponse(error, { requestId });
   if (stream) {
@@ -157,7 +157,7 @@ async function decodeCall(
   gateway: Parts,
   route: Route,
   params: Record<string, string>,
-  request: Request,
+  request: HttpRequest,
   requestId: string,
 ): Promise<Message> {
   try {
@@ -203,7 +203,7 @@ async function decodeCall(
  */
 export function refuseRequest(
   dispatcher: Dispatcher,
-  request: Request,
+  request: HttpRequest,
   error: ServiceError,
   allow?: string,
 ): Response {
@@ -222,7 +222,7 @@ export function refuseRequest(
  * The Call of an HTTP request under `key` and `route`: Corral's own new
  * request id, the caller's beside it, and the connection's peer.
  */
-function httpCall(request: Request, key: string, route: string): Call {
+function httpCall(request: HttpRequest, key: string, route: string): Call {
   const clientRequestId = clientRequestIdOf(request);
   return {
     transport: "http",
@@ -230,6 +230,6 @@ function httpCall(request: Request, key: string, route: string): Call {
     ...(clientRequestId ? { clientRequestId } : {}),
     key,
     route,
-    peer: peerOf(request),
+    peer: request.peer,
   };
 }

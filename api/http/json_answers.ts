@@ -16,6 +16,7 @@ import { streamedResponse, wholeResponse } from "./answers.ts";
 import { acceptedEncodings } from "./encoding.ts";
 import { estimatedJsonBytes, jsonChunks } from "./json_chunks.ts";
 import type { KeptEncodings } from "./kept_encodings.ts";
+import type { HttpRequest } from "./http_request.ts";
 
 /**
  * Answers at least this long are gzip-compressed for clients that accept
@@ -39,7 +40,7 @@ export const KEEP_MAX_BYTES = 32 * 1024 * 1024;
 export function jsonAnswer(
   json: unknown,
   kept: boolean,
-  request: Request,
+  request: HttpRequest,
   requestId: string,
   encodings: KeptEncodings,
   keepMaxBytes = KEEP_MAX_BYTES,
@@ -74,7 +75,7 @@ const encoder = new TextEncoder();
  */
 function streamedAnswer(
   json: object,
-  request: Request,
+  request: HttpRequest,
   requestId: string,
   encodings: KeptEncodings,
 ): Response | Promise<Response> {

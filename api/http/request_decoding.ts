@@ -18,6 +18,7 @@ import {
 import { HttpError } from "../errors.ts";
 import { readLimitedBody } from "./body.ts";
 import type { Route } from "./rules.ts";
+import type { HttpRequest } from "./http_request.ts";
 
 export interface DecodeOptions {
   /** Bodies larger than this are refused with 413. */
@@ -34,7 +35,7 @@ export interface DecodeOptions {
 export async function decodeRequest(
   route: Route,
   params: Record<string, string>,
-  request: Request,
+  request: HttpRequest,
   options: DecodeOptions,
 ): Promise<{ message: Message; unknown: FieldViolation[] }> {
   const { maxBodyBytes, dropUnknown } = options;
@@ -195,7 +196,7 @@ function queryFields(
  * Content-Length or 0, not chunked) needs none.
  */
 export function contentTypeRefusal(
-  request: Request,
+  request: HttpRequest,
 ): ServiceError | undefined {
   if (request.method === "GET" || request.method === "HEAD") return undefined;
   const type = request.headers.get("content-type");
@@ -233,7 +234,7 @@ function unsupportedBody(why: string): ServiceError {
 }
 
 async function readJsonBody(
-  request: Request,
+  request: HttpRequest,
   maxBodyBytes: number,
 ): Promise<unknown> {
   const tooLarge = () =>

@@ -3,22 +3,23 @@
  *
  * - What is kept: the percent-decoded segments of a request's path, or
  *   undefined when it does not decode.
- * - Keyed by: the Request, in a WeakMap.
+ * - Keyed by: the request, in a WeakMap.
  * - Who writes and reads it: pathOf(), for the router (router.ts); a
  *   request goes through two routers, the pages' and then the gateway's,
  *   and the second finds the first's work here.
- * - Why not a field: the routers pass the very Request they were given on
- *   (peer.ts says why it must stay that one), and a Request has no room of
- *   its own for it.
+ * - Why not a field: a fetch `Request` (what tests and in-process callers
+ *   hand the router) has no room of its own for it, and the routers pass
+ *   on the very request they were given.
  */
+import type { HttpRequest } from "./http_request.ts";
 
-const paths = new WeakMap<Request, string[] | undefined>();
+const paths = new WeakMap<HttpRequest, string[] | undefined>();
 
 /**
  * The decoded segments of a request's path (undefined when it cannot be
  * decoded), worked out once per request.
  */
-export function pathOf(request: Request): string[] | undefined {
+export function pathOf(request: HttpRequest): string[] | undefined {
   if (paths.has(request)) return paths.get(request);
   const parts = decodePath(pathnameOf(request.url));
   paths.set(request, parts);
@@ -26,9 +27,10 @@ export function pathOf(request: Request): string[] | undefined {
 }
 
 /**
- * The path of a request's URL, which `Request` has already parsed and
- * serialized (dot segments resolved, characters escaped): read from the
- * string rather than parsed again, on every request.
+ * The path of a request's URL, which `Request` or the listener
+ * (web_request.ts) has already made as the URL standard serializes it (dot
+ * segments resolved, characters escaped): read from the string rather than
+ * parsed again, on every request.
  */
 function pathnameOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);

@@ -14,19 +14,20 @@ import { Code, ServiceError } from "../../domain/errors.ts";
 import { HttpError } from "../errors.ts";
 import { errorResponse } from "./error_answers.ts";
 import { decodePath, pathOf } from "./request_path.ts";
+import type { Handler, HttpRequest } from "./http_request.ts";
 
-export type Handler = (request: Request) => Promise<Response>;
+export type { Handler, HttpRequest };
 export type Params = Record<string, string>;
 
 export interface Endpoint {
   method: string;
   /** The path variables when `parts` (the decoded path) is this endpoint's. */
   match(parts: string[]): Params | undefined;
-  handle(request: Request, params: Params): Response | Promise<Response>;
+  handle(request: HttpRequest, params: Params): Response | Promise<Response>;
 }
 
 export interface Router {
-  (request: Request): Promise<Response>;
+  (request: HttpRequest): Promise<Response>;
   /**
    * The methods served at `pathname`, HEAD wherever GET is; none for a path
    * nothing serves. For the listener, which answers requests its parser or
@@ -44,7 +45,7 @@ export interface RouterOptions {
    * path serves, on a 405); by default the error answer alone.
    */
   refuse?: (
-    request: Request,
+    request: HttpRequest,
     error: ServiceError,
     allow?: string,
   ) => Response;
@@ -73,7 +74,7 @@ export function createRouter(options: RouterOptions): Router {
     return { allowed: [...new Set(allowed)] };
   }
 
-  async function router(request: Request): Promise<Response> {
+  async function router(request: HttpRequest): Promise<Response> {
     const parts = pathOf(request);
     const head = request.method === "HEAD";
     const found = parts
@@ -122,7 +123,9 @@ async function withoutBody(response: Response): Promise<Response> {
   });
 }
 
-export type PageHandler = (request: Request) => Response | Promise<Response>;
+export type PageHandler = (
+  request: HttpRequest,
+) => Response | Promise<Response>;
 
 export interface HttpAppOptions {
   /** Takes every path that is not a page. */

@@ -31,16 +31,10 @@ import {
   refusalBeforeHandler,
 } from "./listener_refusals.ts";
 import { BodyBudget } from "./body_budget.ts";
-import {
-  type BodyStream,
-  bodyStream,
-  copyHeaders,
-  peerOfSocket,
-  webRequestOf,
-} from "./web_request.ts";
+import { type BodyStream, bodyStream, listenedRequest } from "./web_request.ts";
+import type { Handler, HttpRequest } from "./http_request.ts";
 import { writeResponse } from "./response_writer.ts";
 import { TlsConnections } from "./tls_connections.ts";
-import { setListened } from "./peer.ts";
 import { type Deadline, Deadlines } from "./deadlines.ts";
 import type { Router } from "./router.ts";
 import type { Duplex } from "node:stream";
@@ -51,7 +45,7 @@ import { tunnelOf } from "./upgrade.ts";
  * listener refuses itself for their method get 405 with Allow, or 404.
  */
 export type HttpHandler =
-  & ((request: Request) => Promise<Response>)
+  & Handler
   & Partial<Pick<Router, "allowed">>;
 
 export interface HttpServerOptions {
@@ -394,16 +388,17 @@ class Listener {
     if (refusal) return void socket.end(rawAnswer(refusal));
     const controller = new AbortController();
     socket.once("close", () => controller.abort());
-    let request: Request;
+    let request: HttpRequest;
     try {
-      request = webRequestOf(req, req.method ?? "GET", undefined);
+      request = listenedRequest(
+        req,
+        req.method ?? "GET",
+        undefined,
+        controller.signal,
+      );
     } catch {
       return void socket.end(rawAnswer(invalid("Invalid request")));
     }
-    if (!copyHeaders(req, request)) {
-      return void socket.end(rawAnswer(invalid("Invalid request header")));
-    }
-    setListened(request, peerOfSocket(req.socket), controller.signal);
     const response = await this.#options.handler(request);
     if (socket.destroyed) return void await response.body?.cancel();
     const tunnel = tunnelOf(response);
@@ -473,17 +468,12 @@ class Listener {
       body = bodyStream(req, onChunk);
     }
     const answerTimer = this.#armTimers(req, res, body, controller);
-    let request: Request;
+    let request: HttpRequest;
     try {
-      request = webRequestOf(req, method, body);
+      request = listenedRequest(req, method, body, controller.signal);
     } catch {
       return this.#send(res, invalid("Invalid request"));
     }
-    if (!copyHeaders(req, request)) {
-      await request.body?.cancel();
-      return this.#send(res, invalid("Invalid request header"));
-    }
-    setListened(request, peerOfSocket(req.socket), controller.signal);
     const response = await this.#options.handler(request);
     // Answered: --request-timeout bounds the wait for an answer, not how
     // long a stream (a watch) then goes on, as in Kubernetes.

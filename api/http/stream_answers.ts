@@ -14,7 +14,7 @@ import { isKept } from "../../domain/kept.ts";
 import type { Logger } from "../../domain/log.ts";
 import { asServiceError, errorBody } from "../errors.ts";
 import type { KeptEncodings } from "./kept_encodings.ts";
-import { signalOf } from "./peer.ts";
+import type { HttpRequest } from "./http_request.ts";
 
 /**
  * The answer streaming `stream` to `request`, each message encoded by
@@ -25,7 +25,7 @@ import { signalOf } from "./peer.ts";
 export function streamResponse(
   stream: AsyncIterableIterator<Message>,
   encode: (message: Message) => unknown,
-  request: Request,
+  request: HttpRequest,
   requestId: string,
   encodings: KeptEncodings,
   log: Logger,
@@ -66,7 +66,7 @@ export function streamResponse(
       await stream.return?.();
     },
   }, { highWaterMark: 0 });
-  signalOf(request).addEventListener("abort", () => stream.return?.(), {
+  request.signal.addEventListener("abort", () => stream.return?.(), {
     once: true,
   });
   return new Response(body, {

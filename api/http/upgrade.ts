@@ -19,6 +19,7 @@
  *   the upgrade is simply not taken.
  */
 import type { Duplex } from "node:stream";
+import type { RequestHeaders } from "./http_request.ts";
 
 /** Takes over an upgraded connection. */
 export type Tunnel = (socket: Duplex, head: Uint8Array) => void;
@@ -39,7 +40,7 @@ export function tunnelOf(response: Response): Tunnel | undefined {
 }
 
 /** Whether `headers` ask for a WebSocket (Connection: upgrade and Upgrade: websocket). */
-export function isWebSocketUpgrade(headers: Headers): boolean {
+export function isWebSocketUpgrade(headers: RequestHeaders): boolean {
   const connection = (headers.get("connection") ?? "").toLowerCase();
   return headers.get("upgrade")?.toLowerCase() === "websocket" &&
     connection.split(",").some((token) => token.trim() === "upgrade");

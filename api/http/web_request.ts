@@ -1,9 +1,10 @@
 /**
- * From node:http's request to the `Request` the handler takes: its URL, its
- * headers, its body as a stream the listener can fail, and the peer it came
- * from. Tuned for the cost per request (Deno 2.9, measured with a cached
- * GetCluster of about 55 µs): a GET has no init at all, and headers are
- * appended to the Request's own rather than given in an init.
+ * From node:http's request to the HttpRequest the handler takes
+ * (http_request.ts): its URL, its headers, its body as a stream the
+ * listener can fail, and the peer it came from. Made for the cost per
+ * request, which a fetch `Request` multiplies: its URL parsed again, each
+ * header checked and copied into native headers (node:http's parser has
+ * already refused what `Headers` would).
  */
 import type http from "node:http";
 import type { TLSSocket } from "node:tls";
@@ -11,6 +12,7 @@ import type { Socket } from "node:net";
 import { Readable } from "node:stream";
 import { certificateIdentity, formatAddress } from "../tls.ts";
 import type { Peer } from "../service/call.ts";
+import type { HttpRequest, RequestHeaders } from "./http_request.ts";
 
 /** The origin request URLs are made on; only their paths are read. */
 const ORIGIN = "http://corral.invalid";
@@ -23,49 +25,90 @@ export interface BodyStream {
 }
 
 /**
- * The Request of `req`, without its headers (copyHeaders() adds them);
- * throws when its target makes no URL.
+ * The HttpRequest of `req`, whose client going away aborts `signal`, with
+ * the peer of its connection; throws when its target makes no URL. Its `url`
+ * is the one a `Request` would have (dot segments resolved, characters
+ * escaped), which the router reads the path of.
  */
-export function webRequestOf(
+export function listenedRequest(
   req: http.IncomingMessage,
   method: string,
   body: BodyStream | undefined,
-): Request {
-  const target = req.url ?? "/";
-  // The host header is the client's to choose: only the path is used. An
-  // origin-form target (the path) is appended to the base as it is, which
-  // also spares parsing the URL twice; an absolute-form one is resolved. A
-  // GET has no init at all: each member of one is converted, with a cost on
-  // every request.
-  const url = target.startsWith("/")
-    ? ORIGIN + target
-    : new URL(target, ORIGIN).href;
-  return method === "GET" ? new Request(url) : new Request(url, {
+  signal: AbortSignal,
+): HttpRequest {
+  return {
     method,
-    body: body?.stream,
-    // @ts-ignore: a streaming body needs half duplex (fetch spec)
-    duplex: "half",
-  });
+    url: urlOf(req.url ?? "/"),
+    headers: new ListenedHeaders(req.rawHeaders),
+    body: body?.stream ?? null,
+    signal,
+    peer: peerOfSocket(req.socket),
+  };
 }
 
 /**
- * Appends the headers of `req` to `request`'s own: one given in its init
- * is copied into native headers, three times the cost. False when
- * `Headers` refuses one of them.
+ * An origin-form target made only of characters the URL standard keeps as
+ * they are, with no segment beginning with a dot (nor an escaped one): its
+ * URL is the origin and the target, as sent.
  */
-export function copyHeaders(
-  req: http.IncomingMessage,
-  request: Request,
-): boolean {
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    try {
-      request.headers.append(raw[i], raw[i + 1]);
-    } catch {
-      return false;
-    }
+const KEPT_AS_SENT = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@\/?%]*$/;
+const DOT_SEGMENT = /\/\.|%2e/i;
+
+/**
+ * The absolute URL of a request target, as `new Request()` would make it.
+ * The host header is the client's to choose: only the path is used, on a
+ * fixed origin. Most targets are kept as sent; any other (dot segments,
+ * characters to escape, an absolute form) is parsed.
+ */
+function urlOf(target: string): string {
+  if (KEPT_AS_SENT.test(target) && !DOT_SEGMENT.test(target)) {
+    return ORIGIN + target;
   }
-  return true;
+  return target.startsWith("/")
+    ? new URL(ORIGIN + target).href
+    : new URL(target, ORIGIN).href;
+}
+
+/**
+ * The headers of node:http's request, read as `Headers` reads them: by
+ * lower-case name, a repeated one's values joined with ", " (so that two
+ * Authorization headers make one value no credential parses). Indexed on
+ * first read.
+ */
+class ListenedHeaders implements RequestHeaders {
+  readonly #raw: string[];
+  #byName: Map<string, string> | undefined;
+
+  constructor(raw: string[]) {
+    this.#raw = raw;
+  }
+
+  get(name: string): string | null {
+    return this.#index().get(name.toLowerCase()) ?? null;
+  }
+
+  has(name: string): boolean {
+    return this.#index().has(name.toLowerCase());
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.#index().entries();
+  }
+
+  #index(): Map<string, string> {
+    if (this.#byName) return this.#byName;
+    const byName = new Map<string, string>();
+    const raw = this.#raw;
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = raw[i].toLowerCase();
+      const before = byName.get(name);
+      byName.set(
+        name,
+        before === undefined ? raw[i + 1] : `${before}, ${raw[i + 1]}`,
+      );
+    }
+    return this.#byName = byName;
+  }
 }
 
 /**
@@ -117,7 +160,7 @@ export function bodyStream(
 }
 
 /** The client's address, and its verified client certificate's subject. */
-export function peerOfSocket(socket: Socket): Peer {
+function peerOfSocket(socket: Socket): Peer {
   const address = formatAddress(socket.remoteAddress, socket.remotePort);
   const secure = socket as TLSSocket;
   const certificate = secure.encrypted

@@ -1,30 +1,66 @@
 import assert from "node:assert/strict";
 import type http from "node:http";
-import { copyHeaders, webRequestOf } from "../../../api/http/web_request.ts";
+import { listenedRequest } from "../../../api/http/web_request.ts";
 
 const req = (url: string, rawHeaders: string[] = []) =>
-  ({ url, rawHeaders }) as unknown as http.IncomingMessage;
+  ({ url, rawHeaders, socket: {} }) as unknown as http.IncomingMessage;
+const NEVER = new AbortController().signal;
 
-Deno.test("webRequestOf() keeps an origin-form target as sent and resolves an absolute-form one", () => {
-  assert.equal(
-    webRequestOf(req("/a/../b?x=1"), "GET", undefined).url,
-    "http://corral.invalid/b?x=1",
+Deno.test("listenedRequest() has the URL new Request() makes of a target: kept as sent, dot segments resolved, characters escaped, an absolute form resolved", () => {
+  const targets = [
+    "/apis/v1alpha2/namespaces/team-3/clusters/cluster-00003",
+    "/apis/v1alpha2/clusters?pageSize=10&pageToken=abc%3D%3D",
+    "/openapi.json",
+    "/a/../b?x=1",
+    "/a/./b",
+    "/a/%2e%2E/b",
+    "/a/.hidden",
+    "/caf\u00e9/\"q\"?y='z' w",
+    "/a\\b",
+    "/a#frag",
+    "/%zz/%41",
+    "/",
+  ];
+  for (const target of targets) {
+    assert.equal(
+      listenedRequest(req(target), "GET", undefined, NEVER).url,
+      new Request("http://corral.invalid" + target).url,
+      target,
+    );
+  }
+  const absolute = listenedRequest(
+    req("http://other:9/c"),
+    "DELETE",
+    undefined,
+    NEVER,
   );
-  const absolute = webRequestOf(req("http://other:9/c"), "DELETE", undefined);
   assert.equal(absolute.url, "http://other:9/c");
   assert.equal(absolute.method, "DELETE");
+  assert.equal(absolute.body, null);
 });
 
-Deno.test("copyHeaders() appends every raw header, repeated ones kept; false for one Headers refuses", () => {
-  const request = new Request("http://corral.invalid/");
-  assert.equal(
-    copyHeaders(req("/", ["Accept", "a", "X-Two", "1", "X-Two", "2"]), request),
-    true,
-  );
-  assert.equal(request.headers.get("accept"), "a");
-  assert.equal(request.headers.get("x-two"), "1, 2");
-  assert.equal(
-    copyHeaders(req("/", ["Bad Name", "x"]), new Request("http://x/")),
-    false,
+Deno.test("listenedRequest()'s headers read as Headers reads them: any case, repeated ones joined, every one iterated", () => {
+  const raw = [
+    "Accept",
+    "a",
+    "X-Two",
+    "1",
+    "x-two",
+    "2",
+    "Authorization",
+    "Bearer a",
+  ];
+  const { headers } = listenedRequest(req("/", raw), "GET", undefined, NEVER);
+  const fetchHeaders = new Headers();
+  for (let i = 0; i < raw.length; i += 2) {
+    fetchHeaders.append(raw[i], raw[i + 1]);
+  }
+  for (const name of ["accept", "X-TWO", "authorization", "absent"]) {
+    assert.equal(headers.get(name), fetchHeaders.get(name), name);
+    assert.equal(headers.has(name), fetchHeaders.has(name), name);
+  }
+  assert.deepEqual(
+    [...headers].sort(),
+    [...fetchHeaders].sort(),
   );
 });
