@@ -69,6 +69,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   return createRouter({
     endpoints: routes.map((route) => ({
       method: route.verb,
+      shape: route.segments.map((segment) =>
+        "literal" in segment ? segment.literal : undefined
+      ),
       match: (parts) => matchRoute(route, parts),
       handle: (request, params) => callRoute(gateway, route, params, request),
     })),

@@ -3,7 +3,11 @@
  * routes alike.
  */
 import assert from "node:assert/strict";
-import { createHttpApp } from "../../../api/http/router.ts";
+import {
+  createHttpApp,
+  createRouter,
+  type Endpoint,
+} from "../../../api/http/router.ts";
 import { startCorral } from "../../harness.ts";
 import { NS, sampleCluster } from "../cases.ts";
 
@@ -118,4 +122,59 @@ Deno.test("HEAD on a page answers as GET does, without a body; an unknown path i
   // Not a page: the gateway's, whatever the method.
   const other = await app(new Request(`${BASE}/other`, { method: "POST" }));
   assert.deepEqual(await other.json(), { from: "gateway" });
+});
+
+Deno.test("endpoints indexed by their shape are tried in their list's order with those without one: the first of the method wins, and 405 names every method of the path", async () => {
+  const endpoint = (
+    name: string,
+    method: string,
+    shape: (string | undefined)[] | undefined,
+    match: (parts: string[]) => Record<string, string> | undefined,
+  ): Endpoint => ({
+    method,
+    match,
+    handle: () => new Response(name),
+    ...(shape ? { shape } : {}),
+  });
+  const exact = (want: (string | undefined)[]) => (parts: string[]) =>
+    parts.length === want.length &&
+      parts.every((part, i) => want[i] === undefined || part === want[i])
+      ? {}
+      : undefined;
+  const router = createRouter({
+    endpoints: [
+      endpoint("any-x", "PUT", ["a", undefined], exact(["a", undefined])),
+      endpoint("b-literal", "GET", ["a", "b"], exact(["a", "b"])),
+      endpoint(
+        "prefix",
+        "GET",
+        undefined,
+        (parts) => parts[0] === "p" ? {} : undefined,
+      ),
+      endpoint("any-get", "GET", ["a", undefined], exact(["a", undefined])),
+      endpoint(
+        "deep",
+        "DELETE",
+        ["a", undefined, "c"],
+        exact(["a", undefined, "c"]),
+      ),
+    ],
+  });
+  const call = async (method: string, path: string) => {
+    const response = await router(new Request(BASE + path, { method }));
+    return [
+      response.status,
+      await response.text(),
+      response.headers.get("allow"),
+    ];
+  };
+  assert.deepEqual(await call("GET", "/a/b"), [200, "b-literal", null]);
+  assert.deepEqual(await call("GET", "/a/z"), [200, "any-get", null]);
+  assert.deepEqual(await call("PUT", "/a/b"), [200, "any-x", null]);
+  assert.deepEqual(await call("GET", "/p/q/r"), [200, "prefix", null]);
+  assert.deepEqual(await call("DELETE", "/a/z/c"), [200, "deep", null]);
+  const [status, , allow] = await call("POST", "/a/b");
+  assert.deepEqual([status, allow], [405, "PUT, GET, HEAD"]);
+  assert.equal((await call("GET", "/a/z/d"))[0], 404);
+  assert.equal((await call("GET", "/a"))[0], 404);
 });
