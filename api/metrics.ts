@@ -10,6 +10,7 @@ import {
   Registry,
 } from "prom-client";
 import type { CacheState } from "../domain/ports.ts";
+import type { Transport } from "./service/call.ts";
 
 const LATENCY_BUCKETS = [
   0.001,
@@ -67,11 +68,22 @@ export class Metrics {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
-  readonly inFlight = new Gauge({
+  /**
+   * Requests being handled now, by transport: counted here and read into
+   * the gauge when /metrics is read, where a labelled gauge's inc() and
+   * dec() would hash its labels twice a request.
+   */
+  readonly inFlight: Record<Transport, number> = { http: 0, grpc: 0 };
+  readonly #inFlightGauge = new Gauge({
     name: "corral_requests_in_flight",
     help: "Requests being handled now, by transport.",
     labelNames: ["transport"] as const,
     registers: [this.registry],
+    collect: () => {
+      for (const [transport, count] of Object.entries(this.inFlight)) {
+        this.#inFlightGauge.set({ transport }, count);
+      }
+    },
   });
   readonly kubernetesCalls = new Counter({
     name: "corral_kubernetes_requests_total",

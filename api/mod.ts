@@ -209,7 +209,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     schema.root,
   );
   const httpInFlight = (delta: 1 | -1) =>
-    metrics.inFlight.inc({ transport: "http" }, delta);
+    metrics.inFlight.http += delta;
   return {
     http,
     grpc,

@@ -187,7 +187,8 @@ export class RpcDispatcher implements Dispatcher {
     // The HTTP listener counts its requests itself, from their headers
     // on: a body still arriving is a request in flight too.
     const counted = call.transport !== "http";
-    if (counted) this.#metrics?.inFlight.inc({ transport: call.transport });
+    const inFlight = counted ? this.#metrics?.inFlight : undefined;
+    if (inFlight) inFlight[call.transport]++;
     let outcome: Outcome;
     try {
       const answer = await this.#run(call, decode, progress, {
@@ -201,7 +202,7 @@ export class RpcDispatcher implements Dispatcher {
       outcome = { error: asServiceError(thrown) };
     } finally {
       done.abort(REQUEST_ENDED);
-      if (counted) this.#metrics?.inFlight.dec({ transport: call.transport });
+      if (inFlight) inFlight[call.transport]--;
     }
     return this.#ended(call, progress, outcome);
   }
