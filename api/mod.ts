@@ -208,8 +208,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     [...schema.services, healthServiceDefinition()],
     schema.root,
   );
-  const httpInFlight = (delta: 1 | -1) =>
-    metrics.inFlight.http += delta;
+  const httpInFlight = (delta: 1 | -1) => metrics.inFlight.http += delta;
   return {
     http,
     grpc,

@@ -88,7 +88,9 @@ export function guardBrowsers(
   const refuse = options.refuse ??
     ((_request: HttpRequest, error: ServiceError) => errorResponse(error));
 
-  async function guarded(request: HttpRequest): Promise<Response> {
+  // Not async: the app's own promise is answered when no CORS header is to
+  // be added, where an async function would wrap it in one more.
+  function guarded(request: HttpRequest): Promise<Response> {
     const refusal =
       (!anyHost && !isProbe(request)
         ? hostRefusal(request.headers.get("host"), hosts)
@@ -97,23 +99,31 @@ export function guardBrowsers(
             isWebSocketUpgrade(request.headers)
           ? originRefusal(request, listed, secure)
           : undefined);
-    if (refusal) {
-      await request.body?.cancel();
-      return refuse(request, refusal);
-    }
+    if (refusal) return refused(request, refusal);
     const origin = request.headers.get("origin");
     const cors = origin !== null && listed.has(origin) ? origin : undefined;
     if (cors && isPreflight(request)) {
       const methods = app.allowed(new URL(request.url).pathname);
-      if (methods.length > 0) return preflightAnswer(cors, methods);
+      if (methods.length > 0) {
+        return Promise.resolve(preflightAnswer(cors, methods));
+      }
     }
-    const response = await app(request);
-    if (listed.size > 0) response.headers.append("vary", "Origin");
-    if (cors) {
-      response.headers.set("access-control-allow-origin", cors);
-      response.headers.set("access-control-expose-headers", EXPOSED_HEADERS);
-    }
-    return response;
+    if (listed.size === 0) return app(request);
+    return app(request).then((response) => {
+      response.headers.append("vary", "Origin");
+      if (cors) {
+        response.headers.set("access-control-allow-origin", cors);
+        response.headers.set("access-control-expose-headers", EXPOSED_HEADERS);
+      }
+      return response;
+    });
+  }
+  async function refused(
+    request: HttpRequest,
+    refusal: ServiceError,
+  ): Promise<Response> {
+    await request.body?.cancel();
+    return refuse(request, refusal);
   }
   guarded.allowed = (pathname: string) => app.allowed(pathname);
   return guarded;

@@ -36,11 +36,16 @@ export function writeResponse(
 }
 
 /** Content types whose answers go on for as long as they last (watches). */
-const STREAM_TYPES = /^(application\/x-ndjson|text\/event-stream)\b/;
+const STREAM_TYPES = ["application/x-ndjson", "text/event-stream"];
 
 /** Whether an answer is a stream, written chunk by chunk as it comes. */
 function isStream(response: Response): boolean {
-  return STREAM_TYPES.test(response.headers.get("content-type") ?? "");
+  const type = response.headers.get("content-type") ?? "";
+  // startsWith rather than a regular expression: every answer is asked.
+  return STREAM_TYPES.some((stream) =>
+    type.startsWith(stream) &&
+    (type.length === stream.length || !/\w/.test(type[stream.length]))
+  );
 }
 
 async function endWithoutBody(

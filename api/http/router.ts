@@ -57,6 +57,11 @@ export interface RouterOptions {
   ) => Response;
 }
 
+/** What a path no endpoint takes is allowed: nothing (shared, frozen). */
+const NONE_ALLOWED = Object.freeze({
+  allowed: Object.freeze([]) as unknown as string[],
+});
+
 export function createRouter(options: RouterOptions): Router {
   const { endpoints, fallback } = options;
   const refuse = options.refuse ??
@@ -76,24 +81,43 @@ export function createRouter(options: RouterOptions): Router {
       if (endpoint.method === method) return { endpoint, params };
       allowed.push(endpoint.method);
     }
+    if (allowed.length === 0) return NONE_ALLOWED;
     if (allowed.includes("GET")) {
       allowed.splice(allowed.indexOf("GET") + 1, 0, "HEAD");
     }
     return { allowed: [...new Set(allowed)] };
   }
 
-  async function router(request: HttpRequest): Promise<Response> {
-    const parts = pathOf(request);
-    const head = request.method === "HEAD";
-    const found = parts
-      ? match(parts, head ? "GET" : request.method)
-      : undefined;
-    if (found && "endpoint" in found) {
-      const response = await found.endpoint.handle(request, found.params);
-      return head ? await withoutBody(response) : response;
+  // Not async: the answer is the endpoint's or the fallback's own promise,
+  // where an async function would wrap each in one more (every request
+  // passes two routers).
+  function router(request: HttpRequest): Promise<Response> {
+    try {
+      const parts = pathOf(request);
+      const head = request.method === "HEAD";
+      const found = parts
+        ? match(parts, head ? "GET" : request.method)
+        : undefined;
+      if (found && "endpoint" in found) {
+        const response = found.endpoint.handle(request, found.params);
+        return head
+          ? Promise.resolve(response).then(withoutBody)
+          : Promise.resolve(response);
+      }
+      const allowed = found?.allowed ?? [];
+      if (fallback && allowed.length === 0) return fallback(request);
+      return refusal(request, found, allowed);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const allowed = found?.allowed ?? [];
-    if (fallback && allowed.length === 0) return await fallback(request);
+  }
+
+  /** The answer to a path nothing serves, or not with the request's method. */
+  async function refusal(
+    request: HttpRequest,
+    found: Match | undefined,
+    allowed: string[],
+  ): Promise<Response> {
     let allow: string | undefined;
     let error: ServiceError;
     if (!found) {

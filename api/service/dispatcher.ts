@@ -117,6 +117,30 @@ interface Progress {
  */
 const REQUEST_ENDED = new ServiceError(Code.CANCELLED, "The request ended");
 
+/**
+ * Aborts, with REQUEST_ENDED, once the request has ended. Its signal is
+ * made when a Kubernetes call first asks for it: a read from the cache
+ * makes none, and an AbortController aborted on every request was an
+ * abort event made and dispatched for nobody.
+ */
+class RequestEnd {
+  #controller: AbortController | undefined;
+  #ended = false;
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#ended) this.#controller.abort(REQUEST_ENDED);
+    }
+    return this.#controller.signal;
+  }
+
+  end(): void {
+    this.#ended = true;
+    this.#controller?.abort(REQUEST_ENDED);
+  }
+}
+
 /** What a transport hands its calls to. */
 export interface Dispatcher {
   /**
@@ -183,7 +207,7 @@ export class RpcDispatcher implements Dispatcher {
     };
     // Kubernetes calls end with the request: when one of two parallel
     // calls fails, the other must not go on retrying for nobody.
-    const done = new AbortController();
+    const done = new RequestEnd();
     // The HTTP listener counts its requests itself, from their headers
     // on: a body still arriving is a request in flight too.
     const counted = call.transport !== "http";
@@ -193,7 +217,7 @@ export class RpcDispatcher implements Dispatcher {
     try {
       const answer = await this.#run(call, decode, progress, {
         signal,
-        done: done.signal,
+        done,
       });
       outcome = progress.declaration!.streaming
         ? { stream: answer as AsyncIterableIterator<Message> }
@@ -201,7 +225,7 @@ export class RpcDispatcher implements Dispatcher {
     } catch (thrown) {
       outcome = { error: asServiceError(thrown) };
     } finally {
-      done.abort(REQUEST_ENDED);
+      done.end();
       if (inFlight) inFlight[call.transport]--;
     }
     return this.#ended(call, progress, outcome);
@@ -216,7 +240,7 @@ export class RpcDispatcher implements Dispatcher {
     call: Call,
     decode: () => Message | Promise<Message>,
     progress: Progress,
-    signals: { signal?: AbortSignal; done: AbortSignal },
+    signals: { signal?: AbortSignal; done: RequestEnd },
   ): Promise<Message | AsyncIterableIterator<Message>> {
     // Known before the caller is: a refusal's audit names its verb.
     const declaration = progress.declaration = this.#declarations.get(
@@ -365,13 +389,15 @@ export class RpcDispatcher implements Dispatcher {
    */
   #kubeOptions(
     progress: Progress,
-    { signal, done }: { signal?: AbortSignal; done: AbortSignal },
+    { signal, done }: { signal?: AbortSignal; done: RequestEnd },
   ): CallOptions {
     // Made when first asked for (a Kubernetes call asks): a read from the
     // cache makes none, and AbortSignal.any() is a few µs of its 50.
     let kubeSignal: AbortSignal | undefined;
     const signalOf = () =>
-      kubeSignal ??= signal ? AbortSignal.any([signal, done]) : done;
+      kubeSignal ??= signal
+        ? AbortSignal.any([signal, done.signal])
+        : done.signal;
     return {
       get signal() {
         return signalOf();

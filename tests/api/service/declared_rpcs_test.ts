@@ -31,6 +31,7 @@ import {
 } from "../../harness.ts";
 import { grpcCaller } from "../grpc/client.ts";
 import { probeHandlers } from "./probe_handlers.ts";
+import { Code, ServiceError } from "../../../domain/errors.ts";
 
 const NAMESPACE = "team-a";
 const TOKEN = "Bearer alice-0123456789abcdef0123456789abcdef";
@@ -225,4 +226,44 @@ Deno.test("declareRpcs() declares every method of the API with its row, and stre
       key,
     );
   }
+});
+
+Deno.test("a call's Kubernetes signal aborts once the call has ended, with CANCELLED: one asked for during the call, one asked for after it, one joined to the caller's", async () => {
+  const probe = probeHandlers();
+  const seen: AbortSignal[] = [];
+  let late: (() => AbortSignal) | undefined;
+  probe.handlers["proto.ClusterService/GetCluster"] = (_request, call) => {
+    seen.push(call.kube.signal!);
+    late = () => call.kube.signal!;
+    return Promise.reject(new ServiceError(Code.NOT_FOUND, "none here"));
+  };
+  const dispatcher = createDispatcher({
+    schema: await schema(),
+    handlers: probe.handlers,
+    access: accessWith(everythingBut("none", "none")),
+    log: silentLogger(),
+  });
+  const caller = new AbortController();
+  const call = (signal?: AbortSignal) =>
+    dispatcher.invoke(
+      {
+        transport: "http",
+        key: "proto.ClusterService/GetCluster",
+        requestId: "r",
+        authorization: TOKEN,
+      },
+      () => ({ namespace: NAMESPACE, name: "a" }),
+      signal,
+    );
+  const { error } = await call();
+  assert.equal(error?.code, Code.NOT_FOUND);
+  const [during] = seen;
+  assert.equal(during.aborted, true);
+  assert.equal((during.reason as ServiceError).code, Code.CANCELLED);
+  const after = late!();
+  assert.equal(after.aborted, true);
+  assert.equal((after.reason as ServiceError).code, Code.CANCELLED);
+  await call(caller.signal);
+  assert.equal(seen[1].aborted, true, "joined with the caller's, ended");
+  assert.equal(caller.signal.aborted, false, "the caller's own is left");
 });
