@@ -80,64 +80,126 @@ export function callerOf(
   policy: Policy,
   options: CallerOptions = {},
 ): Caller {
-  const who = `user "${identity.user}"`;
-  const decided = (verb: Verb, resource: Resource, decision: string) =>
-    options.onDecision?.(verb, resource, decision);
-  return {
-    identity,
-    // Who decided, never the name: a name can be claimed, the anonymous
-    // authenticator only decides for a request without credentials.
-    authenticated: identity.authenticator !== "anonymous",
-    authorize(action, verb, resource, namespace) {
-      const decision = policy.authorize({
-        identity,
-        verb,
-        resource,
-        namespace,
-      });
-      decided(verb, resource, decision.allowed ? "allowed" : "no-rule");
-      if (!decision.allowed) {
-        throw new AuthorizationError(
-          "no-rule",
-          `${action}: ${who} may not ${verb} ${resource} in namespace "${namespace}"`,
-        );
-      }
-      return decision.rules;
-    },
-    expiryLimit: (namespace) =>
-      expiryLimitFor(policy.expiry?.() ?? [], namespace),
-    queueLimit: (namespace) =>
-      queueLimitFor(policy.queues?.() ?? [], identity, namespace),
-    may(verb, resource, namespace) {
-      return policy.authorize({ identity, verb, resource, namespace }).allowed;
-    },
-    namespaces(verb, resource) {
-      const namespaces = policy.namespacesFor(identity, verb, resource);
-      decided(
-        verb,
-        resource,
-        namespaces === "*" || namespaces.length > 0 ? "allowed" : "no-rule",
-      );
-      return namespaces;
-    },
-    admit(action, rules, resource, verb = "create", subject = "cluster") {
-      const decision = admitWorkload(rules, resource, subject);
-      if (decision.allowed) return;
-      const [first] = decision.refusals;
-      const reason = first?.reason ?? "no-rule";
-      decided(verb, resourceOf(resource, subject), reason);
-      const detail = first
-        ? first.field
-          ? `${first.field}: ${who} may not ${first.what} (${resource.kind} ${first.path})`
-          : `${first.path}: ${who} may not ${first.what}`
-        : `${who} may not ${verb} this`;
-      throw new AuthorizationError(reason, `${action}: ${detail}`);
-    },
-    quotas: () => policy.quotas?.() ?? [],
-  };
+  return new PolicyCaller(identity, policy, options.onDecision);
 }
 
-/** The policy resource a workload is admitted as, for the metrics. */
+/**
+ * A class, its methods shared: every request makes a caller, which as an
+ * object of closures was nine functions made a request.
+ */
+class PolicyCaller implements Caller {
+  readonly identity: Identity;
+  readonly #policy: Policy;
+  readonly #onDecision: CallerOptions["onDecision"];
+
+  constructor(
+    identity: Identity,
+    policy: Policy,
+    onDecision: CallerOptions["onDecision"],
+  ) {
+    this.identity = identity;
+    this.#policy = policy;
+    this.#onDecision = onDecision;
+  }
+
+  // Who decided, never the name: a name can be claimed, the anonymous
+  // authenticator only decides for a request without credentials.
+  get authenticated(): boolean {
+    return this.identity.authenticator !== "anonymous";
+  }
+
+  authorize(
+    action: string,
+    verb: Verb,
+    resource: Resource,
+    namespace: string,
+  ): Rule[] {
+    const decision = this.#policy.authorize({
+      identity: this.identity,
+      verb,
+      resource,
+      namespace,
+    });
+    this.#decided(verb, resource, decision.allowed ? "allowed" : "no-rule");
+    if (!decision.allowed) {
+      throw new AuthorizationError(
+        "no-rule",
+        `${action}: ${this.#who} may not ${verb} ${resource} in namespace "${namespace}"`,
+      );
+    }
+    return decision.rules;
+  }
+
+  expiryLimit(namespace: string): ExpiryLimit {
+    return expiryLimitFor(this.#policy.expiry?.() ?? [], namespace);
+  }
+
+  queueLimit(namespace: string): QueueLimit {
+    return queueLimitFor(
+      this.#policy.queues?.() ?? [],
+      this.identity,
+      namespace,
+    );
+  }
+
+  may(verb: Verb, resource: Resource, namespace: string): boolean {
+    return this.#policy.authorize({
+      identity: this.identity,
+      verb,
+      resource,
+      namespace,
+    }).allowed;
+  }
+
+  namespaces(verb: Verb, resource: Resource): "*" | string[] {
+    const namespaces = this.#policy.namespacesFor(
+      this.identity,
+      verb,
+      resource,
+    );
+    this.#decided(
+      verb,
+      resource,
+      namespaces === "*" || namespaces.length > 0 ? "allowed" : "no-rule",
+    );
+    return namespaces;
+  }
+
+  admit(
+    action: string,
+    rules: Rule[],
+    resource: Workload,
+    verb: Verb = "create",
+    subject = "cluster",
+  ): void {
+    const decision = admitWorkload(rules, resource, subject);
+    if (decision.allowed) return;
+    const [first] = decision.refusals;
+    const reason = first?.reason ?? "no-rule";
+    this.#decided(verb, resourceOf(resource, subject), reason);
+    const who = this.#who;
+    const detail = first
+      ? first.field
+        ? `${first.field}: ${who} may not ${first.what} (${resource.kind} ${first.path})`
+        : `${first.path}: ${who} may not ${first.what}`
+      : `${who} may not ${verb} this`;
+    throw new AuthorizationError(reason, `${action}: ${detail}`);
+  }
+
+  quotas(): readonly Quota[] {
+    return this.#policy.quotas?.() ?? [];
+  }
+
+  /** The caller as refusals name it. */
+  get #who(): string {
+    return `user "${this.identity.user}"`;
+  }
+
+  #decided(verb: Verb, resource: Resource, decision: string): void {
+    this.#onDecision?.(verb, resource, decision);
+  }
+}
+
 function resourceOf(resource: Workload, subject: string): Resource {
   if (resource.kind === "RayJob") return "jobs";
   return subject === "service" ? "services" : "clusters";
