@@ -21,6 +21,7 @@ import {
   contentTypeRefusal,
   type DecodeOptions,
   decodeRequest,
+  pathOnlyRequest,
 } from "./request_decoding.ts";
 import { clientRequestIdOf, newRequestId } from "../request_id.ts";
 import { createRouter, type Router } from "./router.ts";
@@ -156,7 +157,19 @@ async function callRoute(
  * The request message of a call; a request that does not decode is
  * INVALID_ARGUMENT. Fields dropped as unknown (--kuberay-json) are logged.
  */
-async function decodeCall(
+function decodeCall(
+  gateway: Parts,
+  route: Route,
+  params: Record<string, string>,
+  request: HttpRequest,
+  requestId: string,
+): Message | Promise<Message> {
+  const plain = pathOnlyRequest(route, params, request);
+  if (plain) return resumedFrom(route, plain, request);
+  return decodeInFull(gateway, route, params, request, requestId);
+}
+
+async function decodeInFull(
   gateway: Parts,
   route: Route,
   params: Record<string, string>,
@@ -170,15 +183,7 @@ async function decodeCall(
       request,
       gateway.decoding,
     );
-    // A browser's EventSource resumes a stream with the id of the last
-    // event it had.
-    const lastEventId = request.headers.get("last-event-id");
-    if (
-      route.streaming && lastEventId !== null &&
-      "resourceVersion" in message && message.resourceVersion === ""
-    ) {
-      message.resourceVersion = lastEventId;
-    }
+    resumedFrom(route, message, request);
     if (unknown.length > 0) {
       gateway.kuberayJson?.log.warn(
         "request fields unknown to the API dropped",
@@ -225,6 +230,26 @@ export function refuseRequest(
  * The Call of an HTTP request under `key` and `route`: Corral's own new
  * request id, the caller's beside it, and the connection's peer.
  */
+/**
+ * `message`, resumed where a browser's EventSource left off: it resumes a
+ * stream with the id of the last event it had.
+ */
+function resumedFrom(
+  route: Route,
+  message: Message,
+  request: HttpRequest,
+): Message {
+  if (!route.streaming) return message;
+  const lastEventId = request.headers.get("last-event-id");
+  if (
+    lastEventId !== null && "resourceVersion" in message &&
+    message.resourceVersion === ""
+  ) {
+    message.resourceVersion = lastEventId;
+  }
+  return message;
+}
+
 function httpCall(request: HttpRequest, key: string, route: string): Call {
   const clientRequestId = clientRequestIdOf(request);
   return {

@@ -28,6 +28,22 @@ export interface DecodeOptions {
 }
 
 /**
+ * The request message of a call of `route` that has neither a body nor a
+ * query string (most reads): its path variables alone, as decodeRequest()
+ * makes it, without waiting for anything; undefined for any other call.
+ */
+export function pathOnlyRequest(
+  route: Route,
+  params: Record<string, string>,
+  request: HttpRequest,
+): Message | undefined {
+  if (route.body || request.body || request.url.includes("?")) {
+    return undefined;
+  }
+  return { ...emptyRequest(route), ...params };
+}
+
+/**
  * The request message of a call of `route`: its body, its query string and
  * `params` (its path variables). Throws INVALID_ARGUMENT listing every
  * violation; the unknown fields dropped are returned with the message.

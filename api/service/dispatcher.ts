@@ -258,10 +258,13 @@ export class RpcDispatcher implements Dispatcher {
     );
     // Before decoding: a caller over its rate costs no more than this.
     this.#limit(call, identity, declaration, progress);
-    // KubeRay v0.6.0's job create names the namespace in the body only.
+    // KubeRay v0.6.0's job create names the namespace in the body only. A
+    // request decoded at once (most reads: path variables alone) is not
+    // waited for.
+    const decoded = decode();
     const request = progress.request = withBodyNamespace(
       declaration?.rule,
-      await decode(),
+      decoded instanceof Promise ? await decoded : decoded,
     );
     if (!declaration) {
       throw new ServiceError(
