@@ -6,6 +6,7 @@
  * missing. Each kind is one row of what differs (ManagedKind); the Events
  * about each kind are listed the same way too (listEventsAbout).
  */
+import { ApiException } from "@kubernetes/client-node";
 import type { CallOptions } from "../domain/ports.ts";
 import {
   CLUSTER_EVENTS_SELECTOR,
@@ -33,6 +34,7 @@ import type {
 } from "./client_ports.ts";
 import type { KubernetesCall } from "./errors.ts";
 import { asEvent } from "./json.ts";
+import { LIST_PAGE_SIZE } from "./list_pages.ts";
 import {
   type KubernetesCaller,
   notFound,
@@ -131,7 +133,40 @@ export class ManagedObjectCalls<T extends ManagedObject> {
     );
   }
 
+  /**
+   * Every managed object of the kind (in `namespace`), asked for in pages
+   * of LIST_PAGE_SIZE, as kubectl and client-go's pager ask: with the cache
+   * off, a list of 50,000 clusters in one answer was 80 MB of text parsed
+   * at once. The continue token keeps the first page's snapshot.
+   */
   async list(namespace?: string, options?: CallOptions): Promise<T[]> {
+    const items: T[] = [];
+    let token: string | undefined;
+    do {
+      let page: ListPage<T>;
+      try {
+        page = await this.#listPage(namespace, options, {
+          limit: LIST_PAGE_SIZE,
+          ...(token ? { _continue: token } : {}),
+        });
+      } catch (error) {
+        if (!token || !continueExpired(error)) throw error;
+        // The first page's snapshot is gone: the whole list again, in one
+        // answer, as client-go's pager does.
+        return (await this.#listPage(namespace, options, {})).items ?? [];
+      }
+      for (const item of page.items ?? []) items.push(item);
+      token = page.metadata?.continue || undefined;
+    } while (token);
+    return items;
+  }
+
+  /** One answer of a list: a page of it with `limit`, the rest after `_continue`. */
+  #listPage(
+    namespace: string | undefined,
+    options: CallOptions | undefined,
+    paging: { limit?: number; _continue?: string },
+  ): Promise<ListPage<T>> {
     const { noun, plural, selector: labelSelector } = this.#kind;
     const description: KubernetesCall = {
       action: namespace === undefined
@@ -140,22 +175,21 @@ export class ManagedObjectCalls<T extends ManagedObject> {
       verb: "list",
       noun,
     };
-    const list: { items?: T[] } = await this.#caller.call(
+    return this.#caller.call(
       description,
       plural,
       (config) =>
         namespace === undefined
           ? this.#api.listClusterCustomObject(
-            { ...this.#where, labelSelector },
+            { ...this.#where, labelSelector, ...paging },
             config,
           )
           : this.#api.listNamespacedCustomObject(
-            { ...this.#where, namespace, labelSelector },
+            { ...this.#where, namespace, labelSelector, ...paging },
             config,
           ),
       options,
     );
-    return list.items ?? [];
   }
 
   /**
@@ -305,4 +339,16 @@ export async function listEventsAbout(
     options,
   );
   return list.items.map(asEvent);
+}
+
+/** A page of a list answer. */
+interface ListPage<T> {
+  items?: T[];
+  metadata?: { continue?: string };
+}
+
+/** Whether a list's continue token was refused as expired (410 Gone). */
+function continueExpired(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause instanceof ApiException && cause.code === 410;
 }
