@@ -10,7 +10,7 @@
  */
 import type { Enum, Field, Type } from "protobufjs";
 import type { FieldViolation } from "./errors.ts";
-import { isKept } from "./kept.ts";
+import { isKept, slotOf } from "./kept.ts";
 import { formatTimestamp } from "./timestamps.ts";
 
 export type Message = Record<string, unknown>;
@@ -435,7 +435,11 @@ function parseTimestamp(text: string): Date | undefined {
 /**
  * JSON forms of kept messages (domain/kept.ts: shared ones, such as the
  * cached clusters of api/service/converted_clusters.ts), encoded once: the
- * same object always has the same encoding.
+ * same object always has the same encoding. A message kept with a slot
+ * (keepWithSlot) keeps its form there; any other in this WeakMap, for the
+ * message encoded and the items of its lists only, not for every message
+ * nested deeper: each entry is one more for V8's full collections to mark
+ * in their pause (kept.ts says what that cost).
  */
 const encoded = new WeakMap<Message, unknown>();
 
@@ -444,46 +448,61 @@ export function messageToJson(type: Type, message: Message): unknown {
   if (fullName(type) === TIMESTAMP) {
     throw new TypeError("Timestamps are encoded by their fields");
   }
-  if (isKept(message)) {
+  return jsonOf(type, message, true);
+}
+
+/** `message`'s JSON form, kept when `keepable` and the message is kept. */
+function jsonOf(type: Type, message: Message, keepable: boolean): unknown {
+  const slot = slotOf(message);
+  if (slot) return slot.json ??= encodeMessage(type, message, true);
+  if (keepable && isKept(message)) {
     let json = encoded.get(message);
     if (json === undefined) {
-      json = encodeMessage(type, message);
+      json = encodeMessage(type, message, true);
       encoded.set(message, json);
     }
     return json;
   }
-  return encodeMessage(type, message);
+  return encodeMessage(type, message, false);
 }
 
-function encodeMessage(type: Type, message: Message): unknown {
+/**
+ * `message` as JSON; `top` for the message encoded (not one nested in
+ * it), whose list items' forms are kept too.
+ */
+function encodeMessage(type: Type, message: Message, top: boolean): unknown {
   const out: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
     const value = message[field.name] ?? emptyValue(field);
-    out[field.jsonName ?? field.name] = fieldToJson(field, value);
+    out[field.jsonName ?? field.name] = fieldToJson(field, value, top);
   }
   return out;
 }
 
-function fieldToJson(field: Field, value: unknown): unknown {
+function fieldToJson(field: Field, value: unknown, top: boolean): unknown {
   if (isMap(field)) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      setOwn(out, k, singleToJson(field, v));
+      setOwn(out, k, singleToJson(field, v, false));
     }
     return out;
   }
   if (field.repeated) {
-    return (value as unknown[]).map((v) => singleToJson(field, v));
+    return (value as unknown[]).map((v) => singleToJson(field, v, top));
   }
-  return singleToJson(field, value);
+  return singleToJson(field, value, false);
 }
 
-function singleToJson(field: Field, value: unknown): unknown {
+function singleToJson(
+  field: Field,
+  value: unknown,
+  keepable: boolean,
+): unknown {
   if (value === undefined || value === null) return null;
   if (isTimestamp(field)) return formatTimestamp(value as Date);
   if (isFieldMask(field)) return fieldMaskToJson(value);
   const messageType = messageTypeOf(field);
-  if (messageType) return messageToJson(messageType, value as Message);
+  if (messageType) return jsonOf(messageType, value as Message, keepable);
   const e = enumOf(field);
   if (e && typeof value === "number") return e.valuesById[value] ?? value;
   return value;

@@ -20,12 +20,12 @@ import type { RayServiceResource } from "../domain/service_resources.ts";
 import type { Reflected, StoreChange } from "./reflector.ts";
 import { type Changed, keyOf, Store } from "./store.ts";
 import {
-  SharedParts,
   trimCluster,
   trimConfigMap,
   trimEvent,
   trimMetadataOnly,
 } from "./trim.ts";
+import { SharedParts } from "../domain/shared_parts.ts";
 
 type Listener = (change: ClusterChange) => void;
 type JobListener = (change: JobChange) => void;

@@ -15,19 +15,25 @@ import {
   eventsByCluster,
   namespacedName,
 } from "../../domain/conversions.ts";
-import { isKept, keep } from "../../domain/kept.ts";
+import { isKept, keep, keepWithSlot } from "../../domain/kept.ts";
+import { SharedParts } from "../../domain/shared_parts.ts";
 import type { KubeEvent, RayCluster } from "../../domain/resources.ts";
 import type { Cluster } from "../../domain/types.ts";
 
 export class ConvertedClusters {
-  readonly #kept = new WeakMap<
-    RayCluster,
-    { events: string; cluster: Cluster }
-  >();
+  readonly #kept = new WeakMap<RayCluster, KeptCluster>();
   readonly #lists = new WeakMap<
     readonly RayCluster[],
     { events: readonly KubeEvent[]; clusters: readonly Cluster[] }
   >();
+  /**
+   * Cluster specs held once however many clusters have equal ones: a kept
+   * message is kept until its RayCluster changes, and V8 marks every
+   * object of every one of them in each full collection (after a list of
+   * 10,000 clusters, GetCluster's p99 rose to tens of ms while they were
+   * each a tree of their own).
+   */
+  readonly #specs = new SharedParts();
 
   /**
    * The messages of a list of RayClusters with the events of their
@@ -58,17 +64,79 @@ export class ConvertedClusters {
 
   /** The message of `resource` with `events` (those about it, or more). */
   of(resource: RayCluster, events: readonly KubeEvent[]): Cluster {
-    const key = events.map((event) =>
-      `${event.metadata?.uid ?? event.metadata?.name}@${
-        event.metadata?.resourceVersion ?? ""
-      }`
-    ).join(",");
-    const kept = this.#kept.get(resource);
-    if (kept !== undefined && kept.events === key) return kept.cluster;
-    const cluster = keepDeeply(clusterFromResource(resource, events));
-    this.#kept.set(resource, { events: key, cluster });
+    const kept = this.#keptOf(resource);
+    // The very event objects as last time (the cache's, until they
+    // change): no key to make, on every GetCluster.
+    if (kept !== undefined && sameItems(kept.eventObjects, events)) {
+      return kept.cluster;
+    }
+    const key = eventsKey(events);
+    if (kept !== undefined && kept.events === key) {
+      kept.eventObjects = events;
+      return kept.cluster;
+    }
+    const converted = clusterFromResource(resource, events);
+    const cluster: Cluster = {
+      ...converted,
+      ...(converted.clusterSpec
+        ? { clusterSpec: this.#specs.share(converted.clusterSpec) }
+        : {}),
+    };
+    for (const member of Object.values(cluster)) keepDeeply(member);
+    keepWithSlot(cluster);
+    this.#keep(resource, { events: key, eventObjects: events, cluster });
     return cluster;
   }
+
+  /**
+   * The message kept for `resource`: in a slot of the resource (the
+   * cache's object, which nothing else changes), so that 10,000 kept
+   * messages are no WeakMap entries for V8's full collections to mark in
+   * their pause (domain/kept.ts, keepWithSlot, says what that cost); in
+   * the WeakMap for a resource that cannot take one.
+   */
+  #keptOf(resource: RayCluster): KeptCluster | undefined {
+    return (resource as Slotted)[CONVERTED] ?? this.#kept.get(resource);
+  }
+
+  #keep(resource: RayCluster, kept: KeptCluster): void {
+    if (!Object.isExtensible(resource)) {
+      return void this.#kept.set(resource, kept);
+    }
+    Object.defineProperty(resource, CONVERTED, {
+      value: kept,
+      enumerable: false,
+      writable: true,
+      configurable: true,
+    });
+  }
+}
+
+/** Where a RayCluster holds its converted message; no member of it. */
+const CONVERTED = Symbol("converted cluster");
+
+type Slotted = RayCluster & { [CONVERTED]?: KeptCluster };
+
+interface KeptCluster {
+  /** The uid and version of each event the message was made with. */
+  events: string;
+  /** The event objects it was last asked for with. */
+  eventObjects: readonly KubeEvent[];
+  cluster: Cluster;
+}
+
+function eventsKey(events: readonly KubeEvent[]): string {
+  return events.map((event) =>
+    `${event.metadata?.uid ?? event.metadata?.name}@${
+      event.metadata?.resourceVersion ?? ""
+    }`
+  ).join(",");
+}
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Keeps `value` and every object in it. */

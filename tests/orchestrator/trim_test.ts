@@ -10,11 +10,11 @@ import type {
 } from "../../domain/resources.ts";
 import {
   LAST_APPLIED_ANNOTATION,
-  SharedParts,
   trimCluster,
   trimConfigMap,
   trimEvent,
 } from "../../orchestrator/trim.ts";
+import { SharedParts } from "../../domain/shared_parts.ts";
 
 const TESTDATA = new URL("../testdata/", import.meta.url);
 

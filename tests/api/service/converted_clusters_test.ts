@@ -83,3 +83,35 @@ Deno.test("a list is converted once while the cache hands out the same arrays", 
   assert.notEqual(next, first);
   assert.equal(next[1], first[1]);
 });
+
+Deno.test("what is kept of a cluster is held in slots no encoder, spread or comparison sees: its message on the RayCluster, its JSON on the message; equal specs are one object", async () => {
+  const Cluster = (await schema()).root.lookupType("proto.Cluster");
+  const converted = new ConvertedClusters();
+  const blue = rayCluster("blue");
+  const before = JSON.stringify(blue);
+  const kept = converted.of(blue, []);
+  assert.equal(JSON.stringify(blue), before, "the RayCluster reads the same");
+  assert.deepEqual({ ...blue }, JSON.parse(before));
+  assert.deepEqual(Object.getOwnPropertySymbols(blue).length, 1);
+  assert.equal(
+    Object.getOwnPropertyDescriptor(
+      blue,
+      Object.getOwnPropertySymbols(blue)[0],
+    )?.enumerable,
+    false,
+  );
+  const json = messageToJson(Cluster, kept as never);
+  assert.equal(messageToJson(Cluster, kept as never), json, "encoded once");
+  assert.deepEqual(Object.keys(kept), Object.keys({ ...kept }));
+  assert.deepEqual(
+    JSON.parse(JSON.stringify(kept)),
+    JSON.parse(JSON.stringify(structuredClone(kept))),
+  );
+  // A RayCluster that cannot take a slot (frozen) is kept all the same.
+  const frozen = Object.freeze(rayCluster("frozen"));
+  assert.equal(converted.of(frozen, []), converted.of(frozen, []));
+  // Two clusters alike but for their names share one frozen spec.
+  const green = converted.of(rayCluster("green"), []);
+  assert.equal(green.clusterSpec, kept.clusterSpec);
+  assert.ok(Object.isFrozen(green.clusterSpec?.headGroupSpec));
+});
