@@ -41,7 +41,10 @@ export function isKept(value: unknown): boolean {
  * reference, marked alongside the program.
  */
 export interface KeptSlot {
+  /** Its JSON form (messageToJson). */
   json?: unknown;
+  /** Its JSON form as KubeRay's API server writes it (--kuberay-json). */
+  gatewayJson?: Record<string, unknown>;
 }
 
 const SLOT = Symbol("kept slot");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ConvertedClusters } from "../../../api/service/converted_clusters.ts";
-import { messageToJson } from "../../../domain/codec.ts";
+import { messageToGatewayJson, messageToJson } from "../../../domain/codec.ts";
 import type { KubeEvent, RayCluster } from "../../../domain/resources.ts";
 import { schema } from "../../harness.ts";
 
@@ -58,15 +58,24 @@ Deno.test("a cluster is converted once while its RayCluster object and events st
   assert.notEqual(moved.etag, changedEvent.etag);
 });
 
-Deno.test("a kept cluster's JSON is encoded once", async () => {
+Deno.test("a kept cluster's JSON is encoded once, in either dialect", async () => {
   const Cluster = (await schema()).root.lookupType("proto.Cluster");
-  const kept = new ConvertedClusters().of(rayCluster("blue"), []);
-  const json = messageToJson(Cluster, kept as never);
-  assert.equal(messageToJson(Cluster, kept as never), json);
-  // A message that is not kept (not frozen) is encoded each time.
-  const fresh = structuredClone(kept);
-  assert.notEqual(messageToJson(Cluster, fresh as never), json);
-  assert.deepEqual(messageToJson(Cluster, fresh as never), json);
+  const kept = new ConvertedClusters().of(rayCluster("blue"), [
+    event("a", "5"),
+  ]);
+  for (const encode of [messageToJson, messageToGatewayJson]) {
+    const json = encode(Cluster, kept as never);
+    assert.equal(encode(Cluster, kept as never), json, encode.name);
+    // A message that is not kept (not frozen) is encoded each time.
+    const fresh = structuredClone(kept);
+    assert.notEqual(encode(Cluster, fresh as never), json);
+    assert.deepEqual(encode(Cluster, fresh as never), json);
+  }
+  // The dialects differ (enums as numbers, unpopulated fields left out).
+  assert.notDeepEqual(
+    messageToGatewayJson(Cluster, kept as never),
+    messageToJson(Cluster, kept as never),
+  );
 });
 
 Deno.test("a list is converted once while the cache hands out the same arrays", () => {
