@@ -45,6 +45,8 @@ export interface KeptSlot {
   json?: unknown;
   /** Its JSON form as KubeRay's API server writes it (--kuberay-json). */
   gatewayJson?: Record<string, unknown>;
+  /** Its protobuf encoding as the message `type` (api/grpc/server.ts). */
+  proto?: { type: unknown; bytes: Uint8Array };
 }
 
 const SLOT = Symbol("kept slot");

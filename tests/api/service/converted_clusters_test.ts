@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { ConvertedClusters } from "../../../api/service/converted_clusters.ts";
+import { encode } from "../../../api/grpc/server.ts";
 import { messageToGatewayJson, messageToJson } from "../../../domain/codec.ts";
 import type { KubeEvent, RayCluster } from "../../../domain/resources.ts";
 import { schema } from "../../harness.ts";
@@ -123,4 +124,21 @@ Deno.test("what is kept of a cluster is held in slots no encoder, spread or comp
   const green = converted.of(rayCluster("green"), []);
   assert.equal(green.clusterSpec, kept.clusterSpec);
   assert.ok(Object.isFrozen(green.clusterSpec?.headGroupSpec));
+});
+
+Deno.test("a kept cluster's protobuf bytes are made once; a message not kept is encoded each time", async () => {
+  const Cluster = (await schema()).root.lookupType("proto.Cluster");
+  const kept = new ConvertedClusters().of(rayCluster("blue"), [
+    event("a", "5"),
+  ]);
+  const bytes = encode(Cluster, kept as never);
+  assert.equal(encode(Cluster, kept as never), bytes);
+  const fresh = structuredClone(kept);
+  const again = encode(Cluster, fresh as never);
+  assert.notEqual(again, bytes);
+  assert.deepEqual(again, bytes);
+  assert.equal(
+    (Cluster.decode(bytes) as unknown as { name: string }).name,
+    "blue",
+  );
 });
