@@ -1,5 +1,5 @@
 /**
- * The HTTP/JSON gateway: a pure `(Request) => Promise<Response>` function
+ * The HTTP/JSON gateway: a pure `(HttpRequest) => Promise<Response>` function
  * whose routes are compiled from the proto's google.api.http rules. Each
  * call goes to the dispatcher, with its request decoded
  * (request_decoding.ts) once the caller is authenticated; its answer is a

@@ -4,7 +4,7 @@
  * nothing serves, 405 with Allow for a path served with other methods, 400
  * for a path that does not decode. HEAD is GET without the body (RFC 9110,
  * 9.3.2): wherever GET is served, HEAD is, and Allow says so. Endpoints never
- * look at the method. Pure, like the gateway: `(Request) => Promise<Response>`.
+ * look at the method. Pure, like the gateway: `(HttpRequest) => Promise<Response>`.
  *
  * Two tables go through it: Corral's own pages (OpenAPI document, docs,
  * health, metrics) by exact path, and the gateway's routes compiled from the

@@ -1,5 +1,5 @@
 /**
- * The HTTP listener: serves a `(Request) => Promise<Response>` handler over
+ * The HTTP listener: serves a `(HttpRequest) => Promise<Response>` handler over
  * node:http, because Deno.serve has no header or idle time-outs and a slow
  * client could otherwise hold a connection forever. Adds what a production
  * listener needs around the handler: time-outs, URL and header size limits,

@@ -1,5 +1,5 @@
 /**
- * HTTP upgrades (WebSocket) through the pure `(Request) => Response`
+ * HTTP upgrades (WebSocket) through the pure `(HttpRequest) => Response`
  * handler: a side channel between a handler that accepts an upgrade and the
  * listener (server.ts) that owns the connection.
  *
