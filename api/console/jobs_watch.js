@@ -11,8 +11,12 @@
  * clusters come), as the jobs were read before. A namespace whose jobs
  * the caller may list but not watch (the verb `watch` is not implied by
  * `list`), and a Corral that cannot watch jobs (code 12: it has no cache),
- * have them read every POLL_MS (list_poll.js). A 401 stops it all: signing in again routes anew, which
- * starts it again. The views only read the state and redraw.
+ * have them read every POLL_MS (list_poll.js). While the watch of every
+ * namespace is followed, whether each namespace the console knows of may
+ * be watched is asked once (probeNamespaces): that watch leaves out, without
+ * a word, a namespace where the caller may list jobs but not watch them.
+ * A 401 stops it all: signing in again routes anew, which starts it
+ * again. The views only read the state and redraw.
  */
 import { listJobs, openJobsWatch } from "./api.js";
 import { onReachableAgain } from "./connection.js";
@@ -64,6 +68,8 @@ export function followJobs(onChange) {
     onChange,
     timer: undefined,
     stopPoll: undefined,
+    probed: new Set(),
+    probeTimer: undefined,
   };
   state.jobsWatch = watch;
   watchScope(watch, undefined);
@@ -77,6 +83,7 @@ export function followJobs(onChange) {
 function stopJobs(watch) {
   watch.stopped = true;
   clearInterval(watch.timer);
+  clearInterval(watch.probeTimer);
   watch.stopPoll?.();
   endScopes(watch);
   if (state.jobsWatch === watch) state.jobsWatch = null;
@@ -118,8 +125,13 @@ function watchScope(watch, namespace) {
       scope.stateDue = resourceVersion === "";
       return openJobsWatch(namespace, resourceVersion, signal);
     },
-    apply: (/** @type {JobWatchAnswer} */ answer, _fresh, seen) =>
-      applyJobAnswer(watch, scope, answer, seen),
+    apply: (/** @type {JobWatchAnswer} */ answer, _fresh, seen) => {
+      applyJobAnswer(watch, scope, answer, seen);
+      // Accepted, and in step: now ask which namespaces it leaves out.
+      if (answer.type === "BOOKMARK" && namespace === undefined) {
+        probeNamespaces(watch);
+      }
+    },
     refused: (response) => refused(watch, scope, response),
     // The header's word on the watch is the clusters' watch's.
     showLive: () => {},
@@ -142,7 +154,7 @@ function watchScope(watch, namespace) {
 export function applyJobAnswer(watch, scope, answer, seen) {
   const { type, job, resourceVersion } = answer;
   if (type === "BOOKMARK") {
-    if (scope.stateDue) dropUnseen(scope.namespace, seen);
+    if (scope.stateDue) dropUnseen(watch, scope.namespace, seen);
     scope.stateDue = false;
     scope.synced = true;
     scope.resourceVersion = resourceVersion;
@@ -161,17 +173,19 @@ export function applyJobAnswer(watch, scope, answer, seen) {
 
 /**
  * Drops the jobs of `namespace` (of every namespace when undefined) that
- * are not in `seen`.
+ * are not in `seen`, but those of a namespace whose jobs are read rather
+ * than watched.
+ * @param {JobsWatch} watch
  * @param {string | undefined} namespace
  * @param {Set<string>} seen
  */
-function dropUnseen(namespace, seen) {
+function dropUnseen(watch, namespace, seen) {
   for (const key of [...state.jobs.keys()]) {
     if (seen.has(key)) continue;
     // A namespace's name has no "/": the prefix is its jobs' and no other's.
-    if (namespace === undefined || key.startsWith(`${namespace}/`)) {
-      state.jobs.delete(key);
-    }
+    const of = key.slice(0, key.indexOf("/"));
+    if (watch.scopes.get(of)?.stopPoll) continue;
+    if (namespace === undefined || of === namespace) state.jobs.delete(key);
   }
 }
 
@@ -220,6 +234,7 @@ async function refused(watch, scope, response) {
  * @param {JobsWatch} watch
  */
 function watchEachNamespace(watch) {
+  clearInterval(watch.probeTimer);
   watch.scopes.delete(EVERY_NAMESPACE);
   const namespaces = new Set(knownNamespaces());
   for (const key of [...state.jobs.keys()]) {
@@ -253,6 +268,7 @@ function watchNewNamespaces(watch) {
 function pollJobs(watch) {
   if (watch.stopPoll || watch.stopped) return;
   clearInterval(watch.timer);
+  clearInterval(watch.probeTimer);
   endScopes(watch);
   watch.stopPoll = pollList(() => readVisible(listJobs), (next) => {
     const differs = changed(state.jobs, next, state.jobsSynced);
@@ -260,6 +276,76 @@ function pollJobs(watch) {
     state.jobsSynced = true;
     return differs;
   }, watch.onChange);
+}
+
+/**
+ * While the watch of every namespace is followed: asks whether the caller
+ * may watch the jobs of each namespace the console knows of (and of each
+ * it comes to know of, looked at every POLL_MS), once, with a watch of
+ * that namespace ended as soon as it is answered. The watch of every
+ * namespace has the jobs of those where the caller may watch them, and
+ * nothing of one where it may only list them (the verb `watch` is not
+ * implied by `list`): there, the jobs are read every POLL_MS instead.
+ * @param {JobsWatch} watch
+ */
+function probeNamespaces(watch) {
+  if (watch.probeTimer !== undefined || watch.stopped) return;
+  const probe = () => {
+    for (const namespace of knownNamespaces()) {
+      if (!watch.probed.has(namespace) && !watch.scopes.has(namespace)) {
+        probeNamespace(watch, namespace);
+      }
+    }
+  };
+  probe();
+  watch.probeTimer = setInterval(probe, POLL_MS);
+}
+
+/**
+ * Asks whether the caller may watch the jobs of `namespace`; where it may
+ * not but may list them, reads them every POLL_MS (readNamespace). A
+ * namespace where it may do neither shows no jobs and is not asked again.
+ * A probe that fails otherwise is tried again at the next look.
+ * @param {JobsWatch} watch
+ * @param {string} namespace
+ */
+async function probeNamespace(watch, namespace) {
+  watch.probed.add(namespace);
+  const controller = new AbortController();
+  try {
+    const response = await openJobsWatch(namespace, "", controller.signal);
+    // Watched: the watch of every namespace has its jobs.
+    if (response.ok) return;
+    const body = await response.json().catch(() => ({}));
+    if (body.code !== PERMISSION_DENIED) {
+      // A 401 has api.js ask for a token; anything else, ask again later.
+      if (response.status !== 401) watch.probed.delete(namespace);
+      return;
+    }
+    const current = () =>
+      !watch.stopped && watch.scopes.has(EVERY_NAMESPACE) &&
+      !watch.scopes.has(namespace);
+    if (!current()) return;
+    // Listing is asked once before reading every POLL_MS: a namespace the
+    // caller may not read at all is not asked again and again.
+    const listed = await listJobs(namespace).then(() => true, () => false);
+    if (!listed || !current()) return;
+    /** @type {JobScope} */
+    const scope = {
+      namespace,
+      resourceVersion: "",
+      controller: null,
+      stateDue: false,
+      synced: false,
+      stopPoll: undefined,
+    };
+    watch.scopes.set(namespace, scope);
+    readNamespace(watch, scope, namespace);
+  } catch {
+    watch.probed.delete(namespace);
+  } finally {
+    controller.abort();
+  }
 }
 
 /**

@@ -52,6 +52,10 @@
  *   namespaces to watch, when they are watched one by one
  * @property {(() => void) | undefined} stopPoll ends the reading of a
  *   Corral that cannot watch jobs
+ * @property {Set<string>} probed the namespaces asked whether their jobs
+ *   may be watched, while the watch of every namespace is followed
+ * @property {ReturnType<typeof setInterval> | undefined} probeTimer looks
+ *   for namespaces to ask that of
  */
 
 /**

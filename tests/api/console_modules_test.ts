@@ -46,6 +46,7 @@ interface JobScope {
   controller: AbortController | null;
   stateDue: boolean;
   synced: boolean;
+  stopPoll?: () => void;
 }
 interface JobsWatch {
   scopes: Map<string, JobScope>;
@@ -344,4 +345,31 @@ Deno.test("applyAnswer() drops what a fresh stream after a 409 did not send, tho
   );
   applyAnswer({ type: "BOOKMARK", resourceVersion: "9" }, true, seen);
   assert.deepEqual([...state.clusters.keys()], ["a/x"]);
+});
+
+Deno.test("applyJobAnswer() on the watch of every namespace keeps the jobs of a namespace that is read rather than watched", () => {
+  resetJobs([job("a", "gone"), job("c", "listed")]);
+  const reading: JobScope = {
+    namespace: "c",
+    resourceVersion: "",
+    controller: null,
+    stateDue: false,
+    synced: true,
+    stopPoll: () => {},
+  };
+  const { watch, scope } = jobScope(undefined, true, [reading]);
+  const seen = new Set<string>();
+  applyJobAnswer(
+    watch,
+    scope,
+    { type: "ADDED", job: job("b", "y"), resourceVersion: "" },
+    seen,
+  );
+  applyJobAnswer(
+    watch,
+    scope,
+    { type: "BOOKMARK", resourceVersion: "7" },
+    seen,
+  );
+  assert.deepEqual([...state.jobs.keys()].sort(), ["b/y", "c/listed"]);
 });

@@ -89,3 +89,89 @@ Deno.test("the console's jobs for a caller who may list but not watch them: refu
     await teams?.close();
   }
 });
+
+/**
+ * team-a may watch jobs in team-b, and only list them in team-a: the watch
+ * of every namespace is accepted and has team-b's jobs only.
+ */
+const WATCH_ONE_LIST_OTHER = `rules:
+  - groups: ["team-a"]
+    namespaces: ["team-a", "team-b"]
+    resources: ["clusters", "computetemplates"]
+    verbs: ["*"]
+  - groups: ["team-a"]
+    namespaces: ["team-a"]
+    resources: ["jobs"]
+    verbs: ["get", "list", "create", "delete"]
+  - groups: ["team-a"]
+    namespaces: ["team-b"]
+    resources: ["jobs"]
+    verbs: ["*"]
+`;
+
+Deno.test("the console's jobs for a caller who may watch them in one namespace and only list them in another: both namespaces' jobs show, one watched, the other read", async () => {
+  let teams: TwoTeams | undefined;
+  let context: BrowserContext | undefined;
+  try {
+    teams = await startTwoTeams(
+      "corral-console-jobs-mixed-",
+      WATCH_ONE_LIST_OTHER,
+    );
+    const { origin } = teams;
+    for (const namespace of ["team-a", "team-b"]) {
+      await smallTemplate(teams, ADA, namespace);
+      await headOnlyCluster(teams, ADA, namespace, "blue");
+    }
+    const submit = (namespace: string, name: string) =>
+      teams!.api(ADA, "POST", `/apis/v1alpha2/namespaces/${namespace}/jobs`, {
+        name,
+        user: ADA.user,
+        version: "2.9.0",
+        entrypoint: "python train.py",
+        clusterSpec: { headGroupSpec: { computeTemplate: "small" } },
+      });
+    await submit("team-a", "listed");
+    await submit("team-b", "watched");
+    const launched = await launchChromium(teams.dir, {
+      width: 1280,
+      height: 800,
+    });
+    context = launched.context;
+    const page = launched.page;
+    const trouble = watchTrouble(page, origin);
+    const reads: string[] = [];
+    page.on("request", (request) => {
+      const path = new URL(request.url()).pathname;
+      if (request.method() === "GET" && /\/jobs$/.test(path)) reads.push(path);
+    });
+
+    await signIn(page, origin, "#/jobs", ADA);
+    for (const key of ["team-a/listed", "team-b/watched"]) {
+      await page.locator(`[data-job="${key}"]`).getByText("SUCCEEDED")
+        .waitFor({ timeout: 30_000 });
+    }
+    for (
+      const path of [
+        "/apis/v1alpha2/watch/jobs",
+        "/apis/v1alpha2/watch/namespaces/team-a/jobs",
+        "/apis/v1alpha2/namespaces/team-a/jobs",
+      ]
+    ) {
+      assert.ok(reads.includes(path), `${path} not asked: ${reads}`);
+    }
+    assert.ok(
+      !reads.includes("/apis/v1alpha2/namespaces/team-b/jobs"),
+      `team-b's jobs were read, where they are watched: ${reads}`,
+    );
+    // A job added in the namespace that is only read shows too.
+    await submit("team-a", "later");
+    await page.locator('[data-job="team-a/later"]').waitFor();
+    assertOnlyRefusals(trouble, [
+      / HTTP 401$/,
+      /\/watch\/namespaces\/team-a\/jobs: HTTP 403$/,
+    ]);
+  } finally {
+    await context?.close();
+    await teams?.close();
+  }
+});

@@ -28,15 +28,20 @@ import {
 
 const NS = "team-a";
 
-/** The jobs' requests a page made: lists of jobs, and watches of them. */
+/**
+ * The jobs' requests a page made: lists of jobs, watches of them, and the
+ * watches of one namespace that only ask whether it may be watched
+ * (jobs_watch.js, probeNamespaces).
+ */
 interface JobReads {
   lists: string[];
   watches: string[];
+  probes: string[];
 }
 
 /** Counts the page's requests that read jobs, from now on. */
 function countJobReads(page: Page): JobReads {
-  const reads: JobReads = { lists: [], watches: [] };
+  const reads: JobReads = { lists: [], watches: [], probes: [] };
   page.on("request", (request) => {
     if (request.method() !== "GET") return;
     const url = new URL(request.url());
@@ -44,8 +49,10 @@ function countJobReads(page: Page): JobReads {
       reads.lists.push(`${url.pathname}${url.search}`);
     }
     if (
-      /^\/apis\/v1alpha2\/watch\/(namespaces\/[^/]+\/)?jobs$/.test(url.pathname)
+      /^\/apis\/v1alpha2\/watch\/namespaces\/[^/]+\/jobs$/.test(url.pathname)
     ) {
+      reads.probes.push(`${url.pathname}${url.search}`);
+    } else if (/^\/apis\/v1alpha2\/watch\/jobs$/.test(url.pathname)) {
       reads.watches.push(`${url.pathname}${url.search}`);
     }
   });
@@ -129,6 +136,7 @@ Deno.test("the console's jobs: New job, a refusal by field, then the job's page 
       async () => {
         reads.lists.length = 0;
         reads.watches.length = 0;
+        reads.probes.length = 0;
         await page.fill("#job-name", "train");
         await page.fill("#job-runtime-env", "pip:\n  - numpy\n");
         await page.check("#job-shutdown");
@@ -165,6 +173,14 @@ Deno.test("the console's jobs: New job, a refusal by field, then the job's page 
             /^\/apis\/v1alpha2\/watch\/jobs\?resourceVersion=\d/,
           );
         }
+        // Whether its namespace may be watched is asked once, not again.
+        assert.ok(
+          reads.probes.length <= 1 &&
+            reads.probes.every((probe) =>
+              probe === `/apis/v1alpha2/watch/namespaces/${NS}/jobs`
+            ),
+          `${reads.probes}`,
+        );
         if (SCREENSHOTS) {
           await page.screenshot({
             path: `${SCREENSHOTS}/console-job.png`,
