@@ -102,14 +102,13 @@ function endScopes(watch) {
 }
 
 /**
- * Starts following the jobs of `namespace` (of every namespace when
- * undefined), until `watch` stops.
- * @param {JobsWatch} watch
+ * A scope of `namespace` (of every namespace when undefined), not yet
+ * watched nor read.
  * @param {string | undefined} namespace
+ * @returns {JobScope}
  */
-function watchScope(watch, namespace) {
-  /** @type {JobScope} */
-  const scope = {
+function newScope(namespace) {
+  return {
     namespace,
     resourceVersion: "",
     controller: null,
@@ -117,6 +116,16 @@ function watchScope(watch, namespace) {
     synced: false,
     stopPoll: undefined,
   };
+}
+
+/**
+ * Starts following the jobs of `namespace` (of every namespace when
+ * undefined), until `watch` stops.
+ * @param {JobsWatch} watch
+ * @param {string | undefined} namespace
+ */
+function watchScope(watch, namespace) {
+  const scope = newScope(namespace);
   const key = namespace ?? EVERY_NAMESPACE;
   watch.scopes.set(key, scope);
   followWatch(scope, {
@@ -330,15 +339,7 @@ async function probeNamespace(watch, namespace) {
     // caller may not read at all is not asked again and again.
     const listed = await listJobs(namespace).then(() => true, () => false);
     if (!listed || !current()) return;
-    /** @type {JobScope} */
-    const scope = {
-      namespace,
-      resourceVersion: "",
-      controller: null,
-      stateDue: false,
-      synced: false,
-      stopPoll: undefined,
-    };
+    const scope = newScope(namespace);
     watch.scopes.set(namespace, scope);
     readNamespace(watch, scope, namespace);
   } catch {

@@ -359,17 +359,11 @@ Deno.test("applyJobAnswer() on the watch of every namespace keeps the jobs of a 
   };
   const { watch, scope } = jobScope(undefined, true, [reading]);
   const seen = new Set<string>();
-  applyJobAnswer(
-    watch,
-    scope,
-    { type: "ADDED", job: job("b", "y"), resourceVersion: "" },
-    seen,
-  );
-  applyJobAnswer(
-    watch,
-    scope,
-    { type: "BOOKMARK", resourceVersion: "7" },
-    seen,
-  );
+  for (
+    const answer of [
+      { type: "ADDED", job: job("b", "y"), resourceVersion: "" },
+      { type: "BOOKMARK", resourceVersion: "7" },
+    ]
+  ) applyJobAnswer(watch, scope, answer, seen);
   assert.deepEqual([...state.jobs.keys()].sort(), ["b/y", "c/listed"]);
 });
