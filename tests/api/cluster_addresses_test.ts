@@ -15,52 +15,20 @@ import { createKubernetesOrchestrator } from "../../orchestrator/mod.ts";
 import { kubeconfigFor } from "../../standin/mod.ts";
 import { startCorral, TRANSPORTS } from "../harness.ts";
 import { RAY_CRD } from "../orchestrator/cluster_shapes.ts";
-import { kubeFetch } from "../standin/with_standin.ts";
 import { ALICE, bearer, fileAccess } from "./auth/access_fixtures.ts";
-
-/** A managed RayCluster in namespace team-a with `status`. */
-async function rayCluster(
-  kubeUrl: string,
-  name: string,
-  status?: Record<string, unknown>,
-): Promise<void> {
-  const path = "/apis/ray.io/v1/namespaces/team-a/rayclusters";
-  const created = await kubeFetch(kubeUrl, "POST", path, {
-    apiVersion: "ray.io/v1",
-    kind: "RayCluster",
-    metadata: {
-      name,
-      namespace: "team-a",
-      labels: { "app.kubernetes.io/managed-by": "kuberay-apiserver" },
-    },
-    spec: {
-      headGroupSpec: {
-        rayStartParams: {},
-        template: {
-          spec: { containers: [{ name: "ray-head", image: "rayproject/ray" }] },
-        },
-      },
-    },
-  });
-  assert.equal(created.status, 201, await created.text());
-  if (!status) return;
-  const patched = await kubeFetch(kubeUrl, "PATCH", `${path}/${name}/status`, {
-    status,
-  });
-  assert.equal(patched.status, 200, await patched.text());
-}
+import { managedCluster } from "../standin/with_standin.ts";
 
 const ADDRESSES = ["clientUrl", "dashboardUrl", "dashboardProxyUrl"];
 
 Deno.test("GetCluster answers a ready cluster's addresses, and none while it is not ready, on both transports", async (t) => {
   const corral = await startCorral({ crds: [RAY_CRD] });
   try {
-    await rayCluster(corral.kubeUrl, "blue", {
+    await managedCluster(corral.kubeUrl, "blue", {
       state: "ready",
       head: { serviceName: "blue-head" },
     });
-    await rayCluster(corral.kubeUrl, "green", { state: "ready" });
-    await rayCluster(corral.kubeUrl, "red", { state: "unhealthy" });
+    await managedCluster(corral.kubeUrl, "green", { state: "ready" });
+    await managedCluster(corral.kubeUrl, "red", { state: "unhealthy" });
     const want: Record<string, string[]> = {
       blue: [
         "ray://blue-head.team-a.svc:10001",
@@ -122,7 +90,7 @@ Deno.test("createApi() with the dashboard proxy: its paths go to the proxy, the 
     },
   });
   try {
-    await rayCluster(corral.kubeUrl, "red", { state: "unhealthy" });
+    await managedCluster(corral.kubeUrl, "red", { state: "unhealthy" });
     const cluster = "/apis/v1alpha2/namespaces/team-a/clusters/red";
     const ask = async (path: string, init: RequestInit = {}) => {
       const response = await api.http(

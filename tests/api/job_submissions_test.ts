@@ -12,7 +12,6 @@ import { DashboardJobs } from "../../orchestrator/dashboard_jobs.ts";
 import { SimulatedDashboard } from "../../standin/dashboard/server.ts";
 import { type Corral, startCorral, TRANSPORTS } from "../harness.ts";
 import { until } from "../eventually.ts";
-import { kubeFetch } from "../standin/with_standin.ts";
 import { zipOf } from "../standin/zip_fixture.ts";
 import {
   ALICE,
@@ -26,6 +25,7 @@ import {
 } from "./auth/access_fixtures.ts";
 import { encode, map } from "./field_numbers.ts";
 import { within } from "./stream_watchers.ts";
+import { managedCluster } from "../standin/with_standin.ts";
 
 const JS = "proto.RayJobSubmissionService";
 
@@ -80,48 +80,14 @@ async function withWorld(
         logPollMs: 20,
       },
     });
-    await rayCluster(corral.kubeUrl, "blue", { state: "ready" });
-    await rayCluster(corral.kubeUrl, "green", { state: "pending" });
+    await managedCluster(corral.kubeUrl, "blue", { state: "ready" });
+    await managedCluster(corral.kubeUrl, "green", { state: "pending" });
     await run({ corral, dashboard, access });
   } finally {
     await corral?.close();
     await access?.close();
     await dashboard.close();
   }
-}
-
-/** A managed RayCluster in team-a, with `status`. */
-async function rayCluster(
-  kubeUrl: string,
-  name: string,
-  status: Record<string, unknown>,
-): Promise<void> {
-  const path = "/apis/ray.io/v1/namespaces/team-a/rayclusters";
-  const created = await kubeFetch(kubeUrl, "POST", path, {
-    apiVersion: "ray.io/v1",
-    kind: "RayCluster",
-    metadata: {
-      name,
-      namespace: "team-a",
-      labels: { "app.kubernetes.io/managed-by": "kuberay-apiserver" },
-    },
-    spec: {
-      headGroupSpec: {
-        rayStartParams: {},
-        template: {
-          spec: { containers: [{ name: "ray-head", image: "rayproject/ray" }] },
-        },
-      },
-    },
-  });
-  assert.equal(created.status, 201, await created.text());
-  const patched = await kubeFetch(
-    kubeUrl,
-    "PATCH",
-    `${path}/${name}/status`,
-    { status },
-  );
-  assert.equal(patched.status, 200, await patched.text());
 }
 
 const KEY = { namespace: "team-a", clustername: "blue" };

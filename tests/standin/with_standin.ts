@@ -40,12 +40,14 @@ export function kubeFetch(
 
 /**
  * A managed RayCluster `name` in team-a, written straight to the API at
- * `kubeUrl` and marked ready, as the operator would: for tests of what
- * Corral does with a ready cluster (its dashboard), not of creating one.
+ * `kubeUrl`, with `status` set as the operator would set it (none when
+ * absent): for tests of what Corral does with a cluster in some state,
+ * not of creating one.
  */
-export async function readyCluster(
+export async function managedCluster(
   kubeUrl: string,
   name: string,
+  status?: Record<string, unknown>,
 ): Promise<void> {
   const path = "/apis/ray.io/v1/namespaces/team-a/rayclusters";
   const created = await kubeFetch(kubeUrl, "POST", path, {
@@ -70,10 +72,18 @@ export async function readyCluster(
       `create ${name}: ${created.status} ${await created.text()}`,
     );
   }
+  if (!status) return;
   const patched = await kubeFetch(kubeUrl, "PATCH", `${path}/${name}/status`, {
-    status: { state: "ready" },
+    status,
   });
   if (patched.status !== 200) {
-    throw new Error(`ready ${name}: ${patched.status} ${await patched.text()}`);
+    throw new Error(
+      `status ${name}: ${patched.status} ${await patched.text()}`,
+    );
   }
+}
+
+/** A managed RayCluster `name` in team-a, marked ready (managedCluster). */
+export function readyCluster(kubeUrl: string, name: string): Promise<void> {
+  return managedCluster(kubeUrl, name, { state: "ready" });
 }
