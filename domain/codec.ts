@@ -10,7 +10,7 @@
  */
 import type { Enum, Field, Type } from "protobufjs";
 import type { FieldViolation } from "./errors.ts";
-import { isKept, slotOf } from "./kept.ts";
+import { KeptForms } from "./kept.ts";
 import { formatTimestamp } from "./timestamps.ts";
 
 export type Message = Record<string, unknown>;
@@ -435,13 +435,13 @@ function parseTimestamp(text: string): Date | undefined {
 /**
  * JSON forms of kept messages (domain/kept.ts: shared ones, such as the
  * cached clusters of api/service/converted_clusters.ts), encoded once: the
- * same object always has the same encoding. A message kept with a slot
- * (keepWithSlot) keeps its form there; any other in this WeakMap, for the
- * message encoded and the items of its lists only, not for every message
- * nested deeper: each entry is one more for V8's full collections to mark
- * in their pause (kept.ts says what that cost).
+ * same object always has the same encoding (KeptForms: in the message's
+ * slot, else in a WeakMap). Kept for the message encoded and the items of
+ * its lists only, not for every message nested deeper: each WeakMap entry
+ * is one more for V8's full collections to mark in their pause (kept.ts
+ * says what that cost).
  */
-const encoded = new WeakMap<Message, unknown>();
+const jsonForms = new KeptForms("json");
 
 /** Encodes a message as proto3 JSON with every field emitted. */
 export function messageToJson(type: Type, message: Message): unknown {
@@ -453,24 +453,22 @@ export function messageToJson(type: Type, message: Message): unknown {
 
 /** `message`'s JSON form, kept when `keepable` and the message is kept. */
 function jsonOf(type: Type, message: Message, keepable: boolean): unknown {
-  const slot = slotOf(message);
-  if (slot) return slot.json ??= encodeMessage(type, message, true);
-  if (keepable && isKept(message)) {
-    let json = encoded.get(message);
-    if (json === undefined) {
-      json = encodeMessage(type, message, true);
-      encoded.set(message, json);
-    }
-    return json;
-  }
-  return encodeMessage(type, message, false);
+  return jsonForms.of(
+    message,
+    keepable,
+    (kept) => encodeMessage(type, message, kept),
+  );
 }
 
 /**
  * `message` as JSON; `top` for the message encoded (not one nested in
  * it), whose list items' forms are kept too.
  */
-function encodeMessage(type: Type, message: Message, top: boolean): unknown {
+function encodeMessage(
+  type: Type,
+  message: Message,
+  top: boolean,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
     const value = message[field.name] ?? emptyValue(field);
@@ -523,27 +521,19 @@ export function messageToGatewayJson(
   return gatewayJsonOf(type, message, true);
 }
 
-/** Gateway JSON forms of kept messages without a slot (as `encoded`). */
-const gatewayEncoded = new WeakMap<Message, Record<string, unknown>>();
+/** Gateway JSON forms of kept messages, kept as `jsonForms` keeps theirs. */
+const gatewayJsonForms = new KeptForms("gatewayJson");
 
 function gatewayJsonOf(
   type: Type,
   message: Message,
   keepable: boolean,
 ): Record<string, unknown> {
-  const slot = slotOf(message);
-  if (slot) {
-    return slot.gatewayJson ??= encodeGatewayMessage(type, message, true);
-  }
-  if (keepable && isKept(message)) {
-    let json = gatewayEncoded.get(message);
-    if (json === undefined) {
-      json = encodeGatewayMessage(type, message, true);
-      gatewayEncoded.set(message, json);
-    }
-    return json;
-  }
-  return encodeGatewayMessage(type, message, false);
+  return gatewayJsonForms.of(
+    message,
+    keepable,
+    (kept) => encodeGatewayMessage(type, message, kept),
+  );
 }
 
 function encodeGatewayMessage(

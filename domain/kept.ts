@@ -32,8 +32,9 @@ export function isKept(value: unknown): boolean {
 }
 
 /**
- * What is made once of a kept value and kept with it (its JSON form,
- * domain/codec.ts), in a slot of its own rather than in a WeakMap: V8
+ * What is made once of a kept value and kept with it (its JSON forms,
+ * domain/codec.ts; its protobuf bytes, api/grpc/server.ts: KeptForms), in
+ * a slot of its own rather than in a WeakMap: V8
  * marks a WeakMap's entries, and all their values hold, in the pause that
  * ends each full collection. With the JSON forms of 10,000 listed clusters
  * in a WeakMap, that pause was 22 to 44 ms, 20 to 35 of it the entries
@@ -42,11 +43,11 @@ export function isKept(value: unknown): boolean {
  */
 export interface KeptSlot {
   /** Its JSON form (messageToJson). */
-  json?: unknown;
+  json?: Record<string, unknown>;
   /** Its JSON form as KubeRay's API server writes it (--kuberay-json). */
   gatewayJson?: Record<string, unknown>;
   /** Its protobuf encoding as the message `type` (api/grpc/server.ts). */
-  proto?: { type: unknown; bytes: Uint8Array };
+  proto?: { type: object; bytes: Uint8Array };
 }
 
 const SLOT = Symbol("kept slot");
@@ -65,4 +66,41 @@ export function keepWithSlot<T extends object>(value: T): T {
 /** The slot of a value kept by keepWithSlot(); undefined for any other. */
 export function slotOf(value: object): KeptSlot | undefined {
   return (value as { [SLOT]?: KeptSlot })[SLOT];
+}
+
+/**
+ * One form made of kept values (their JSON, their protobuf bytes): made
+ * once a value, and kept in its slot where it has one (keepWithSlot), else
+ * in a WeakMap, whose entries are fine for the few kept values without a
+ * slot (a whole list's answer). A value that is not kept gets its form
+ * made anew each time.
+ */
+export class KeptForms<K extends keyof KeptSlot> {
+  readonly #field: K;
+  readonly #forms = new WeakMap<object, NonNullable<KeptSlot[K]>>();
+
+  /** Forms kept in the slot's `field`. */
+  constructor(field: K) {
+    this.#field = field;
+  }
+
+  /**
+   * `value`'s form: `make(true)`'s, made once, when `value` has a slot, or
+   * is kept and `keepable`; `make(false)`'s, made now, otherwise.
+   */
+  of(
+    value: object,
+    keepable: boolean,
+    make: (kept: boolean) => NonNullable<KeptSlot[K]>,
+  ): NonNullable<KeptSlot[K]> {
+    const slot = slotOf(value);
+    if (slot) return slot[this.#field] ??= make(true);
+    if (!keepable || !isKept(value)) return make(false);
+    let form = this.#forms.get(value);
+    if (form === undefined) {
+      form = make(true);
+      this.#forms.set(value, form);
+    }
+    return form;
+  }
 }

@@ -25,7 +25,7 @@ import { grpcPeer } from "./credentials.ts";
 import { clientRequestIdFrom, newRequestId } from "../request_id.ts";
 import { completeHttp2Constants } from "./http2_constants.ts";
 import type { Logger } from "../../domain/log.ts";
-import { isKept, slotOf } from "../../domain/kept.ts";
+import { KeptForms } from "../../domain/kept.ts";
 
 export interface GrpcOptions {
   schema: ApiSchema;
@@ -341,26 +341,17 @@ function decode(type: protobuf.Type, bytes: Uint8Array): Message {
 /**
  * The protobuf bytes of kept answers (domain/kept.ts: a cached cluster, a
  * whole cached list), made once for every call that gets them: a list of
- * 10,000 cached clusters was encoded anew for each call. The bytes are a
- * leaf, which V8's full collections do not trace through.
+ * 10,000 cached clusters was encoded anew for each call.
  */
-const keptBytes = new WeakMap<
-  Message,
-  { type: protobuf.Type; bytes: Uint8Array }
->();
+const protoForms = new KeptForms("proto");
 
 /** `message` as protobuf bytes of `type`; a kept one's made once. */
 export function encode(type: protobuf.Type, message: Message): Uint8Array {
-  if (!isKept(message)) return encodeAnew(type, message);
-  // A cached cluster keeps its bytes in its slot (domain/kept.ts says why
-  // not in a WeakMap); a list answer, one of a few, in the WeakMap.
-  const slot = slotOf(message);
-  const kept = slot ? slot.proto : keptBytes.get(message);
-  if (kept?.type === type) return kept.bytes;
-  const made = { type, bytes: encodeAnew(type, message) };
-  if (slot) slot.proto = made;
-  else keptBytes.set(message, made);
-  return made.bytes;
+  const form = protoForms.of(message, true, () => ({
+    type,
+    bytes: encodeAnew(type, message),
+  }));
+  return form.type === type ? form.bytes : encodeAnew(type, message);
 }
 
 function encodeAnew(type: protobuf.Type, message: Message): Uint8Array {
