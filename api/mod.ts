@@ -6,8 +6,6 @@
 import type * as grpc from "@grpc/grpc-js";
 import type { Limits } from "../domain/limits.ts";
 import type { Logger } from "../domain/log.ts";
-import { Code, ServiceError } from "../domain/errors.ts";
-import { credentialsOf } from "./auth/authenticate.ts";
 import type { Access } from "./auth/access.ts";
 import type { FairUseSettings } from "./auth/rate_limit.ts";
 import type { Orchestrator } from "../domain/ports.ts";
@@ -21,16 +19,15 @@ import {
 } from "./grpc/health.ts";
 import { addReflection } from "./grpc/reflection.ts";
 import { Health, livenessPage, readinessPage } from "./health.ts";
-import { errorResponse } from "./http/error_answers.ts";
 import { type BrowserSettings, guardBrowsers } from "./http/browser_guard.ts";
-import { createGateway, refuseRequest } from "./http/gateway.ts";
-import { createHttpApp, createRouter, type Router } from "./http/router.ts";
+import { gatewayEndpoints, refuseRequest } from "./http/gateway.ts";
+import { createRouter, pageEndpoints, type Router } from "./http/router.ts";
 import {
   DashboardProxy,
   type DashboardProxyOptions,
 } from "./http/dashboard_proxy.ts";
 import { compileRoutes } from "./http/rules.ts";
-import { Metrics, metricsPage } from "./metrics.ts";
+import { Metrics, metricsPage, metricsUnit } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { loadApiSchema } from "./schema.ts";
 import { createDispatcher } from "./service/dispatcher.ts";
@@ -43,8 +40,8 @@ import {
 } from "./service/cluster_watch.ts";
 import { type JobWatch, jobWatchFor } from "./service/job_watch.ts";
 import { ConvertedClusters } from "./service/converted_clusters.ts";
-import { WHOAMI_PATH, whoamiPage } from "./whoami.ts";
-import type { HttpRequest } from "./http/http_request.ts";
+import { whoamiUnit } from "./whoami.ts";
+import { type HttpUnit, unitEndpoints } from "./http/units.ts";
 
 export interface ApiOptions {
   orchestrator: Orchestrator;
@@ -82,7 +79,7 @@ export interface ApiOptions {
   /** The dashboard proxy; without it, no dashboard routes. */
   dashboardProxy?: Omit<
     DashboardProxyOptions,
-    "orchestrator" | "access" | "namespaces" | "secure" | "log"
+    "orchestrator" | "secure" | "log"
   >;
 }
 
@@ -140,48 +137,52 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   });
   // Compiled once: the gateway routes with them, the document describes them.
   const routes = compileRoutes(schema.services);
-  const gateway = createGateway({
-    schema,
-    routes,
-    dispatcher,
-    maxBodyBytes,
-    ...(options.kuberayJson ? { kuberayJson: { log } } : {}),
-  });
-  const app = createHttpApp({
-    gateway: options.dashboardProxy
-      ? createRouter({
-        endpoints: new DashboardProxy({
-          // A WebSocket lasts as long as a watch stream may.
-          ...(options.streamMaxDurationMs
-            ? { tunnelMaxDurationMs: options.streamMaxDurationMs }
-            : {}),
-          ...options.dashboardProxy,
-          orchestrator,
-          access: options.access,
-          namespaces: options.namespaces,
-          secure: options.browsers?.secure ?? false,
-          log,
-        }).endpoints(),
-        fallback: gateway,
-      })
-      : gateway,
-    pages: {
-      ...docsPages(openApiDocument(routes), await loadScalarBundle()),
-      ...consolePages(await loadConsole()),
-      "/healthz": livenessPage,
-      "/readyz": () => readinessPage(health),
-      // As the Kubernetes API server's /version: what a client talks to.
-      "/version": () =>
-        Response.json({
-          version: options.version,
-          runtime: `deno ${Deno.version.deno}`,
-        }),
-      // Who the caller is, for the console's header and create form.
-      [WHOAMI_PATH]: whoamiPage(options.access),
-      "/metrics": options.metricsRequireAuth
-        ? authenticated(options.access, () => metricsPage(metrics))
-        : () => metricsPage(metrics),
-    },
+
+  // What the HTTP port serves beside the RPCs, through the same chain.
+  const units: HttpUnit[] = [
+    whoamiUnit(),
+    ...(options.metricsRequireAuth ? [metricsUnit(metrics)] : []),
+    ...(options.dashboardProxy
+      ? new DashboardProxy({
+        ...options.dashboardProxy,
+        orchestrator,
+        secure: options.browsers?.secure ?? false,
+        log,
+      }).units()
+      : []),
+  ];
+  const pages = {
+    ...docsPages(openApiDocument(routes), await loadScalarBundle()),
+    ...consolePages(await loadConsole()),
+    "/healthz": livenessPage,
+    "/readyz": () => readinessPage(health),
+    // As the Kubernetes API server's /version: what a client talks to.
+    "/version": () =>
+      Response.json({
+        version: options.version,
+        runtime: `deno ${Deno.version.deno}`,
+      }),
+    ...(options.metricsRequireAuth
+      ? {}
+      : { "/metrics": () => metricsPage(metrics) }),
+  };
+  // One route table: the pages, the HTTP units and the RPCs' routes, in
+  // that order, with one refusal path (404, 405) counted and logged as a
+  // call is (refuseRequest).
+  const app = createRouter({
+    endpoints: [
+      ...pageEndpoints(pages),
+      ...unitEndpoints(dispatcher, units),
+      ...gatewayEndpoints({
+        schema,
+        routes,
+        dispatcher,
+        maxBodyBytes,
+        ...(options.kuberayJson ? { kuberayJson: { log } } : {}),
+      }),
+    ],
+    refuse: (request, error, allow) =>
+      refuseRequest(dispatcher, request, error, allow),
   });
   const http = guardBrowsers(app, {
     allowedHosts: ["*"],
@@ -217,31 +218,6 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     httpInFlight,
     watches,
     jobWatches,
-  };
-}
-
-/** A page for authenticated callers only: 401 with the API's error body. */
-function authenticated(
-  access: Access,
-  page: (request: HttpRequest) => Response | Promise<Response>,
-): (request: HttpRequest) => Promise<Response> {
-  return async (request) => {
-    try {
-      await access.authenticator.authenticate(
-        credentialsOf(
-          request.headers.get("authorization"),
-          request.peer?.certificate,
-          request.peer?.address,
-        ),
-        request.signal,
-      );
-    } catch (thrown) {
-      const error = thrown instanceof ServiceError
-        ? thrown
-        : new ServiceError(Code.UNAUTHENTICATED, "Unauthorized");
-      return errorResponse(error);
-    }
-    return page(request);
   };
 }
 

@@ -1,22 +1,20 @@
 /**
  * GET /apis/v1alpha2/whoami: who Corral takes the caller to be, as the
  * Kubernetes API server's SelfSubjectReview answers it: `{ user, groups }`
- * from the same authentication chain every call goes through (a token, a
- * client certificate, or system:anonymous where anonymous callers are
- * allowed). A failed authentication is the API's 401 body.
+ * as the chain authenticated the call (a token, a client certificate, or
+ * system:anonymous where anonymous callers are allowed). A failed
+ * authentication is the API's 401 body.
  *
- * HTTP only, as a page beside /version rather than an RPC: it asks about
- * the request's own credentials, which a gRPC client already holds, and the
- * console (a browser) is what needs it, to say who is signed in and to
- * fill in a cluster's owner. Being no RPC it is not authorized by the
- * policy: anyone who authenticates may learn their own identity, and
- * nothing else.
+ * HTTP only, as a unit beside the RPCs rather than one of them
+ * (api/http/units.ts): it asks about the request's own credentials, which
+ * a gRPC client already holds, and the console (a browser) is what needs
+ * it, to say who is signed in and to fill in a cluster's owner. It has no
+ * row in the policy: anyone who authenticates may learn their own
+ * identity, and nothing else. Like every call it is rate limited, counted
+ * and logged, and a refusal is audited.
  */
-import { Code, ServiceError } from "../domain/errors.ts";
-import type { Access } from "./auth/access.ts";
-import { credentialsOf } from "./auth/authenticate.ts";
-import { errorResponse } from "./http/error_answers.ts";
-import type { HttpRequest } from "./http/http_request.ts";
+import type { HttpUnit } from "./http/units.ts";
+import { exactPath } from "./http/units.ts";
 
 /** The page's path. */
 export const WHOAMI_PATH = "/apis/v1alpha2/whoami";
@@ -27,34 +25,20 @@ export interface WhoAmI {
   groups: string[];
 }
 
-/** The page: the caller's user and groups, or the API's 401. */
-export function whoamiPage(
-  access: Access,
-): (request: HttpRequest) => Promise<Response> {
-  return async (request) => {
-    const peer = request.peer;
-    try {
-      const identity = await access.authenticator.authenticate(
-        credentialsOf(
-          request.headers.get("authorization"),
-          peer?.certificate,
-          peer?.address,
-        ),
-        request.signal,
-      );
-      const answer: WhoAmI = {
-        user: identity.user,
-        groups: identity.groups,
-      };
+/** The unit: the caller's user and groups. */
+export function whoamiUnit(): HttpUnit {
+  return {
+    key: "corral.Identity/WhoAmI",
+    methods: ["GET"],
+    ...exactPath(WHOAMI_PATH),
+    check: "authentication",
+    handle: (_request, _params, call) => {
+      const { user, groups } = call.caller.identity;
+      const answer: WhoAmI = { user, groups };
       // An identity is the caller's own: no shared cache may keep it.
-      return Response.json(answer, {
-        headers: { "cache-control": "no-store" },
-      });
-    } catch (thrown) {
-      const error = thrown instanceof ServiceError
-        ? thrown
-        : new ServiceError(Code.UNAUTHENTICATED, "Unauthorized");
-      return errorResponse(error);
-    }
+      return Promise.resolve(
+        Response.json(answer, { headers: { "cache-control": "no-store" } }),
+      );
+    },
   };
 }

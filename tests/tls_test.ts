@@ -57,18 +57,14 @@ function serverFiles(server: Issued): Record<string, string> {
  * got.
  */
 function echoPeerDispatcher(): Dispatcher {
-  return {
-    log: silentLogger(),
-    invoke(call: Call) {
-      return Promise.resolve({
-        error: new ServiceError(
-          Code.NOT_FOUND,
-          JSON.stringify(call.peer ?? null),
-        ),
-      });
-    },
-    reject() {},
-  };
+  const echo = (call: Call) =>
+    Promise.resolve({
+      error: new ServiceError(
+        Code.NOT_FOUND,
+        JSON.stringify(call.peer ?? null),
+      ),
+    });
+  return { log: silentLogger(), invoke: echo, serve: echo, reject() {} };
 }
 
 interface Listeners {

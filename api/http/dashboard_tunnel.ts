@@ -12,11 +12,12 @@
  * passed back carries only the WebSocket handshake's own headers.
  *
  * Frames are not parsed: the tunnel is bytes both ways, so extensions
- * (permessage-deflate) and subprotocols are the two ends' business. It
- * lasts `maxDurationMs` at most, then both connections close (the browser
- * sees 1006 and reconnects, as after a network cut), as a watch stream ends
- * at --watch-max-duration. Either end closing closes the other, and the
- * proxy ends it when its caller loses access (`register`).
+ * (permessage-deflate) and subprotocols are the two ends' business. Either
+ * end closing closes the other. How long it may last is the chain's to
+ * say, as for a watch stream (api/service/stream_lifetime.ts): it follows
+ * the tunnel's TunnelLifetime, and ends it (both connections close; the
+ * browser sees 1006 and reconnects, as after a network cut) when its
+ * caller loses access or at --watch-max-duration.
  */
 import { Buffer } from "node:buffer";
 import type { Duplex } from "node:stream";
@@ -44,19 +45,51 @@ export interface TunnelOptions {
   headers: Headers;
   /** The handshake's bound: dial, send, and the 101's head. */
   timeoutMs: number;
-  /** The longest the joined connections stay open. */
-  maxDurationMs: number;
   /** The caller's request: its end before the join ends the dial too. */
   signal: AbortSignal;
   /** `Cannot proxy to cluster "team-a/blue"`, for errors. */
   action: string;
   log: Logger;
-  /**
-   * Told when the connections are joined, with what ends them; returns
-   * what to call once they have ended. So the proxy can end the tunnels
-   * of a caller who loses access.
-   */
-  register?: (end: () => void) => () => void;
+  /** Told when the tunnel opens and closes; closes it when returned. */
+  lifetime?: TunnelLifetime;
+}
+
+/**
+ * A tunnel's life as the chain follows it (HttpAnswer's lifetime): a
+ * stream of no messages that ends once the tunnel has closed, or once it
+ * is clear it never opens (its caller went away before the join).
+ * return() closes the tunnel, now or as soon as it opens.
+ */
+export class TunnelLifetime implements AsyncIterableIterator<never> {
+  readonly #ended = Promise.withResolvers<IteratorResult<never>>();
+  #close: (() => void) | undefined;
+  #closing = false;
+
+  /** The two connections are joined; `close` ends them. */
+  opened(close: () => void): void {
+    this.#close = close;
+    if (this.#closing) close();
+  }
+
+  /** The tunnel has closed, or will never open. */
+  closed(): void {
+    this.#ended.resolve({ done: true, value: undefined });
+  }
+
+  next(): Promise<IteratorResult<never>> {
+    return this.#ended.promise;
+  }
+
+  return(): Promise<IteratorResult<never>> {
+    this.#closing = true;
+    this.#close?.();
+    this.closed();
+    return this.#ended.promise;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<never> {
+    return this;
+  }
 }
 
 /** The dashboard's answer head: its status and headers. */
@@ -208,7 +241,9 @@ function joined(
 ): Response {
   let started = false;
   const abandon = () => {
-    if (!started) upstream.destroy();
+    if (started) return;
+    upstream.destroy();
+    options.lifetime?.closed();
   };
   options.signal.addEventListener("abort", abandon, { once: true });
   return upgradeAnswer((client, clientHead) => {
@@ -226,13 +261,11 @@ function joined(
     client.write(lines.join("\r\n") + "\r\n\r\n");
     if (head.rest.length > 0) client.write(head.rest);
     if (clientHead.length > 0) upstream.write(clientHead);
-    const timer = setTimeout(end, options.maxDurationMs);
-    const unregister = options.register?.(end);
+    options.lifetime?.opened(end);
     function end() {
-      clearTimeout(timer);
-      unregister?.();
       client.destroy();
       upstream.destroy();
+      options.lifetime?.closed();
     }
     for (const socket of [client, upstream]) {
       socket.once("close", end);

@@ -23,8 +23,8 @@ import {
   decodeRequest,
   pathOnlyRequest,
 } from "./request_decoding.ts";
-import { clientRequestIdOf, newRequestId } from "../request_id.ts";
-import { createRouter, type Router } from "./router.ts";
+import { httpCall } from "./http_call.ts";
+import { createRouter, type Endpoint, type Router } from "./router.ts";
 import { compileRoutes, matchRoute, type Route } from "./rules.ts";
 import { streamResponse } from "./stream_answers.ts";
 import type { HttpRequest } from "./http_request.ts";
@@ -56,6 +56,18 @@ export interface GatewayOptions {
 export type Gateway = Router;
 
 export function createGateway(options: GatewayOptions): Gateway {
+  return createRouter({
+    endpoints: gatewayEndpoints(options),
+    refuse: (request, error, allow) =>
+      refuseRequest(options.dispatcher, request, error, allow),
+  });
+}
+
+/**
+ * The routes of the http rules as the router's endpoints, for a route
+ * table of which they are a part (api/mod.ts).
+ */
+export function gatewayEndpoints(options: GatewayOptions): Endpoint[] {
   const routes = options.routes ?? compileRoutes(options.schema.services);
   const gateway: Parts = {
     dispatcher: options.dispatcher,
@@ -67,18 +79,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     encodings: new KeptEncodings(),
   };
-  return createRouter({
-    endpoints: routes.map((route) => ({
-      method: route.verb,
-      shape: route.segments.map((segment) =>
-        "literal" in segment ? segment.literal : undefined
-      ),
-      match: (parts) => matchRoute(route, parts),
-      handle: (request, params) => callRoute(gateway, route, params, request),
-    })),
-    refuse: (request, error, allow) =>
-      refuseRequest(gateway.dispatcher, request, error, allow),
-  });
+  return routes.map((route) => ({
+    method: route.verb,
+    shape: route.segments.map((segment) =>
+      "literal" in segment ? segment.literal : undefined
+    ),
+    match: (parts) => matchRoute(route, parts),
+    handle: (request, params) => callRoute(gateway, route, params, request),
+  }));
 }
 
 /** What one gateway's calls share. */
@@ -227,10 +235,6 @@ export function refuseRequest(
 }
 
 /**
- * The Call of an HTTP request under `key` and `route`: Corral's own new
- * request id, the caller's beside it, and the connection's peer.
- */
-/**
  * `message`, resumed where a browser's EventSource left off: it resumes a
  * stream with the id of the last event it had.
  */
@@ -248,16 +252,4 @@ function resumedFrom(
     message.resourceVersion = lastEventId;
   }
   return message;
-}
-
-function httpCall(request: HttpRequest, key: string, route: string): Call {
-  const clientRequestId = clientRequestIdOf(request);
-  return {
-    transport: "http",
-    requestId: newRequestId(),
-    ...(clientRequestId ? { clientRequestId } : {}),
-    key,
-    route,
-    peer: request.peer,
-  };
 }

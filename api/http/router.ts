@@ -222,18 +222,25 @@ export interface HttpAppOptions {
 /** The HTTP port's handler: the pages, and the gateway for every other path. */
 export function createHttpApp(options: HttpAppOptions): Router {
   return createRouter({
-    endpoints: Object.entries(options.pages ?? {}).map(([path, page]) => {
-      const want = path.slice(1).split("/");
-      return {
-        method: "GET",
-        shape: want,
-        match: (parts) =>
-          parts.length === want.length && parts.every((p, i) => p === want[i])
-            ? {}
-            : undefined,
-        handle: (request) => page(request),
-      };
-    }),
+    endpoints: pageEndpoints(options.pages ?? {}),
     fallback: options.gateway,
+  });
+}
+
+/** GET (and so HEAD) endpoints of `pages`, by exact path. */
+export function pageEndpoints(
+  pages: Record<string, PageHandler>,
+): Endpoint[] {
+  return Object.entries(pages).map(([path, page]) => {
+    const want = path.slice(1).split("/");
+    return {
+      method: "GET",
+      shape: want,
+      match: (parts) =>
+        parts.length === want.length && parts.every((p, i) => p === want[i])
+          ? {}
+          : undefined,
+      handle: (request) => page(request),
+    };
   });
 }

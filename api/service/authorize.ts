@@ -14,7 +14,7 @@ import {
 } from "../../domain/validation.ts";
 import type { Caller } from "../auth/caller.ts";
 import { AuthorizationError, type Resource } from "../auth/policy.ts";
-import type { RpcRule, Scope } from "./rpcs.ts";
+import type { NamespaceScope, RpcRule, Scope } from "./rpcs.ts";
 
 /** How each resource is called in messages: one, and several. */
 const NOUNS: Record<Resource, [one: string, several: string]> = {
@@ -110,6 +110,25 @@ export function authorize(
     validateNamespace(namespace, action);
   }
   return { kind: "namespace", namespace, rules };
+}
+
+/**
+ * The scope of a unit any authenticated caller may use (signing out of a
+ * dashboard, whoami): the namespace its request names, with no rules, its
+ * key validated as authorize() would.
+ */
+export function authenticatedOnly(
+  rule: RpcRule | undefined,
+  request: Message,
+  action: string,
+): NamespaceScope {
+  const namespace = namespaceOf(request);
+  if (rule?.name === "name") {
+    validateClusterKey({ namespace, name: nameOf(rule, request) }, action);
+  } else if (rule?.namespace === "request") {
+    validateNamespace(namespace, action);
+  }
+  return { kind: "namespace", namespace, rules: [] };
 }
 
 /** PERMISSION_DENIED when `namespace` is not served. */

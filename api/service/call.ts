@@ -2,6 +2,8 @@
  * A call as a transport hands it to the dispatcher: where it came from and
  * how, before its request is decoded.
  */
+import type { Credentials } from "../auth/authenticate.ts";
+
 export type Transport = "http" | "grpc";
 
 export interface Call {
@@ -23,6 +25,48 @@ export interface Call {
    * is decoded: the audit trail says what a refused caller aimed at.
    */
   target?: { namespace?: string; name?: string };
+  /**
+   * The credentials to authenticate, from the caller's own (Authorization,
+   * client certificate): a unit that knows its callers another way (the
+   * dashboard proxy's cookie) says so here. The chain asks before it
+   * authenticates; what it throws is the call's refusal.
+   */
+  credentials?: (own: Credentials) => Promise<KnownBy>;
+  /**
+   * The call opens a stream whatever its declaration says (a WebSocket
+   * through the dashboard proxy): it counts against its caller's cap of
+   * open streams, and lives under the streams' rules (stream_lifetime.ts).
+   */
+  opensStream?: boolean;
+  /** An HTTP unit's request line, for its audit record. */
+  http?: { method: string; path: string };
+}
+
+/**
+ * What an HTTP unit answers (units.ts): the response itself, and when the
+ * response opens something that lasts (a WebSocket tunnel), its lifetime:
+ * a stream of no messages that ends when the thing closes, and closes it
+ * when returned. The chain guards the lifetime as it guards a watch
+ * (revocation, expiring credentials, --watch-max-duration) and logs the
+ * call once it has ended.
+ */
+export class HttpAnswer {
+  constructor(
+    readonly response: Response,
+    readonly lifetime?: AsyncIterableIterator<never>,
+    /**
+     * The status the caller is answered, where the response's is not it:
+     * 101 for an upgrade, which the listener answers (api/http/upgrade.ts).
+     */
+    readonly status: number = response.status,
+  ) {}
+}
+
+/** The credentials a call is authenticated with, and where they came from. */
+export interface KnownBy {
+  credentials: Credentials;
+  /** For the audit: "credentials" (the caller's own) or "cookie". */
+  via: string;
 }
 
 /** The connection a call came on. */

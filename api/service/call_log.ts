@@ -35,6 +35,7 @@ export function auditEntry(
   request: Message | undefined,
   error: ServiceError | undefined,
   workload?: WorkloadSummary,
+  http?: HttpAudit,
 ): AuditEntry | undefined {
   const denied = error instanceof AuthenticationError ||
     error instanceof AuthorizationError;
@@ -56,8 +57,26 @@ export function auditEntry(
     transport: call.transport,
     sourceAddress: call.peer?.address,
     ...(workload ? { workload } : {}),
-    ...(rule?.verb === "proxy" ? { rpc: call.key } : {}),
+    ...(rule?.verb === "proxy" && !http ? { rpc: call.key } : {}),
+    ...(http
+      ? {
+        method: http.method,
+        path: http.path,
+        status: http.status ?? 0,
+        ...(http.via ? { via: http.via } : {}),
+      }
+      : {}),
   };
+}
+
+/** What an HTTP unit's audit record says of its request (units.ts). */
+export interface HttpAudit {
+  method: string;
+  path: string;
+  /** The status answered; 0 when none was. */
+  status?: number;
+  /** How the caller was known: "credentials" or "cookie". */
+  via?: string;
 }
 
 /** One structured line per call. */

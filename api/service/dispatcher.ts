@@ -1,5 +1,8 @@
 /**
- * The one chain every call runs through, on both transports:
+ * The one chain every call runs through, on both transports, the RPCs of
+ * the proto and the HTTP units beside them alike (api/http/units.ts: the
+ * dashboard proxy and its sessions, /whoami, /metrics under
+ * authentication):
  *
  *   authenticate -> fair use -> decode -> authorize and validate the key
  *     -> handler -> audit -> metrics and the log line
@@ -12,11 +15,12 @@
  * observation); anything thrown becomes a ServiceError.
  */
 import type { Message } from "../../domain/codec.ts";
-import type { Call } from "./call.ts";
+import { type Call, HttpAnswer, type KnownBy } from "./call.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
-import type { CallOptions, KubernetesCallRecord } from "../../domain/ports.ts";
-import { asServiceError } from "../errors.ts";
+import type { KubernetesCallRecord } from "../../domain/ports.ts";
+import { kubernetesOptions, RequestEnd } from "./kubernetes_options.ts";
+import { asServiceError, errorStatus } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
 import type { ApiSchema } from "../schema.ts";
 import type { Access } from "../auth/access.ts";
@@ -25,10 +29,11 @@ import { callerOf } from "../auth/caller.ts";
 import { AuthenticationError, type Identity } from "../auth/identity.ts";
 import { AuthorizationError } from "../auth/policy.ts";
 import { FairUse, type FairUseSettings } from "../auth/rate_limit.ts";
-import { actionOf, authorize } from "./authorize.ts";
+import { actionOf, authenticatedOnly, authorize } from "./authorize.ts";
 import type { WorkloadSummary } from "../auth/admission.ts";
 import { auditEntry, endingWith, logCall } from "./call_log.ts";
 import {
+  authenticateAgain,
   authorizeAgain,
   DEFAULT_STREAM_MAX_DURATION_MS,
   GuardedStream,
@@ -43,6 +48,7 @@ import {
 } from "./rpcs.ts";
 
 export type { Call, Peer, Transport } from "./call.ts";
+export { HttpAnswer } from "./call.ts";
 
 /** What the policy said of a call, as corral_authorization_decisions_total counts it. */
 interface Decision {
@@ -92,6 +98,13 @@ export interface Outcome {
    * went away: CANCELLED).
    */
   stream?: AsyncIterableIterator<Message>;
+  /**
+   * An HTTP unit's answer (HttpAnswer). What it opened, if anything, the
+   * chain follows to its end itself: the call is logged and counted then.
+   */
+  response?: Response;
+  /** The status `response` answers with (HttpAnswer's). */
+  status?: number;
   error?: ServiceError;
 }
 
@@ -108,37 +121,10 @@ interface Progress {
   workload?: WorkloadSummary;
   /** Ends the stream's count against its caller's cap (rate_limit.ts). */
   releaseStream?: () => void;
-}
-
-/**
- * Why a request's Kubernetes calls are cancelled once it has ended. Made
- * once: abort() without a reason makes a DOMException, and its stack, on
- * every request.
- */
-const REQUEST_ENDED = new ServiceError(Code.CANCELLED, "The request ended");
-
-/**
- * Aborts, with REQUEST_ENDED, once the request has ended. Its signal is
- * made when a Kubernetes call first asks for it: a read from the cache
- * makes none, and an AbortController aborted on every request was an
- * abort event made and dispatched for nobody.
- */
-class RequestEnd {
-  #controller: AbortController | undefined;
-  #ended = false;
-
-  get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#ended) this.#controller.abort(REQUEST_ENDED);
-    }
-    return this.#controller.signal;
-  }
-
-  end(): void {
-    this.#ended = true;
-    this.#controller?.abort(REQUEST_ENDED);
-  }
+  /** How an HTTP unit's caller was known (Call.credentials), for the audit. */
+  via?: string;
+  /** An HTTP unit's answer status, for the audit. */
+  status?: number;
 }
 
 /** What a transport hands its calls to. */
@@ -152,6 +138,16 @@ export interface Dispatcher {
    */
   invoke(
     call: Call,
+    decode: () => Message | Promise<Message>,
+    signal?: AbortSignal,
+  ): Promise<Outcome>;
+  /**
+   * As invoke, for a unit that is no RPC of the API (api/http/units.ts):
+   * the same chain, over the unit's own declaration.
+   */
+  serve(
+    call: Call,
+    declaration: Declaration,
     decode: () => Message | Promise<Message>,
     signal?: AbortSignal,
   ): Promise<Outcome>;
@@ -196,14 +192,25 @@ export class RpcDispatcher implements Dispatcher {
     }
   }
 
-  async invoke(
+  invoke(
     call: Call,
+    decode: () => Message | Promise<Message>,
+    signal?: AbortSignal,
+  ): Promise<Outcome> {
+    return this.serve(call, this.#declarations.get(call.key), decode, signal);
+  }
+
+  async serve(
+    call: Call,
+    declaration: Declaration | undefined,
     decode: () => Message | Promise<Message>,
     signal?: AbortSignal,
   ): Promise<Outcome> {
     const progress: Progress = {
       started: performance.now(),
       kubernetesCalls: 0,
+      // Known before the caller is: a refusal's audit names its verb.
+      declaration,
     };
     // Kubernetes calls end with the request: when one of two parallel
     // calls fails, the other must not go on retrying for nobody.
@@ -219,7 +226,13 @@ export class RpcDispatcher implements Dispatcher {
         signal,
         done,
       });
-      outcome = progress.declaration!.streaming
+      outcome = answer instanceof HttpAnswer
+        ? {
+          response: answer.response,
+          status: answer.status,
+          stream: answer.lifetime,
+        }
+        : progress.declaration!.streaming
         ? { stream: answer as AsyncIterableIterator<Message> }
         : { result: answer as Message };
     } catch (thrown) {
@@ -241,21 +254,15 @@ export class RpcDispatcher implements Dispatcher {
     decode: () => Message | Promise<Message>,
     progress: Progress,
     signals: { signal?: AbortSignal; done: RequestEnd },
-  ): Promise<Message | AsyncIterableIterator<Message>> {
-    // Known before the caller is: a refusal's audit names its verb.
-    const declaration = progress.declaration = this.#declarations.get(
-      call.key,
-    );
-    const credentials = credentialsOf(
-      call.authorization,
-      call.peer?.certificate,
-      call.peer?.address,
-    );
+  ): Promise<Message | AsyncIterableIterator<Message> | HttpAnswer> {
+    const { declaration } = progress;
     // Before anything else, alone: the request's own signal is enough.
-    const identity = progress.identity = await this.#authenticate(
-      credentials,
+    const { identity, credentials } = await this.#authenticate(
+      call,
+      progress,
       signals.signal,
     );
+    progress.identity = identity;
     // Before decoding: a caller over its rate costs no more than this.
     this.#limit(call, identity, declaration, progress);
     // KubeRay v0.6.0's job create names the namespace in the body only. A
@@ -276,14 +283,12 @@ export class RpcDispatcher implements Dispatcher {
       onDecision: (verb, resource, decision) =>
         progress.decision = { verb, resource, decision },
     });
-    const action = actionOf(declaration.rule, request);
-    const scope = authorize(
-      declaration.rule,
-      request,
-      caller,
-      action,
-      this.#served,
-    );
+    const { rule } = declaration;
+    const action = declaration.action?.(request) ??
+      (rule ? actionOf(rule, request) : `Cannot serve ${call.key}`);
+    const scope = declaration.check === "authentication" || !rule
+      ? authenticatedOnly(rule, request, action)
+      : authorize(rule, request, caller, action, this.#served);
     // Made when first asked for: most calls log nothing of their own.
     let log: Logger | undefined;
     const logOf = () => log ??= this.log.with({ requestId: call.requestId });
@@ -291,20 +296,30 @@ export class RpcDispatcher implements Dispatcher {
       get log() {
         return logOf();
       },
-      kube: this.#kubeOptions(progress, signals),
+      kube: kubernetesOptions(
+        signals,
+        () => progress.kubernetesCalls++,
+        (record) => this.#observeKubernetesCall(record),
+      ),
       caller,
       scope,
       action,
       wrote: (workload) => progress.workload = workload,
     });
-    if (!declaration.streaming) return answer;
-    return this.#guarded(
-      answer as AsyncIterableIterator<Message>,
+    const stream = answer instanceof HttpAnswer
+      ? answer.lifetime
+      : declaration.streaming
+      ? answer as AsyncIterableIterator<Message>
+      : undefined;
+    if (!stream) return answer;
+    const guarded = this.#guarded(
+      stream,
       {
         // Checked again without the address: a stream's own check is no
         // failed attempt of the caller's to limit.
         credentials: { ...credentials, address: undefined },
-        rule: declaration.rule,
+        rule,
+        check: declaration.check ?? "policy",
         request,
         action,
         served: this.#served,
@@ -313,6 +328,13 @@ export class RpcDispatcher implements Dispatcher {
       identity,
       logOf(),
     );
+    return answer instanceof HttpAnswer
+      ? new HttpAnswer(
+        answer.response,
+        guarded as AsyncIterableIterator<never>,
+        answer.status,
+      )
+      : guarded;
   }
 
   /**
@@ -335,7 +357,7 @@ export class RpcDispatcher implements Dispatcher {
       method: call.key.slice(call.key.lastIndexOf("/") + 1),
     };
     fairUse.admit(counted);
-    if (declaration?.streaming) {
+    if (declaration?.streaming || call.opensStream) {
       progress.releaseStream = fairUse.openStream(counted);
     }
   }
@@ -345,15 +367,18 @@ export class RpcDispatcher implements Dispatcher {
    * lasted its maximum duration (stream_lifetime.ts): every streaming RPC
    * gets this from the chain.
    */
-  #guarded(
-    stream: AsyncIterableIterator<Message>,
+  #guarded<T>(
+    stream: AsyncIterableIterator<T>,
     streamCall: StreamCall,
     identity: Identity,
     log: Logger,
-  ): AsyncIterableIterator<Message> {
+  ): AsyncIterableIterator<T> {
     const access = this.#access;
     return new GuardedStream(stream, {
-      authorizeAgain: () => authorizeAgain(streamCall, access),
+      authorizeAgain: () =>
+        streamCall.check === "policy"
+          ? authorizeAgain(streamCall, access)
+          : authenticateAgain(streamCall, access),
       expiresAt: identity.expiresAt,
       onAccessChange: access.onChange?.bind(access),
       maxDurationMs: jitteredDuration(this.#streamMaxDurationMs),
@@ -361,12 +386,28 @@ export class RpcDispatcher implements Dispatcher {
     });
   }
 
+  /**
+   * The caller, from its own credentials or those the call names instead
+   * (Call.credentials: the dashboard proxy's cookie).
+   */
   async #authenticate(
-    credentials: Credentials,
+    call: Call,
+    progress: Progress,
     signal?: AbortSignal,
-  ): Promise<Identity> {
+  ): Promise<{ identity: Identity; credentials: Credentials }> {
     const metrics = this.#metrics;
     try {
+      const own = credentialsOf(
+        call.authorization,
+        call.peer?.certificate,
+        call.peer?.address,
+      );
+      let known: KnownBy | undefined;
+      if (call.credentials) {
+        known = await call.credentials(own);
+        progress.via = known.via;
+      }
+      const credentials = known?.credentials ?? own;
       const identity = await this.#access.authenticator.authenticate(
         credentials,
         signal,
@@ -375,7 +416,7 @@ export class RpcDispatcher implements Dispatcher {
         authenticator: identity.authenticator,
         result: "success",
       });
-      return identity;
+      return { identity, credentials };
     } catch (error) {
       const failed = error instanceof AuthenticationError;
       metrics?.authentications.inc({
@@ -384,38 +425,6 @@ export class RpcDispatcher implements Dispatcher {
       });
       throw error;
     }
-  }
-
-  /**
-   * The options every Kubernetes call of the request is made with: its
-   * signal, and the observer that counts the calls.
-   */
-  #kubeOptions(
-    progress: Progress,
-    { signal, done }: { signal?: AbortSignal; done: RequestEnd },
-  ): CallOptions {
-    // Made when first asked for (a Kubernetes call asks): a read from the
-    // cache makes none, and AbortSignal.any() is a few µs of its 50.
-    let kubeSignal: AbortSignal | undefined;
-    const signalOf = () =>
-      kubeSignal ??= signal
-        ? AbortSignal.any([signal, done.signal])
-        : done.signal;
-    return {
-      get signal() {
-        return signalOf();
-      },
-      observe: (observed: KubernetesCallRecord) => {
-        progress.kubernetesCalls++;
-        // A call cut short because its request ended (the client gave up,
-        // its deadline passed, a sibling call failed) says nothing about
-        // Kubernetes: counted as cancelled, and readiness ignores it.
-        const record = observed.outcome !== "ok" && signalOf().aborted
-          ? { ...observed, outcome: "CANCELLED" }
-          : observed;
-        this.#observeKubernetesCall(record);
-      },
-    };
   }
 
   #observeKubernetesCall(record: KubernetesCallRecord): void {
@@ -444,7 +453,14 @@ export class RpcDispatcher implements Dispatcher {
           : decision.decision,
       });
     }
+    if (call.http) {
+      progress.status = outcome.status ??
+        (outcome.error ? errorStatus(outcome.error) : undefined);
+    }
     if (outcome.stream) {
+      // What an HTTP unit opened (a WebSocket) is audited as it opens.
+      const opened = outcome.response !== undefined;
+      if (opened) this.#audit(call, progress);
       // A stream ended because its caller lost the right is a refusal,
       // audited as a fresh call's would be.
       const end = (error?: ServiceError) => {
@@ -452,7 +468,10 @@ export class RpcDispatcher implements Dispatcher {
         this.#finish(call, progress, error);
         if (error) this.#audit(call, progress, error);
       };
-      return { stream: endingWith(outcome.stream, end) };
+      const stream = endingWith(outcome.stream, end);
+      if (!opened) return { stream };
+      followToItsEnd(stream);
+      return { response: outcome.response, status: outcome.status };
     }
     progress.releaseStream?.();
     this.#finish(call, progress, outcome.error);
@@ -468,6 +487,7 @@ export class RpcDispatcher implements Dispatcher {
       progress.request,
       error,
       progress.workload,
+      call.http && { ...call.http, status: progress.status, via: progress.via },
     );
     if (entry) this.#access.audit.record(entry);
   }
@@ -494,4 +514,18 @@ export class RpcDispatcher implements Dispatcher {
       progress.identity,
     );
   }
+}
+
+/**
+ * Reads what an HTTP unit opened until it ends: nobody else does, and its
+ * end is what logs and counts the call (endingWith).
+ */
+function followToItsEnd(lifetime: AsyncIterableIterator<unknown>): void {
+  void (async () => {
+    try {
+      while (!(await lifetime.next()).done);
+    } catch {
+      // Its ending is told to the chain already.
+    }
+  })();
 }

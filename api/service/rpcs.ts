@@ -22,6 +22,7 @@ import type { Caller } from "../auth/caller.ts";
 import type { Resource, Rule, Verb } from "../auth/policy.ts";
 import type { WorkloadSummary } from "../auth/admission.ts";
 import { type ApiSchema, methodKey } from "../schema.ts";
+import type { HttpAnswer } from "./call.ts";
 
 /** "proto.ClusterService/CreateCluster" */
 export type MethodKey = keyof ApiMethods;
@@ -352,15 +353,34 @@ export type Handler<K extends MethodKey> = (
 /** A handler for every method of the API. */
 export type Handlers = { [K in MethodKey]: Handler<K> };
 
-/** An RPC as the dispatcher runs it, whatever its types. */
+/**
+ * A unit as the dispatcher runs it, whatever its types: an RPC of the
+ * proto (declared here), or an HTTP unit that is no RPC (api/http/units.ts:
+ * the dashboard proxy, its sessions, /whoami, /metrics).
+ */
 export interface Declaration {
   key: string;
-  rule: RpcRule;
+  /**
+   * The unit's row in the policy table. Only a unit that any authenticated
+   * caller may use (`check: "authentication"`) may have none.
+   */
+  rule?: RpcRule;
+  /**
+   * What the chain asks before the handler: "policy" (the default) checks
+   * the row; "authentication" only that the caller is known (signing out,
+   * whoami), the row then naming the call in the audit alone.
+   */
+  check?: "policy" | "authentication";
   streaming: boolean;
+  /**
+   * What every error of the call starts with, where the row's words are
+   * not the unit's (`Cannot proxy to cluster "team-a/blue"`).
+   */
+  action?: (request: Message) => string;
   handle(
     request: Message,
     call: CallContext,
-  ): Promise<Message | AsyncIterableIterator<Message>>;
+  ): Promise<Message | AsyncIterableIterator<Message> | HttpAnswer>;
 }
 
 /**

@@ -248,7 +248,10 @@ export class GuardedStream<T> implements AsyncIterableIterator<T> {
 /** What a call was authorized with, to authorize it again. */
 export interface StreamCall {
   credentials: Credentials;
-  rule: RpcRule;
+  /** The unit's row; none for one any authenticated caller may use. */
+  rule?: RpcRule;
+  /** What was asked of the call when it started (Declaration.check). */
+  check: "policy" | "authentication";
   request: Message;
   action: string;
   /** The namespaces this Corral serves (--namespaces). */
@@ -268,6 +271,7 @@ export async function authorizeAgain(
   call: StreamCall,
   access: { authenticator: RequestAuthenticator; policy: Policy },
 ): Promise<number | undefined> {
+  if (!call.rule) return await authenticateAgain(call, access);
   const identity = await access.authenticator.authenticate(call.credentials);
   const caller = callerOf(identity, access.policy);
   const scope = authorize(
@@ -285,6 +289,19 @@ export async function authorizeAgain(
       `${call.action}: user "${identity.user}" may no longer ${verb} ${resource} in ${lost}`,
     );
   }
+  return identity.expiresAt;
+}
+
+/**
+ * Authenticates `call` again, for a unit any authenticated caller may use:
+ * throws UNAUTHENTICATED once its credentials are gone. Resolves to when
+ * they expire.
+ */
+export async function authenticateAgain(
+  call: Pick<StreamCall, "credentials">,
+  access: { authenticator: RequestAuthenticator },
+): Promise<number | undefined> {
+  const identity = await access.authenticator.authenticate(call.credentials);
   return identity.expiresAt;
 }
 

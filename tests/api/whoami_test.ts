@@ -4,13 +4,14 @@
  * caller it does not recognise (never someone else's identity).
  */
 import assert from "node:assert/strict";
-import { whoamiPage } from "../../api/whoami.ts";
+import { whoamiUnit } from "../../api/whoami.ts";
+import { unitRouter } from "../harness.ts";
 import { bearer, BOB, fileAccess } from "./auth/access_fixtures.ts";
 
 Deno.test("whoami answers the caller's user and groups, and 401 without valid credentials", async (t) => {
   const files = await fileAccess();
   try {
-    const page = whoamiPage(files.access);
+    const page = await unitRouter([whoamiUnit()], { access: files.access });
     const ask = (authorization?: string) =>
       page(
         new Request("http://corral.test/apis/v1alpha2/whoami", {

@@ -8,14 +8,14 @@ import assert from "node:assert/strict";
 import { createAccess } from "../../../api/auth/access.ts";
 import { DashboardSessions } from "../../../api/auth/dashboard_sessions.ts";
 import { DashboardProxy } from "../../../api/http/dashboard_proxy.ts";
-import { createRouter, type Router } from "../../../api/http/router.ts";
+import type { Router } from "../../../api/http/router.ts";
 import { silentLogger } from "../../../api/log.ts";
 import { serveHttp } from "../../../api/http/server.ts";
 import {
   directAccess,
   type ServicePort,
 } from "../../../orchestrator/cluster_access.ts";
-import { startCorral } from "../../harness.ts";
+import { startCorral, unitRouter } from "../../harness.ts";
 import { until } from "../../eventually.ts";
 import { RAY_CRD } from "../../orchestrator/cluster_shapes.ts";
 import { kubeFetch } from "../../standin/with_standin.ts";
@@ -242,7 +242,6 @@ async function withWorld(run: (world: World) => Promise<void>): Promise<void> {
     );
     const proxy = new DashboardProxy({
       orchestrator: corral.orchestrator!,
-      access,
       clusterAccess: directAccess({
         baseUrlOf(service) {
           services.push(service);
@@ -253,7 +252,6 @@ async function withWorld(run: (world: World) => Promise<void>): Promise<void> {
         },
       }),
       sessions: new DashboardSessions({ ttlMs: 60_000 }),
-      namespaces: [],
       timeoutMs: TIMEOUT_MS,
       maxRequestBytes: LIMIT,
       maxResponseBytes: LIMIT,
@@ -261,7 +259,10 @@ async function withWorld(run: (world: World) => Promise<void>): Promise<void> {
       log: silentLogger(),
     });
     await run({
-      proxy: createRouter({ endpoints: proxy.endpoints() }),
+      proxy: await unitRouter(proxy.units(), {
+        access,
+        orchestrator: corral.orchestrator!,
+      }),
       dashboard,
       services,
       auditLog: files.auditLog,

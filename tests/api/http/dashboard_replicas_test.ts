@@ -13,11 +13,11 @@ import {
   type SessionKeyFile,
 } from "../../../api/auth/dashboard_session_key.ts";
 import { DashboardProxy } from "../../../api/http/dashboard_proxy.ts";
-import { createRouter, type Router } from "../../../api/http/router.ts";
+import type { Router } from "../../../api/http/router.ts";
 import { silentLogger } from "../../../api/log.ts";
 import { directAccess } from "../../../orchestrator/cluster_access.ts";
 import type { Orchestrator } from "../../../domain/ports.ts";
-import { startCorral } from "../../harness.ts";
+import { startCorral, unitRouter } from "../../harness.ts";
 import { until } from "../../eventually.ts";
 import { RAY_CRD } from "../../orchestrator/cluster_shapes.ts";
 import { readyCluster } from "../../standin/with_standin.ts";
@@ -78,10 +78,8 @@ async function replica(
   }
   const proxy = new DashboardProxy({
     orchestrator,
-    access,
     clusterAccess: directAccess({ baseUrlOf: () => dashboardBase }),
     sessions: new DashboardSessions({ ttlMs: 60_000, keys }),
-    namespaces: [],
     timeoutMs: 2_000,
     maxRequestBytes: 1_000,
     maxResponseBytes: 1_000,
@@ -89,7 +87,7 @@ async function replica(
     log: silentLogger(),
   });
   return {
-    proxy: createRouter({ endpoints: proxy.endpoints() }),
+    proxy: await unitRouter(proxy.units(), { access, orchestrator }),
     async close() {
       await keys.close();
       await access.close();

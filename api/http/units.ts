@@ -1,0 +1,150 @@
+/**
+ * HTTP units: what the HTTP port serves that is no RPC of the proto (the
+ * dashboard proxy and its sessions, /whoami, /metrics under
+ * authentication), declared as the RPCs are and run through the same chain
+ * (api/service/dispatcher.ts): authentication, the policy row, rate limits
+ * and stream caps, audit, request metrics and the log line. A unit's
+ * handler is called only once the chain has let the call through, with the
+ * same CallContext an RPC's gets; it never authenticates, authorizes or
+ * audits by itself.
+ *
+ * A unit's request, as the chain sees it, is its path variables
+ * (`{namespace, name}`): what the row authorizes, the audit names and the
+ * log line says. Its answer is a Response, or an HttpAnswer whose lifetime
+ * (a WebSocket) the chain then guards and follows to its end.
+ */
+import type { Message } from "../../domain/codec.ts";
+import type { Call } from "../service/call.ts";
+import { type Dispatcher, HttpAnswer } from "../service/dispatcher.ts";
+import type {
+  CallContext,
+  Declaration,
+  NamespaceScope,
+  RpcRule,
+} from "../service/rpcs.ts";
+import { errorResponse } from "./error_answers.ts";
+import { httpCall } from "./http_call.ts";
+import type { HttpRequest } from "./http_request.ts";
+import type { Endpoint, Params } from "./router.ts";
+
+export interface HttpUnit {
+  /** How logs, metrics and the audit name it: "corral.Dashboard/Proxy". */
+  key: string;
+  /** The methods it serves; HEAD is GET's (router.ts). */
+  methods: readonly string[];
+  /**
+   * Its path with variables, as the route label of the request metrics
+   * and the log line say it: "/apis/v1alpha2/whoami".
+   */
+  path: string;
+  /** The path variables when `parts` (the decoded path) is the unit's. */
+  match(parts: string[]): Params | undefined;
+  /** As Endpoint's: the segments its paths may take (router.ts). */
+  shape?: readonly (string | undefined)[];
+  /**
+   * Its row in the policy table (Declaration's), of one namespace, the
+   * path's: a unit acts on one cluster, or on none (whoami).
+   */
+  rule?: RpcRule & { namespace: "request" };
+  /** What the chain asks before the handler; Declaration's. */
+  check?: Declaration["check"];
+  /** What its errors start with; Declaration's. */
+  action?: (request: Message) => string;
+  /**
+   * What the call is besides its request line: credentials of another
+   * kind (a cookie), a stream it opens (a WebSocket).
+   */
+  prepare?(
+    request: HttpRequest,
+    params: Params,
+  ): Pick<Call, "credentials" | "opensStream">;
+  handle(
+    request: HttpRequest,
+    params: Params,
+    call: UnitContext,
+  ): Promise<Response | HttpAnswer>;
+}
+
+/** What a unit's handler knows of the call: its path's one namespace. */
+export type UnitContext = CallContext<NamespaceScope>;
+
+/** The router's endpoints of `units`, each call through `dispatcher`. */
+export function unitEndpoints(
+  dispatcher: Dispatcher,
+  units: readonly HttpUnit[],
+): Endpoint[] {
+  return units.flatMap((unit) =>
+    unit.methods.map((method) => ({
+      method,
+      match: unit.match,
+      ...(unit.shape ? { shape: unit.shape } : {}),
+      handle: (request: HttpRequest, params: Params) =>
+        serveUnit(dispatcher, unit, `${method} ${unit.path}`, request, params),
+    }))
+  );
+}
+
+/** One call of `unit`: through the chain, answered or refused. */
+async function serveUnit(
+  dispatcher: Dispatcher,
+  unit: HttpUnit,
+  route: string,
+  request: HttpRequest,
+  params: Params,
+): Promise<Response> {
+  const call: Call = {
+    ...httpCall(request, unit.key, route),
+    authorization: request.headers.get("authorization") ?? undefined,
+    target: { namespace: params.namespace, name: params.name },
+    http: { method: request.method, path: new URL(request.url).pathname },
+    ...unit.prepare?.(request, params),
+  };
+  const declaration: Declaration = {
+    key: unit.key,
+    rule: unit.rule,
+    check: unit.check,
+    action: unit.action,
+    streaming: false,
+    handle: async (_message, context) => {
+      // One namespace: the row's (HttpUnit.rule), or none (authenticatedOnly).
+      const scoped = context as UnitContext;
+      const answer = await unit.handle(request, params, scoped);
+      return answer instanceof HttpAnswer ? answer : new HttpAnswer(answer);
+    },
+  };
+  const { response, error } = await dispatcher.serve(
+    call,
+    declaration,
+    () => requestOf(params),
+    request.signal,
+  );
+  if (error) {
+    // A body the unit never read is the caller's to stop sending.
+    await request.body?.cancel().catch(() => {});
+    return errorResponse(error, { requestId: call.requestId });
+  }
+  return response!;
+}
+
+/** The request the chain sees: the path's namespace and name. */
+function requestOf(params: Params): Message {
+  return {
+    ...(params.namespace !== undefined ? { namespace: params.namespace } : {}),
+    ...(params.name !== undefined ? { name: params.name } : {}),
+  };
+}
+
+/** A unit's path, match and shape for one exact path: "/apis/v1alpha2/whoami". */
+export function exactPath(
+  path: string,
+): Pick<HttpUnit, "path" | "match" | "shape"> {
+  const want = path.slice(1).split("/");
+  return {
+    path,
+    shape: want,
+    match: (parts) =>
+      parts.length === want.length && parts.every((p, i) => p === want[i])
+        ? {}
+        : undefined,
+  };
+}
