@@ -17,6 +17,14 @@ export interface Closer {
   close(): Promise<void>;
 }
 
+/** `closer` under `name`, for the log of a stop. */
+export function named(
+  name: string,
+  closer: { close(): Promise<void> },
+): Closer {
+  return { name, close: () => closer.close() };
+}
+
 export interface StopperOptions {
   api: Pick<
     Api,

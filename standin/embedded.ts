@@ -3,7 +3,8 @@
  * a free port of 127.0.0.1 and the simulated operator watching it, serving
  * and watching the cluster resource at the coordinates Corral is configured
  * with, and a kubeconfig that points Corral's orchestrator (or kubectl) at
- * them. main.ts loads this module only in embedded mode.
+ * them. Corral's start (startup/kubernetes.ts) loads this module only in
+ * embedded mode.
  */
 
 import type { Logger } from "../domain/log.ts";

@@ -1,7 +1,8 @@
 /**
  * The local Kubernetes API stand-in and the simulated operator: development
- * and test tooling, never loaded by the production start path (main.ts
- * imports this module dynamically, in embedded mode only).
+ * and test tooling, never loaded by the production start path (main.ts's
+ * start-up step startup/kubernetes.ts imports this module dynamically, in
+ * embedded mode only).
  *
  * The stand-in: a real HTTP server on 127.0.0.1 that
  * speaks the subset of the Kubernetes REST API Corral uses, with the real
