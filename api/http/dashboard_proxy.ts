@@ -45,7 +45,8 @@ import {
 } from "../auth/dashboard_sessions.ts";
 import { AuthenticationError, type Identity } from "../auth/identity.ts";
 import { checkOwner as checkOwnerOf } from "../auth/owners.ts";
-import { AuthorizationError, type Rule } from "../auth/policy.ts";
+import { AuthorizationError } from "../auth/authorization_error.ts";
+import type { Rule } from "../auth/policy.ts";
 import { asServiceError, HttpError } from "../errors.ts";
 import { clientRequestIdOf, newRequestId } from "../request_id.ts";
 import {

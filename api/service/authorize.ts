@@ -13,7 +13,8 @@ import {
   validateNamespace,
 } from "../../domain/validation.ts";
 import type { Caller } from "../auth/caller.ts";
-import { AuthorizationError, type Resource } from "../auth/policy.ts";
+import { AuthorizationError } from "../auth/authorization_error.ts";
+import type { Resource } from "../auth/policy.ts";
 import type { RpcRule, Scope } from "./rpcs.ts";
 
 /** How each resource is called in messages: one, and several. */

@@ -11,7 +11,7 @@ import { asServiceError, describeCause } from "../errors.ts";
 import type { AuditEntry } from "../auth/audit.ts";
 import type { WorkloadSummary } from "../auth/admission.ts";
 import { AuthenticationError, type Identity } from "../auth/identity.ts";
-import { AuthorizationError } from "../auth/policy.ts";
+import { AuthorizationError } from "../auth/authorization_error.ts";
 import { nameOf, namespaceOf } from "./authorize.ts";
 import type { Call } from "./call.ts";
 import type { RpcRule } from "./rpcs.ts";

@@ -36,7 +36,7 @@ import {
   missingTemplatesError,
   validateCreateCluster,
 } from "../../domain/validation.ts";
-import { AuthorizationError } from "../auth/policy.ts";
+import { AuthorizationError } from "../auth/authorization_error.ts";
 import { summarizeWorkload } from "../auth/admission.ts";
 import { clusterUsage } from "../auth/quota.ts";
 import { holdingOf, putBackCluster } from "../auth/quota_guard.ts";

@@ -23,7 +23,7 @@ import type { Access } from "../auth/access.ts";
 import { type Credentials, credentialsOf } from "../auth/authenticate.ts";
 import { callerOf } from "../auth/caller.ts";
 import { AuthenticationError, type Identity } from "../auth/identity.ts";
-import { AuthorizationError } from "../auth/policy.ts";
+import { AuthorizationError } from "../auth/authorization_error.ts";
 import { FairUse, type FairUseSettings } from "../auth/rate_limit.ts";
 import { actionOf, authorize } from "./authorize.ts";
 import type { WorkloadSummary } from "../auth/admission.ts";

@@ -35,7 +35,7 @@ import type {
   RayJob,
   UpdateRayJobRequest,
 } from "../../domain/types.ts";
-import { AuthorizationError } from "../auth/policy.ts";
+import { AuthorizationError } from "../auth/authorization_error.ts";
 import { holdingOf } from "../auth/quota_guard.ts";
 import { summarizeWorkload } from "../auth/admission.ts";
 import { type Service, visible } from "./service.ts";

@@ -30,7 +30,8 @@ import { asServiceError } from "../errors.ts";
 import type { RequestAuthenticator } from "../auth/authenticate.ts";
 import type { Credentials } from "../auth/authenticate.ts";
 import { callerOf } from "../auth/caller.ts";
-import { AuthorizationError, type Policy } from "../auth/policy.ts";
+import { AuthorizationError } from "../auth/authorization_error.ts";
+import type { Policy } from "../auth/policy.ts";
 import { authorize } from "./authorize.ts";
 import type { RpcRule, Scope } from "./rpcs.ts";
 
