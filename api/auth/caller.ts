@@ -6,7 +6,7 @@
 import type { ExpiryLimit } from "../../domain/expiry.ts";
 import { expiryLimitFor } from "./expiry_policy.ts";
 import { type QueueLimit, queueLimitFor } from "./queue_policy.ts";
-import type { Workload } from "./admission.ts";
+import type { Workload } from "./workload.ts";
 import type { Identity } from "./identity.ts";
 import type { Quota } from "./quota.ts";
 import { AuthorizationError } from "./authorization_error.ts";

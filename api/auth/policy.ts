@@ -20,7 +20,7 @@
 
 import type { DenialReason } from "./authorization_error.ts";
 import type { Identity } from "./identity.ts";
-import { anyGrants, type WorkloadGrants } from "./admission.ts";
+import { anyGrants, type WorkloadGrants } from "./workload_grants.ts";
 import type { GroupRateLimit } from "./rate_limit.ts";
 import type { Quota } from "./quota.ts";
 import type { ExpiryRule } from "./expiry_policy.ts";
@@ -69,8 +69,8 @@ export interface Rule {
   /** Image patterns; undefined allows any image. */
   images?: string[];
   /**
-   * What the pods may carry beyond the safe defaults (admission.ts); a key
-   * absent keeps its default. Absent when the rule says nothing of it.
+   * What the pods may carry beyond the safe defaults (workload_grants.ts);
+   * a key absent keeps its default. Absent when the rule says nothing of it.
    */
   workload?: Partial<WorkloadGrants>;
   /**

@@ -14,7 +14,7 @@
  *         images: ["rayproject/ray:*"] # images it allows; any when absent
  *         owners: only                 # update/delete only one's own clusters
  *         serviceAccounts: ["ray"]     # and the other workload allow-lists
- *                                      # of admission.ts (WorkloadGrants)
+ *                                      # of workload_grants.ts (WorkloadGrants)
  *
  *     rateLimits:                    # optional (rate_limit.ts)
  *       - groups: ["batch"]          # the first entry naming one of the

@@ -6,7 +6,7 @@
  * document being read (policy_document.ts), which throws them all at once.
  */
 import { AUTHENTICATED_GROUP } from "./identity.ts";
-import type { TolerationGrant, WorkloadGrants } from "./admission.ts";
+import type { TolerationGrant, WorkloadGrants } from "./workload_grants.ts";
 import { RESOURCES, type Rule, VERBS } from "./policy.ts";
 
 /** Where a problem of the file is told: its path and what is wrong. */
@@ -180,7 +180,7 @@ function patterns(
 }
 
 /**
- * A rule's workload allow-lists (admission.ts), undefined when it has
+ * A rule's workload allow-lists (workload_grants.ts), undefined when it has
  * none: each list of patterns, `tolerations` as [{key, effects}],
  * `volumes` as {hostPaths, persistentVolumeClaims}, `startParams` as a
  * mapping of a parameter to its value patterns.

@@ -17,19 +17,15 @@
  * normalised: `docker.io/rayproject/ray:2.9.0` does not match
  * `rayproject/ray:*`, which can only deny, never allow, too much.
  */
-import {
-  defaultGrants,
-  type Refusal,
-  type Workload,
-  type WorkloadGrants,
-  workloadRefusals,
-} from "./admission.ts";
+import { type Refusal, workloadRefusals } from "./admission.ts";
+import type { Workload } from "./workload.ts";
+import { defaultGrants, type WorkloadGrants } from "./workload_grants.ts";
 import type { Rule } from "./policy.ts";
 
 /**
- * What one rule lets pods carry: the safe defaults (admission.ts), with
- * the rule's own allow-lists, its `images`, and `allowHostPath` (any host
- * path) over them.
+ * What one rule lets pods carry: the safe defaults (workload_grants.ts),
+ * with the rule's own allow-lists, its `images`, and `allowHostPath` (any
+ * host path) over them.
  */
 export function grantsOf(rule: Rule): WorkloadGrants {
   const grants: WorkloadGrants = { ...defaultGrants(), ...rule.workload };

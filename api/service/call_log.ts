@@ -9,7 +9,7 @@ import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
 import { asServiceError, describeCause } from "../errors.ts";
 import type { AuditEntry } from "../auth/audit.ts";
-import type { WorkloadSummary } from "../auth/admission.ts";
+import type { WorkloadSummary } from "../auth/workload_summary.ts";
 import { AuthenticationError, type Identity } from "../auth/identity.ts";
 import { AuthorizationError } from "../auth/authorization_error.ts";
 import { nameOf, namespaceOf } from "./authorize.ts";

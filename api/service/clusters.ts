@@ -37,7 +37,7 @@ import {
   validateCreateCluster,
 } from "../../domain/validation.ts";
 import { AuthorizationError } from "../auth/authorization_error.ts";
-import { summarizeWorkload } from "../auth/admission.ts";
+import { summarizeWorkload } from "../auth/workload_summary.ts";
 import { clusterUsage } from "../auth/quota.ts";
 import { holdingOf, putBackCluster } from "../auth/quota_guard.ts";
 import { queueOnCreate } from "../auth/queue_policy.ts";

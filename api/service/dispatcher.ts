@@ -26,7 +26,7 @@ import { AuthenticationError, type Identity } from "../auth/identity.ts";
 import { AuthorizationError } from "../auth/authorization_error.ts";
 import { FairUse, type FairUseSettings } from "../auth/rate_limit.ts";
 import { actionOf, authorize } from "./authorize.ts";
-import type { WorkloadSummary } from "../auth/admission.ts";
+import type { WorkloadSummary } from "../auth/workload_summary.ts";
 import { auditEntry, endingWith, logCall } from "./call_log.ts";
 import {
   authorizeAgain,

@@ -20,7 +20,7 @@ import type { Logger } from "../../domain/log.ts";
 import type { Message } from "../../domain/codec.ts";
 import type { Caller } from "../auth/caller.ts";
 import type { Resource, Rule, Verb } from "../auth/policy.ts";
-import type { WorkloadSummary } from "../auth/admission.ts";
+import type { WorkloadSummary } from "../auth/workload_summary.ts";
 import { type ApiSchema, methodKey } from "../schema.ts";
 
 /** "proto.ClusterService/CreateCluster" */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { rayClusterWith } from "./ray_cluster_fixture.ts";
-import { globMatches } from "../../../api/auth/admission.ts";
+import { globMatches } from "../../../api/auth/workload_grants.ts";
 import { Code } from "../../../domain/errors.ts";
 import type { ServiceError } from "../../../domain/errors.ts";
 import type { Identity } from "../../../api/auth/identity.ts";
