@@ -17,7 +17,7 @@
  *   (a group's environment now also in `envs`), so a cluster another writer
  *   made, which Corral would not have written, can still be scaled.
  */
-import { fieldMaskPathToProto } from "./codec.ts";
+import { fieldMaskPathToProto } from "./message_form.ts";
 import { mainContainer, workerGroupToResource } from "./conversions.ts";
 import {
   hasOwnEnvironment,

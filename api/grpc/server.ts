@@ -5,11 +5,11 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import protobuf from "protobufjs";
+import type { Message } from "../../domain/message_form.ts";
 import {
-  type Message,
   messageFromProto,
   messageToProto,
-} from "../../domain/codec.ts";
+} from "../../domain/proto_objects.ts";
 import {
   Code,
   type ErrorDetail,

@@ -6,8 +6,9 @@
  * JSON body (json_answers.ts), a stream (stream_answers.ts) or an error
  * (error_answers.ts).
  */
-import type { Message } from "../../domain/codec.ts";
-import { messageToGatewayJson, messageToJson } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
+import { messageToJson } from "../../domain/codec.ts";
+import { messageToGatewayJson } from "../../domain/kuberay_json.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import { isKept } from "../../domain/kept.ts";
 import type { Logger } from "../../domain/log.ts";

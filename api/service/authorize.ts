@@ -6,7 +6,7 @@
  * and the name of an existing object) is validated here too, so no handler
  * sees a call it must still check.
  */
-import type { Message } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import {
   validateClusterKey,

@@ -4,7 +4,7 @@
  * of credentials or rights, one audit entry. Neither carries a body: bodies
  * may hold secrets.
  */
-import type { Message } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
 import { asServiceError, describeCause } from "../errors.ts";

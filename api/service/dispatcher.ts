@@ -11,7 +11,7 @@
  * the caller, its scope and Kubernetes call options (cancellation,
  * observation); anything thrown becomes a ServiceError.
  */
-import type { Message } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
 import type { Call } from "./call.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";

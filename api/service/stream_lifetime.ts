@@ -23,7 +23,7 @@
  * keeps the stream: the right has not been shown lost, and the next change
  * or the maximum duration checks again.
  */
-import type { Message } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
 import { asServiceError } from "../errors.ts";
