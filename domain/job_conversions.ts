@@ -45,7 +45,7 @@ import {
   userLabelValue,
 } from "./conversions.ts";
 import { isDns1035Label, isLabelValue } from "./kubernetes_names.ts";
-import { clusterViolations } from "./validation.ts";
+import { clusterViolations } from "./cluster_validation.ts";
 import { DEFAULT_LIMITS, type Limits } from "./limits.ts";
 
 /** The clusterSelector key the operator reads: the cluster's name. */

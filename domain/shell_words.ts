@@ -1,6 +1,6 @@
 /**
  * Whether a value is one plain word to bash: a cluster's start parameters
- * land unquoted on the operator's `bash -lc` command line (validation.ts
+ * land unquoted on the operator's `bash -lc` command line (cluster_validation.ts
  * refuses those that are not).
  */
 

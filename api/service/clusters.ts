@@ -35,7 +35,7 @@ import type {
 import {
   missingTemplatesError,
   validateCreateCluster,
-} from "../../domain/validation.ts";
+} from "../../domain/cluster_validation.ts";
 import { AuthorizationError } from "../auth/authorization_error.ts";
 import { summarizeWorkload } from "../auth/workload_summary.ts";
 import { clusterUsage } from "../auth/quota.ts";

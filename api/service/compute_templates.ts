@@ -23,7 +23,7 @@ import type {
 import {
   templateInUseError,
   validateCreateComputeTemplate,
-} from "../../domain/validation.ts";
+} from "../../domain/cluster_validation.ts";
 import { type Service, visible } from "./service.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 

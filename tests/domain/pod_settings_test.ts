@@ -17,7 +17,7 @@ import type { ComputeTemplate } from "../../domain/types.ts";
 import {
   validateCreateCluster,
   validateCreateComputeTemplate,
-} from "../../domain/validation.ts";
+} from "../../domain/cluster_validation.ts";
 import { cluster, headGroup, workerGroup } from "./builders.ts";
 
 async function readJson<T>(name: string): Promise<T> {

@@ -14,7 +14,7 @@ import {
   validateCreateCluster,
   validateCreateComputeTemplate,
   validateNamespace,
-} from "../../domain/validation.ts";
+} from "../../domain/cluster_validation.ts";
 import { DEFAULT_LIMITS } from "../../domain/limits.ts";
 import { shellWordProblem } from "../../domain/shell_words.ts";
 import type {
