@@ -40,7 +40,8 @@ import { EXPIRES_AT_ANNOTATION, expiryAnnotation, expiryOf } from "./expiry.ts";
 import { clusterAddressesOf } from "./cluster_addresses.ts";
 import { isLabelValue, MAX_LABEL_LENGTH } from "./kubernetes_names.ts";
 import { queuedClusterState, queueLabels, queueOf } from "./queues.ts";
-import { clusterAction, missingTemplatesError } from "./cluster_validation.ts";
+import { clusterAction } from "./actions.ts";
+import { missingTemplatesError } from "./template_errors.ts";
 import { invalidArgument } from "./errors.ts";
 import {
   clusterEnvs,

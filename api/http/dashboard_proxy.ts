@@ -26,7 +26,7 @@ import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
 import type { Orchestrator } from "../../domain/ports.ts";
 import type { RayCluster } from "../../domain/resources.ts";
-import { validateClusterKey } from "../../domain/cluster_validation.ts";
+import { validateClusterKey } from "../../domain/key_validation.ts";
 import {
   DASHBOARD_PORT,
   dashboardProxyPath,

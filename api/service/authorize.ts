@@ -11,7 +11,7 @@ import { Code, ServiceError } from "../../domain/errors.ts";
 import {
   validateClusterKey,
   validateNamespace,
-} from "../../domain/cluster_validation.ts";
+} from "../../domain/key_validation.ts";
 import type { Caller } from "../auth/caller.ts";
 import { AuthorizationError } from "../auth/authorization_error.ts";
 import type { Resource } from "../auth/policy.ts";

@@ -32,10 +32,8 @@ import type {
   ListClustersResponse,
   UpdateClusterRequest,
 } from "../../domain/types.ts";
-import {
-  missingTemplatesError,
-  validateCreateCluster,
-} from "../../domain/cluster_validation.ts";
+import { validateCreateCluster } from "../../domain/cluster_validation.ts";
+import { missingTemplatesError } from "../../domain/template_errors.ts";
 import { AuthorizationError } from "../auth/authorization_error.ts";
 import { summarizeWorkload } from "../auth/workload_summary.ts";
 import { clusterUsage } from "../auth/quota.ts";

@@ -20,10 +20,8 @@ import type {
   ListComputeTemplatesRequest,
   ListComputeTemplatesResponse,
 } from "../../domain/types.ts";
-import {
-  templateInUseError,
-  validateCreateComputeTemplate,
-} from "../../domain/cluster_validation.ts";
+import { templateInUseError } from "../../domain/template_errors.ts";
+import { validateCreateComputeTemplate } from "../../domain/template_validation.ts";
 import { type Service, visible } from "./service.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 

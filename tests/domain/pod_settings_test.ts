@@ -14,10 +14,8 @@ import {
 import { ServiceError } from "../../domain/errors.ts";
 import type { ConfigMap, RayCluster } from "../../domain/resources.ts";
 import type { ComputeTemplate } from "../../domain/types.ts";
-import {
-  validateCreateCluster,
-  validateCreateComputeTemplate,
-} from "../../domain/cluster_validation.ts";
+import { validateCreateCluster } from "../../domain/cluster_validation.ts";
+import { validateCreateComputeTemplate } from "../../domain/template_validation.ts";
 import { cluster, headGroup, workerGroup } from "./builders.ts";
 
 async function readJson<T>(name: string): Promise<T> {
