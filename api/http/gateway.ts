@@ -29,10 +29,7 @@ import { createRouter, type Router } from "./router.ts";
 import { compileRoutes, matchRoute, type Route } from "./rules.ts";
 import { streamResponse } from "./stream_answers.ts";
 import type { HttpRequest } from "./http_request.ts";
-
-export { COMPRESS_MIN_BYTES } from "./json_answers.ts";
-
-export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
+import { DEFAULT_MAX_BODY_BYTES } from "../transport_limits.ts";
 
 export interface GatewayOptions {
   schema: ApiSchema;
