@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { moduleGraph } from "../module_graph.ts";
+import { importSpecifiers } from "../source_imports.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -25,13 +26,6 @@ Deno.test("main.ts loads no module of standin/ but through its one dynamic impor
     [["main.ts", "standin/mod.ts"]],
   );
 });
-
-/** Specifiers of every import, export-from and import() in `source`. */
-function importSpecifiers(source: string): string[] {
-  const pattern =
-    /\b(?:import|export)\s*(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s*)?\(?\s*["']([^"']+)["']/g;
-  return [...source.matchAll(pattern)].map((m) => m[1]);
-}
 
 Deno.test("no module of orchestrator/, api/ or domain/ imports standin/", async () => {
   const standin = new URL("standin/", ROOT).href;
@@ -57,25 +51,4 @@ Deno.test("no module of orchestrator/, api/ or domain/ imports standin/", async 
   }
   assert.ok(checked > 10, `checked ${checked} files`);
   assert.deepEqual(offenders, []);
-});
-
-Deno.test("importSpecifiers() finds static, type-only, re-exported and dynamic imports", () => {
-  const source = [
-    'import { a } from "../standin/a.ts";',
-    'import type { B } from "../standin/b.ts";',
-    'import * as c from "../standin/c.ts";',
-    'import "../standin/d.ts";',
-    'export { e } from "../standin/e.ts";',
-    'const f = await import("../standin/f.ts");',
-    'import {\n  g,\n  h,\n} from "../standin/g.ts";',
-  ].join("\n");
-  assert.deepEqual(importSpecifiers(source), [
-    "../standin/a.ts",
-    "../standin/b.ts",
-    "../standin/c.ts",
-    "../standin/d.ts",
-    "../standin/e.ts",
-    "../standin/f.ts",
-    "../standin/g.ts",
-  ]);
 });
