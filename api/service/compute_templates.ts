@@ -4,10 +4,12 @@
  */
 import {
   clusterFromResource,
-  computeTemplateFromConfigMap,
-  computeTemplateToConfigMap,
   referencedTemplates,
 } from "../../domain/conversions.ts";
+import {
+  computeTemplateFromConfigMap,
+  computeTemplateToConfigMap,
+} from "../../domain/template_conversions.ts";
 import { pageCursor } from "../../domain/pagination.ts";
 import type { CallOptions } from "../../domain/ports.ts";
 import type {

@@ -8,9 +8,11 @@ import assert from "node:assert/strict";
 import {
   clusterFromResource,
   clusterToResource,
+} from "../../domain/conversions.ts";
+import {
   computeTemplateFromConfigMap,
   computeTemplateToConfigMap,
-} from "../../domain/conversions.ts";
+} from "../../domain/template_conversions.ts";
 import { ServiceError } from "../../domain/errors.ts";
 import type { ConfigMap, RayCluster } from "../../domain/resources.ts";
 import type { ComputeTemplate } from "../../domain/types.ts";
