@@ -4,7 +4,7 @@
  * puts after the flag's name; and the suggestion for a mistyped flag.
  */
 import { MAX_LIMIT } from "./domain/limits.ts";
-import { validateNamespace } from "./domain/validation.ts";
+import { validateNamespace } from "./domain/key_validation.ts";
 
 export function nonEmpty(text: string): string {
   if (!text) throw new Error("must not be empty");

@@ -2,7 +2,6 @@
  * Prometheus metrics on prom-client, in the text exposition format (0.0.4):
  * Corral's own, the process's (prom-client's default metrics) and the build.
  */
-import { exactPath, type HttpUnit } from "./http/units.ts";
 import {
   collectDefaultMetrics,
   Counter,
@@ -258,21 +257,6 @@ export async function metricsPage(metrics: Metrics): Promise<Response> {
   return new Response(await metrics.render(), {
     headers: { "content-type": metrics.registry.contentType },
   });
-}
-
-/**
- * GET /metrics for authenticated callers only (--metrics-require-auth): a
- * unit of the chain (api/http/units.ts), which any caller it knows may
- * read, rate limited, counted and logged as every call is.
- */
-export function metricsUnit(metrics: Metrics): HttpUnit {
-  return {
-    key: "corral.Metrics/Scrape",
-    methods: ["GET"],
-    ...exactPath("/metrics"),
-    check: "authentication",
-    handle: () => metricsPage(metrics),
-  };
 }
 
 function mapValues(

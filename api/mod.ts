@@ -27,7 +27,8 @@ import {
   type DashboardProxyOptions,
 } from "./http/dashboard_proxy.ts";
 import { compileRoutes } from "./http/rules.ts";
-import { Metrics, metricsPage, metricsUnit } from "./metrics.ts";
+import { Metrics, metricsPage } from "./metrics.ts";
+import { metricsUnit } from "./metrics_unit.ts";
 import { openApiDocument } from "./openapi.ts";
 import { loadApiSchema } from "./schema.ts";
 import { createDispatcher } from "./service/dispatcher.ts";

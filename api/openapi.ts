@@ -11,7 +11,7 @@
  * updateMask) as query parameters; a rule with a body has a request body.
  */
 import type protobuf from "protobufjs";
-import { fullName } from "../domain/codec.ts";
+import { fullName } from "../domain/message_form.ts";
 import type { Route } from "./http/rules.ts";
 import {
   ERROR_EXAMPLES,

@@ -5,7 +5,7 @@
  * RFC 3339 strings, maps as objects, every field emitted.
  */
 import type protobuf from "protobufjs";
-import { fullName } from "../domain/codec.ts";
+import { fullName } from "../domain/message_form.ts";
 
 export type Schema = Record<string, unknown>;
 

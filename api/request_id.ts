@@ -8,8 +8,6 @@
  * beside it as `clientRequestId` (clientRequestIdOf), cut short and
  * sanitised, so a caller's tracing can still be matched with Corral's log.
  */
-import type { HttpRequest } from "./http/http_request.ts";
-
 /** The longest client request id kept, in characters. */
 const MAX_CLIENT_REQUEST_ID = 128;
 
@@ -35,7 +33,12 @@ export function clientRequestIdFrom(
   return kept === "" ? undefined : kept;
 }
 
-/** The caller's x-request-id of `request`, sanitised; undefined for none. */
-export function clientRequestIdOf(request: HttpRequest): string | undefined {
+/**
+ * The caller's x-request-id of `request` (an HTTP request: any whose
+ * headers read as `Headers` reads them), sanitised; undefined for none.
+ */
+export function clientRequestIdOf(
+  request: { headers: { get(name: string): string | null } },
+): string | undefined {
   return clientRequestIdFrom(request.headers.get("x-request-id"));
 }

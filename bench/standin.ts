@@ -8,10 +8,8 @@
  * Prints one JSON line when ready: {"url": ..., "kubeconfig": <path>}.
  */
 import { parseArgs } from "node:util";
-import {
-  clusterToResource,
-  computeTemplateToConfigMap,
-} from "../domain/conversions.ts";
+import { clusterToResource } from "../domain/conversions.ts";
+import { computeTemplateToConfigMap } from "../domain/template_conversions.ts";
 import { kubeconfigFor, startStandin } from "../standin/mod.ts";
 import type { Cluster, ComputeTemplate } from "../domain/types.ts";
 

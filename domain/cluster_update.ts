@@ -17,7 +17,7 @@
  *   (a group's environment now also in `envs`), so a cluster another writer
  *   made, which Corral would not have written, can still be scaled.
  */
-import { fieldMaskPathToProto } from "./codec.ts";
+import { fieldMaskPathToProto } from "./message_form.ts";
 import { mainContainer, workerGroupToResource } from "./conversions.ts";
 import {
   hasOwnEnvironment,
@@ -29,7 +29,7 @@ import type { FieldViolation } from "./errors.ts";
 import type { Limits } from "./limits.ts";
 import { ANNOTATION, type Container, type RayCluster } from "./resources.ts";
 import type { Cluster, ComputeTemplate } from "./types.ts";
-import { clusterViolations } from "./validation.ts";
+import { clusterViolations } from "./cluster_validation.ts";
 
 /** The paths an update mask may name (proto form), with their JSON paths. */
 export const UPDATABLE_PATHS: Readonly<Record<string, string>> = {

@@ -5,8 +5,9 @@
  * through the other. Pure functions, in named pairs:
  *
  * - clusterToResource / clusterFromResource (RayCluster)
- * - computeTemplateToConfigMap / computeTemplateFromConfigMap (ConfigMap)
- * - clusterEventFromResource (core/v1 Event; read only) and eventsOfCluster
+ *
+ * Beside them: a compute template's ConfigMap (template_conversions.ts),
+ * a cluster's events (event_conversions.ts).
  *
  * Decisions the KubeRay format leaves open, made here once:
  *
@@ -40,8 +41,14 @@ import { EXPIRES_AT_ANNOTATION, expiryAnnotation, expiryOf } from "./expiry.ts";
 import { clusterAddressesOf } from "./cluster_addresses.ts";
 import { isLabelValue, MAX_LABEL_LENGTH } from "./kubernetes_names.ts";
 import { queuedClusterState, queueLabels, queueOf } from "./queues.ts";
-import { clusterAction, missingTemplatesError } from "./validation.ts";
+import { clusterAction } from "./actions.ts";
+import { missingTemplatesError } from "./template_errors.ts";
 import { invalidArgument } from "./errors.ts";
+import {
+  clusterEventFromResource,
+  eventsOfCluster,
+} from "./event_conversions.ts";
+import { parseKubernetesTime } from "./timestamps.ts";
 import {
   clusterEnvs,
   containerEnv,
@@ -52,18 +59,10 @@ import {
   plainEnv,
   WORKER_CONTAINER,
 } from "./env_conversions.ts";
-import {
-  applyPodSettings,
-  podSettingsOf,
-  TOLERATIONS_KEY,
-  tolerationsFromData,
-  tolerationsToData,
-} from "./pod_conversions.ts";
+import { applyPodSettings, podSettingsOf } from "./pod_conversions.ts";
 import {
   ANNOTATION,
   APP_NAME,
-  COMPUTE_TEMPLATE_CONFIG_TYPE,
-  type ConfigMap,
   type Container,
   type HeadGroup,
   type KubeEvent,
@@ -77,7 +76,6 @@ import {
 } from "./resources.ts";
 import {
   type Cluster,
-  type ClusterEvent,
   type ClusterSpec,
   type ComputeTemplate,
   type Environment,
@@ -414,8 +412,8 @@ export function clusterFromResource(
     version,
     environment: environmentOf(labels[LABEL.environment]),
     clusterSpec,
-    createdAt: parseTime(metadata.creationTimestamp),
-    deletedAt: parseTime(metadata.deletionTimestamp),
+    createdAt: parseKubernetesTime(metadata.creationTimestamp),
+    deletedAt: parseKubernetesTime(metadata.deletionTimestamp),
     clusterState: queuedClusterState(
       labels,
       spec,
@@ -532,156 +530,6 @@ function mountPropagationOf(
 }
 
 // ---------------------------------------------------------------------------
-// Events
-
-/**
- * The events about this RayCluster: involvedObject of kind RayCluster with the
- * same namespace and name, and the same uid when both carry one, so events
- * of a deleted namesake or of another namespace's cluster never show.
- * Ordered by last occurrence, oldest first (stable for ties).
- */
-export function eventsOfCluster(
-  resource: RayCluster,
-  events: readonly KubeEvent[],
-): KubeEvent[] {
-  const { name, namespace, uid } = resource.metadata ?? { name: "" };
-  const matching = events.filter((event) => {
-    const object = event.involvedObject ?? {};
-    if (object.kind !== "RayCluster") return false;
-    if (object.name !== name) return false;
-    if ((object.namespace ?? "") !== (namespace ?? "")) return false;
-    if (object.uid && uid && object.uid !== uid) return false;
-    return true;
-  });
-  return matching
-    .map((event, index) => ({ event, index, at: lastSeen(event) }))
-    .sort((a, b) => a.at - b.at || a.index - b.index)
-    .map(({ event }) => event);
-}
-
-/** `team-a/blue`: the key of an object in maps such as eventsByCluster's. */
-export function namespacedName(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
-}
-
-/**
- * Events by the namespace and name of the RayCluster they are about
- * (`team-a/blue`), so that reading N clusters looks at each event once
- * rather than N times. eventsOfCluster still checks each group's uid.
- */
-export function eventsByCluster(
-  events: readonly KubeEvent[],
-): Map<string, KubeEvent[]> {
-  const groups = new Map<string, KubeEvent[]>();
-  for (const event of events) {
-    const object = event.involvedObject ?? {};
-    if (object.kind !== "RayCluster") continue;
-    const key = namespacedName(object.namespace ?? "", object.name ?? "");
-    const group = groups.get(key);
-    if (group) group.push(event);
-    else groups.set(key, [event]);
-  }
-  return groups;
-}
-
-function lastSeen(event: KubeEvent): number {
-  const time = parseTime(event.lastTimestamp) ?? parseTime(event.eventTime) ??
-    parseTime(event.firstTimestamp) ??
-    parseTime(event.metadata?.creationTimestamp);
-  return time?.getTime() ?? 0;
-}
-
-/**
- * A ClusterEvent from a core/v1 Event. id is the event's uid (its name when
- * it has none), name its name. first/last timestamps fall back to eventTime
- * (events.k8s.io/v1 writers leave them unset). count defaults to 1: an
- * event that exists happened at least once, and writers of new-style events
- * omit count for a single occurrence.
- */
-export function clusterEventFromResource(event: KubeEvent): ClusterEvent {
-  const metadata = event.metadata ?? { name: "" };
-  const eventTime = parseTime(event.eventTime);
-  return {
-    id: metadata.uid || metadata.name || "",
-    name: metadata.name ?? "",
-    createdAt: parseTime(metadata.creationTimestamp),
-    firstTimestamp: parseTime(event.firstTimestamp) ?? eventTime,
-    lastTimestamp: parseTime(event.lastTimestamp) ?? eventTime,
-    reason: event.reason ?? "",
-    message: event.message ?? "",
-    type: event.type ?? "",
-    count: typeof event.count === "number" && event.count > 0 ? event.count : 1,
-  };
-}
-
-// ---------------------------------------------------------------------------
-// Compute templates
-
-/** The compute-template ConfigMap, as the KubeRay API server writes it. */
-export function computeTemplateToConfigMap(
-  template: ComputeTemplate,
-): ConfigMap {
-  return {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: {
-      name: template.name,
-      namespace: template.namespace,
-      labels: {
-        [LABEL.configType]: COMPUTE_TEMPLATE_CONFIG_TYPE,
-        [LABEL.computeTemplate]: template.name,
-      },
-    },
-    data: {
-      name: template.name,
-      namespace: template.namespace,
-      cpu: String(template.cpu),
-      memory: String(template.memory),
-      gpu: String(template.gpu),
-      gpu_accelerator: template.gpuAccelerator,
-      // Only when there are some, as KubeRay writes it.
-      ...(template.tolerations.length > 0
-        ? { [TOLERATIONS_KEY]: tolerationsToData(template.tolerations) }
-        : {}),
-    },
-  };
-}
-
-/**
- * The compute template a ConfigMap holds. Name and namespace come from the
- * object's metadata (the data copies otherwise); a missing or non-decimal
- * number reads as 0, as in the KubeRay API server.
- */
-export function computeTemplateFromConfigMap(
-  configMap: ConfigMap,
-): ComputeTemplate {
-  const data = configMap.data ?? {};
-  return {
-    name: configMap.metadata?.name || data.name || "",
-    namespace: configMap.metadata?.namespace || data.namespace || "",
-    cpu: decimal(data.cpu),
-    memory: decimal(data.memory),
-    gpu: decimal(data.gpu),
-    gpuAccelerator: data.gpu_accelerator ?? "",
-    tolerations: tolerationsFromData(data[TOLERATIONS_KEY]),
-  };
-}
-
-function decimal(value: string | undefined): number {
-  const text = value?.trim() ?? "";
-  if (!/^\d+$/.test(text)) return 0;
-  const number = Number(text);
-  return number <= 0xffffffff ? number : 0;
-}
-
-// ---------------------------------------------------------------------------
-
-function parseTime(value: string | null | undefined): Date | undefined {
-  // Go clients serialise unset times as null.
-  if (value === undefined || value === null || value === "") return undefined;
-  const time = new Date(value);
-  return Number.isNaN(time.getTime()) ? undefined : time;
-}
 
 function stringMap(
   map: Record<string, unknown> | undefined,

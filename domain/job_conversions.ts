@@ -39,13 +39,10 @@ import type {
   RayJobSubmitter,
 } from "./types.ts";
 import type { FieldViolation } from "./errors.ts";
-import {
-  clusterEventFromResource,
-  clusterFromResource,
-  userLabelValue,
-} from "./conversions.ts";
+import { clusterFromResource, userLabelValue } from "./conversions.ts";
+import { clusterEventFromResource } from "./event_conversions.ts";
 import { isDns1035Label, isLabelValue } from "./kubernetes_names.ts";
-import { clusterViolations } from "./validation.ts";
+import { clusterViolations } from "./cluster_validation.ts";
 import { DEFAULT_LIMITS, type Limits } from "./limits.ts";
 
 /** The clusterSelector key the operator reads: the cluster's name. */

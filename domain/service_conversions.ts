@@ -9,11 +9,11 @@
  */
 import { NO_ADDRESSES } from "./cluster_addresses.ts";
 import {
-  clusterEventFromResource,
   clusterFromResource,
   clusterToResource,
   userLabelValue,
 } from "./conversions.ts";
+import { clusterEventFromResource } from "./event_conversions.ts";
 import {
   ANNOTATION,
   APP_NAME,

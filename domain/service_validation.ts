@@ -9,7 +9,7 @@ import { type FieldViolation, invalidArgument } from "./errors.ts";
 import { DEFAULT_LIMITS, type Limits } from "./limits.ts";
 import { serviceAction, serviceAsCluster } from "./service_conversions.ts";
 import type { RayService, WorkerGroupSpec } from "./types.ts";
-import { clusterViolations } from "./validation.ts";
+import { clusterViolations } from "./cluster_validation.ts";
 
 /**
  * The longest RayService name the KubeRay operator reconciles

@@ -1,7 +1,7 @@
 /**
  * Whether a value is one plain word to bash: a cluster's start parameters
- * land unquoted on the operator's `bash -lc` command line (validation.ts
- * refuses those that are not).
+ * land unquoted on the operator's `bash -lc` command line
+ * (cluster_validation.ts refuses those that are not).
  */
 
 /**

@@ -12,7 +12,7 @@
  *
  * Kubernetes' MicroTime (Events' `eventTime`, leases) is a third form, six
  * fractional digits always (`2024-05-01T12:00:04.500000Z`); nothing here
- * writes one, and the service only reads it (domain/conversions.ts parses
+ * writes one, and the service only reads it (`parseKubernetesTime` reads
  * any RFC 3339 text).
  */
 
@@ -24,4 +24,17 @@ export function formatTimestamp(date: Date): string {
 /** RFC 3339 in UTC with second precision, as metav1.Time serializes. */
 export function formatKubernetesTime(date: Date = new Date()): string {
   return formatTimestamp(new Date(Math.floor(date.getTime() / 1000) * 1000));
+}
+
+/**
+ * A time of a Kubernetes object (metav1.Time, MicroTime, any RFC 3339
+ * text); undefined when unset or unreadable.
+ */
+export function parseKubernetesTime(
+  value: string | null | undefined,
+): Date | undefined {
+  // Go clients serialise unset times as null.
+  if (value === undefined || value === null || value === "") return undefined;
+  const time = new Date(value);
+  return Number.isNaN(time.getTime()) ? undefined : time;
 }

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import YAML from "yaml";
-import { parsePolicy } from "../api/auth/policy.ts";
+import { parsePolicy } from "../api/auth/policy_document.ts";
 import { parseSettings } from "../settings.ts";
 
 export const ROOT = new URL("../", import.meta.url);

@@ -29,11 +29,8 @@ import {
 } from "../api/service/cluster_watch.ts";
 import { type JobWatch, jobWatchFor } from "../api/service/job_watch.ts";
 import { ConvertedClusters } from "../api/service/converted_clusters.ts";
-import {
-  type Message,
-  messageFromJson,
-  messageToJson,
-} from "../domain/codec.ts";
+import { messageFromJson, messageToJson } from "../domain/codec.ts";
+import type { Message } from "../domain/message_form.ts";
 import { Code, type FieldViolation, ServiceError } from "../domain/errors.ts";
 import type { Logger } from "../domain/log.ts";
 import type { KubernetesCallRecord, Orchestrator } from "../domain/ports.ts";

@@ -16,7 +16,8 @@ import {
 } from "./identity.ts";
 import type { FailureLimitSettings } from "./failure_limit.ts";
 import { oidcAuthenticator } from "./oidc.ts";
-import { allowGroups, type Policy, policyFile } from "./policy.ts";
+import { allowGroups, type Policy } from "./policy.ts";
+import { policyFile } from "./policy_file.ts";
 import { tokenFileAuthenticator } from "./token_file.ts";
 import {
   tokenReviewAuthenticator,

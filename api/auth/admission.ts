@@ -5,8 +5,8 @@
  * (a template's tolerations, an update's merge) is decided the same way.
  *
  * Deny by default, field by field. Every field of a group's pod template
- * is listed below (POD_METADATA_FIELDS, POD_SPEC_FIELDS, CONTAINER_FIELDS,
- * GROUP_FIELDS): "decided" fields are checked against a rule's grants;
+ * is listed in admission_fields.ts (POD_METADATA_FIELDS, POD_SPEC_FIELDS,
+ * CONTAINER_FIELDS, GROUP_FIELDS): "decided" fields are checked against a rule's grants;
  * "refused" ones (and any field not listed, such as one a newer operator
  * adds) are refused unless a rule opens them by name (`podFields`,
  * `containerFields`). tests/api/auth/admission_fields_test.ts fails when
@@ -16,256 +16,25 @@
  * never combined (an image from one, a service account from another would
  * be allowed by no rule).
  */
-import { ANNOTATION, type RayCluster } from "../../domain/resources.ts";
-import type { RayJobResource } from "../../domain/job_conversions.ts";
-
-/**
- * What admission decides on: a RayCluster, or a RayJob (its own cluster's
- * spec.rayClusterSpec walked as a cluster's spec, and its submitter pod).
- */
-export type Workload = RayCluster | RayJobResource;
-
-/** A toleration a rule grants: the taint key (a pattern), and its effects. */
-export interface TolerationGrant {
-  /** A key pattern; "*" also grants a toleration of every key (no key). */
-  key: string;
-  /** Patterns of the effects granted; undefined grants every effect. */
-  effects?: string[];
-}
-
-/** What a rule lets the pods of a cluster carry. Patterns: `*` is any run. */
-export interface WorkloadGrants {
-  /** Images; undefined allows any. */
-  images?: string[];
-  /** Service accounts beyond the namespace's `default`. */
-  serviceAccounts: string[];
-  imagePullSecrets: string[];
-  tolerations: TolerationGrant[];
-  /** `key=value` patterns of nodeSelector entries. */
-  nodeSelectors: string[];
-  serviceTypes: string[];
-  /** Key patterns of pod template annotations and labels. */
-  annotations: string[];
-  labels: string[];
-  /** hostPath paths (clean absolute paths); ["*"] is any. */
-  hostPaths: string[];
-  /** persistentVolumeClaim claim names. */
-  claims: string[];
-  /** Values allowed for the start parameters that change exposure. */
-  startParams: Record<string, string[]>;
-  /** Secrets and ConfigMaps usable by env valueFrom and envFrom. */
-  secrets: string[];
-  /** Pod spec fields listed "refused" below that this rule opens. */
-  podFields: string[];
-  containerFields: string[];
-}
-
-/** The safe defaults: a rule that says nothing of the workload grants this. */
-export function defaultGrants(): WorkloadGrants {
-  return {
-    serviceAccounts: [],
-    imagePullSecrets: [],
-    tolerations: [],
-    nodeSelectors: [],
-    serviceTypes: ["ClusterIP", "NodePort"],
-    annotations: [],
-    labels: [],
-    hostPaths: [],
-    claims: [],
-    startParams: {},
-    secrets: [],
-    podFields: [],
-    containerFields: [],
-  };
-}
-
-/** Everything: the grants of the policy without a policy file. */
-export function anyGrants(): WorkloadGrants {
-  return {
-    serviceAccounts: ["*"],
-    imagePullSecrets: ["*"],
-    tolerations: [{ key: "*" }],
-    nodeSelectors: ["*"],
-    serviceTypes: ["*"],
-    annotations: ["*"],
-    labels: ["*"],
-    hostPaths: ["*"],
-    claims: ["*"],
-    startParams: { "*": ["*"] },
-    secrets: ["*"],
-    podFields: ["*"],
-    containerFields: ["*"],
-  };
-}
-
-type Decision = "decided" | "refused";
-
-/**
- * Every field of the CRD's head and worker groups (not their templates).
- * numOfHosts and priority are decided as allowed only at the values the
- * CRD defaults them to (the API server writes those into every group);
- * scaleStrategy only names workers the autoscaler removes.
- */
-export const GROUP_FIELDS: Record<string, Decision> = {
-  groupName: "decided",
-  replicas: "decided",
-  minReplicas: "decided",
-  maxReplicas: "decided",
-  rayStartParams: "decided",
-  serviceType: "decided",
-  template: "decided",
-  numOfHosts: "decided",
-  priority: "decided",
-  scaleStrategy: "decided",
-  enableIngress: "refused",
-  headService: "refused",
-  idleTimeoutSeconds: "refused",
-  ingressOptions: "refused",
-  labels: "refused",
-  resources: "refused",
-  suspend: "refused",
-};
-
-/** The group fields allowed at their CRD default only. */
-const GROUP_DEFAULTS: Record<string, unknown> = { numOfHosts: 1, priority: 0 };
-
-export const POD_METADATA_FIELDS: Record<string, Decision> = {
-  annotations: "decided",
-  labels: "decided",
-  finalizers: "refused",
-  name: "refused",
-  namespace: "refused",
-};
-
-/** Every field of the CRD's pod spec. */
-export const POD_SPEC_FIELDS: Record<string, Decision> = {
-  containers: "decided",
-  volumes: "decided",
-  serviceAccountName: "decided",
-  serviceAccount: "decided",
-  imagePullSecrets: "decided",
-  tolerations: "decided",
-  nodeSelector: "decided",
-  // Containers of their own: opened by podFields, then checked as containers.
-  initContainers: "refused",
-  ephemeralContainers: "refused",
-  activeDeadlineSeconds: "refused",
-  affinity: "refused",
-  automountServiceAccountToken: "refused",
-  dnsConfig: "refused",
-  dnsPolicy: "refused",
-  enableServiceLinks: "refused",
-  hostAliases: "refused",
-  hostIPC: "refused",
-  hostNetwork: "refused",
-  hostPID: "refused",
-  hostUsers: "refused",
-  hostname: "refused",
-  hostnameOverride: "refused",
-  nodeName: "refused",
-  os: "refused",
-  overhead: "refused",
-  preemptionPolicy: "refused",
-  priority: "refused",
-  priorityClassName: "refused",
-  readinessGates: "refused",
-  resourceClaims: "refused",
-  resources: "refused",
-  restartPolicy: "refused",
-  runtimeClassName: "refused",
-  schedulerName: "refused",
-  schedulingGates: "refused",
-  schedulingGroup: "refused",
-  securityContext: "refused",
-  setHostnameAsFQDN: "refused",
-  shareProcessNamespace: "refused",
-  subdomain: "refused",
-  terminationGracePeriodSeconds: "refused",
-  topologySpreadConstraints: "refused",
-};
-
-/** Every field of the CRD's container. */
-export const CONTAINER_FIELDS: Record<string, Decision> = {
-  name: "decided",
-  image: "decided",
-  env: "decided",
-  envFrom: "decided",
-  ports: "decided",
-  resources: "decided",
-  volumeMounts: "decided",
-  args: "refused",
-  command: "refused",
-  imagePullPolicy: "refused",
-  lifecycle: "refused",
-  livenessProbe: "refused",
-  readinessProbe: "refused",
-  resizePolicy: "refused",
-  restartPolicy: "refused",
-  restartPolicyRules: "refused",
-  securityContext: "refused",
-  startupProbe: "refused",
-  stdin: "refused",
-  stdinOnce: "refused",
-  terminationMessagePath: "refused",
-  terminationMessagePolicy: "refused",
-  tty: "refused",
-  volumeDevices: "refused",
-  workingDir: "refused",
-  // Of ephemeral containers only.
-  targetContainerName: "refused",
-};
-
-/** The RayCluster spec fields Corral writes (suspend: a queued one's). */
-const SPEC_FIELDS = new Set(
-  ["rayVersion", "headGroupSpec", "workerGroupSpecs", "suspend"],
-);
-
-/**
- * The RayJob spec fields Corral writes (jobToResource); any other is
- * refused, as a cluster's: a newer operator's field may start pods.
- */
-const JOB_SPEC_FIELDS = new Set([
-  "entrypoint",
-  "metadata",
-  "runtimeEnvYAML",
-  "jobId",
-  "shutdownAfterJobFinishes",
-  "ttlSecondsAfterFinished",
-  "activeDeadlineSeconds",
-  "entrypointNumCpus",
-  "entrypointNumGpus",
-  "entrypointResources",
-  "submitterPodTemplate",
-  "rayClusterSpec",
-  "clusterSelector",
-  "suspend",
-]);
-
-/**
- * The submitter pod fields "refused" above that Corral itself writes, each
- * allowed at Corral's value only: a submitter runs once (KubeRay's API
- * server writes restartPolicy Never too).
- */
-const SUBMITTER_DEFAULTS: Record<string, unknown> = { restartPolicy: "Never" };
-
-/**
- * Start parameters that decide who can reach the cluster's listeners
- * (Ray's dashboard serves the job API: code execution for whoever reaches
- * it). Without a grant of their own they are allowed on a service that
- * stays inside Kubernetes' network, and refused on a LoadBalancer.
- */
-const EXPOSURE_PARAMS = [
-  "dashboard-host",
-  "dashboard-port",
-  "ray-client-server-port",
-  "node-ip-address",
-];
-
-/** Corral's own pod annotation keys, always allowed. */
-const OWN_ANNOTATIONS = new Set<string>([
-  ANNOTATION.computeTemplate,
-  ANNOTATION.computeImage,
-]);
+import { ANNOTATION } from "../../domain/resources.ts";
+import {
+  CONTAINER_FIELDS,
+  EXPOSURE_PARAMS,
+  GROUP_DEFAULTS,
+  GROUP_FIELDS,
+  JOB_SPEC_FIELDS,
+  OWN_ANNOTATIONS,
+  POD_METADATA_FIELDS,
+  POD_SPEC_FIELDS,
+  SPEC_FIELDS,
+  SUBMITTER_DEFAULTS,
+} from "./admission_fields.ts";
+import { isObj, listOf, type Obj, text, type Workload } from "./workload.ts";
+import {
+  globMatches,
+  matchesAny,
+  type WorkloadGrants,
+} from "./workload_grants.ts";
 
 /** One thing a rule does not allow, with where it is and why. */
 export interface Refusal {
@@ -316,50 +85,6 @@ export function workloadRefusals(
   return walk.refusals;
 }
 
-type Obj = Record<string, unknown>;
-
-function isObj(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function listOf(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
-function text(value: unknown): string {
-  return typeof value === "string" ? value : "";
-}
-
-/** Whether `value` matches one of `patterns` (`*` = any run of characters). */
-export function matchesAny(
-  patterns: readonly string[],
-  value: string,
-): boolean {
-  return patterns.some((pattern) => globMatches(pattern, value));
-}
-
-/** `*` is any run of characters; everything else is itself; whole string. */
-export function globMatches(pattern: string, value: string): boolean {
-  const parts = pattern.split("*");
-  if (parts.length === 1) return pattern === value;
-  const first = parts[0];
-  const last = parts[parts.length - 1];
-  if (
-    value.length < first.length + last.length || !value.startsWith(first) ||
-    !value.endsWith(last)
-  ) return false;
-  // Greedy left to right over the middle parts: the leftmost place of each
-  // part leaves the most room for the rest, so this finds a match if any.
-  let at = first.length;
-  const end = value.length - last.length;
-  for (const part of parts.slice(1, -1)) {
-    const found = value.indexOf(part, at);
-    if (found === -1 || found + part.length > end) return false;
-    at = found + part.length;
-  }
-  return true;
-}
-
 /** An absolute path with no `.`/`..` segments or doubled slashes. */
 function cleanPath(path: string): boolean {
   return path.startsWith("/") &&
@@ -367,6 +92,17 @@ function cleanPath(path: string): boolean {
       part !== "." && part !== ".." && (part !== "" || i === all.length - 1)
     );
 }
+
+/** Sources of an env value or envFrom that read the pod itself: allowed. */
+const POD_REFERENCES = new Set(["fieldRef", "resourceFieldRef", "prefix"]);
+
+/** Sources that read a Secret or ConfigMap: allowed by a rule's `secrets`. */
+const OBJECT_REFERENCES = new Set([
+  "secretKeyRef",
+  "configMapKeyRef",
+  "secretRef",
+  "configMapRef",
+]);
 
 /**
  * One walk over a workload against one rule's grants. `request` is the
@@ -681,18 +417,8 @@ class Walk {
    */
   private reference(source: Obj, path: string): void {
     for (const [kind, value] of Object.entries(source)) {
-      if (
-        kind === "fieldRef" || kind === "resourceFieldRef" || kind === "prefix"
-      ) {
-        continue;
-      }
-      const known = [
-        "secretKeyRef",
-        "configMapKeyRef",
-        "secretRef",
-        "configMapRef",
-      ]
-        .includes(kind);
+      if (POD_REFERENCES.has(kind)) continue;
+      const known = OBJECT_REFERENCES.has(kind);
       const name = isObj(value) ? text(value.name) : "";
       if (known && matchesAny(this.grants.secrets, name)) continue;
       this.refuse(
@@ -706,93 +432,4 @@ class Walk {
       );
     }
   }
-}
-
-/** What an audit record says of the workload written (no env values). */
-export interface WorkloadSummary {
-  images: string[];
-  serviceAccounts: string[];
-  /** `hostPath:/data`, `persistentVolumeClaim:datasets`. */
-  volumes: string[];
-  /** `nvidia.com/gpu:NoSchedule`; `*` for a toleration of every key. */
-  tolerations: string[];
-  /** The head's service type, when one is set. */
-  serviceType?: string;
-  /** An update's field mask. */
-  mask?: string[];
-}
-
-/** The summary of `resource` for the audit trail, each list sorted, once each. */
-export function summarizeWorkload(
-  resource: Workload,
-  mask?: readonly string[],
-): WorkloadSummary {
-  const sets = {
-    images: new Set<string>(),
-    serviceAccounts: new Set<string>(),
-    volumes: new Set<string>(),
-    tolerations: new Set<string>(),
-  };
-  for (const spec of podSpecsOf(resource)) {
-    const account = text(spec.serviceAccountName) || text(spec.serviceAccount);
-    if (account !== "") sets.serviceAccounts.add(account);
-    for (const key of ["containers", "initContainers", "ephemeralContainers"]) {
-      for (const container of listOf(spec[key])) {
-        if (isObj(container)) sets.images.add(text(container.image));
-      }
-    }
-    for (const volume of listOf(spec.volumes)) {
-      if (!isObj(volume)) continue;
-      if (isObj(volume.hostPath)) {
-        sets.volumes.add(`hostPath:${text(volume.hostPath.path)}`);
-      } else if (isObj(volume.persistentVolumeClaim)) {
-        sets.volumes.add(
-          `persistentVolumeClaim:${
-            text(volume.persistentVolumeClaim.claimName)
-          }`,
-        );
-      } else {
-        const kinds = Object.keys(volume).filter((key) => key !== "name");
-        sets.volumes.add(kinds.join(","));
-      }
-    }
-    for (const toleration of listOf(spec.tolerations)) {
-      if (!isObj(toleration)) continue;
-      const key = text(toleration.key) || "*";
-      const effect = text(toleration.effect);
-      sets.tolerations.add(effect ? `${key}:${effect}` : key);
-    }
-  }
-  const sorted = (set: Set<string>) => [...set].sort();
-  const cluster = resource.kind === "RayCluster"
-    ? resource.spec
-    : resource.spec.rayClusterSpec;
-  const serviceType = text(cluster?.headGroupSpec?.serviceType);
-  return {
-    images: sorted(sets.images),
-    serviceAccounts: sorted(sets.serviceAccounts),
-    volumes: sorted(sets.volumes),
-    tolerations: sorted(sets.tolerations),
-    ...(serviceType ? { serviceType } : {}),
-    ...(mask ? { mask: [...mask] } : {}),
-  };
-}
-
-/** The pod specs of a workload: its groups', and a RayJob's submitter's. */
-function podSpecsOf(resource: Workload): Obj[] {
-  const cluster = resource.kind === "RayCluster"
-    ? resource.spec
-    : resource.spec.rayClusterSpec;
-  const templates: unknown[] = [
-    cluster?.headGroupSpec?.template,
-    ...listOf(cluster?.workerGroupSpecs).map((group) =>
-      isObj(group) ? group.template : undefined
-    ),
-  ];
-  if (resource.kind === "RayJob") {
-    templates.push(resource.spec.submitterPodTemplate);
-  }
-  return templates.map((template) =>
-    isObj(template) && isObj(template.spec) ? template.spec : {}
-  );
 }

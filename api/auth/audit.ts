@@ -5,7 +5,7 @@
  */
 import type { Logger } from "../../domain/log.ts";
 import type { AuthenticatorName } from "./identity.ts";
-import type { WorkloadSummary } from "./admission.ts";
+import type { WorkloadSummary } from "./workload_summary.ts";
 
 export interface AuditEntry {
   /** Corral's own id of the request. */

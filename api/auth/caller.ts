@@ -6,17 +6,12 @@
 import type { ExpiryLimit } from "../../domain/expiry.ts";
 import { expiryLimitFor } from "./expiry_policy.ts";
 import { type QueueLimit, queueLimitFor } from "./queue_policy.ts";
-import type { Workload } from "./admission.ts";
+import type { Workload } from "./workload.ts";
 import type { Identity } from "./identity.ts";
 import type { Quota } from "./quota.ts";
-import {
-  admitWorkload,
-  AuthorizationError,
-  type Policy,
-  type Resource,
-  type Rule,
-  type Verb,
-} from "./policy.ts";
+import { AuthorizationError } from "./authorization_error.ts";
+import type { Policy, Resource, Rule, Verb } from "./policy.ts";
+import { admitWorkload } from "./workload_decision.ts";
 
 export interface Caller {
   identity: Identity;

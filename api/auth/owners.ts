@@ -7,7 +7,8 @@
  */
 import { ANNOTATION, LABEL } from "../../domain/resources.ts";
 import type { Caller } from "./caller.ts";
-import { AuthorizationError, type Resource, type Rule } from "./policy.ts";
+import { AuthorizationError } from "./authorization_error.ts";
+import type { Resource, Rule } from "./policy.ts";
 
 /**
  * Who acts where, under which rules: a handler's call context (rpcs.ts)

@@ -22,7 +22,7 @@
  */
 import { queueNameProblem } from "../../domain/queues.ts";
 import type { Identity } from "./identity.ts";
-import { AuthorizationError } from "./policy.ts";
+import { AuthorizationError } from "./authorization_error.ts";
 
 /** One entry of `queues:`. */
 export interface QueueRule {

@@ -8,7 +8,8 @@
  * is shown that refusal in place of the button and the proxied address,
  * for as long as the page is open: not a link that fails.
  */
-import { ApiError, errorMessage, openDashboardSession } from "./api.js";
+import { ApiError, errorMessage } from "./api.js";
+import { openDashboardSession } from "./api_session.js";
 import { clusterKey } from "./format.js";
 import { h, panel } from "./html.js";
 

@@ -10,7 +10,8 @@
  * read every POLL_MS while the page is open; close() ends that and the
  * log's stream.
  */
-import { ApiError, errorMessage, listSubmissions, submitJob } from "./api.js";
+import { ApiError, errorMessage } from "./api.js";
+import { listSubmissions, submitJob } from "./api_submissions.js";
 import { field, h, panel } from "./html.js";
 import { POLL_MS } from "./list_poll.js";
 import {

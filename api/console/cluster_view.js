@@ -6,12 +6,8 @@
  * scaled in place, and deleting it. What a person is typing survives the
  * redraws (the page's drafts), and so does the focus.
  */
-import {
-  ApiError,
-  deleteCluster,
-  errorMessage,
-  updateWorkerGroups,
-} from "./api.js";
+import { ApiError, errorMessage } from "./api.js";
+import { deleteCluster, updateWorkerGroups } from "./api_objects.js";
 import {
   aboutPanel,
   endpointsPanel,

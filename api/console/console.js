@@ -11,8 +11,8 @@
 // hash; *_view.js are the views (with create_form.js and cluster_panels.js
 // their parts); state.js holds what the console knows; watch.js keeps the
 // clusters and jobs_watch.js the jobs, both through watch_stream.js;
-// api.js is every call to the API; connection.js says when Corral is
-// unreachable; sign_in.js and session.js the token; html.js and format.js
+// api.js makes every call to the API (api_*.js are the calls, by what
+// they reach); connection.js says when Corral is unreachable; sign_in.js and session.js the token; html.js and format.js
 // build the page.
 import { listenForSignIn } from "./sign_in.js";
 import { redraw, redrawSoon, route } from "./router.js";

@@ -5,7 +5,7 @@
  * compute templates its selects offer, and its rows of worker groups and
  * environment variables, added and removed.
  */
-import { listTemplates } from "./api.js";
+import { listTemplates } from "./api_objects.js";
 import { field, h } from "./html.js";
 
 /**

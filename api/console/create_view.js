@@ -6,7 +6,8 @@
  * violations are shown next to the fields they name, and a created cluster
  * opens its page.
  */
-import { ApiError, createCluster, errorMessage } from "./api.js";
+import { ApiError, errorMessage } from "./api.js";
+import { createCluster } from "./api_objects.js";
 import {
   addEnv,
   addGroup,

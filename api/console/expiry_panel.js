@@ -8,7 +8,8 @@
  * left as the clusters list shows it. A refusal (past the policy's
  * maximum, or no right to update) is said under the control.
  */
-import { errorMessage, extendCluster } from "./api.js";
+import { errorMessage } from "./api.js";
+import { extendCluster } from "./api_objects.js";
 import { field, h, panel } from "./html.js";
 
 /** @typedef {import("./api.js").Cluster} Cluster */

@@ -7,7 +7,7 @@
  * compute template; the API's refusals are shown next to the fields they
  * name, and a created job opens its page.
  */
-import { createJob, listTemplates } from "./api.js";
+import { createJob, listTemplates } from "./api_objects.js";
 import { field, h } from "./html.js";
 import { showPage } from "./html.js";
 import {

@@ -6,7 +6,8 @@
  * what the operator says of it, the cluster it runs on, its events once
  * the API reports them, and deleting it.
  */
-import { deleteJob, errorMessage } from "./api.js";
+import { errorMessage } from "./api.js";
+import { deleteJob } from "./api_objects.js";
 import { eventsPanel } from "./cluster_panels.js";
 import { jobBadge, when } from "./format.js";
 import { h, panel, showPage } from "./html.js";

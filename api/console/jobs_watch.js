@@ -18,7 +18,8 @@
  * A 401 stops it all: signing in again routes anew, which starts it
  * again. The views only read the state and redraw.
  */
-import { listJobs, openJobsWatch } from "./api.js";
+import { listJobs } from "./api_objects.js";
+import { openJobsWatch } from "./api_watches.js";
 import { onReachableAgain } from "./connection.js";
 import {
   changed,

@@ -13,7 +13,7 @@
  * (a create, a delete, a scale, as the watch brings them), not on every
  * change of state, and never has two reads of its own in flight.
  */
-import { quotaUsage } from "./api.js";
+import { quotaUsage } from "./api_objects.js";
 import { h } from "./html.js";
 import { state } from "./state.js";
 

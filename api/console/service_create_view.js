@@ -7,7 +7,7 @@
  * refusals are shown next to the fields they name (its config's line
  * included), and a created service opens its page.
  */
-import { createService, listTemplates } from "./api.js";
+import { createService, listTemplates } from "./api_objects.js";
 import { field, h, showPage } from "./html.js";
 import {
   lastNamespace,

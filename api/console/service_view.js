@@ -7,7 +7,8 @@
  * applications with their deployments, its endpoints and events, its
  * Serve config (read only), and deleting it.
  */
-import { deleteService, errorMessage } from "./api.js";
+import { errorMessage } from "./api.js";
+import { deleteService } from "./api_objects.js";
 import { endpointsPanel, eventsPanel } from "./cluster_panels.js";
 import { serveBadge, serviceBadge, when } from "./format.js";
 import { h, panel, showPage } from "./html.js";

@@ -5,7 +5,7 @@
  * services, and only while one is shown: the API has no watch of
  * services, so this reads ListAllRayServices every 2 s (list_poll.js).
  */
-import { listServices } from "./api.js";
+import { listServices } from "./api_objects.js";
 import { changed, pollList, readVisible } from "./list_poll.js";
 import { state } from "./state.js";
 

@@ -9,13 +9,8 @@
  */
 import { byId } from "./html.js";
 import { clearToken, setToken, token } from "./session.js";
-import {
-  checkToken,
-  endDashboardSessions,
-  errorMessage,
-  onUnauthorized,
-  whoAmI,
-} from "./api.js";
+import { errorMessage, onUnauthorized } from "./api.js";
+import { checkToken, endDashboardSessions, whoAmI } from "./api_session.js";
 
 /** The user Corral takes this tab to be, once known; else "". */
 let signedInAs = "";

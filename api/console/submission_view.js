@@ -6,12 +6,12 @@
  * live with WatchJobLog until the job ends. One job is followed at a time:
  * selecting another, or leaving the page, aborts the stream.
  */
+import { errorMessage } from "./api.js";
 import {
   deleteSubmission,
-  errorMessage,
   openJobLog,
   stopSubmission,
-} from "./api.js";
+} from "./api_submissions.js";
 import { reportUnreachable } from "./connection.js";
 import { h } from "./html.js";
 

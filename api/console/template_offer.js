@@ -5,7 +5,8 @@
  * namespace has none: a name and sizes, made in that namespace without
  * leaving the form, and then offered (and chosen) in every empty select.
  */
-import { createTemplate, errorMessage } from "./api.js";
+import { errorMessage } from "./api.js";
+import { createTemplate } from "./api_objects.js";
 import { h } from "./html.js";
 
 /**

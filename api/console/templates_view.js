@@ -4,12 +4,12 @@
  * The compute templates view (#/templates): every namespace's templates,
  * each deleted with a second click, and a form that makes one.
  */
+import { errorMessage } from "./api.js";
 import {
   createTemplate,
   deleteTemplate,
-  errorMessage,
   listTemplates,
-} from "./api.js";
+} from "./api_objects.js";
 import { field, h, showPage } from "./html.js";
 import { lastNamespace } from "./session.js";
 import { clearViolations, showViolations } from "./violations.js";

@@ -6,7 +6,7 @@
  * when told it is too old, and keeps the console's clusters (state.js) as
  * Corral has them.
  */
-import { openWatch } from "./api.js";
+import { openWatch } from "./api_watches.js";
 import { byId } from "./html.js";
 import { signIn } from "./sign_in.js";
 import { followWatch, NotWatching } from "./watch_stream.js";

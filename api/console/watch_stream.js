@@ -44,7 +44,7 @@ class WatchAgain extends Error {}
  * @template A
  * @typedef {object} Follower
  * @property {(resourceVersion: string, signal: AbortSignal) => Promise<Response>} open
- *   starts the stream (a call in api.js)
+ *   starts the stream (a call in api_watches.js)
  * @property {(answer: A, fresh: boolean, seen: Set<string>) => void} apply
  *   takes one answer into the state, and its resourceVersion into the
  *   WatchPoint; `fresh` says the answer is part of the state a stream

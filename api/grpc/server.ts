@@ -5,11 +5,11 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import protobuf from "protobufjs";
+import type { Message } from "../../domain/message_form.ts";
 import {
-  type Message,
   messageFromProto,
   messageToProto,
-} from "../../domain/codec.ts";
+} from "../../domain/proto_objects.ts";
 import {
   Code,
   type ErrorDetail,
@@ -20,7 +20,10 @@ import {
 import { asServiceError } from "../errors.ts";
 import type { Dispatcher } from "../service/dispatcher.ts";
 import { type ApiSchema, methodKey } from "../schema.ts";
-import { DEFAULT_MAX_BODY_BYTES } from "../http/gateway.ts";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_HEADER_BYTES,
+} from "../transport_limits.ts";
 import { grpcPeer } from "./credentials.ts";
 import { clientRequestIdFrom, newRequestId } from "../request_id.ts";
 import { completeHttp2Constants } from "./http2_constants.ts";
@@ -59,7 +62,7 @@ export function createGrpcServer(options: GrpcOptions): grpc.Server {
   });
   const serving: Serving = {
     dispatcher: options.dispatcher,
-    maxMetadataBytes: options.maxMetadataBytes ?? 16 * 1024,
+    maxMetadataBytes: options.maxMetadataBytes ?? DEFAULT_MAX_HEADER_BYTES,
     encodeStatus: statusEncoder(schema.root),
   };
   for (const service of schema.services) {

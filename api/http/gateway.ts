@@ -6,8 +6,9 @@
  * JSON body (json_answers.ts), a stream (stream_answers.ts) or an error
  * (error_answers.ts).
  */
-import type { Message } from "../../domain/codec.ts";
-import { messageToGatewayJson, messageToJson } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
+import { messageToJson } from "../../domain/codec.ts";
+import { messageToGatewayJson } from "../../domain/kuberay_json.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import { isKept } from "../../domain/kept.ts";
 import type { Logger } from "../../domain/log.ts";
@@ -28,10 +29,7 @@ import { createRouter, type Endpoint, type Router } from "./router.ts";
 import { compileRoutes, matchRoute, type Route } from "./rules.ts";
 import { streamResponse } from "./stream_answers.ts";
 import type { HttpRequest } from "./http_request.ts";
-
-export { COMPRESS_MIN_BYTES } from "./json_answers.ts";
-
-export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
+import { DEFAULT_MAX_BODY_BYTES } from "../transport_limits.ts";
 
 export interface GatewayOptions {
   schema: ApiSchema;

@@ -4,11 +4,8 @@
  * rule says), the query string for the fields bound to neither the path nor
  * the body, and the path variables.
  */
-import {
-  isUnknownField,
-  type Message,
-  messageFromJson,
-} from "../../domain/codec.ts";
+import { messageFromJson } from "../../domain/codec.ts";
+import { isUnknownField, type Message } from "../../domain/message_form.ts";
 import {
   Code,
   type FieldViolation,

@@ -39,6 +39,7 @@ import { type Deadline, Deadlines } from "./deadlines.ts";
 import type { Router } from "./router.ts";
 import type { Duplex } from "node:stream";
 import { tunnelOf } from "./upgrade.ts";
+import { DEFAULT_MAX_HEADER_BYTES } from "../transport_limits.ts";
 
 /**
  * What the listener serves. With `allowed` (the router's), the requests the
@@ -127,7 +128,7 @@ function limitsOf(options: HttpServerOptions): Limits {
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
     maxInflightBodyBytes: options.maxInflightBodyBytes ?? 64 * 1024 ** 2,
     maxUrlBytes: options.maxUrlBytes ?? 8 * 1024,
-    maxHeaderBytes: options.maxHeaderBytes ?? 16 * 1024,
+    maxHeaderBytes: options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES,
   };
 }
 

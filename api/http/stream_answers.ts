@@ -8,7 +8,7 @@
  * are pulled one at a time as the connection takes them: a slow client
  * holds the stream back, and the stream ends it when too far behind.
  */
-import type { Message } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
 import type { ServiceError } from "../../domain/errors.ts";
 import { isKept } from "../../domain/kept.ts";
 import type { Logger } from "../../domain/log.ts";

@@ -13,7 +13,7 @@
  * log line says. Its answer is a Response, or an HttpAnswer whose lifetime
  * (a WebSocket) the chain then guards and follows to its end.
  */
-import type { Message } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
 import type { Call } from "../service/call.ts";
 import { type Dispatcher, HttpAnswer } from "../service/dispatcher.ts";
 import type {

@@ -6,14 +6,15 @@
  * and the name of an existing object) is validated here too, so no handler
  * sees a call it must still check.
  */
-import type { Message } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import {
   validateClusterKey,
   validateNamespace,
-} from "../../domain/validation.ts";
+} from "../../domain/key_validation.ts";
 import type { Caller } from "../auth/caller.ts";
-import { AuthorizationError, type Resource } from "../auth/policy.ts";
+import { AuthorizationError } from "../auth/authorization_error.ts";
+import type { Resource } from "../auth/policy.ts";
 import type { NamespaceScope, RpcRule, Scope } from "./rpcs.ts";
 
 /** How each resource is called in messages: one, and several. */

@@ -4,14 +4,14 @@
  * of credentials or rights, one audit entry. Neither carries a body: bodies
  * may hold secrets.
  */
-import type { Message } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
 import { asServiceError, describeCause } from "../errors.ts";
 import type { AuditEntry } from "../auth/audit.ts";
-import type { WorkloadSummary } from "../auth/admission.ts";
+import type { WorkloadSummary } from "../auth/workload_summary.ts";
 import { AuthenticationError, type Identity } from "../auth/identity.ts";
-import { AuthorizationError } from "../auth/policy.ts";
+import { AuthorizationError } from "../auth/authorization_error.ts";
 import { nameOf, namespaceOf } from "./authorize.ts";
 import type { Call } from "./call.ts";
 import type { RpcRule } from "./rpcs.ts";

@@ -32,12 +32,10 @@ import type {
   ListClustersResponse,
   UpdateClusterRequest,
 } from "../../domain/types.ts";
-import {
-  missingTemplatesError,
-  validateCreateCluster,
-} from "../../domain/validation.ts";
-import { AuthorizationError } from "../auth/policy.ts";
-import { summarizeWorkload } from "../auth/admission.ts";
+import { validateCreateCluster } from "../../domain/cluster_validation.ts";
+import { missingTemplatesError } from "../../domain/template_errors.ts";
+import { AuthorizationError } from "../auth/authorization_error.ts";
+import { summarizeWorkload } from "../auth/workload_summary.ts";
 import { clusterUsage } from "../auth/quota.ts";
 import { holdingOf, putBackCluster } from "../auth/quota_guard.ts";
 import { queueOnCreate } from "../auth/queue_policy.ts";

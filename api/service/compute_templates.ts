@@ -4,10 +4,12 @@
  */
 import {
   clusterFromResource,
-  computeTemplateFromConfigMap,
-  computeTemplateToConfigMap,
   referencedTemplates,
 } from "../../domain/conversions.ts";
+import {
+  computeTemplateFromConfigMap,
+  computeTemplateToConfigMap,
+} from "../../domain/template_conversions.ts";
 import { pageCursor } from "../../domain/pagination.ts";
 import type { CallOptions } from "../../domain/ports.ts";
 import type {
@@ -20,10 +22,8 @@ import type {
   ListComputeTemplatesRequest,
   ListComputeTemplatesResponse,
 } from "../../domain/types.ts";
-import {
-  templateInUseError,
-  validateCreateComputeTemplate,
-} from "../../domain/validation.ts";
+import { templateInUseError } from "../../domain/template_errors.ts";
+import { validateCreateComputeTemplate } from "../../domain/template_validation.ts";
 import { type Service, visible } from "./service.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 

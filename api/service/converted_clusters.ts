@@ -10,11 +10,11 @@
  * member: they are shared between requests, and the encoders may keep their
  * encoding (domain/codec.ts).
  */
+import { clusterFromResource } from "../../domain/conversions.ts";
 import {
-  clusterFromResource,
   eventsByCluster,
   namespacedName,
-} from "../../domain/conversions.ts";
+} from "../../domain/event_conversions.ts";
 import { isKept, keep, keepWithSlot } from "../../domain/kept.ts";
 import { SharedParts } from "../../domain/shared_parts.ts";
 import type { KubeEvent, RayCluster } from "../../domain/resources.ts";

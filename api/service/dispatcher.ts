@@ -14,7 +14,7 @@
  * the caller, its scope and Kubernetes call options (cancellation,
  * observation); anything thrown becomes a ServiceError.
  */
-import type { Message } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
 import { type Call, HttpAnswer, type KnownBy } from "./call.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
@@ -27,10 +27,10 @@ import type { Access } from "../auth/access.ts";
 import { type Credentials, credentialsOf } from "../auth/authenticate.ts";
 import { callerOf } from "../auth/caller.ts";
 import { AuthenticationError, type Identity } from "../auth/identity.ts";
-import { AuthorizationError } from "../auth/policy.ts";
+import { AuthorizationError } from "../auth/authorization_error.ts";
 import { FairUse, type FairUseSettings } from "../auth/rate_limit.ts";
 import { actionOf, authenticatedOnly, authorize } from "./authorize.ts";
-import type { WorkloadSummary } from "../auth/admission.ts";
+import type { WorkloadSummary } from "../auth/workload_summary.ts";
 import { auditEntry, endingWith, logCall } from "./call_log.ts";
 import {
   authenticateAgain,

@@ -35,9 +35,9 @@ import type {
   RayJob,
   UpdateRayJobRequest,
 } from "../../domain/types.ts";
-import { AuthorizationError } from "../auth/policy.ts";
+import { AuthorizationError } from "../auth/authorization_error.ts";
 import { holdingOf } from "../auth/quota_guard.ts";
-import { summarizeWorkload } from "../auth/admission.ts";
+import { summarizeWorkload } from "../auth/workload_summary.ts";
 import { type Service, visible } from "./service.ts";
 import { checkOwner, ownersOnly } from "../auth/owners.ts";
 import { lookUpTemplates } from "./template_lookup.ts";

@@ -35,8 +35,8 @@ import type {
 } from "../../domain/types.ts";
 import { clusterUsage } from "../auth/quota.ts";
 import { holdingOf, putBackService } from "../auth/quota_guard.ts";
-import { summarizeWorkload } from "../auth/admission.ts";
-import { AuthorizationError } from "../auth/policy.ts";
+import { summarizeWorkload } from "../auth/workload_summary.ts";
+import { AuthorizationError } from "../auth/authorization_error.ts";
 import { checkOwner, ownersOnly } from "../auth/owners.ts";
 import { lookUpTemplates } from "./template_lookup.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";

@@ -17,10 +17,10 @@ import type protobuf from "protobufjs";
 import type { ApiMethods } from "../../domain/types.ts";
 import type { CallOptions } from "../../domain/ports.ts";
 import type { Logger } from "../../domain/log.ts";
-import type { Message } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
 import type { Caller } from "../auth/caller.ts";
 import type { Resource, Rule, Verb } from "../auth/policy.ts";
-import type { WorkloadSummary } from "../auth/admission.ts";
+import type { WorkloadSummary } from "../auth/workload_summary.ts";
 import { type ApiSchema, methodKey } from "../schema.ts";
 import type { HttpAnswer } from "./call.ts";
 

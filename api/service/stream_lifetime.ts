@@ -23,14 +23,15 @@
  * keeps the stream: the right has not been shown lost, and the next change
  * or the maximum duration checks again.
  */
-import type { Message } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
 import { asServiceError } from "../errors.ts";
 import type { RequestAuthenticator } from "../auth/authenticate.ts";
 import type { Credentials } from "../auth/authenticate.ts";
 import { callerOf } from "../auth/caller.ts";
-import { AuthorizationError, type Policy } from "../auth/policy.ts";
+import { AuthorizationError } from "../auth/authorization_error.ts";
+import type { Policy } from "../auth/policy.ts";
 import { authorize } from "./authorize.ts";
 import type { RpcRule, Scope } from "./rpcs.ts";
 

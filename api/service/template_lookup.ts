@@ -4,7 +4,7 @@
  * Kubernetes call (or cache read) for all of them; what is missing is the
  * caller's to refuse, in its own words.
  */
-import { computeTemplateFromConfigMap } from "../../domain/conversions.ts";
+import { computeTemplateFromConfigMap } from "../../domain/template_conversions.ts";
 import type { CallOptions, Orchestrator } from "../../domain/ports.ts";
 import type { ComputeTemplate } from "../../domain/types.ts";
 

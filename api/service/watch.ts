@@ -11,7 +11,7 @@ import type {
   WatchRayJobsRequest,
   WatchRayJobsResponse,
 } from "../../domain/types.ts";
-import { validateClusterKey } from "../../domain/validation.ts";
+import { validateClusterKey } from "../../domain/key_validation.ts";
 import type { ClusterWatch } from "./cluster_watch.ts";
 import type { JobWatch } from "./job_watch.ts";
 import type { CallContext } from "./rpcs.ts";

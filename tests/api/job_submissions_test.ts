@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
-import type { Message } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
 import { directAccess } from "../../orchestrator/cluster_access.ts";
 import { DashboardJobs } from "../../orchestrator/dashboard_jobs.ts";
 import { SimulatedDashboard } from "../../standin/dashboard/server.ts";

@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { type Access, createAccess } from "../../api/auth/access.ts";
 import { silentLogger } from "../../api/log.ts";
-import type { Message } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
 import { type Corral, startCorral, viaHttp } from "../harness.ts";
 import { eventually, until } from "../eventually.ts";
 import { RAY_CRD } from "../orchestrator/cluster_shapes.ts";

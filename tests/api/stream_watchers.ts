@@ -6,7 +6,7 @@
  * stream's end without keeping up with it.
  */
 import * as grpc from "@grpc/grpc-js";
-import type { Message } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
 import type { Corral } from "../harness.ts";
 
 export const WATCH = "proto.ClusterService/WatchClusters";

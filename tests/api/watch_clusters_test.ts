@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
-import type { Message } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
 import { Code } from "../../domain/errors.ts";
 import { type Corral, startCorral, viaHttp } from "../harness.ts";
 import { RAY_CRD } from "../orchestrator/cluster_shapes.ts";

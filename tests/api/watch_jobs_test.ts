@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { createAccess } from "../../api/auth/access.ts";
 import { silentLogger } from "../../api/log.ts";
-import type { Message } from "../../domain/codec.ts";
+import type { Message } from "../../domain/message_form.ts";
 import { Code } from "../../domain/errors.ts";
 import { type Corral, startCorral, viaHttp } from "../harness.ts";
 import { until } from "../eventually.ts";

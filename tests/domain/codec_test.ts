@@ -1,13 +1,15 @@
 import assert from "node:assert/strict";
 import {
-  type Message,
   messageFromJson,
-  messageFromProto,
-  messageToGatewayJson,
   messageToJson,
-  messageToProto,
   suggestField,
 } from "../../domain/codec.ts";
+import { messageToGatewayJson } from "../../domain/kuberay_json.ts";
+import type { Message } from "../../domain/message_form.ts";
+import {
+  messageFromProto,
+  messageToProto,
+} from "../../domain/proto_objects.ts";
 import protobuf from "protobufjs";
 import type { FieldViolation } from "../../domain/errors.ts";
 import { loadApiSchema } from "../../api/schema.ts";

@@ -1,14 +1,18 @@
 import assert from "node:assert/strict";
 import {
-  clusterEventFromResource,
   clusterFromResource,
   clusterToResource,
-  computeTemplateFromConfigMap,
-  computeTemplateToConfigMap,
-  eventsOfCluster,
   referencedTemplates,
   userLabelValue,
 } from "../../domain/conversions.ts";
+import {
+  clusterEventFromResource,
+  eventsOfCluster,
+} from "../../domain/event_conversions.ts";
+import {
+  computeTemplateFromConfigMap,
+  computeTemplateToConfigMap,
+} from "../../domain/template_conversions.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type {
   ConfigMap,

@@ -18,7 +18,7 @@ import type {
   ComputeTemplate,
   EnvValueFrom,
 } from "../../domain/types.ts";
-import { validateCreateCluster } from "../../domain/validation.ts";
+import { validateCreateCluster } from "../../domain/cluster_validation.ts";
 import { loadApiSchema } from "../../api/schema.ts";
 import { cluster, headGroup, workerGroup } from "./builders.ts";
 

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
-import { eventsByCluster, namespacedName } from "../../domain/conversions.ts";
+import {
+  eventsByCluster,
+  namespacedName,
+} from "../../domain/event_conversions.ts";
 import type { KubeEvent } from "../../domain/resources.ts";
 
 function event(

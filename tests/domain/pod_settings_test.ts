@@ -8,16 +8,16 @@ import assert from "node:assert/strict";
 import {
   clusterFromResource,
   clusterToResource,
+} from "../../domain/conversions.ts";
+import {
   computeTemplateFromConfigMap,
   computeTemplateToConfigMap,
-} from "../../domain/conversions.ts";
+} from "../../domain/template_conversions.ts";
 import { ServiceError } from "../../domain/errors.ts";
 import type { ConfigMap, RayCluster } from "../../domain/resources.ts";
 import type { ComputeTemplate } from "../../domain/types.ts";
-import {
-  validateCreateCluster,
-  validateCreateComputeTemplate,
-} from "../../domain/validation.ts";
+import { validateCreateCluster } from "../../domain/cluster_validation.ts";
+import { validateCreateComputeTemplate } from "../../domain/template_validation.ts";
 import { cluster, headGroup, workerGroup } from "./builders.ts";
 
 async function readJson<T>(name: string): Promise<T> {

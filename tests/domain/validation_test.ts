@@ -4,17 +4,18 @@ import {
   type FieldViolation,
   ServiceError,
 } from "../../domain/errors.ts";
+import { clusterAction, computeTemplateAction } from "../../domain/actions.ts";
+import { validateCreateCluster } from "../../domain/cluster_validation.ts";
 import {
-  clusterAction,
-  computeTemplateAction,
-  missingTemplatesError,
-  templateInUseError,
   validateClusterKey,
   validateComputeTemplateKey,
-  validateCreateCluster,
-  validateCreateComputeTemplate,
   validateNamespace,
-} from "../../domain/validation.ts";
+} from "../../domain/key_validation.ts";
+import {
+  missingTemplatesError,
+  templateInUseError,
+} from "../../domain/template_errors.ts";
+import { validateCreateComputeTemplate } from "../../domain/template_validation.ts";
 import { DEFAULT_LIMITS } from "../../domain/limits.ts";
 import { shellWordProblem } from "../../domain/shell_words.ts";
 import type {

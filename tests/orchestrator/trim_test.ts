@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  clusterFromResource,
-  computeTemplateFromConfigMap,
-} from "../../domain/conversions.ts";
+import { clusterFromResource } from "../../domain/conversions.ts";
+import { computeTemplateFromConfigMap } from "../../domain/template_conversions.ts";
 import type {
   ConfigMap,
   KubeEvent,

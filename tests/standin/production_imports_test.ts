@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { moduleGraph } from "../module_graph.ts";
+import { importSpecifiers } from "../source_imports.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -27,13 +28,6 @@ Deno.test("main.ts loads no module of standin/ but through startup/kubernetes.ts
     [["startup/kubernetes.ts", "standin/mod.ts"]],
   );
 });
-
-/** Specifiers of every import, export-from and import() in `source`. */
-function importSpecifiers(source: string): string[] {
-  const pattern =
-    /\b(?:import|export)\s*(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s*)?\(?\s*["']([^"']+)["']/g;
-  return [...source.matchAll(pattern)].map((m) => m[1]);
-}
 
 Deno.test("no module of orchestrator/, api/, domain/ or startup/ imports standin/, but startup/kubernetes.ts's one dynamic import", async () => {
   const standin = new URL("standin/", ROOT).href;
@@ -60,25 +54,4 @@ Deno.test("no module of orchestrator/, api/, domain/ or startup/ imports standin
   assert.ok(checked > 10, `checked ${checked} files`);
   // That import is dynamic: the first test tells it from a static one.
   assert.deepEqual(offenders, ["startup/kubernetes.ts: ../standin/mod.ts"]);
-});
-
-Deno.test("importSpecifiers() finds static, type-only, re-exported and dynamic imports", () => {
-  const source = [
-    'import { a } from "../standin/a.ts";',
-    'import type { B } from "../standin/b.ts";',
-    'import * as c from "../standin/c.ts";',
-    'import "../standin/d.ts";',
-    'export { e } from "../standin/e.ts";',
-    'const f = await import("../standin/f.ts");',
-    'import {\n  g,\n  h,\n} from "../standin/g.ts";',
-  ].join("\n");
-  assert.deepEqual(importSpecifiers(source), [
-    "../standin/a.ts",
-    "../standin/b.ts",
-    "../standin/c.ts",
-    "../standin/d.ts",
-    "../standin/e.ts",
-    "../standin/f.ts",
-    "../standin/g.ts",
-  ]);
 });

@@ -14,7 +14,7 @@ import type { Resource, Verb } from "../../../api/auth/policy.ts";
 import {
   clusterAction,
   computeTemplateAction,
-} from "../../../domain/validation.ts";
+} from "../../../domain/actions.ts";
 import { type Outcome, startCorral, TRANSPORTS } from "../../harness.ts";
 import { sampleCluster } from "../cases.ts";
 import {

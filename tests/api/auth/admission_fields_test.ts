@@ -12,12 +12,12 @@ import { rayClusterWith } from "./ray_cluster_fixture.ts";
 import { parse as parseYaml } from "yaml";
 import {
   CONTAINER_FIELDS,
-  defaultGrants,
   GROUP_FIELDS,
   POD_METADATA_FIELDS,
   POD_SPEC_FIELDS,
-  workloadRefusals,
-} from "../../../api/auth/admission.ts";
+} from "../../../api/auth/admission_fields.ts";
+import { workloadRefusals } from "../../../api/auth/admission.ts";
+import { defaultGrants } from "../../../api/auth/workload_grants.ts";
 import type { RayCluster } from "../../../domain/resources.ts";
 
 interface Schema {
@@ -89,7 +89,7 @@ Deno.test("every pod-level field of the RayCluster CRD is decided by a rule or r
       assert.deepEqual(
         unknown,
         [],
-        `fields the admission does not know (add each to its list in api/auth/admission.ts, "decided" with a check or "refused"): got ${
+        `fields the admission does not know (add each to its list in api/auth/admission_fields.ts, "decided" with a check or "refused"): got ${
           unknown.join(", ")
         }`,
       );

@@ -4,12 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { rayClusterWith } from "./ray_cluster_fixture.ts";
+import { workloadRefusals } from "../../../api/auth/admission.ts";
 import {
   defaultGrants,
-  summarizeWorkload,
   type WorkloadGrants,
-  workloadRefusals,
-} from "../../../api/auth/admission.ts";
+} from "../../../api/auth/workload_grants.ts";
+import { summarizeWorkload } from "../../../api/auth/workload_summary.ts";
 import type { RayCluster } from "../../../domain/resources.ts";
 
 /** A RayCluster whose one worker's pod spec and container get `pod`, `container`. */

@@ -5,7 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { expiryLimitFor } from "../../../api/auth/expiry_policy.ts";
-import { parsePolicyDocument, PolicyError } from "../../../api/auth/policy.ts";
+import {
+  parsePolicyDocument,
+  PolicyError,
+} from "../../../api/auth/policy_document.ts";
 
 const RULES = `rules:
   - users: ["alice"]

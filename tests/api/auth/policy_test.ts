@@ -1,17 +1,13 @@
 import assert from "node:assert/strict";
 import { rayClusterWith } from "./ray_cluster_fixture.ts";
-import { globMatches } from "../../../api/auth/admission.ts";
+import { globMatches } from "../../../api/auth/workload_grants.ts";
 import { Code } from "../../../domain/errors.ts";
 import type { ServiceError } from "../../../domain/errors.ts";
 import type { Identity } from "../../../api/auth/identity.ts";
-import {
-  admitWorkload,
-  allowGroups,
-  parsePolicy,
-  PolicyError,
-  policyFile,
-  policyOf,
-} from "../../../api/auth/policy.ts";
+import { allowGroups, policyOf } from "../../../api/auth/policy.ts";
+import { parsePolicy, PolicyError } from "../../../api/auth/policy_document.ts";
+import { policyFile } from "../../../api/auth/policy_file.ts";
+import { admitWorkload } from "../../../api/auth/workload_decision.ts";
 import type { Resource, Rule, Verb } from "../../../api/auth/policy.ts";
 import { recordingLogger } from "./helpers.ts";
 import { until } from "../../eventually.ts";

@@ -4,11 +4,8 @@
  * caller has it, as every other verb.
  */
 import assert from "node:assert/strict";
-import {
-  allowGroups,
-  parsePolicy,
-  policyOf,
-} from "../../../api/auth/policy.ts";
+import { allowGroups, policyOf } from "../../../api/auth/policy.ts";
+import { parsePolicy } from "../../../api/auth/policy_document.ts";
 import type { Identity } from "../../../api/auth/identity.ts";
 
 const ALICE: Identity = {

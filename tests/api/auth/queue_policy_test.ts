@@ -9,7 +9,10 @@ import {
   queueLimitFor,
   queueOnCreate,
 } from "../../../api/auth/queue_policy.ts";
-import { parsePolicyDocument, PolicyError } from "../../../api/auth/policy.ts";
+import {
+  parsePolicyDocument,
+  PolicyError,
+} from "../../../api/auth/policy_document.ts";
 import { Code, ServiceError } from "../../../domain/errors.ts";
 import type { Identity } from "../../../api/auth/identity.ts";
 

@@ -14,7 +14,7 @@ import {
   quotasFor,
   quotaViolations,
 } from "../../../api/auth/quota.ts";
-import { parsePolicyDocument } from "../../../api/auth/policy.ts";
+import { parsePolicyDocument } from "../../../api/auth/policy_document.ts";
 import { Code } from "../../../domain/errors.ts";
 import type { RayCluster } from "../../../domain/resources.ts";
 import { type Corral, startCorral, TRANSPORTS } from "../../harness.ts";

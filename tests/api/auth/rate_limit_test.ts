@@ -19,8 +19,8 @@ import {
   parsePolicy,
   parsePolicyDocument,
   PolicyError,
-  policyFile,
-} from "../../../api/auth/policy.ts";
+} from "../../../api/auth/policy_document.ts";
+import { policyFile } from "../../../api/auth/policy_file.ts";
 import { silentLogger } from "../../../api/log.ts";
 import { Metrics } from "../../../api/metrics.ts";
 import { Code } from "../../../domain/errors.ts";

@@ -5,11 +5,11 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
+import type { Message } from "../../../domain/message_form.ts";
 import {
-  type Message,
   messageFromProto,
   messageToProto,
-} from "../../../domain/codec.ts";
+} from "../../../domain/proto_objects.ts";
 import type { FieldViolation } from "../../../domain/errors.ts";
 import { type ApiSchema, methodKey } from "../../../api/schema.ts";
 

@@ -11,7 +11,7 @@ import { pump } from "../../../api/grpc/server.ts";
 import { createLogger, silentLogger } from "../../../api/log.ts";
 import { ClusterWatch } from "../../../api/service/cluster_watch.ts";
 import { ConvertedClusters } from "../../../api/service/converted_clusters.ts";
-import type { Message } from "../../../domain/codec.ts";
+import type { Message } from "../../../domain/message_form.ts";
 import { Code, ServiceError } from "../../../domain/errors.ts";
 import type { ClusterChange } from "../../../domain/ports.ts";
 import type { RayCluster } from "../../../domain/resources.ts";

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { gunzipSync } from "node:zlib";
-import { COMPRESS_MIN_BYTES } from "../../../api/http/gateway.ts";
+import { COMPRESS_MIN_BYTES } from "../../../api/http/json_answers.ts";
 import { listening, startCorral, viaHttp } from "../../harness.ts";
 import { RAY_CRD } from "../../orchestrator/cluster_shapes.ts";
 

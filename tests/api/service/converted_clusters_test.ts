@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { ConvertedClusters } from "../../../api/service/converted_clusters.ts";
 import { encode } from "../../../api/grpc/server.ts";
-import { messageToGatewayJson, messageToJson } from "../../../domain/codec.ts";
+import { messageToJson } from "../../../domain/codec.ts";
+import { messageToGatewayJson } from "../../../domain/kuberay_json.ts";
 import type { KubeEvent, RayCluster } from "../../../domain/resources.ts";
 import { schema } from "../../harness.ts";
 

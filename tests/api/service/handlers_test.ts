@@ -19,7 +19,8 @@ import type {
 } from "../../../api/service/rpcs.ts";
 import { serviceOf } from "../../../api/service/service.ts";
 import { WatchHandlers } from "../../../api/service/watch.ts";
-import { type Message, messageFromJson } from "../../../domain/codec.ts";
+import { messageFromJson } from "../../../domain/codec.ts";
+import type { Message } from "../../../domain/message_form.ts";
 import {
   Code,
   type FieldViolation,

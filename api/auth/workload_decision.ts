@@ -1,0 +1,61 @@
+/**
+ * Which of the rules that granted a request lets its workload be written.
+ *
+ * Workload checks (admission.ts: what the pods may carry) are made on the
+ * RayCluster about to be written, against the rules that granted the
+ * request. When several rules grant it, the workload is allowed
+ * if ANY ONE of them allows all of it: its host paths and every one of its
+ * images. Combining rules (host paths from one, images from another) would
+ * allow what no rule says.
+ *
+ * Image patterns are whole-string globs in which `*` matches any run of
+ * characters, `/` and `:` included (as Kyverno's and Gatekeeper's image
+ * wildcards): `rayproject/ray:*` matches `rayproject/ray:2.9.0` and
+ * `rayproject/ray:2.9.0@sha256:...`, and not `evil/rayproject/ray:2.9.0`
+ * (the match is anchored at both ends). Write the separator: `rayproject/ray*`
+ * also matches `rayproject/ray-evil`. Images are compared as written, not
+ * normalised: `docker.io/rayproject/ray:2.9.0` does not match
+ * `rayproject/ray:*`, which can only deny, never allow, too much.
+ */
+import { type Refusal, workloadRefusals } from "./admission.ts";
+import type { Workload } from "./workload.ts";
+import { defaultGrants, type WorkloadGrants } from "./workload_grants.ts";
+import type { Rule } from "./policy.ts";
+
+/**
+ * What one rule lets pods carry: the safe defaults (workload_grants.ts),
+ * with the rule's own allow-lists, its `images`, and `allowHostPath` (any
+ * host path) over them.
+ */
+export function grantsOf(rule: Rule): WorkloadGrants {
+  const grants: WorkloadGrants = { ...defaultGrants(), ...rule.workload };
+  if (rule.allowHostPath) grants.hostPaths = ["*"];
+  if (rule.images !== undefined) grants.images = rule.images;
+  else delete grants.images;
+  return grants;
+}
+
+export type WorkloadDecision =
+  | { allowed: true; rule: Rule }
+  | { allowed: false; refusals: Refusal[] };
+
+/**
+ * Whether one of the granting rules allows the whole workload (a
+ * RayCluster, or a RayJob with its own cluster and submitter). When none
+ * does, the refusals of the rule that comes closest (fewest refusals, the
+ * first of equals): what the caller would have to drop.
+ */
+export function admitWorkload(
+  rules: Rule[],
+  resource: Workload,
+  /** The request field a cluster comes from (workloadRefusals). */
+  subject?: string,
+): WorkloadDecision {
+  let closest: Refusal[] | undefined;
+  for (const rule of rules) {
+    const refusals = workloadRefusals(resource, grantsOf(rule), subject);
+    if (refusals.length === 0) return { allowed: true, rule };
+    if (!closest || refusals.length < closest.length) closest = refusals;
+  }
+  return { allowed: false, refusals: closest ?? [] };
+}

@@ -1,0 +1,21 @@
+/**
+ * /metrics as an HTTP unit of the chain, for --metrics-require-auth
+ * (without it, /metrics is an open page: api/mod.ts).
+ */
+import { exactPath, type HttpUnit } from "./http/units.ts";
+import { type Metrics, metricsPage } from "./metrics.ts";
+
+/**
+ * GET /metrics for authenticated callers only (--metrics-require-auth): a
+ * unit of the chain (api/http/units.ts), which any caller it knows may
+ * read, rate limited, counted and logged as every call is.
+ */
+export function metricsUnit(metrics: Metrics): HttpUnit {
+  return {
+    key: "corral.Metrics/Scrape",
+    methods: ["GET"],
+    ...exactPath("/metrics"),
+    check: "authentication",
+    handle: () => metricsPage(metrics),
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * KubeRay's dialect of the proto3 JSON mapping, so that its clients (its
+ * Python client, tools written against its API server) are served as it
+ * serves them: on input, the EnvironmentVariables shape of its later API
+ * and the start parameters under the product's name; on output (with
+ * --kuberay-json), JSON as its API server writes it.
+ */
+import type { Enum, Field, Type } from "protobufjs";
+import { KeptForms } from "./kept.ts";
+import {
+  enumOf,
+  fieldMaskToJson,
+  fullName,
+  hasPresence,
+  isFieldMask,
+  isMap,
+  isPlainObject,
+  isTimestamp,
+  type Message,
+  messageTypeOf,
+  setOwn,
+} from "./message_form.ts";
+import { formatTimestamp } from "./timestamps.ts";
+
+/**
+ * Map fields of environment variables that also take, as JSON, the shape
+ * of KubeRay's EnvironmentVariables message, which replaced them in its
+ * later API (and which its Python client sends): `{"values": {...},
+ * "valuesFrom": {...}}`. The values go into the map, the valuesFrom into
+ * the field named here. A map of variables named "values" and "valuesFrom"
+ * is not taken for it: a variable's value is a string, never an object.
+ */
+const ENVIRONMENT_VARIABLES_FIELDS: Readonly<Record<string, string>> = {
+  "proto.HeadGroupSpec.environment": "environmentValuesFrom",
+  "proto.WorkerGroupSpec.environment": "environmentValuesFrom",
+};
+
+/**
+ * The field that takes the `valuesFrom` of `value` when `value` is
+ * KubeRay's EnvironmentVariables shape given for one of the map fields of
+ * ENVIRONMENT_VARIABLES_FIELDS; undefined otherwise.
+ */
+export function environmentValuesFromField(
+  type: Type,
+  field: Field,
+  value: unknown,
+): Field | undefined {
+  // Every decoded field comes here: only a map field builds the name.
+  if (!isMap(field)) return undefined;
+  const name = `${fullName(type)}.${field.name}`;
+  if (!Object.hasOwn(ENVIRONMENT_VARIABLES_FIELDS, name)) return undefined;
+  if (!isPlainObject(value)) return undefined;
+  const entries = Object.entries(value);
+  const isKubeRays = entries.length > 0 &&
+    entries.every(([k, v]) =>
+      (k === "values" || k === "valuesFrom") && (v === null || isPlainObject(v))
+    ) &&
+    entries.some(([, v]) => v !== null);
+  return isKubeRays
+    ? type.fields[ENVIRONMENT_VARIABLES_FIELDS[name]]
+    : undefined;
+}
+
+/**
+ * Other spellings of fields, accepted on input only: KubeRay's clients send
+ * the start parameters under the product's name, where ours say "engine".
+ */
+const JSON_ALIASES: Readonly<Record<string, string>> = {
+  rayStartParams: "engineStartParams",
+  ray_start_params: "engineStartParams",
+};
+
+/** The field of `type` that `key` spells in KubeRay's way, if any. */
+export function aliasedField(type: Type, key: string): Field | undefined {
+  const alias = Object.hasOwn(JSON_ALIASES, key) ? JSON_ALIASES[key] : "";
+  return type.fields[alias];
+}
+
+/**
+ * Encodes a message as KubeRay's API server writes JSON (grpc-gateway with
+ * `UseEnumNumbers: true` and without `EmitUnpopulated`): enums as numbers,
+ * fields at their default value left out, proto3 `optional` fields kept
+ * when set. A kept message's form is kept as messageToJson() keeps its
+ * own: a list of 10,000 cached clusters was encoded anew for every
+ * request, 0.7 s each.
+ */
+export function messageToGatewayJson(
+  type: Type,
+  message: Message,
+): Record<string, unknown> {
+  return gatewayJsonOf(type, message, true);
+}
+
+/** Gateway JSON forms of kept messages, kept as `jsonForms` keeps theirs. */
+const gatewayJsonForms = new KeptForms("gatewayJson");
+
+function gatewayJsonOf(
+  type: Type,
+  message: Message,
+  keepable: boolean,
+): Record<string, unknown> {
+  return gatewayJsonForms.of(
+    message,
+    keepable,
+    (kept) => encodeGatewayMessage(type, message, kept),
+  );
+}
+
+function encodeGatewayMessage(
+  type: Type,
+  message: Message,
+  top: boolean,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of type.fieldsArray) {
+    const value = message[field.name];
+    if (!isPopulated(field, value)) continue;
+    const key = field.jsonName ?? field.name;
+    if (isMap(field)) {
+      const entries: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        setOwn(entries, k, singleToGatewayJson(field, v, false));
+      }
+      out[key] = entries;
+    } else if (field.repeated) {
+      out[key] = (value as unknown[]).map((v) =>
+        singleToGatewayJson(field, v, top)
+      );
+    } else {
+      out[key] = singleToGatewayJson(field, value, false);
+    }
+  }
+  return out;
+}
+
+function isPopulated(field: Field, value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (isMap(field)) return Object.keys(value as object).length > 0;
+  if (field.repeated) return (value as unknown[]).length > 0;
+  if (messageTypeOf(field) || hasPresence(field)) return true;
+  const e = enumOf(field);
+  if (e) return enumNumber(e, value) !== 0;
+  if (value instanceof Uint8Array) return value.length > 0;
+  return value !== "" && value !== 0 && value !== false;
+}
+
+function singleToGatewayJson(
+  field: Field,
+  value: unknown,
+  keepable: boolean,
+): unknown {
+  if (isTimestamp(field)) return formatTimestamp(value as Date);
+  if (isFieldMask(field)) return fieldMaskToJson(value);
+  const messageType = messageTypeOf(field);
+  if (messageType) {
+    return gatewayJsonOf(messageType, value as Message, keepable);
+  }
+  const e = enumOf(field);
+  if (e) return enumNumber(e, value);
+  return value;
+}
+
+function enumNumber(e: Enum, value: unknown): number {
+  return typeof value === "number" ? value : e.values[value as string] ?? 0;
+}
