@@ -118,6 +118,84 @@ export interface JobChange {
 }
 
 /**
+ * An object of one kind changed, or the events about it did, as a cache
+ * applied the change. A change with neither `object` nor `before` (and no
+ * name) tells only that a new epoch started.
+ */
+export interface Change<T> {
+  namespace: string;
+  name: string;
+  /** The object as it is now; undefined once it is gone. */
+  object?: T;
+  /** The object as it was before, if it was held. */
+  before?: T;
+  /** The events about it now (gathered when first read). */
+  readonly events: readonly KubeEvent[];
+  /**
+   * Kubernetes' resourceVersion of the change (of the object, the Event,
+   * or the list that brought it); empty when unknown.
+   */
+  resourceVersion: string;
+  /**
+   * How many times the cache saw Kubernetes' resource versions start
+   * again (an API server that lost its data or had it restored): versions
+   * of one epoch say nothing about those of another.
+   */
+  epoch: number;
+}
+
+/** What a list takes besides CallOptions. */
+export interface ListOptions extends CallOptions {
+  /**
+   * Only the objects of these names (a compute template's name is its
+   * template label's: domain/kinds.ts, nameLabel), in one call.
+   */
+  names?: readonly string[];
+}
+
+/**
+ * The reads and writes of one kind of object (domain/kinds.ts), only of
+ * those that are Corral's (a RayCluster with the managed-by label, a
+ * ConfigMap with the compute-template labels): any other is answered as
+ * missing. Every method takes its CallOptions last.
+ */
+export interface ObjectPort<T> {
+  /** Creates the object in metadata.namespace; returns it as stored. */
+  create(object: T, options?: CallOptions): Promise<T>;
+  /** The object, if it exists and is of the kind; NOT_FOUND otherwise. */
+  get(namespace: string, name: string, options?: CallOptions): Promise<T>;
+  /** The objects of one namespace, or of all when undefined. */
+  list(namespace?: string, options?: ListOptions): Promise<T[]>;
+  /**
+   * Replaces an object with `object` (an update, PUT), which must carry the
+   * metadata.resourceVersion it was read at: ABORTED when the stored object
+   * has moved on since (Kubernetes' 409 Conflict), so nothing changes;
+   * NOT_FOUND when it is gone. Returns it as stored. Never retried.
+   */
+  update(object: T, options?: CallOptions): Promise<T>;
+  /** Deletes the object; NOT_FOUND when missing or not of the kind. */
+  delete(namespace: string, name: string, options?: CallOptions): Promise<void>;
+  /**
+   * Events whose involvedObject is of the kind, in one namespace (or all
+   * when undefined), optionally narrowed to one object's name. Callers
+   * still match each event to its object by namespace, name and uid. None
+   * for a kind whose Events are not read (compute templates).
+   */
+  events(
+    namespace?: string,
+    name?: string,
+    options?: CallOptions,
+  ): Promise<KubeEvent[]>;
+  /**
+   * Tells `listener` of every object the cache holds now (as changes from
+   * nothing, in namespace then name order), then of every change of an
+   * object or of the events about one, synchronously as the cache applies
+   * it; answers the function that stops it. Only a cache has it.
+   */
+  watch?(listener: (change: Change<T>) => void): () => void;
+}
+
+/**
  * Every method takes CallOptions last. Reads are retried with a bounded
  * backoff when the Kubernetes API is unavailable; writes never are.
  */

@@ -18,6 +18,7 @@
  * the watch nor from a probe, the cache is stale, without waiting for the
  * silent watch to be restarted at twice the bookmark interval.
  */
+import { KINDS } from "../domain/kinds.ts";
 import type { Logger } from "../domain/log.ts";
 import type { SyncAge } from "../domain/ports.ts";
 import {
@@ -39,9 +40,8 @@ import {
   SERVICE_EVENTS_SELECTOR,
 } from "../domain/service_resources.ts";
 import type { CacheStores } from "./cache_stores.ts";
-import { RAY_JOBS, RAY_SERVICES } from "./managed_objects.ts";
 import type { RayClusterCoordinates } from "./client_ports.ts";
-import { asConfigMap, asEvent } from "./json.ts";
+import { asEvent, objectOf } from "./json.ts";
 import { listInPages } from "./list_pages.ts";
 import {
   type Reflected,
@@ -362,7 +362,8 @@ export class CacheReflectors {
       resource: "configmaps",
       path: `/api/v1${inNamespace}/configmaps`,
       selector: { labelSelector: COMPUTE_TEMPLATE_SELECTOR },
-      normalize: (item) => trimConfigMap(asConfigMap(item)),
+      normalize: (item) =>
+        trimConfigMap(objectOf(KINDS.templates.resource, item)),
       apply: (change, ns) => stores.applyTemplates(change, ns),
     });
     this.#reflect<KubeEvent>(namespace, {
@@ -374,14 +375,16 @@ export class CacheReflectors {
     });
     this.#reflect<RayJobResource>(namespace, {
       resource: "rayjobs",
-      path: `/apis/${group}/${version}${inNamespace}/${RAY_JOBS}`,
+      path:
+        `/apis/${group}/${version}${inNamespace}/${KINDS.jobs.resource.plural}`,
       selector: { labelSelector: MANAGED_JOB_SELECTOR },
       normalize: (item) => item as RayJobResource,
       apply: (change, ns) => stores.applyJobs(change, ns),
     });
     this.#reflect<RayServiceResource>(namespace, {
       resource: "rayservices",
-      path: `/apis/${group}/${version}${inNamespace}/${RAY_SERVICES}`,
+      path:
+        `/apis/${group}/${version}${inNamespace}/${KINDS.services.resource.plural}`,
       selector: { labelSelector: MANAGED_SERVICE_SELECTOR },
       normalize: (item) => item as RayServiceResource,
       apply: (change, ns) => stores.applyServices(change, ns),

@@ -1,8 +1,9 @@
 /**
- * The Orchestrator (domain/ports.ts) on @kubernetes/client-node: RayClusters,
- * RayJobs and RayServices through CustomObjectsApi (managed_objects.ts),
- * compute-template ConfigMaps (compute_templates.ts) and the Events about
- * each kind (managed_objects.ts) through CoreV1Api.
+ * The Orchestrator (domain/ports.ts) on @kubernetes/client-node: one set of
+ * calls per kind of domain/kinds.ts (managed_objects.ts), each through the
+ * API that serves its resource (resource_calls.ts: RayClusters, RayJobs and
+ * RayServices through CustomObjectsApi, compute-template ConfigMaps and the
+ * Events about each kind through CoreV1Api).
  * Every method makes O(1) calls; lists select on the server with label and
  * field selectors. Kubernetes failures are translated once, where the call
  * is made (kubernetes_call.ts), into ServiceError; client-node's
@@ -10,39 +11,27 @@
  * cause.
  */
 
+import { type KindName, type KindObjects, KINDS } from "../domain/kinds.ts";
 import type { CallOptions, Orchestrator } from "../domain/ports.ts";
-import type { ConfigMap, KubeEvent, RayCluster } from "../domain/resources.ts";
+import type { ConfigMap, RayCluster } from "../domain/resources.ts";
+import type { RayJobResource } from "../domain/job_conversions.ts";
+import type { RayServiceResource } from "../domain/service_resources.ts";
 import type {
-  CoreV1Port,
   KubernetesClients,
   RayClusterCoordinates,
   VersionPort,
 } from "./client_ports.ts";
-import { ComputeTemplateCalls } from "./compute_templates.ts";
 import { type CallPolicy, KubernetesCaller } from "./kubernetes_call.ts";
-import {
-  CLUSTER_EVENTS,
-  clusterKind,
-  type EventsAbout,
-  JOB_EVENTS,
-  JOB_KIND,
-  listEventsAbout,
-  type ManagedKind,
-  ManagedObjectCalls,
-  SERVICE_EVENTS,
-  SERVICE_KIND,
-} from "./managed_objects.ts";
-import type { RayJobResource } from "../domain/job_conversions.ts";
-import type { RayServiceResource } from "../domain/service_resources.ts";
+import { ManagedObjectCalls } from "./managed_objects.ts";
+import { resourceCalls } from "./resource_calls.ts";
 
-/** Every read asks Kubernetes; each resource's calls live in its module. */
+/** Every read asks Kubernetes; each kind's calls are one ManagedObjectCalls. */
 export class KubernetesOrchestrator implements Orchestrator {
   readonly #caller: KubernetesCaller;
   readonly #clusters: ManagedObjectCalls<RayCluster>;
-  readonly #templates: ComputeTemplateCalls;
+  readonly #templates: ManagedObjectCalls<ConfigMap>;
   readonly #jobs: ManagedObjectCalls<RayJobResource>;
   readonly #services: ManagedObjectCalls<RayServiceResource>;
-  readonly #core: CoreV1Port;
   readonly #version: VersionPort;
 
   constructor(
@@ -50,21 +39,19 @@ export class KubernetesOrchestrator implements Orchestrator {
     rayCluster: RayClusterCoordinates,
     policy: CallPolicy = {},
   ) {
-    this.#caller = new KubernetesCaller(policy);
-    const objects = <T extends { metadata: { name: string } }>(
-      kind: ManagedKind<T>,
-    ) =>
-      new ManagedObjectCalls<T>(
-        this.#caller,
-        clients.customObjects,
-        rayCluster,
-        kind,
+    const caller = new KubernetesCaller(policy);
+    const port = <K extends KindName>(name: K) =>
+      new ManagedObjectCalls<KindObjects[K]>(
+        caller,
+        resourceCalls(KINDS[name], clients, rayCluster),
+        KINDS[name],
+        clients.core,
       );
-    this.#clusters = objects(clusterKind(rayCluster.plural));
-    this.#templates = new ComputeTemplateCalls(this.#caller, clients.core);
-    this.#jobs = objects(JOB_KIND);
-    this.#services = objects(SERVICE_KIND);
-    this.#core = clients.core;
+    this.#caller = caller;
+    this.#clusters = port("clusters");
+    this.#templates = port("templates");
+    this.#jobs = port("jobs");
+    this.#services = port("services");
     this.#version = clients.version;
   }
 
@@ -88,12 +75,8 @@ export class KubernetesOrchestrator implements Orchestrator {
     return this.#clusters.delete(namespace, name, options);
   }
 
-  listClusterEvents(
-    namespace?: string,
-    name?: string,
-    options?: CallOptions,
-  ): Promise<KubeEvent[]> {
-    return this.#events(CLUSTER_EVENTS, namespace, name, options);
+  listClusterEvents(namespace?: string, name?: string, options?: CallOptions) {
+    return this.#clusters.events(namespace, name, options);
   }
 
   createComputeTemplate(configMap: ConfigMap, options?: CallOptions) {
@@ -109,7 +92,7 @@ export class KubernetesOrchestrator implements Orchestrator {
     names?: string[],
     options?: CallOptions,
   ) {
-    return this.#templates.list(namespace, names, options);
+    return this.#templates.list(namespace, { ...options, names });
   }
 
   deleteComputeTemplate(
@@ -140,6 +123,10 @@ export class KubernetesOrchestrator implements Orchestrator {
     return this.#jobs.delete(namespace, name, options);
   }
 
+  listJobEvents(namespace?: string, name?: string, options?: CallOptions) {
+    return this.#jobs.events(namespace, name, options);
+  }
+
   createService(service: RayServiceResource, options?: CallOptions) {
     return this.#services.create(service, options);
   }
@@ -161,26 +148,7 @@ export class KubernetesOrchestrator implements Orchestrator {
   }
 
   listServiceEvents(namespace?: string, name?: string, options?: CallOptions) {
-    return this.#events(SERVICE_EVENTS, namespace, name, options);
-  }
-
-  listJobEvents(namespace?: string, name?: string, options?: CallOptions) {
-    return this.#events(JOB_EVENTS, namespace, name, options);
-  }
-
-  #events(
-    about: EventsAbout,
-    namespace: string | undefined,
-    name: string | undefined,
-    options: CallOptions | undefined,
-  ): Promise<KubeEvent[]> {
-    return listEventsAbout(
-      this.#caller,
-      this.#core,
-      about,
-      { namespace, name },
-      options,
-    );
+    return this.#services.events(namespace, name, options);
   }
 
   async ping(options?: CallOptions): Promise<void> {
