@@ -364,7 +364,7 @@ export class DashboardProxy {
     request: HttpRequest,
     exchange: Exchange,
   ): Promise<RayCluster> {
-    const cluster = await this.#o.orchestrator.getCluster(
+    const cluster = await this.#o.orchestrator.clusters.get(
       exchange.namespace,
       exchange.name,
       { signal: request.signal },

@@ -1,12 +1,13 @@
 /**
  * WatchClusters, served from the cache: the clusters' feed
- * (Orchestrator.watchClusterChanges) through the fan-out of watch_fanout.ts,
+ * (the clusters' ObjectPort.watch) through the fan-out of watch_fanout.ts,
  * which says how watches start, resume, keep up and end. Each change is
  * converted once (ConvertedClusters), with the events about its cluster as
  * they were when the change arrived, and the same frozen message goes to
  * every watcher that may see it.
  */
-import type { ClusterChange, Orchestrator } from "../../domain/ports.ts";
+import type { Change, Orchestrator } from "../../domain/ports.ts";
+import type { RayCluster } from "../../domain/resources.ts";
 import type { Cluster, WatchClustersResponse } from "../../domain/types.ts";
 import type { ConvertedClusters } from "./converted_clusters.ts";
 import {
@@ -25,10 +26,10 @@ export type WatchEvent = WatchClustersResponse;
 export interface ClusterWatchOptions
   extends Omit<FanoutOptions<Cluster>, "feed"> {
   /**
-   * The cache's feed (Orchestrator.watchClusterChanges): tells a new
+   * The cache's feed (the clusters' ObjectPort.watch): tells a new
    * listener of every cluster held, at once, then of every change.
    */
-  feed: (listener: (change: ClusterChange) => void) => () => void;
+  feed: (listener: (change: Change<RayCluster>) => void) => () => void;
   converted: ConvertedClusters;
 }
 
@@ -52,7 +53,7 @@ export function watchFor(
   converted: ConvertedClusters,
   tuning: WatchTuning = {},
 ): ClusterWatch | undefined {
-  const feed = orchestrator.watchClusterChanges?.bind(orchestrator);
+  const feed = orchestrator.clusters.watch?.bind(orchestrator.clusters);
   if (!feed) return undefined;
   return new ClusterWatch({
     feed,
@@ -77,11 +78,11 @@ export class ClusterWatch extends WatchFanout<Cluster, WatchClustersResponse> {
 
 /** A cluster's change as the fan-out takes it. */
 function clusterFeedChange(
-  change: ClusterChange,
+  change: Change<RayCluster>,
   converted: ConvertedClusters,
 ): FeedChange<Cluster> {
   const { namespace, name, resourceVersion, epoch } = change;
-  const { cluster, before } = change;
+  const { object: cluster, before } = change;
   const shown = cluster ?? before;
   if (shown === undefined) return { namespace, name, resourceVersion, epoch };
   return {

@@ -1,12 +1,13 @@
 /**
  * WatchRayJobs, served from the cache as WatchClusters is: the jobs' feed
- * (Orchestrator.watchJobChanges: a RayJob's changes and those of the
+ * (the jobs' ObjectPort.watch: a RayJob's changes and those of the
  * events about it) through the fan-out of watch_fanout.ts. A change's job
  * is converted once, when first sent, with the events about it as they
  * were when the change arrived.
  */
 import { jobFromResource } from "../../domain/job_conversions.ts";
-import type { JobChange, Orchestrator } from "../../domain/ports.ts";
+import type { RayJobResource } from "../../domain/job_conversions.ts";
+import type { Change, Orchestrator } from "../../domain/ports.ts";
 import type { RayJob, WatchRayJobsResponse } from "../../domain/types.ts";
 import {
   type FeedChange,
@@ -37,7 +38,7 @@ export function jobWatchFor(
   orchestrator: Orchestrator,
   tuning: WatchTuning = {},
 ): JobWatch | undefined {
-  const feed = orchestrator.watchJobChanges?.bind(orchestrator);
+  const feed = orchestrator.jobs.watch?.bind(orchestrator.jobs);
   if (!feed) return undefined;
   return new WatchFanout(JOBS, {
     feed: (listener) => feed((change) => listener(jobFeedChange(change))),
@@ -48,8 +49,9 @@ export function jobWatchFor(
 }
 
 /** A job's change as the fan-out takes it. */
-function jobFeedChange(change: JobChange): FeedChange<RayJob> {
-  const { namespace, name, resourceVersion, epoch, job, before } = change;
+function jobFeedChange(change: Change<RayJobResource>): FeedChange<RayJob> {
+  const { namespace, name, resourceVersion, epoch, before } = change;
+  const job = change.object;
   const shown = job ?? before;
   if (shown === undefined) return { namespace, name, resourceVersion, epoch };
   return {

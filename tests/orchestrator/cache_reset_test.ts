@@ -94,7 +94,7 @@ Deno.test("an API server back without its data: the cache converges, a new epoch
       },
       20_000,
     );
-    const clusters = await cache.listClusters(NS);
+    const clusters = await cache.clusters.list(NS);
     assert.deepEqual(clusters.map((c) => c.metadata.name), ["fresh"]);
 
     // The watch open through it ends with code 10, as does resuming from

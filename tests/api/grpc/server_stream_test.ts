@@ -13,7 +13,7 @@ import { ClusterWatch } from "../../../api/service/cluster_watch.ts";
 import { ConvertedClusters } from "../../../api/service/converted_clusters.ts";
 import type { Message } from "../../../domain/codec.ts";
 import { Code, ServiceError } from "../../../domain/errors.ts";
-import type { ClusterChange } from "../../../domain/ports.ts";
+import type { Change } from "../../../domain/ports.ts";
 import type { RayCluster } from "../../../domain/resources.ts";
 import { until } from "../../eventually.ts";
 
@@ -45,8 +45,9 @@ function rayCluster(name: string, resourceVersion: string): RayCluster {
 }
 
 function hub(queueLimit: number) {
-  const listeners = new Set<(change: ClusterChange) => void>();
-  const tell = (change: ClusterChange) => listeners.forEach((l) => l(change));
+  const listeners = new Set<(change: Change<RayCluster>) => void>();
+  const tell = (change: Change<RayCluster>) =>
+    listeners.forEach((l) => l(change));
   const watches = new ClusterWatch({
     feed: (listener) => {
       listeners.add(listener);
@@ -60,7 +61,7 @@ function hub(queueLimit: number) {
     tell({
       namespace: "team-a",
       name,
-      cluster: rayCluster(name, String(version)),
+      object: rayCluster(name, String(version)),
       events: [],
       resourceVersion: String(version),
       epoch: 0,
