@@ -37,11 +37,13 @@ import { createDispatcher } from "./service/dispatcher.ts";
 import { createHandlers } from "./service/handlers.ts";
 import { DashboardJobs } from "../orchestrator/dashboard_jobs.ts";
 import {
+  CLUSTER_WATCH,
   type ClusterWatch,
-  watchFor,
+  JOB_WATCH,
+  type JobWatch,
+  watchOf,
   type WatchTuning,
-} from "./service/cluster_watch.ts";
-import { type JobWatch, jobWatchFor } from "./service/job_watch.ts";
+} from "./service/kind_watch.ts";
 import { ConvertedClusters } from "./service/converted_clusters.ts";
 import { WHOAMI_PATH, whoamiPage } from "./whoami.ts";
 import type { HttpRequest } from "./http/http_request.ts";
@@ -70,7 +72,7 @@ export interface ApiOptions {
   limits?: Limits;
   /** A gRPC connection without calls for this long closes; 60 s. */
   idleTimeoutMs?: number;
-  /** WatchClusters' tuning (cluster_watch.ts has the defaults). */
+  /** The watches' tuning (watch_fanout.ts has the defaults). */
   watch?: WatchTuning;
   /** The longest a server stream lasts (--watch-max-duration); 30 min. */
   streamMaxDurationMs?: number;
@@ -107,8 +109,13 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   const { orchestrator, log, maxBodyBytes } = options;
   const schema = await loadApiSchema();
   const converted = new ConvertedClusters();
-  const watches = watchFor(orchestrator, converted, options.watch);
-  const jobWatches = jobWatchFor(orchestrator, options.watch);
+  const watches = watchOf(
+    CLUSTER_WATCH,
+    orchestrator,
+    converted,
+    options.watch,
+  );
+  const jobWatches = watchOf(JOB_WATCH, orchestrator, converted, options.watch);
   const handlers = createHandlers({
     orchestrator,
     clusterApiVersion: options.clusterApiVersion,

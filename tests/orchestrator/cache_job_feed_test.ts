@@ -5,7 +5,8 @@
  * fan-out over it, whose open watches end with code 10 at a new epoch.
  */
 import assert from "node:assert/strict";
-import { jobWatchFor } from "../../api/service/job_watch.ts";
+import { JOB_WATCH, watchOf } from "../../api/service/kind_watch.ts";
+import { ConvertedClusters } from "../../api/service/converted_clusters.ts";
 import { Code, type ServiceError } from "../../domain/errors.ts";
 import type { RayJobResource } from "../../domain/job_conversions.ts";
 import type { Change, Orchestrator } from "../../domain/ports.ts";
@@ -102,7 +103,7 @@ Deno.test("WatchRayJobs' fan-out over the cache's feed: the state, a change with
     },
     cacheState: () => ({ inStep: true }),
   } as unknown as Orchestrator;
-  const watches = jobWatchFor(cache)!;
+  const watches = watchOf(JOB_WATCH, cache, new ConvertedClusters())!;
   try {
     const watch = watches.watch({ namespaces: [NS] });
     const next = async () => {

@@ -9,7 +9,7 @@ import { EventEmitter } from "node:events";
 import type * as grpc from "@grpc/grpc-js";
 import { pump } from "../../../api/grpc/server.ts";
 import { createLogger, silentLogger } from "../../../api/log.ts";
-import { ClusterWatch } from "../../../api/service/cluster_watch.ts";
+import { CLUSTER_WATCH, fanoutOf } from "../../../api/service/kind_watch.ts";
 import { ConvertedClusters } from "../../../api/service/converted_clusters.ts";
 import type { Message } from "../../../domain/codec.ts";
 import { Code, ServiceError } from "../../../domain/errors.ts";
@@ -48,7 +48,7 @@ function hub(queueLimit: number) {
   const listeners = new Set<(change: Change<RayCluster>) => void>();
   const tell = (change: Change<RayCluster>) =>
     listeners.forEach((l) => l(change));
-  const watches = new ClusterWatch({
+  const watches = fanoutOf(CLUSTER_WATCH, {
     feed: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
