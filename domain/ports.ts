@@ -29,8 +29,10 @@ export interface CallOptions {
   /** Told of every Kubernetes call, retries included. */
   observe?: (record: KubernetesCallRecord) => void;
   /**
-   * Read from Kubernetes even where a cache holds the object: the read an
-   * update builds on (its resourceVersion is the write's precondition).
+   * Read from Kubernetes even where a cache holds the objects: the read an
+   * update builds on (its resourceVersion is the write's precondition), a
+   * quota's count of what a namespace holds (another replica's writes
+   * included). Gets, lists and events lists alike, of every kind.
    */
   fresh?: boolean;
 }
@@ -155,7 +157,8 @@ export type KindPorts = {
  * Every kind's port (KindPorts: `clusters`, `templates`, `jobs`,
  * `services`), and what concerns them all. Every method takes CallOptions
  * last. Reads are retried with a bounded backoff when the Kubernetes API is
- * unavailable; writes never are.
+ * unavailable; writes never are. `fresh: true` makes every read (get, list,
+ * events) of every kind ask Kubernetes, whatever a cache holds.
  */
 export interface Orchestrator extends KindPorts {
   /**

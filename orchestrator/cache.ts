@@ -11,7 +11,7 @@
  *   `misses.qps` lookups a second in all (cache_misses.ts). What a lookup finds
  *   is answered as the store then holds it: an object the watch deleted
  *   meanwhile is NOT_FOUND, not brought back (store.ts).
- * - A get with `fresh: true` asks Kubernetes, for every kind.
+ * - A read with `fresh: true` asks Kubernetes, for every read of every kind.
  * - Writes go to Kubernetes; what it answers goes into the store at once,
  *   so a replica reads its own writes before the watch brings them.
  * - Until the first lists are in, and while a watch has been down longer

@@ -3,8 +3,9 @@
  * store of the kind (cache_stores.ts: KindStore), written once for every
  * kind of domain/kinds.ts; cache.ts says when reads come from memory.
  *
- * - A get with `fresh: true` asks Kubernetes, whatever the store holds:
- *   the read an update builds on.
+ * - A read with `fresh: true` (a get, a list, an events list) asks
+ *   Kubernetes, whatever the store holds: the read an update builds on, a
+ *   quota's count that must see another replica's writes.
  * - A get that misses asks Kubernetes before answering NOT_FOUND
  *   (cache_misses.ts); what it finds is answered as the store then holds it.
  * - Writes go to Kubernetes; what it answers goes into the store at once.
@@ -80,7 +81,9 @@ export class CachedObjects<T extends KindObject> implements ObjectPort<T> {
   }
 
   async list(namespace?: string, call?: ListOptions): Promise<T[]> {
-    if (this.#readDirectly("list")) {
+    if (call?.fresh || this.#readDirectly("list")) {
+      // What Kubernetes holds now, another replica's writes included; the
+      // store is left to the watch (a list is no news of any one object).
       return await this.#direct.list(namespace, call);
     }
     // The store's own array, the same object until something changes (the
@@ -115,7 +118,7 @@ export class CachedObjects<T extends KindObject> implements ObjectPort<T> {
     name?: string,
     call?: CallOptions,
   ): Promise<KubeEvent[]> {
-    if (this.#readDirectly("list events")) {
+    if (call?.fresh || this.#readDirectly("list events")) {
       return await this.#direct.events(namespace, name, call);
     }
     if (name !== undefined) {
