@@ -37,11 +37,9 @@ import { createDispatcher } from "./service/dispatcher.ts";
 import { createHandlers } from "./service/handlers.ts";
 import { DashboardJobs } from "../orchestrator/dashboard_jobs.ts";
 import {
-  CLUSTER_WATCH,
   type ClusterWatch,
-  JOB_WATCH,
   type JobWatch,
-  watchOf,
+  watchesOf,
   type WatchTuning,
 } from "./service/kind_watch.ts";
 import { ConvertedClusters } from "./service/converted_clusters.ts";
@@ -109,13 +107,11 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   const { orchestrator, log, maxBodyBytes } = options;
   const schema = await loadApiSchema();
   const converted = new ConvertedClusters();
-  const watches = watchOf(
-    CLUSTER_WATCH,
+  const { watches, jobWatches } = watchesOf(
     orchestrator,
     converted,
     options.watch,
   );
-  const jobWatches = watchOf(JOB_WATCH, orchestrator, converted, options.watch);
   const handlers = createHandlers({
     orchestrator,
     clusterApiVersion: options.clusterApiVersion,

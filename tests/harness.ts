@@ -21,11 +21,9 @@ import type { Metrics } from "../api/metrics.ts";
 import { type ApiSchema, loadApiSchema } from "../api/schema.ts";
 import { createHandlers } from "../api/service/handlers.ts";
 import {
-  CLUSTER_WATCH,
   type ClusterWatch,
-  JOB_WATCH,
   type JobWatch,
-  watchOf,
+  watchesOf,
   type WatchTuning,
 } from "../api/service/kind_watch.ts";
 import { ConvertedClusters } from "../api/service/converted_clusters.ts";
@@ -140,13 +138,11 @@ export async function startCorral(
   await orchestrator.synced;
   const api = await schema();
   const converted = new ConvertedClusters();
-  const watches = watchOf(
-    CLUSTER_WATCH,
+  const { watches, jobWatches } = watchesOf(
     orchestrator,
     converted,
     options.watch,
   );
-  const jobWatches = watchOf(JOB_WATCH, orchestrator, converted, options.watch);
   const handlers = createHandlers({
     orchestrator,
     clusterApiVersion: "ray.io/v1",

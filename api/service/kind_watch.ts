@@ -122,6 +122,21 @@ export function watchOf<T, I, M>(
   });
 }
 
+/**
+ * The watches of every kind watched over `orchestrator`'s cache (none
+ * without one), as the handlers take them.
+ */
+export function watchesOf(
+  orchestrator: Orchestrator,
+  converted: ConvertedClusters,
+  tuning: WatchTuning = {},
+): { watches?: ClusterWatch; jobWatches?: JobWatch } {
+  return {
+    watches: watchOf(CLUSTER_WATCH, orchestrator, converted, tuning),
+    jobWatches: watchOf(JOB_WATCH, orchestrator, converted, tuning),
+  };
+}
+
 /** The fan-out of `kind` over `options.feed`. */
 export function fanoutOf<T, I, M>(
   kind: WatchedKind<T, I, M>,
