@@ -36,10 +36,10 @@ import { createHandlers } from "./service/handlers.ts";
 import { DashboardJobs } from "../orchestrator/dashboard_jobs.ts";
 import {
   type ClusterWatch,
-  watchFor,
+  type JobWatch,
+  watchesOf,
   type WatchTuning,
-} from "./service/cluster_watch.ts";
-import { type JobWatch, jobWatchFor } from "./service/job_watch.ts";
+} from "./service/kind_watch.ts";
 import { ConvertedClusters } from "./service/converted_clusters.ts";
 import { whoamiUnit } from "./whoami.ts";
 import { type HttpUnit, unitEndpoints } from "./http/units.ts";
@@ -68,7 +68,7 @@ export interface ApiOptions {
   limits?: Limits;
   /** A gRPC connection without calls for this long closes; 60 s. */
   idleTimeoutMs?: number;
-  /** WatchClusters' tuning (cluster_watch.ts has the defaults). */
+  /** The watches' tuning (watch_fanout.ts has the defaults). */
   watch?: WatchTuning;
   /** The longest a server stream lasts (--watch-max-duration); 30 min. */
   streamMaxDurationMs?: number;
@@ -105,8 +105,11 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   const { orchestrator, log, maxBodyBytes } = options;
   const schema = await loadApiSchema();
   const converted = new ConvertedClusters();
-  const watches = watchFor(orchestrator, converted, options.watch);
-  const jobWatches = jobWatchFor(orchestrator, options.watch);
+  const { watches, jobWatches } = watchesOf(
+    orchestrator,
+    converted,
+    options.watch,
+  );
   const handlers = createHandlers({
     orchestrator,
     clusterApiVersion: options.clusterApiVersion,

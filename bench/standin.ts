@@ -91,6 +91,11 @@ function cluster(namespace: string, name: string): Cluster {
     serviceEndpoint: {},
     envs: { EXAMPLE: "1" },
     etag: "",
+    clientUrl: "",
+    dashboardUrl: "",
+    dashboardProxyUrl: "",
+    ttl: "",
+    queue: "",
   } as Cluster;
 }
 

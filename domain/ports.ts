@@ -7,9 +7,8 @@
  * UNAVAILABLE, time-out -> DEADLINE_EXCEEDED. Each method makes O(1)
  * Kubernetes calls.
  */
-import type { ConfigMap, KubeEvent, RayCluster } from "./resources.ts";
-import type { RayJobResource } from "./job_conversions.ts";
-import type { RayServiceResource } from "./service_resources.ts";
+import type { KindName, KindObjects } from "./kinds.ts";
+import type { KubeEvent } from "./resources.ts";
 
 /** One Kubernetes API call as it ended, for logs and metrics. */
 export interface KubernetesCallRecord {
@@ -30,8 +29,10 @@ export interface CallOptions {
   /** Told of every Kubernetes call, retries included. */
   observe?: (record: KubernetesCallRecord) => void;
   /**
-   * Read from Kubernetes even where a cache holds the object: the read an
-   * update builds on (its resourceVersion is the write's precondition).
+   * Read from Kubernetes even where a cache holds the objects: the read an
+   * update builds on (its resourceVersion is the write's precondition), a
+   * quota's count of what a namespace holds (another replica's writes
+   * included). Gets, lists and events lists alike, of every kind.
    */
   fresh?: boolean;
 }
@@ -70,22 +71,22 @@ export interface SyncAge {
 }
 
 /**
- * A managed RayCluster changed, or the events about it did, as a cache
- * applied the change. A change with neither `cluster` nor `before` (and
- * no name) tells only that a new epoch started.
+ * An object of one kind changed, or the events about it did, as a cache
+ * applied the change. A change with neither `object` nor `before` (and no
+ * name) tells only that a new epoch started.
  */
-export interface ClusterChange {
+export interface Change<T> {
   namespace: string;
   name: string;
-  /** The RayCluster as it is now; undefined once it is gone. */
-  cluster?: RayCluster;
-  /** The RayCluster as it was before, if it was held. */
-  before?: RayCluster;
+  /** The object as it is now; undefined once it is gone. */
+  object?: T;
+  /** The object as it was before, if it was held. */
+  before?: T;
   /** The events about it now (gathered when first read). */
   readonly events: readonly KubeEvent[];
   /**
-   * Kubernetes' resourceVersion of the change (of the RayCluster, the
-   * Event, or the list that brought it); empty when unknown.
+   * Kubernetes' resourceVersion of the change (of the object, the Event,
+   * or the list that brought it); empty when unknown.
    */
   resourceVersion: string;
   /**
@@ -96,208 +97,75 @@ export interface ClusterChange {
   epoch: number;
 }
 
-/**
- * A change of a job the cache holds: its RayJob's, or of the events about
- * it (then `job` and `before` are the RayJob as it is). A change with
- * neither `job` nor `before` (and no name) tells only that a new epoch
- * started (as ClusterChange).
- */
-export interface JobChange {
-  namespace: string;
-  name: string;
-  /** The RayJob as it is now; undefined once it is gone. */
-  job?: RayJobResource;
-  /** The RayJob as it was before, if it was held. */
-  before?: RayJobResource;
-  /** The events about it now (gathered when first read). */
-  readonly events: readonly KubeEvent[];
-  /** As ClusterChange's: of the RayJob, the Event or the list. */
-  resourceVersion: string;
-  /** As ClusterChange's. */
-  epoch: number;
+/** What a list takes besides CallOptions. */
+export interface ListOptions extends CallOptions {
+  /**
+   * Only the objects of these names (a compute template's name is its
+   * template label's: domain/kinds.ts, nameLabel), in one call.
+   */
+  names?: readonly string[];
 }
 
 /**
- * Every method takes CallOptions last. Reads are retried with a bounded
- * backoff when the Kubernetes API is unavailable; writes never are.
+ * The reads and writes of one kind of object (domain/kinds.ts), only of
+ * those that are Corral's (a RayCluster with the managed-by label, a
+ * ConfigMap with the compute-template labels): any other is answered as
+ * missing. Every method takes its CallOptions last.
  */
-export interface Orchestrator {
-  /** Creates the RayCluster in metadata.namespace; returns it as stored. */
-  createCluster(
-    cluster: RayCluster,
-    options?: CallOptions,
-  ): Promise<RayCluster>;
+export interface ObjectPort<T> {
+  /** Creates the object in metadata.namespace; returns it as stored. */
+  create(object: T, options?: CallOptions): Promise<T>;
+  /** The object, if it exists and is of the kind; NOT_FOUND otherwise. */
+  get(namespace: string, name: string, options?: CallOptions): Promise<T>;
+  /** The objects of one namespace, or of all when undefined. */
+  list(namespace?: string, options?: ListOptions): Promise<T[]>;
   /**
-   * The RayCluster, if it exists and carries the managed-by label;
-   * NOT_FOUND otherwise.
+   * Replaces an object with `object` (an update, PUT), which must carry the
+   * metadata.resourceVersion it was read at: ABORTED when the stored object
+   * has moved on since (Kubernetes' 409 Conflict), so nothing changes;
+   * NOT_FOUND when it is gone. Returns it as stored. Never retried.
    */
-  getCluster(
-    namespace: string,
-    name: string,
-    options?: CallOptions,
-  ): Promise<RayCluster>;
-  /** Managed RayClusters of one namespace, or of all when undefined. */
-  listClusters(
-    namespace?: string,
-    options?: CallOptions,
-  ): Promise<RayCluster[]>;
+  update(object: T, options?: CallOptions): Promise<T>;
+  /** Deletes the object; NOT_FOUND when missing or not of the kind. */
+  delete(namespace: string, name: string, options?: CallOptions): Promise<void>;
   /**
-   * Replaces a RayCluster with `cluster` (an update, PUT), which must carry
-   * the metadata.resourceVersion it was read at: ABORTED when the stored
-   * object has moved on since (Kubernetes' 409 Conflict), so nothing
-   * changes; NOT_FOUND when it is gone. Returns it as stored. Never retried.
+   * Events whose involvedObject is of the kind, in one namespace (or all
+   * when undefined), optionally narrowed to one object's name. Callers
+   * still match each event to its object by namespace, name and uid. None
+   * for a kind whose Events are not read (compute templates).
    */
-  updateCluster(
-    cluster: RayCluster,
-    options?: CallOptions,
-  ): Promise<RayCluster>;
-  /** Deletes a managed RayCluster; NOT_FOUND when missing or unmanaged. */
-  deleteCluster(
-    namespace: string,
-    name: string,
-    options?: CallOptions,
-  ): Promise<void>;
-  /**
-   * Events whose involvedObject is a RayCluster, in one namespace (or all
-   * when undefined), optionally narrowed to one cluster name. Callers still
-   * match each event to its cluster by namespace, name and uid.
-   */
-  listClusterEvents(
+  events(
     namespace?: string,
     name?: string,
     options?: CallOptions,
   ): Promise<KubeEvent[]>;
-
-  /** Creates a compute-template ConfigMap; ALREADY_EXISTS on a name clash. */
-  createComputeTemplate(
-    configMap: ConfigMap,
-    options?: CallOptions,
-  ): Promise<ConfigMap>;
-  /** The compute-template ConfigMap; NOT_FOUND for any other ConfigMap. */
-  getComputeTemplate(
-    namespace: string,
-    name: string,
-    options?: CallOptions,
-  ): Promise<ConfigMap>;
   /**
-   * Compute-template ConfigMaps of one namespace (or all when undefined),
-   * optionally only those with the given template names, in one call.
+   * Tells `listener` of every object the cache holds now (as changes from
+   * nothing, in namespace then name order), then of every change of an
+   * object or of the events about one, synchronously as the cache applies
+   * it; answers the function that stops it. Only a cache has it.
    */
-  listComputeTemplates(
-    namespace?: string,
-    names?: string[],
-    options?: CallOptions,
-  ): Promise<ConfigMap[]>;
-  /** Deletes a compute-template ConfigMap; NOT_FOUND for any other. */
-  deleteComputeTemplate(
-    namespace: string,
-    name: string,
-    options?: CallOptions,
-  ): Promise<void>;
+  watch?(listener: (change: Change<T>) => void): () => void;
+}
 
-  // Jobs (RayJobs), as clusters: only those with the managed-by label.
+/** One object port per kind, by the kind's name (domain/kinds.ts). */
+export type KindPorts = {
+  readonly [K in KindName]: ObjectPort<KindObjects[K]>;
+};
 
-  /** Creates the RayJob in metadata.namespace; returns it as stored. */
-  createJob(
-    job: RayJobResource,
-    options?: CallOptions,
-  ): Promise<RayJobResource>;
-  /** The managed RayJob; NOT_FOUND otherwise. */
-  getJob(
-    namespace: string,
-    name: string,
-    options?: CallOptions,
-  ): Promise<RayJobResource>;
-  /** Managed RayJobs of one namespace, or of all when undefined. */
-  listJobs(
-    namespace?: string,
-    options?: CallOptions,
-  ): Promise<RayJobResource[]>;
-  /**
-   * Replaces a RayJob, which carries the resourceVersion it was read at:
-   * ABORTED when the stored one has moved on. Never retried.
-   */
-  updateJob(
-    job: RayJobResource,
-    options?: CallOptions,
-  ): Promise<RayJobResource>;
-  /** Deletes a managed RayJob; NOT_FOUND when missing or unmanaged. */
-  deleteJob(
-    namespace: string,
-    name: string,
-    options?: CallOptions,
-  ): Promise<void>;
-  /**
-   * Events whose involvedObject is a RayJob, in one namespace (or all when
-   * undefined), optionally of one job name; callers match each to its job
-   * by namespace, name and uid (eventsOfJob).
-   */
-  listJobEvents(
-    namespace?: string,
-    name?: string,
-    options?: CallOptions,
-  ): Promise<KubeEvent[]>;
-
-  // Services (RayServices), as clusters: only those with the managed-by label.
-
-  /** Creates the RayService in metadata.namespace; returns it as stored. */
-  createService(
-    service: RayServiceResource,
-    options?: CallOptions,
-  ): Promise<RayServiceResource>;
-  /** The managed RayService; NOT_FOUND otherwise. */
-  getService(
-    namespace: string,
-    name: string,
-    options?: CallOptions,
-  ): Promise<RayServiceResource>;
-  /** Managed RayServices of one namespace, or of all when undefined. */
-  listServices(
-    namespace?: string,
-    options?: CallOptions,
-  ): Promise<RayServiceResource[]>;
-  /**
-   * Replaces a RayService (PUT) carrying the resourceVersion it was read
-   * at: ABORTED when it has moved on since; NOT_FOUND when gone.
-   */
-  updateService(
-    service: RayServiceResource,
-    options?: CallOptions,
-  ): Promise<RayServiceResource>;
-  /** Deletes a managed RayService; NOT_FOUND when missing or unmanaged. */
-  deleteService(
-    namespace: string,
-    name: string,
-    options?: CallOptions,
-  ): Promise<void>;
-  /**
-   * Events whose involvedObject is a RayService, in one namespace (or all
-   * when undefined), optionally of one service name.
-   */
-  listServiceEvents(
-    namespace?: string,
-    name?: string,
-    options?: CallOptions,
-  ): Promise<KubeEvent[]>;
-
+/**
+ * Every kind's port (KindPorts: `clusters`, `templates`, `jobs`,
+ * `services`), and what concerns them all. Every method takes CallOptions
+ * last. Reads are retried with a bounded backoff when the Kubernetes API is
+ * unavailable; writes never are. `fresh: true` makes every read (get, list,
+ * events) of every kind ask Kubernetes, whatever a cache holds.
+ */
+export interface Orchestrator extends KindPorts {
   /**
    * Asks the Kubernetes API for its version: resolves when it answered at
    * all, for readiness.
    */
   ping(options?: CallOptions): Promise<void>;
-
-  /**
-   * Tells `listener` of every cluster the cache holds now (as changes from
-   * nothing, in namespace then name order), then of every change, synchronously as the cache applies it;
-   * answers the function that stops it. Only a cache has it.
-   */
-  watchClusterChanges?(listener: (change: ClusterChange) => void): () => void;
-
-  /**
-   * As watchClusterChanges, of the jobs: every job held now, then every
-   * change of a RayJob or of the events about one. Only a cache has it.
-   */
-  watchJobChanges?(listener: (change: JobChange) => void): () => void;
 
   /** Resolves once a cache is first in step (every first list is in). */
   readonly synced?: Promise<void>;

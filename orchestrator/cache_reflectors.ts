@@ -21,27 +21,15 @@
 import type { Logger } from "../domain/log.ts";
 import type { SyncAge } from "../domain/ports.ts";
 import {
-  CLUSTER_EVENTS_SELECTOR,
-  COMPUTE_TEMPLATE_SELECTOR,
-  type ConfigMap,
-  type KubeEvent,
-  MANAGED_CLUSTER_SELECTOR,
-  type RayCluster,
-} from "../domain/resources.ts";
-import {
-  JOB_EVENTS_SELECTOR,
-  MANAGED_JOB_SELECTOR,
-  type RayJobResource,
-} from "../domain/job_conversions.ts";
-import {
-  MANAGED_SERVICE_SELECTOR,
-  type RayServiceResource,
-  SERVICE_EVENTS_SELECTOR,
-} from "../domain/service_resources.ts";
+  KIND_NAMES,
+  type KindName,
+  type KindObjects,
+  KINDS,
+} from "../domain/kinds.ts";
+import type { KubeEvent } from "../domain/resources.ts";
 import type { CacheStores } from "./cache_stores.ts";
-import { RAY_JOBS, RAY_SERVICES } from "./managed_objects.ts";
 import type { RayClusterCoordinates } from "./client_ports.ts";
-import { asConfigMap, asEvent } from "./json.ts";
+import { asEvent, objectOf } from "./json.ts";
 import { listInPages } from "./list_pages.ts";
 import {
   type Reflected,
@@ -49,19 +37,18 @@ import {
   startReflector,
   type StoreChange,
 } from "./reflector.ts";
-import { trimConfigMap, trimEvent } from "./trim.ts";
+import { collectionPath, servedAt } from "./resource_calls.ts";
+import { trimEvent } from "./trim.ts";
 import type { WatchTransport } from "./watch_stream.ts";
 
-const CACHED_RESOURCES = [
-  "rayclusters",
-  "configmaps",
-  "events",
-  "rayjobs",
-  "rayservices",
-  "serviceevents",
-  "jobevents",
-] as const;
-export type CachedResource = typeof CACHED_RESOURCES[number];
+/**
+ * The stores of every kind (domain/kinds.ts: store), the names its counts
+ * go by: "rayclusters", "events", "configmaps", ...
+ */
+const CACHED_RESOURCES: readonly string[] = KIND_NAMES.flatMap((name) => {
+  const { objects, events } = KINDS[name].store;
+  return events === undefined ? [objects] : [objects, events];
+});
 
 export interface CacheReflectorsOptions {
   watch: WatchTransport;
@@ -80,6 +67,9 @@ export interface CacheReflectorsOptions {
   bookmarkIntervalMs?: number;
 }
 
+/** Where the Events about every kind are listed and watched. */
+const EVENTS = { group: "", version: "v1", plural: "events" };
+
 /** How a stale reason ends when the API server does not answer probes. */
 const NOT_ANSWERING = "(quiet, and the API server does not answer)";
 
@@ -88,7 +78,8 @@ const PROBE_TIMEOUT_MS = 2_000;
 
 /** One resource as a reflector of one namespace lists and watches it. */
 interface Reflection<T extends Reflected> {
-  resource: CachedResource;
+  /** Its store's name (CACHED_RESOURCES). */
+  resource: string;
   path: string;
   selector: { labelSelector?: string; fieldSelector?: string };
   /**
@@ -99,16 +90,8 @@ interface Reflection<T extends Reflected> {
   apply: (change: StoreChange<T>, namespace: string) => void;
 }
 
-function counts(): Record<CachedResource, number> {
-  return {
-    rayclusters: 0,
-    configmaps: 0,
-    events: 0,
-    rayjobs: 0,
-    rayservices: 0,
-    serviceevents: 0,
-    jobevents: 0,
-  };
+function counts(): Record<string, number> {
+  return Object.fromEntries(CACHED_RESOURCES.map((resource) => [resource, 0]));
 }
 
 export class CacheReflectors {
@@ -120,7 +103,7 @@ export class CacheReflectors {
   readonly #options: CacheReflectorsOptions;
   readonly #stores: CacheStores;
   readonly #reflectors: {
-    resource: CachedResource;
+    resource: string;
     namespace: string;
     reflector: Reflector;
   }[] = [];
@@ -151,10 +134,11 @@ export class CacheReflectors {
     }
     Promise.all(this.#reflectors.map((r) => r.reflector.synced)).then(() => {
       this.#isSynced = true;
+      const { clusters, templates } = this.#stores.kinds;
       this.#options.log.info("Cache in step", {
-        clusters: this.#stores.clusters.size,
-        templates: this.#stores.templates.size,
-        events: this.#stores.events.size,
+        clusters: clusters.objects.size,
+        templates: templates.objects.size,
+        events: clusters.events?.size ?? 0,
         seconds: (performance.now() - this.#clock.mono) / 1000,
       });
       this.#markSynced();
@@ -212,7 +196,7 @@ export class CacheReflectors {
    * When each resource was last known in step in every namespace, in ms
    * since the epoch; 0 when never.
    */
-  lastInStep(): Record<CachedResource, number> {
+  lastInStep(): Record<string, number> {
     const clock = this.#clock;
     return Object.fromEntries(
       CACHED_RESOURCES.map((resource) => {
@@ -224,7 +208,7 @@ export class CacheReflectors {
           Number.isFinite(oldest) ? clock.wall + (oldest - clock.mono) : 0,
         ];
       }),
-    ) as Record<CachedResource, number>;
+    );
   }
 
   /**
@@ -242,12 +226,12 @@ export class CacheReflectors {
   }
 
   /** Lists made, per resource. */
-  relists(): Record<CachedResource, number> {
+  relists(): Record<string, number> {
     return { ...this.#relists };
   }
 
   /** Watches ended or failed and started again, per resource. */
-  restarts(): Record<CachedResource, number> {
+  restarts(): Record<string, number> {
     return { ...this.#restarts };
   }
 
@@ -342,63 +326,37 @@ export class CacheReflectors {
     return this.#reflectors.some((r) => r.reflector.downSince !== undefined);
   }
 
-  /** The reflectors of one namespace ("" for all), one per resource. */
+  /**
+   * The reflectors of one namespace ("" for all): per kind, of its objects
+   * and of the Events about them.
+   */
   #startIn(namespace: string): void {
-    const { group, version, plural } = this.#options.rayCluster;
-    const stores = this.#stores;
-    const inNamespace = namespace === ""
-      ? ""
-      : `/namespaces/${encodeURIComponent(namespace)}`;
-    this.#reflect<RayCluster>(namespace, {
-      resource: "rayclusters",
-      path: `/apis/${group}/${version}${inNamespace}/${plural}`,
-      selector: { labelSelector: MANAGED_CLUSTER_SELECTOR },
-      // Trimmed as each page arrives, so that a list of 50,000 never holds
-      // them all whole at once (trim.ts).
-      normalize: (item) => stores.trimCluster(item as RayCluster),
-      apply: (change, ns) => stores.applyClusters(change, ns),
+    for (const name of KIND_NAMES) this.#reflectKind(name, namespace);
+  }
+
+  /** The reflectors of one kind's objects and Events in `namespace`. */
+  #reflectKind<K extends KindName>(name: K, namespace: string): void {
+    const kind = KINDS[name];
+    const held = this.#stores.kinds[name];
+    this.#reflect<KindObjects[K]>(namespace, {
+      resource: kind.store.objects,
+      path: collectionPath(
+        servedAt(kind.resource, this.#options.rayCluster),
+        namespace,
+      ),
+      selector: { labelSelector: kind.selector },
+      // Trimmed as each page arrives (KindStore.trim).
+      normalize: (item) =>
+        held.trim(objectOf<KindObjects[K]>(kind.resource, item)),
+      apply: (change, ns) => held.applyKept(change, ns),
     });
-    this.#reflect<ConfigMap>(namespace, {
-      resource: "configmaps",
-      path: `/api/v1${inNamespace}/configmaps`,
-      selector: { labelSelector: COMPUTE_TEMPLATE_SELECTOR },
-      normalize: (item) => trimConfigMap(asConfigMap(item)),
-      apply: (change, ns) => stores.applyTemplates(change, ns),
-    });
+    if (kind.events === undefined || kind.store.events === undefined) return;
     this.#reflect<KubeEvent>(namespace, {
-      resource: "events",
-      path: `/api/v1${inNamespace}/events`,
-      selector: { fieldSelector: CLUSTER_EVENTS_SELECTOR },
+      resource: kind.store.events,
+      path: collectionPath(EVENTS, namespace),
+      selector: { fieldSelector: kind.events },
       normalize: (item) => trimEvent(asEvent(item)),
-      apply: (change, ns) => stores.applyEvents(change, ns),
-    });
-    this.#reflect<RayJobResource>(namespace, {
-      resource: "rayjobs",
-      path: `/apis/${group}/${version}${inNamespace}/${RAY_JOBS}`,
-      selector: { labelSelector: MANAGED_JOB_SELECTOR },
-      normalize: (item) => item as RayJobResource,
-      apply: (change, ns) => stores.applyJobs(change, ns),
-    });
-    this.#reflect<RayServiceResource>(namespace, {
-      resource: "rayservices",
-      path: `/apis/${group}/${version}${inNamespace}/${RAY_SERVICES}`,
-      selector: { labelSelector: MANAGED_SERVICE_SELECTOR },
-      normalize: (item) => item as RayServiceResource,
-      apply: (change, ns) => stores.applyServices(change, ns),
-    });
-    this.#reflect<KubeEvent>(namespace, {
-      resource: "serviceevents",
-      path: `/api/v1${inNamespace}/events`,
-      selector: { fieldSelector: SERVICE_EVENTS_SELECTOR },
-      normalize: asEvent,
-      apply: (change, ns) => stores.applyServiceEvents(change, ns),
-    });
-    this.#reflect<KubeEvent>(namespace, {
-      resource: "jobevents",
-      path: `/api/v1${inNamespace}/events`,
-      selector: { fieldSelector: JOB_EVENTS_SELECTOR },
-      normalize: asEvent,
-      apply: (change, ns) => stores.applyJobEvents(change, ns),
+      apply: (change, ns) => held.applyKeptEvents(change, ns),
     });
   }
 

@@ -1,72 +1,107 @@
 /**
- * What the cache holds: the managed RayClusters, the compute-template
- * ConfigMaps and the Events about RayClusters, one Store each, and the
- * listeners told of every change of a cluster (or of its events) as it is
- * applied.
+ * What the cache holds: per kind of domain/kinds.ts (KindStore) its objects
+ * and the Events about them, one Store each, and the listeners told of
+ * every change of an object (or of its events) as it is applied.
  *
  * Epochs: Kubernetes' resource versions (etcd's revision, one counter for
  * every resource) only grow, until an API server loses its data or has it
  * restored. A reflector then lists at a version lower than the last it
  * synced (a reset, reflector.ts), and the cache starts a new epoch: the
- * listeners are told first (a change of no cluster), so that what they
+ * listeners are told first (a change of no object), so that what they
  * made of the old versions (resume points) is let go. Every reflector sees
  * the same reset, and counts its own: the epoch is the most any has
  * counted, so one reset seen by all of them is one epoch.
  */
-import type { ClusterChange, JobChange } from "../domain/ports.ts";
-import type { ConfigMap, KubeEvent, RayCluster } from "../domain/resources.ts";
-import type { RayJobResource } from "../domain/job_conversions.ts";
-import type { RayServiceResource } from "../domain/service_resources.ts";
+import {
+  type Kind,
+  type KindName,
+  type KindObject,
+  type KindObjects,
+  KINDS,
+} from "../domain/kinds.ts";
+import type { Change } from "../domain/ports.ts";
+import type { KubeEvent } from "../domain/resources.ts";
+import { SharedParts } from "../domain/shared_parts.ts";
 import type { Reflected, StoreChange } from "./reflector.ts";
 import { type Changed, keyOf, Store } from "./store.ts";
-import {
-  trimCluster,
-  trimConfigMap,
-  trimEvent,
-  trimMetadataOnly,
-} from "./trim.ts";
-import { SharedParts } from "../domain/shared_parts.ts";
+import { KEPT, trimEvent } from "./trim.ts";
 
-type Listener = (change: ClusterChange) => void;
-type JobListener = (change: JobChange) => void;
+/** Every kind's store, by the kind's name. */
+export type KindStores = {
+  readonly [K in KindName]: KindStore<KindObjects[K]>;
+};
 
 export class CacheStores {
-  readonly clusters = new Store<RayCluster>();
-  readonly templates = new Store<ConfigMap>();
-  readonly events = new Store<KubeEvent>(involvedKey);
-  readonly jobs = new Store<RayJobResource>();
-  /** The managed RayServices, and the Events about RayServices. */
-  readonly services = new Store<RayServiceResource>();
-  readonly serviceEvents = new Store<KubeEvent>(involvedServiceKey);
-  /** The Events about RayJobs, indexed by the job's `namespace/name`. */
-  readonly jobEvents = new Store<KubeEvent>(involvedJobKey);
-  readonly #listeners = new Set<Listener>();
-  readonly #jobListeners = new Set<JobListener>();
-  /** How many times Kubernetes' versions started again (see above). */
-  #epoch = 0;
+  readonly #epochs = new Epochs();
+  /** The clusters' groups, held once however many clusters have them. */
+  readonly #groups = new SharedParts();
+  readonly kinds: KindStores = {
+    clusters: this.#kindStore("clusters"),
+    templates: this.#kindStore("templates"),
+    jobs: this.#kindStore("jobs"),
+    services: this.#kindStore("services"),
+  };
 
   /** How many times the cache saw Kubernetes' versions start again. */
   get epoch(): number {
-    return this.#epoch;
+    return this.#epochs.current;
   }
 
-  /** The clusters' groups, held once however many clusters have them. */
-  readonly #groups = new SharedParts();
-  /**
-   * A cluster as the cache keeps it (trim.ts), its groups shared with the
-   * clusters held; the reflectors trim what they hand over with it, item by
-   * item as each page arrives, and a cluster trimmed again costs little.
-   */
-  readonly trimCluster = (cluster: RayCluster): RayCluster =>
-    trimCluster(cluster, this.#groups);
-
-  /** Applies a change to the clusters' store and tells the listeners. */
-  applyClusters(change: StoreChange<RayCluster>, namespace = ""): void {
-    this.#noteReset(change);
-    const changed = this.clusters.apply(
-      trimmed(change, this.trimCluster),
-      namespace,
+  #kindStore<K extends KindName>(name: K): KindStore<KindObjects[K]> {
+    const keep = KEPT[name];
+    const shared = this.#groups;
+    return new KindStore(
+      KINDS[name],
+      (object) => keep(object, shared),
+      this.#epochs,
     );
+  }
+}
+
+type Listener<T> = (change: Change<T>) => void;
+
+/**
+ * One kind's objects, the Events about them (none for a kind whose Events
+ * are not read), and the listeners told of every change of an object or
+ * of the events about one.
+ */
+export class KindStore<T extends KindObject> {
+  readonly objects = new Store<T>();
+  /** Indexed by the `namespace/name` of the object each is about. */
+  readonly events: Store<KubeEvent> | undefined;
+  /**
+   * An object as the cache keeps it (trim.ts); the reflectors trim what
+   * they hand over with it, item by item as each page arrives, so that a
+   * list of 50,000 never holds them all whole at once.
+   */
+  readonly trim: (object: T) => T;
+  /** The involvedObject.kind of the Events about the kind's objects. */
+  readonly #involved: string;
+  readonly #listeners = new Set<Listener<T>>();
+  readonly #epochs: Epochs;
+
+  constructor(kind: Kind<T>, trim: (object: T) => T, epochs: Epochs) {
+    const involved = kind.resource.kind;
+    this.#involved = involved;
+    this.events = kind.events === undefined
+      ? undefined
+      : new Store<KubeEvent>((event) => involvedKey(event, involved));
+    this.trim = trim;
+    this.#epochs = epochs;
+    epochs.onStart((started) => {
+      for (const listener of this.#listeners) listener(started);
+    });
+  }
+
+  /** Applies a change of objects as Kubernetes answered them (a write's). */
+  apply(change: StoreChange<T>, namespace = ""): void {
+    this.applyKept(trimmed(change, this.trim), namespace);
+  }
+
+  /** Applies a change of objects already trimmed (the reflectors'). */
+  applyKept(change: StoreChange<T>, namespace = ""): void {
+    this.#epochs.note(change);
+    const changed = this.objects.apply(change, namespace);
     if (this.#listeners.size === 0) return;
     for (const pair of changed) {
       const key = keyOf((pair[1] ?? pair[0])!);
@@ -74,220 +109,117 @@ export class CacheStores {
     }
   }
 
-  /** Applies a change the templates' watch brought. */
-  applyTemplates(change: StoreChange<ConfigMap>, namespace: string): void {
-    this.#noteReset(change);
-    this.templates.apply(trimmed(change, trimConfigMap), namespace);
-  }
-
-  /** Applies a change the jobs' watch brought. */
-  applyJobs(change: StoreChange<RayJobResource>, namespace = ""): void {
-    this.#noteReset(change);
-    const changed = this.jobs.apply(
-      trimmed(change, trimMetadataOnly),
-      namespace,
-    );
-    if (this.#jobListeners.size === 0) return;
-    for (const pair of changed) {
-      const key = keyOf((pair[1] ?? pair[0])!);
-      this.#tellJob(key, pair[1], pair[0], versionOf(change, pair));
-    }
-  }
-
-  /** Applies a change to the events' store; tells of their clusters. */
+  /** Applies a change of the Events, trimmed; tells of their objects. */
   applyEvents(change: StoreChange<KubeEvent>, namespace = ""): void {
-    this.#noteReset(change);
-    const changed = this.events.apply(trimmed(change, trimEvent), namespace);
+    this.applyKeptEvents(trimmed(change, trimEvent), namespace);
+  }
+
+  /** As applyEvents, of Events already trimmed (the reflectors'). */
+  applyKeptEvents(change: StoreChange<KubeEvent>, namespace = ""): void {
+    this.#epochs.note(change);
+    const changed = this.events?.apply(change, namespace) ?? [];
     if (this.#listeners.size === 0) return;
     for (const pair of changed) {
-      const object = (pair[1] ?? pair[0])!.involvedObject;
-      if (object?.kind !== "RayCluster") continue;
-      const cluster = this.clusters.get(
-        object.namespace ?? "",
-        object.name ?? "",
-      );
-      if (cluster) {
-        this.#tell(keyOf(cluster), cluster, cluster, versionOf(change, pair));
+      const about = (pair[1] ?? pair[0])!.involvedObject;
+      if (about?.kind !== this.#involved) continue;
+      const object = this.objects.get(about.namespace ?? "", about.name ?? "");
+      if (object) {
+        this.#tell(keyOf(object), object, object, versionOf(change, pair));
       }
     }
   }
 
-  /** Applies a change the services' watch brought. */
-  applyServices(
-    change: StoreChange<RayServiceResource>,
-    namespace = "",
-  ): void {
-    this.#noteReset(change);
-    this.services.apply(trimmed(change, trimMetadataOnly), namespace);
-  }
-
-  /** Applies a change the watch of events about services brought. */
-  applyServiceEvents(change: StoreChange<KubeEvent>, namespace: string): void {
-    this.#noteReset(change);
-    this.serviceEvents.apply(trimmed(change, trimEvent), namespace);
-  }
-
-  /** The events of the service `key` (`team-a/web`) names. */
-  serviceEventsOf(key: string): KubeEvent[] {
-    return [...this.serviceEvents.indexed(key)];
-  }
-
-  /** Applies a change the job events' watch brought. */
-  applyJobEvents(change: StoreChange<KubeEvent>, namespace = ""): void {
-    this.#noteReset(change);
-    const changed = this.jobEvents.apply(
-      trimmed(change, trimEvent),
-      namespace,
-    );
-    if (this.#jobListeners.size === 0) return;
-    for (const pair of changed) {
-      const object = (pair[1] ?? pair[0])!.involvedObject;
-      if (object?.kind !== "RayJob") continue;
-      const job = this.jobs.get(object.namespace ?? "", object.name ?? "");
-      if (job) this.#tellJob(keyOf(job), job, job, versionOf(change, pair));
-    }
-  }
-
-  /** The events of the job `key` (`namespace/name`) names. */
-  jobEventsOf(key: string): KubeEvent[] {
-    return [...this.jobEvents.indexed(key)];
-  }
-
-  /** The events of the cluster `key` names. */
+  /** The events of the object `key` (`team-a/blue`) names. */
   eventsOf(key: string): KubeEvent[] {
-    return [...this.events.indexed(key)];
+    return this.events === undefined ? [] : [...this.events.indexed(key)];
   }
 
   /**
-   * Tells `listener` of every cluster held now, then of every change;
-   * answers the function that stops it (Orchestrator.watchClusterChanges).
+   * Tells `listener` of every object held now, then of every change;
+   * answers the function that stops it (ObjectPort.watch).
    */
-  watchClusterChanges(listener: Listener): () => void {
-    for (const cluster of this.clusters.list()) {
+  watch(listener: Listener<T>): () => void {
+    const epoch = this.#epochs.current;
+    for (const object of this.objects.list()) {
       listener({
-        namespace: cluster.metadata.namespace ?? "",
-        name: cluster.metadata.name,
-        cluster,
-        events: this.eventsOf(keyOf(cluster)),
-        resourceVersion: cluster.metadata.resourceVersion ?? "",
-        epoch: this.#epoch,
+        namespace: object.metadata.namespace ?? "",
+        name: object.metadata.name,
+        object,
+        events: this.eventsOf(keyOf(object)),
+        resourceVersion: object.metadata.resourceVersion ?? "",
+        epoch,
       });
     }
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
-  /**
-   * Tells `listener` of every job held now, then of every change of a
-   * RayJob or of the events about one; answers the function that stops it
-   * (Orchestrator.watchJobChanges).
-   */
-  watchJobChanges(listener: JobListener): () => void {
-    for (const job of this.jobs.list()) {
-      listener({
-        namespace: job.metadata.namespace ?? "",
-        name: job.metadata.name,
-        job,
-        events: this.jobEventsOf(keyOf(job)),
-        resourceVersion: job.metadata.resourceVersion ?? "",
-        epoch: this.#epoch,
-      });
-    }
-    this.#jobListeners.add(listener);
-    return () => this.#jobListeners.delete(listener);
-  }
-
-  /** Tells the job listeners of the job `key` names (as #tell). */
-  #tellJob(
-    key: string,
-    job: RayJobResource | undefined,
-    before: RayJobResource | undefined,
-    resourceVersion: string,
-  ): void {
-    const object = job ?? before;
-    if (object === undefined) return;
-    let about: KubeEvent[] | undefined;
-    const events = this.jobEvents;
-    const change: JobChange = {
-      namespace: object.metadata.namespace ?? "",
-      name: object.metadata.name,
-      job,
-      before,
-      get events() {
-        return about ??= [...events.indexed(key)];
-      },
-      resourceVersion,
-      epoch: this.#epoch,
-    };
-    for (const listener of this.#jobListeners) listener(change);
-  }
-
-  /** Tells the listeners of the clusters `key` names. */
+  /** Tells the listeners of the object `key` names. */
   #tell(
     key: string,
-    cluster: RayCluster | undefined,
-    before: RayCluster | undefined,
+    object: T | undefined,
+    before: T | undefined,
     resourceVersion: string,
   ): void {
-    const object = cluster ?? before;
-    if (object === undefined) return;
+    const shown = object ?? before;
+    if (shown === undefined) return;
     // The events are gathered only if a listener asks: while the cache
-    // lists 10,000 clusters and their events nobody does.
+    // lists 10,000 objects and their events nobody does.
     let about: KubeEvent[] | undefined;
     const events = this.events;
-    const change: ClusterChange = {
-      namespace: object.metadata.namespace ?? "",
-      name: object.metadata.name,
-      cluster,
+    const change: Change<T> = {
+      namespace: shown.metadata.namespace ?? "",
+      name: shown.metadata.name,
+      object,
       before,
       get events() {
-        return about ??= [...events.indexed(key)];
+        return about ??= events === undefined ? [] : [...events.indexed(key)];
       },
       resourceVersion,
-      epoch: this.#epoch,
+      epoch: this.#epochs.current,
     };
     for (const listener of this.#listeners) listener(change);
   }
+}
+
+/** The cache's epoch (see above), and who is told when a new one starts. */
+class Epochs {
+  #epoch = 0;
+  readonly #told: Listener<never>[] = [];
+
+  get current(): number {
+    return this.#epoch;
+  }
+
+  /** `tell` is told of each new epoch (a change of no object). */
+  onStart(tell: Listener<never>): void {
+    this.#told.push(tell);
+  }
 
   /**
-   * Starts a new epoch when a reset brings one: told to the listeners at
-   * once, before the change's own.
+   * Starts a new epoch when a reset brings one: told at once, before the
+   * change's own.
    */
-  #noteReset<T extends Reflected>(change: StoreChange<T>): void {
+  note<T extends Reflected>(change: StoreChange<T>): void {
     if (change.type !== "replace" || change.reset === undefined) return;
     if (change.reset.count <= this.#epoch) return;
     this.#epoch = change.reset.count;
-    // Of no object: a change of clusters and of jobs alike.
-    const started = {
+    // Of no object: a change of every kind alike.
+    const started: Change<never> = {
       namespace: "",
       name: "",
       events: [],
       resourceVersion: change.resourceVersion ?? "",
       epoch: this.#epoch,
     };
-    for (const listener of this.#listeners) listener(started);
-    for (const listener of this.#jobListeners) listener(started);
+    for (const tell of this.#told) tell(started);
   }
 }
 
-/** The events store's index key of the cluster an event is about. */
-function involvedKey(event: KubeEvent): string | undefined {
+/** The events store's index key of the object of `kind` an event is about. */
+function involvedKey(event: KubeEvent, kind: string): string | undefined {
   const object = event.involvedObject;
-  if (object?.kind !== "RayCluster") return undefined;
-  return `${object.namespace ?? ""}/${object.name ?? ""}`;
-}
-
-/** The service events store's index key of the service an event is about. */
-function involvedServiceKey(event: KubeEvent): string | undefined {
-  const object = event.involvedObject;
-  if (object?.kind !== "RayService") return undefined;
-  return `${object.namespace ?? ""}/${object.name ?? ""}`;
-}
-
-/** The job events store's index key of the RayJob an event is about. */
-function involvedJobKey(event: KubeEvent): string | undefined {
-  const object = event.involvedObject;
-  if (object?.kind !== "RayJob") return undefined;
+  if (object?.kind !== kind) return undefined;
   return `${object.namespace ?? ""}/${object.name ?? ""}`;
 }
 
@@ -307,8 +239,8 @@ function versionOf<T extends Reflected>(
 
 /**
  * `change` with each object as the cache keeps it (trim.ts): one transform
- * per resource, applied here, where the reflectors' changes and the
- * answers of writes and lookups enter the stores.
+ * per resource, applied here, where the answers of writes and lookups
+ * enter the stores (the reflectors trim as they list and watch).
  */
 function trimmed<T extends Reflected>(
   change: StoreChange<T>,

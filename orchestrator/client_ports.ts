@@ -26,6 +26,7 @@ export type CoreV1Port = Pick<
   | "readNamespacedConfigMap"
   | "listNamespacedConfigMap"
   | "listConfigMapForAllNamespaces"
+  | "replaceNamespacedConfigMap"
   | "deleteNamespacedConfigMap"
   | "listNamespacedEvent"
   | "listEventForAllNamespaces"

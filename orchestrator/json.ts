@@ -4,6 +4,7 @@
  */
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import { formatTimestamp } from "../domain/timestamps.ts";
+import type { KindResource } from "../domain/kinds.ts";
 import type { ConfigMap, KubeEvent } from "../domain/resources.ts";
 
 /**
@@ -42,22 +43,44 @@ export function plain(value: unknown): unknown {
   return out;
 }
 
-export function asConfigMap(value: unknown): ConfigMap {
-  const configMap = toJson<ConfigMap>(value);
-  return { ...configMap, apiVersion: "v1", kind: "ConfigMap" };
+/**
+ * client-node's answer or a watch's object of `resource` as the domain's:
+ * a custom object as it came; a core one as JSON (client-node's models hold
+ * Dates) with the apiVersion and kind a list's items go without.
+ */
+export function objectOf<T>(resource: KindResource, value: unknown): T {
+  if (resource.group !== "") return value as T;
+  return {
+    ...toJson<object>(value),
+    apiVersion: resource.version,
+    kind: resource.kind,
+  } as T;
 }
 
 export function asEvent(value: unknown): KubeEvent {
   return { ...toJson<KubeEvent>(value), apiVersion: "v1", kind: "Event" };
 }
 
-/** What a create sends: no server-set metadata. */
-export function configMapBody(configMap: ConfigMap): V1ConfigMap {
-  const { name, namespace, labels, annotations } = configMap.metadata;
+/**
+ * What a write sends: no server-set metadata but, for an update, the
+ * resourceVersion it was read at (the update's precondition).
+ */
+export function configMapBody(
+  configMap: ConfigMap,
+  write: "create" | "update" = "create",
+): V1ConfigMap {
+  const { name, namespace, labels, annotations, resourceVersion } =
+    configMap.metadata;
   return {
     apiVersion: "v1",
     kind: "ConfigMap",
-    metadata: { name, namespace, labels, annotations },
+    metadata: {
+      name,
+      namespace,
+      labels,
+      annotations,
+      ...(write === "update" ? { resourceVersion } : {}),
+    },
     data: configMap.data,
   };
 }

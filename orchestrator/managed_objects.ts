@@ -1,127 +1,65 @@
 /**
- * Corral's custom objects through CustomObjectsApi: RayClusters, RayJobs
- * and RayServices are written, read, listed and deleted the same way, one
- * Kubernetes call each (two for a delete), lists selected on the server by
- * the managed-by label, and an object without that label answered as
- * missing. Each kind is one row of what differs (ManagedKind); the Events
+ * The reads and writes of one kind of Corral's objects (a row of
+ * domain/kinds.ts: RayClusters, compute-template ConfigMaps, RayJobs,
+ * RayServices), written once: one Kubernetes call each (two for a delete),
+ * lists selected on the server by the kind's label selector, and an object
+ * of the resource that is not of the kind answered as missing. The calls go
+ * through the API that serves the kind (resource_calls.ts); the Events
  * about each kind are listed the same way too (listEventsAbout).
  */
 import { ApiException } from "@kubernetes/client-node";
-import type { CallOptions } from "../domain/ports.ts";
-import {
-  CLUSTER_EVENTS_SELECTOR,
-  isManagedCluster,
-  type KubeEvent,
-  MANAGED_CLUSTER_SELECTOR,
-  type RayCluster,
-} from "../domain/resources.ts";
-import {
-  isManagedJob,
-  JOB_EVENTS_SELECTOR,
-  MANAGED_JOB_SELECTOR,
-  type RayJobResource,
-} from "../domain/job_conversions.ts";
-import {
-  isManagedService,
-  MANAGED_SERVICE_SELECTOR,
-  type RayServiceResource,
-  SERVICE_EVENTS_SELECTOR,
-} from "../domain/service_resources.ts";
-import type {
-  CoreV1Port,
-  CustomObjectsPort,
-  RayClusterCoordinates,
-} from "./client_ports.ts";
+import { Code, ServiceError } from "../domain/errors.ts";
+import type { Kind, KindObject } from "../domain/kinds.ts";
+import { isLabelValue } from "../domain/kubernetes_names.ts";
+import type { CallOptions, ListOptions, ObjectPort } from "../domain/ports.ts";
+import type { KubeEvent } from "../domain/resources.ts";
+import type { CoreV1Port } from "./client_ports.ts";
 import type { KubernetesCall } from "./errors.ts";
-import { asEvent } from "./json.ts";
+import { asEvent, objectOf } from "./json.ts";
 import { LIST_PAGE_SIZE } from "./list_pages.ts";
 import {
   type KubernetesCaller,
   notFound,
   qualified,
 } from "./kubernetes_call.ts";
+import type { ListPage, ResourceCalls } from "./resource_calls.ts";
 
-/** The plural RayJobs are served under, in the RayClusters' group and version. */
-export const RAY_JOBS = "rayjobs";
-/** The plural of RayServices, beside the RayClusters' group and version. */
-export const RAY_SERVICES = "rayservices";
-
-/** What an object of a managed kind carries. */
-interface ManagedObject {
-  metadata: { name: string; namespace?: string; uid?: string };
-}
-
-/** What tells one managed kind from another. */
-export interface ManagedKind<T extends ManagedObject> {
-  /** How error messages name one: "cluster". */
-  noun: string;
-  /** Served under, in the RayClusters' group and version (or its own). */
-  plural: string;
-  /** The managed-by label selector its lists use. */
-  selector: string;
-  /** Whether an object read is Corral's (else it is answered NOT_FOUND). */
-  isManaged: (object: T) => boolean;
-}
-
-/** RayClusters, at the plural Corral is configured with. */
-export function clusterKind(plural: string): ManagedKind<RayCluster> {
-  return {
-    noun: "cluster",
-    plural,
-    selector: MANAGED_CLUSTER_SELECTOR,
-    isManaged: isManagedCluster,
-  };
-}
-
-export const JOB_KIND: ManagedKind<RayJobResource> = {
-  noun: "job",
-  plural: RAY_JOBS,
-  selector: MANAGED_JOB_SELECTOR,
-  isManaged: isManagedJob,
-};
-
-export const SERVICE_KIND: ManagedKind<RayServiceResource> = {
-  noun: "service",
-  plural: RAY_SERVICES,
-  selector: MANAGED_SERVICE_SELECTOR,
-  isManaged: isManagedService,
-};
-
-export class ManagedObjectCalls<T extends ManagedObject> {
+/** The direct port of one kind: every read asks Kubernetes. */
+export class ManagedObjectCalls<T extends KindObject> implements ObjectPort<T> {
   readonly #caller: KubernetesCaller;
-  readonly #api: CustomObjectsPort;
-  readonly #kind: ManagedKind<T>;
-  readonly #where: { group: string; version: string; plural: string };
+  readonly #calls: ResourceCalls;
+  readonly #kind: Kind<T>;
+  readonly #core: CoreV1Port;
 
-  /** `where`: the RayClusters' group and version, which the kinds share. */
+  /** `core` lists the Events about the kind's objects. */
   constructor(
     caller: KubernetesCaller,
-    api: CustomObjectsPort,
-    where: Pick<RayClusterCoordinates, "group" | "version">,
-    kind: ManagedKind<T>,
+    calls: ResourceCalls,
+    kind: Kind<T>,
+    core: CoreV1Port,
   ) {
     this.#caller = caller;
-    this.#api = api;
+    this.#calls = calls;
     this.#kind = kind;
-    this.#where = {
-      group: where.group,
-      version: where.version,
-      plural: kind.plural,
-    };
+    this.#core = core;
   }
 
-  create(object: T, options?: CallOptions): Promise<T> {
+  async create(object: T, options?: CallOptions): Promise<T> {
     const namespace = object.metadata.namespace ?? "";
-    return this.#caller.call(
-      this.#call("create", namespace, object.metadata.name),
-      this.#kind.plural,
-      (config) =>
-        this.#api.createNamespacedCustomObject(
-          { ...this.#where, namespace, body: object },
-          config,
+    const name = object.metadata.name;
+    const description = this.#call("create", namespace, name);
+    try {
+      return this.#object(
+        await this.#caller.call(
+          description,
+          this.#calls.plural,
+          (config) => this.#calls.create(namespace, object, config),
+          options,
         ),
-      options,
-    );
+      );
+    } catch (error) {
+      throw await this.#clash(error, description, namespace, name, options);
+    }
   }
 
   get(namespace: string, name: string, options?: CallOptions): Promise<T> {
@@ -134,18 +72,41 @@ export class ManagedObjectCalls<T extends ManagedObject> {
   }
 
   /**
-   * Every managed object of the kind (in `namespace`), asked for in pages
-   * of LIST_PAGE_SIZE, as kubectl and client-go's pager ask: with the cache
-   * off, a list of 50,000 clusters in one answer was 80 MB of text parsed
-   * at once. The continue token keeps the first page's snapshot.
+   * Every object of the kind (in `namespace`; of `names` when given),
+   * asked for in pages of LIST_PAGE_SIZE, as kubectl and client-go's pager
+   * ask: with the cache off, a list of 50,000 clusters in one answer was
+   * 80 MB of text parsed at once. The continue token keeps the first
+   * page's snapshot.
    */
-  async list(namespace?: string, options?: CallOptions): Promise<T[]> {
+  async list(namespace?: string, options?: ListOptions): Promise<T[]> {
+    const { nameLabel } = this.#kind;
+    const names = options?.names;
+    let labelSelector = this.#kind.selector;
+    if (names !== undefined && nameLabel !== undefined) {
+      // The names are label values; a name that cannot be one cannot
+      // match, and would make the selector invalid.
+      const wanted = [...new Set(names)].filter(isLabelValue);
+      if (wanted.length === 0) return [];
+      labelSelector += `,${nameLabel} in (${wanted.join(",")})`;
+    }
+    const items = await this.#listAll(namespace, labelSelector, options);
+    if (names === undefined || nameLabel !== undefined) return items;
+    const wanted = new Set(names);
+    return items.filter((object) => wanted.has(object.metadata.name));
+  }
+
+  async #listAll(
+    namespace: string | undefined,
+    labelSelector: string,
+    options: CallOptions | undefined,
+  ): Promise<T[]> {
     const items: T[] = [];
     let token: string | undefined;
     do {
-      let page: ListPage<T>;
+      let page: ListPage<unknown>;
       try {
         page = await this.#listPage(namespace, options, {
+          labelSelector,
           limit: LIST_PAGE_SIZE,
           ...(token ? { _continue: token } : {}),
         });
@@ -153,9 +114,12 @@ export class ManagedObjectCalls<T extends ManagedObject> {
         if (!token || !continueExpired(error)) throw error;
         // The first page's snapshot is gone: the whole list again, in one
         // answer, as client-go's pager does.
-        return (await this.#listPage(namespace, options, {})).items ?? [];
+        const whole = await this.#listPage(namespace, options, {
+          labelSelector,
+        });
+        return (whole.items ?? []).map((item) => this.#object(item));
       }
-      for (const item of page.items ?? []) items.push(item);
+      for (const item of page.items ?? []) items.push(this.#object(item));
       token = page.metadata?.continue || undefined;
     } while (token);
     return items;
@@ -165,9 +129,9 @@ export class ManagedObjectCalls<T extends ManagedObject> {
   #listPage(
     namespace: string | undefined,
     options: CallOptions | undefined,
-    paging: { limit?: number; _continue?: string },
-  ): Promise<ListPage<T>> {
-    const { noun, plural, selector: labelSelector } = this.#kind;
+    query: Parameters<ResourceCalls["list"]>[1],
+  ): Promise<ListPage<unknown>> {
+    const { noun } = this.#kind;
     const description: KubernetesCall = {
       action: namespace === undefined
         ? `Cannot list ${noun}s`
@@ -177,17 +141,8 @@ export class ManagedObjectCalls<T extends ManagedObject> {
     };
     return this.#caller.call(
       description,
-      plural,
-      (config) =>
-        namespace === undefined
-          ? this.#api.listClusterCustomObject(
-            { ...this.#where, labelSelector, ...paging },
-            config,
-          )
-          : this.#api.listNamespacedCustomObject(
-            { ...this.#where, namespace, labelSelector, ...paging },
-            config,
-          ),
+      this.#calls.plural,
+      (config) => this.#calls.list(namespace, query, config),
       options,
     );
   }
@@ -203,18 +158,16 @@ export class ManagedObjectCalls<T extends ManagedObject> {
    * container's env list), and a strategic merge patch is not served for
    * custom resources.
    */
-  update(object: T, options?: CallOptions): Promise<T> {
+  async update(object: T, options?: CallOptions): Promise<T> {
     const namespace = object.metadata.namespace ?? "";
     const name = object.metadata.name;
-    return this.#caller.call(
-      this.#call("update", namespace, name),
-      this.#kind.plural,
-      (config) =>
-        this.#api.replaceNamespacedCustomObject(
-          { ...this.#where, namespace, name, body: object },
-          config,
-        ),
-      options,
+    return this.#object(
+      await this.#caller.call(
+        this.#call("update", namespace, name),
+        this.#calls.plural,
+        (config) => this.#calls.replace(namespace, name, object, config),
+        options,
+      ),
     );
   }
 
@@ -229,19 +182,33 @@ export class ManagedObjectCalls<T extends ManagedObject> {
     // between the read and the delete (answered 409 -> ABORTED).
     await this.#caller.call(
       description,
-      this.#kind.plural,
+      this.#calls.plural,
       (config) =>
-        this.#api.deleteNamespacedCustomObject(
-          {
-            ...this.#where,
-            namespace,
-            name,
-            body: { preconditions: { uid: held.metadata.uid } },
-          },
-          config,
-        ),
+        this.#calls.delete(namespace, name, held.metadata.uid, config),
       options,
     );
+  }
+
+  /** The Events about the kind's objects; none for a kind without. */
+  async events(
+    namespace?: string,
+    name?: string,
+    options?: CallOptions,
+  ): Promise<KubeEvent[]> {
+    const { events, noun } = this.#kind;
+    if (events === undefined) return [];
+    return await listEventsAbout(
+      this.#caller,
+      this.#core,
+      { selector: events, noun },
+      { namespace, name },
+      options,
+    );
+  }
+
+  /** An answer as the domain's object. */
+  #object(answer: unknown): T {
+    return objectOf<T>(this.#kind.resource, answer);
   }
 
   /** A call on one object, as error messages describe it. */
@@ -258,6 +225,39 @@ export class ManagedObjectCalls<T extends ManagedObject> {
     };
   }
 
+  /**
+   * A create's failure; when the name is taken by an object of the
+   * resource that is not of the kind, and the kind says so (foreign), in
+   * those words: the extra read happens only on this failure path.
+   */
+  async #clash(
+    error: unknown,
+    description: KubernetesCall,
+    namespace: string,
+    name: string,
+    options: CallOptions | undefined,
+  ): Promise<unknown> {
+    const { foreign } = this.#kind;
+    if (
+      foreign === undefined || !(error instanceof ServiceError) ||
+      error.code !== Code.ALREADY_EXISTS
+    ) return error;
+    const taken = await this.#caller.call(
+      this.#call("get", namespace, name),
+      this.#calls.plural,
+      (config) => this.#calls.read(namespace, name, config),
+      options,
+    ).catch(() => undefined);
+    if (taken === undefined || this.#kind.isManaged(this.#object(taken))) {
+      return error;
+    }
+    return new ServiceError(
+      Code.ALREADY_EXISTS,
+      `${description.action}: ${foreign} already has that name`,
+      { cause: error.cause },
+    );
+  }
+
   async #readManaged(
     description: KubernetesCall,
     namespace: string,
@@ -265,15 +265,13 @@ export class ManagedObjectCalls<T extends ManagedObject> {
     options?: CallOptions,
   ): Promise<T> {
     // A read, whatever the caller's action: observed and retried as a get.
-    const object: T = await this.#caller.call(
-      { ...description, verb: "get" },
-      this.#kind.plural,
-      (config) =>
-        this.#api.getNamespacedCustomObject(
-          { ...this.#where, namespace, name },
-          config,
-        ),
-      options,
+    const object = this.#object(
+      await this.#caller.call(
+        { ...description, verb: "get" },
+        this.#calls.plural,
+        (config) => this.#calls.read(namespace, name, config),
+        options,
+      ),
     );
     // An object Corral (or the KubeRay API server) does not manage is
     // someone else's: as far as callers can tell, it does not exist.
@@ -289,19 +287,6 @@ export interface EventsAbout {
   /** The kind's noun in messages: "cluster". */
   noun: string;
 }
-
-export const CLUSTER_EVENTS: EventsAbout = {
-  selector: CLUSTER_EVENTS_SELECTOR,
-  noun: "cluster",
-};
-export const JOB_EVENTS: EventsAbout = {
-  selector: JOB_EVENTS_SELECTOR,
-  noun: "job",
-};
-export const SERVICE_EVENTS: EventsAbout = {
-  selector: SERVICE_EVENTS_SELECTOR,
-  noun: "service",
-};
 
 /**
  * Events whose involvedObject is of `about`'s kind, in `namespace` (all
@@ -339,12 +324,6 @@ export async function listEventsAbout(
     options,
   );
   return list.items.map(asEvent);
-}
-
-/** A page of a list answer. */
-interface ListPage<T> {
-  items?: T[];
-  metadata?: { continue?: string };
 }
 
 /** Whether a list's continue token was refused as expired (410 Gone). */

@@ -8,11 +8,12 @@
  * the API does not return. Held for every cluster, they are most of the
  * cache's memory on a real cluster.
  *
- * One function per resource, applied once where a change enters the stores
- * (cache_stores.ts). What each keeps is what the read-back reads
- * (domain/conversions.ts: clusterFromResource, clusterEventFromResource,
- * computeTemplateFromConfigMap), what the store compares (uid,
- * resourceVersion) and what its indexes key on (the event's involvedObject).
+ * One function per resource (KEPT: per kind, and trimEvent), applied once
+ * where a change enters the stores (cache_stores.ts). What each keeps is
+ * what the read-back reads (domain/conversions.ts: clusterFromResource,
+ * clusterEventFromResource, computeTemplateFromConfigMap), what the store
+ * compares (uid, resourceVersion) and what its indexes key on (the event's
+ * involvedObject).
  * Writes are unaffected: an update builds on the cluster read fresh from
  * Kubernetes (CallOptions.fresh), never on what the cache holds.
  *
@@ -22,6 +23,7 @@
  * made from the same compute templates and images have groups equal to
  * the letter, and the cache holds one of each (SharedParts), frozen.
  */
+import type { KindName, KindObjects } from "../domain/kinds.ts";
 import type {
   ConfigMap,
   KubeEvent,
@@ -174,3 +176,16 @@ export function trimMetadataOnly<T extends { metadata: ObjectMeta }>(
 ): T {
   return { ...object, metadata: trimMetadata(object.metadata) };
 }
+
+/** What the cache keeps of an object of each kind (domain/kinds.ts). */
+export const KEPT: {
+  readonly [K in KindName]: (
+    object: KindObjects[K],
+    shared: SharedParts,
+  ) => KindObjects[K];
+} = {
+  clusters: trimCluster,
+  templates: trimConfigMap,
+  jobs: trimMetadataOnly,
+  services: trimMetadataOnly,
+};

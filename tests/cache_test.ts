@@ -328,7 +328,7 @@ Deno.test("the cache keeps objects without metadata.managedFields, which Corral 
     const again = await (await rig.kube("GET", `${CLUSTERS}/blue`)).json();
     assert.deepEqual(again.metadata.managedFields, managedFields);
     const cached = await eventually("the change in the cache", async () => {
-      const [held] = await rig.corral.orchestrator!.listClusters(NS);
+      const [held] = await rig.corral.orchestrator!.clusters.list(NS);
       return held?.metadata.resourceVersion !==
           stored.metadata.resourceVersion
         ? held

@@ -24,10 +24,10 @@ import { type ApiSchema, loadApiSchema } from "../api/schema.ts";
 import { createHandlers } from "../api/service/handlers.ts";
 import {
   type ClusterWatch,
-  watchFor,
+  type JobWatch,
+  watchesOf,
   type WatchTuning,
-} from "../api/service/cluster_watch.ts";
-import { type JobWatch, jobWatchFor } from "../api/service/job_watch.ts";
+} from "../api/service/kind_watch.ts";
 import { ConvertedClusters } from "../api/service/converted_clusters.ts";
 import { messageFromJson, messageToJson } from "../domain/codec.ts";
 import type { Message } from "../domain/message_form.ts";
@@ -108,7 +108,7 @@ export async function startCorral(
      * resolves); direct reads by default.
      */
     cache?: { staleAfterMs?: number; backoffMs?: number };
-    /** WatchClusters' tuning, with the cache (cluster_watch.ts). */
+    /** The watches' tuning, with the cache (watch_fanout.ts). */
     watch?: WatchTuning;
     /** The longest a server stream lasts (--watch-max-duration); 30 min. */
     streamMaxDurationMs?: number;
@@ -137,8 +137,11 @@ export async function startCorral(
   await orchestrator.synced;
   const api = await schema();
   const converted = new ConvertedClusters();
-  const watches = watchFor(orchestrator, converted, options.watch);
-  const jobWatches = jobWatchFor(orchestrator, options.watch);
+  const { watches, jobWatches } = watchesOf(
+    orchestrator,
+    converted,
+    options.watch,
+  );
   const handlers = createHandlers({
     orchestrator,
     clusterApiVersion: "ray.io/v1",

@@ -162,8 +162,8 @@ export function putBackCluster(
     {
       noun: "cluster",
       get: (namespace, name) =>
-        orchestrator.getCluster(namespace, name, { ...kube, fresh: true }),
-      update: (cluster) => orchestrator.updateCluster(cluster, kube),
+        orchestrator.clusters.get(namespace, name, { ...kube, fresh: true }),
+      update: (cluster) => orchestrator.clusters.update(cluster, kube),
     },
     read,
     written,
@@ -181,8 +181,8 @@ export function putBackService(
     {
       noun: "service",
       get: (namespace, name) =>
-        orchestrator.getService(namespace, name, { ...kube, fresh: true }),
-      update: (service) => orchestrator.updateService(service, kube),
+        orchestrator.services.get(namespace, name, { ...kube, fresh: true }),
+      update: (service) => orchestrator.services.update(service, kube),
     },
     read,
     written,
@@ -243,9 +243,9 @@ export class QuotaGuard {
   ): Promise<Holding[]> {
     const options = fresh ? { ...kube, fresh: true } : kube;
     const [clusters, jobs, services] = await Promise.all([
-      this.orchestrator.listClusters(namespace, options),
-      this.orchestrator.listJobs(namespace, options),
-      this.orchestrator.listServices(namespace, options),
+      this.orchestrator.clusters.list(namespace, options),
+      this.orchestrator.jobs.list(namespace, options),
+      this.orchestrator.services.list(namespace, options),
     ]);
     return holdingsOf(clusters, jobs, services);
   }

@@ -297,7 +297,7 @@ export class DashboardProxy {
     params: Params,
     call: UnitContext,
   ): Promise<RayCluster> {
-    const cluster = await this.#o.orchestrator.getCluster(
+    const cluster = await this.#o.orchestrator.clusters.get(
       params.namespace,
       params.name,
       call.kube,

@@ -109,8 +109,8 @@ export class ClusterHandlers {
     const created = await quotas.write({ caller, scope, action, kube, log }, {
       holding: holdingOf(resource),
       what: "this cluster",
-      write: () => orchestrator.createCluster(resource, kube),
-      remove: () => orchestrator.deleteCluster(namespace, cluster.name, kube),
+      write: () => orchestrator.clusters.create(resource, kube),
+      remove: () => orchestrator.clusters.delete(namespace, cluster.name, kube),
     });
     log.info("Created cluster", { namespace, name: cluster.name });
     return clusterFromResource(created, []);
@@ -122,8 +122,8 @@ export class ClusterHandlers {
   ): Promise<Cluster> {
     const { orchestrator } = this.service;
     const [resource, events] = await Promise.all([
-      orchestrator.getCluster(scope.namespace, request.name, kube),
-      orchestrator.listClusterEvents(scope.namespace, request.name, kube),
+      orchestrator.clusters.get(scope.namespace, request.name, kube),
+      orchestrator.clusters.events(scope.namespace, request.name, kube),
     ]);
     return this.service.converted.of(resource, events);
   }
@@ -181,7 +181,8 @@ export class ClusterHandlers {
           holding: holdingOf(next),
           what: "this update",
           before: clusterUsage(resource.spec),
-          write: () => this.service.orchestrator.updateCluster(next, call.kube),
+          write: () =>
+            this.service.orchestrator.clusters.update(next, call.kube),
           restore: (written) =>
             putBackCluster(
               this.service.orchestrator,
@@ -214,7 +215,7 @@ export class ClusterHandlers {
         DELETE_CLUSTER,
       );
     }
-    await this.service.orchestrator.deleteCluster(
+    await this.service.orchestrator.clusters.delete(
       scope.namespace,
       request.name,
       kube,
@@ -233,7 +234,7 @@ export class ClusterHandlers {
   ): Promise<RayCluster> {
     return await readToChange(
       action,
-      this.service.orchestrator.getCluster(scope.namespace, name, {
+      this.service.orchestrator.clusters.get(scope.namespace, name, {
         ...kube,
         fresh: true,
       }),
@@ -320,8 +321,8 @@ export class ClusterHandlers {
     }
     const { orchestrator, converted } = this.service;
     const [resources, events] = await Promise.all([
-      orchestrator.listClusters(namespace, kube),
-      orchestrator.listClusterEvents(namespace, undefined, kube),
+      orchestrator.clusters.list(namespace, kube),
+      orchestrator.clusters.events(namespace, undefined, kube),
     ]);
     return converted.list(resources, events) as Cluster[];
   }

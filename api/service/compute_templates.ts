@@ -41,7 +41,7 @@ export class ComputeTemplateHandlers {
       ...request.computeTemplate!,
       namespace: scope.namespace,
     };
-    const created = await this.service.orchestrator.createComputeTemplate(
+    const created = await this.service.orchestrator.templates.create(
       computeTemplateToConfigMap(template),
       kube,
     );
@@ -57,7 +57,7 @@ export class ComputeTemplateHandlers {
     { kube, scope }: NamespaceCall,
   ): Promise<ComputeTemplate> {
     return computeTemplateFromConfigMap(
-      await this.service.orchestrator.getComputeTemplate(
+      await this.service.orchestrator.templates.get(
         scope.namespace,
         request.name,
         kube,
@@ -103,14 +103,14 @@ export class ComputeTemplateHandlers {
     // objects, so a cluster created between this list and the delete still
     // slips through: the guard catches the common mistake, not a race. The
     // KubeRay API server has no such guard at all.
-    const users = (await orchestrator.listClusters(namespace, kube))
+    const users = (await orchestrator.clusters.list(namespace, kube))
       .map((resource) => clusterFromResource(resource, []))
       .filter((cluster) => referencedTemplates(cluster).includes(name))
       .map((cluster) => cluster.name);
     if (users.length > 0) {
       throw templateInUseError(namespace, name, users);
     }
-    await orchestrator.deleteComputeTemplate(namespace, name, kube);
+    await orchestrator.templates.delete(namespace, name, kube);
     log.info("Deleted compute template", { namespace, name });
     return {};
   }
@@ -126,9 +126,8 @@ export class ComputeTemplateHandlers {
       );
       return lists.flat();
     }
-    const configMaps = await this.service.orchestrator.listComputeTemplates(
+    const configMaps = await this.service.orchestrator.templates.list(
       namespace,
-      undefined,
       kube,
     );
     return configMaps.map(computeTemplateFromConfigMap);

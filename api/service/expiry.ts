@@ -34,7 +34,7 @@ export class ExpiryHandlers {
     const { orchestrator } = this.service;
     const limit = caller.expiryLimit?.(scope.namespace) ?? {};
     for (let attempt = 1;; attempt++) {
-      const resource = await orchestrator.getCluster(
+      const resource = await orchestrator.clusters.get(
         scope.namespace,
         request.name,
         { ...kube, fresh: true },
@@ -58,7 +58,7 @@ export class ExpiryHandlers {
         },
       };
       try {
-        const updated = await orchestrator.updateCluster(next, kube);
+        const updated = await orchestrator.clusters.update(next, kube);
         log.info("Extended cluster", {
           namespace: scope.namespace,
           name: request.name,

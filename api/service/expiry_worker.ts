@@ -43,14 +43,12 @@ export interface ExpiryEvents {
 }
 
 export interface ExpiryWorkerOptions {
-  orchestrator: Pick<
-    Orchestrator,
-    | "listClusters"
-    | "getCluster"
-    | "deleteCluster"
-    | "listClusterEvents"
-    | "cacheState"
-  >;
+  orchestrator: Pick<Orchestrator, "cacheState"> & {
+    clusters: Pick<
+      Orchestrator["clusters"],
+      "list" | "get" | "delete" | "events"
+    >;
+  };
   events: ExpiryEvents;
   leader: Leadership;
   log: Logger;
@@ -145,9 +143,9 @@ export class ExpiryWorker {
   /** Every cluster of the served namespaces. */
   async #clusters(): Promise<RayCluster[]> {
     const { orchestrator, namespaces = [] } = this.#options;
-    if (namespaces.length === 0) return await orchestrator.listClusters();
+    if (namespaces.length === 0) return await orchestrator.clusters.list();
     const lists = await Promise.all(
-      namespaces.map((namespace) => orchestrator.listClusters(namespace)),
+      namespaces.map((namespace) => orchestrator.clusters.list(namespace)),
     );
     return lists.flat();
   }
@@ -158,14 +156,14 @@ export class ExpiryWorker {
     const namespace = listed.metadata.namespace ?? "";
     const name = listed.metadata.name ?? "";
     const fresh = await present(
-      orchestrator.getCluster(namespace, name, { fresh: true }),
+      orchestrator.clusters.get(namespace, name, { fresh: true }),
     );
     if (!fresh || fresh.metadata.uid !== listed.metadata.uid) return;
     const expiresAt = expiryOf(fresh.metadata.annotations);
     if (!expiresAt || expiresAt.getTime() > this.#now().getTime()) return;
     if (!leader.isLeader()) return;
     const deleted = await present(
-      orchestrator.deleteCluster(namespace, name).then(() => true),
+      orchestrator.clusters.delete(namespace, name).then(() => true),
     );
     if (!deleted) return;
     const at = expiryAnnotation(expiresAt);
@@ -185,7 +183,7 @@ export class ExpiryWorker {
     if (this.#warned.has(key)) return;
     const namespace = cluster.metadata.namespace ?? "";
     const name = cluster.metadata.name ?? "";
-    const recorded = await this.#options.orchestrator.listClusterEvents(
+    const recorded = await this.#options.orchestrator.clusters.events(
       namespace,
       name,
     );

@@ -199,7 +199,7 @@ export class JobSubmissionHandlers {
       ] as [string, string | undefined]]),
     ]);
     this.#jobs(call);
-    const cluster = await this.#o.orchestrator.getCluster(
+    const cluster = await this.#o.orchestrator.clusters.get(
       namespace,
       key.clustername,
       call.kube,

@@ -89,8 +89,8 @@ export class JobHandlers {
     const created = await quotas.write(call, {
       holding: holdingOf(resource),
       what: "this job's cluster",
-      write: () => orchestrator.createJob(resource, kube),
-      remove: () => orchestrator.deleteJob(namespace, job.name, kube),
+      write: () => orchestrator.jobs.create(resource, kube),
+      remove: () => orchestrator.jobs.delete(namespace, job.name, kube),
     });
     log.info("Created job", { namespace, name: job.name });
     return jobFromResource(created);
@@ -103,8 +103,8 @@ export class JobHandlers {
   ): Promise<RayJob> {
     const { orchestrator } = this.service;
     const [resource, events] = await Promise.all([
-      orchestrator.getJob(scope.namespace, request.name, kube),
-      orchestrator.listJobEvents(scope.namespace, request.name, kube),
+      orchestrator.jobs.get(scope.namespace, request.name, kube),
+      orchestrator.jobs.events(scope.namespace, request.name, kube),
     ]);
     return jobFromResource(resource, events);
   }
@@ -142,7 +142,7 @@ export class JobHandlers {
   ): Promise<RayJob> {
     const { log, kube, scope, action } = call;
     const { namespace, name } = request;
-    const current = await this.service.orchestrator.getJob(
+    const current = await this.service.orchestrator.jobs.get(
       scope.namespace,
       name,
       { ...kube, fresh: true },
@@ -155,7 +155,7 @@ export class JobHandlers {
       ...current,
       spec: { ...current.spec, suspend },
     };
-    const updated = await this.service.orchestrator.updateJob(next, kube);
+    const updated = await this.service.orchestrator.jobs.update(next, kube);
     log.info("Updated job", { namespace, name, suspend });
     return jobFromResource(updated);
   }
@@ -167,14 +167,14 @@ export class JobHandlers {
   ): Promise<Record<string, never>> {
     const { log, kube, scope } = call;
     if (ownersOnly(call, "jobs")) {
-      const current = await this.service.orchestrator.getJob(
+      const current = await this.service.orchestrator.jobs.get(
         scope.namespace,
         request.name,
         { ...kube, fresh: true },
       );
       checkOwner(call, current, { resource: "jobs", doing: "delete a job" });
     }
-    await this.service.orchestrator.deleteJob(
+    await this.service.orchestrator.jobs.delete(
       scope.namespace,
       request.name,
       kube,
@@ -236,7 +236,7 @@ export class JobHandlers {
     );
     let cluster: RayCluster;
     try {
-      cluster = await this.service.orchestrator.getCluster(
+      cluster = await this.service.orchestrator.clusters.get(
         scope.namespace,
         name,
         kube,
@@ -280,8 +280,8 @@ export class JobHandlers {
     }
     const { orchestrator } = this.service;
     const [resources, events] = await Promise.all([
-      orchestrator.listJobs(namespace, kube),
-      orchestrator.listJobEvents(namespace, undefined, kube),
+      orchestrator.jobs.list(namespace, kube),
+      orchestrator.jobs.events(namespace, undefined, kube),
     ]);
     // Grouped once, so that N jobs do not each look at every event.
     const byJob = Map.groupBy(events, (event) => {

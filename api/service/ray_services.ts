@@ -80,8 +80,8 @@ export class RayServiceHandlers {
     const created = await quotas.write({ caller, scope, action, kube, log }, {
       holding: holdingOf(resource),
       what: "this service's cluster",
-      write: () => orchestrator.createService(resource, kube),
-      remove: () => orchestrator.deleteService(namespace, wanted.name, kube),
+      write: () => orchestrator.services.create(resource, kube),
+      remove: () => orchestrator.services.delete(namespace, wanted.name, kube),
     });
     log.info("Created service", { namespace, name: wanted.name });
     return serviceFromResource(created, []);
@@ -93,8 +93,8 @@ export class RayServiceHandlers {
   ): Promise<RayService> {
     const { orchestrator } = this.service;
     const [resource, events] = await Promise.all([
-      orchestrator.getService(scope.namespace, request.name, kube),
-      orchestrator.listServiceEvents(scope.namespace, request.name, kube),
+      orchestrator.services.get(scope.namespace, request.name, kube),
+      orchestrator.services.events(scope.namespace, request.name, kube),
     ]);
     return serviceFromResource(resource, events);
   }
@@ -172,7 +172,7 @@ export class RayServiceHandlers {
       holding: holdingOf(next),
       what: "this update",
       before: clusterUsage(resource.spec.rayClusterConfig),
-      write: () => this.service.orchestrator.updateService(next, kube),
+      write: () => this.service.orchestrator.services.update(next, kube),
       restore: (written) =>
         putBackService(this.service.orchestrator, resource, written, kube),
     });
@@ -194,7 +194,7 @@ export class RayServiceHandlers {
         doing: "delete a service",
       });
     }
-    await this.service.orchestrator.deleteService(
+    await this.service.orchestrator.services.delete(
       scope.namespace,
       request.name,
       kube,
@@ -213,7 +213,7 @@ export class RayServiceHandlers {
   ): Promise<RayServiceResource> {
     return await readToChange(
       action,
-      this.service.orchestrator.getService(scope.namespace, name, {
+      this.service.orchestrator.services.get(scope.namespace, name, {
         ...kube,
         fresh: true,
       }),
@@ -261,8 +261,8 @@ export class RayServiceHandlers {
     }
     const { orchestrator } = this.service;
     const [resources, events] = await Promise.all([
-      orchestrator.listServices(namespace, kube),
-      orchestrator.listServiceEvents(namespace, undefined, kube),
+      orchestrator.services.list(namespace, kube),
+      orchestrator.services.events(namespace, undefined, kube),
     ]);
     // Each event looked at once, not once per service.
     const byService = new Map<string, typeof events>();

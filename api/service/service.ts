@@ -8,8 +8,7 @@ import type { Page } from "../../domain/pagination.ts";
 import type { Orchestrator } from "../../domain/ports.ts";
 import { DEFAULT_LIMITS, type Limits } from "../../domain/limits.ts";
 import { ConvertedClusters } from "./converted_clusters.ts";
-import type { ClusterWatch } from "./cluster_watch.ts";
-import type { JobWatch } from "./job_watch.ts";
+import type { ClusterWatch, JobWatch } from "./kind_watch.ts";
 import { QuotaGuard } from "../auth/quota_guard.ts";
 import type { Cluster, ListClustersResponse } from "../../domain/types.ts";
 

@@ -25,11 +25,10 @@ export async function lookUpTemplates(
   const wanted = [...new Set(names.filter((name) => name !== ""))];
   const templates = new Map<string, ComputeTemplate>();
   if (wanted.length === 0) return { templates, missing: [] };
-  const found = await orchestrator.listComputeTemplates(
-    namespace,
-    wanted,
-    kube,
-  );
+  const found = await orchestrator.templates.list(namespace, {
+    ...kube,
+    names: wanted,
+  });
   for (const configMap of found) {
     const template = computeTemplateFromConfigMap(configMap);
     templates.set(template.name, template);

@@ -1,8 +1,7 @@
 /**
  * The handlers of WatchClusters and WatchRayJobs: a stream of the clusters'
- * (cluster_watch.ts) or the jobs' (job_watch.ts) changes from the cache, of
- * one namespace or of every namespace the dispatcher found the caller may
- * watch.
+ * or the jobs' changes from the cache (kind_watch.ts), of one namespace or
+ * of every namespace the dispatcher found the caller may watch.
  */
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type {
@@ -12,8 +11,7 @@ import type {
   WatchRayJobsResponse,
 } from "../../domain/types.ts";
 import { validateClusterKey } from "../../domain/key_validation.ts";
-import type { ClusterWatch } from "./cluster_watch.ts";
-import type { JobWatch } from "./job_watch.ts";
+import type { ClusterWatch, JobWatch } from "./kind_watch.ts";
 import type { CallContext } from "./rpcs.ts";
 import type { WatchRequest } from "./watch_fanout.ts";
 

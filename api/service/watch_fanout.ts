@@ -1,8 +1,8 @@
 /**
  * A watch served from the cache, whatever the object watched: one feed of
- * the cache's changes of one kind of object (the clusters' in
- * cluster_watch.ts, the jobs' in job_watch.ts), fanned out to every
- * watcher, so a thousand watchers cost Kubernetes nothing more than none.
+ * the cache's changes of one kind of object (the clusters', the jobs':
+ * kind_watch.ts), fanned out to every watcher, so a thousand watchers cost
+ * Kubernetes nothing more than none.
  * What a kind brings is its feed (each change named by namespace and name,
  * with its object's message made on demand) and the answer that carries a
  * message (WatchKind); the rest is here.

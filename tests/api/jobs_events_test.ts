@@ -113,7 +113,7 @@ for (const [transport, via] of TRANSPORTS) {
       const orchestrator = corral.orchestrator!;
       await until(
         "the job's events in the cache",
-        async () => (await orchestrator.listJobEvents(NS, "train")).length >= 3,
+        async () => (await orchestrator.jobs.events(NS, "train")).length >= 3,
       );
 
       calls.length = 0;

@@ -28,7 +28,7 @@ import {
 } from "../../standin/mod.ts";
 import { until } from "../eventually.ts";
 import { kubeFetch } from "../standin/with_standin.ts";
-import { codeOf, createElsewhere } from "./helpers.ts";
+import { codeOf, createElsewhere, withGet } from "./helpers.ts";
 
 const NS = "team-a";
 const CLUSTERS = `/apis/ray.io/v1/namespaces/${NS}/rayclusters`;
@@ -83,17 +83,9 @@ async function withCache(
   kubeConfig.loadFromString(kubeconfigFor(standin.url));
   let lookups = 0;
   const direct = createKubernetesOrchestrator({ kubeConfig });
-  const counted: Orchestrator = new Proxy(direct, {
-    get(target, property) {
-      if (property === "getCluster") {
-        return (...args: Parameters<Orchestrator["getCluster"]>) => {
-          lookups++;
-          return target.getCluster(...args);
-        };
-      }
-      const value = Reflect.get(target, property);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
+  const counted = withGet(direct, "clusters", (get) => (...args) => {
+    lookups++;
+    return get(...args);
   });
   const cache = createCachedOrchestrator({
     direct: options.direct?.(counted) ?? counted,
@@ -124,7 +116,7 @@ Deno.test("a miss's lookup answering after the watch delivered the delete leaves
     await createElsewhere(standin, "zombie");
     // The cache has not seen it: the get misses and asks Kubernetes, whose
     // answer (the cluster exists) is held back.
-    const late = cache.getCluster(NS, "zombie");
+    const late = cache.clusters.get(NS, "zombie");
     await answered.promise;
     // Another replica deletes it; the watch delivers ADDED and DELETED.
     const deleted = await kubeFetch(
@@ -137,8 +129,11 @@ Deno.test("a miss's lookup answering after the watch delivered the delete leaves
     watch.release();
     release.resolve();
     assert.equal(await codeOf(late), Code.NOT_FOUND);
-    assert.equal(await codeOf(cache.getCluster(NS, "zombie")), Code.NOT_FOUND);
-    const listed = await cache.listClusters(NS);
+    assert.equal(
+      await codeOf(cache.clusters.get(NS, "zombie")),
+      Code.NOT_FOUND,
+    );
+    const listed = await cache.clusters.list(NS);
     assert.deepEqual(listed.map((c) => c.metadata.name), []);
   }, {
     watch: (inner) => {
@@ -147,18 +142,11 @@ Deno.test("a miss's lookup answering after the watch delivered the delete leaves
       return holding.transport;
     },
     direct: (direct) =>
-      new Proxy(direct, {
-        get(target, property) {
-          if (property === "getCluster") {
-            return async (...args: Parameters<Orchestrator["getCluster"]>) => {
-              const found = await target.getCluster(...args);
-              answered.resolve();
-              await release.promise;
-              return found;
-            };
-          }
-          return Reflect.get(target, property);
-        },
+      withGet(direct, "clusters", (get) => async (...args) => {
+        const found = await get(...args);
+        answered.resolve();
+        await release.promise;
+        return found;
       }),
   });
 });
@@ -166,7 +154,7 @@ Deno.test("a miss's lookup answering after the watch delivered the delete leaves
 Deno.test("100 concurrent gets of one missing name make one Kubernetes call", async () => {
   await withCache(async ({ cache, lookups }) => {
     const codes = await Promise.all(
-      Array.from({ length: 100 }, () => codeOf(cache.getCluster(NS, "none"))),
+      Array.from({ length: 100 }, () => codeOf(cache.clusters.get(NS, "none"))),
     );
     assert.deepEqual(new Set(codes), new Set([Code.NOT_FOUND]));
     assert.equal(lookups(), 1);
@@ -177,7 +165,10 @@ Deno.test("2,000 sequential gets of a missing name make a handful of Kubernetes 
   await withCache(async ({ cache, lookups }) => {
     const started = performance.now();
     for (let i = 0; i < 2_000; i++) {
-      assert.equal(await codeOf(cache.getCluster(NS, "none")), Code.NOT_FOUND);
+      assert.equal(
+        await codeOf(cache.clusters.get(NS, "none")),
+        Code.NOT_FOUND,
+      );
     }
     // One a second at most (the remembered 404's time), and the first.
     const seconds = (performance.now() - started) / 1_000;
@@ -191,14 +182,14 @@ Deno.test("--cache-miss-qps limits lookups: past it a miss answers 404 at once; 
     const codes = await Promise.all(
       Array.from(
         { length: 30 },
-        (_, i) => codeOf(cache.getCluster(NS, `n${i}`)),
+        (_, i) => codeOf(cache.clusters.get(NS, `n${i}`)),
       ),
     );
     assert.deepEqual(new Set(codes), new Set([Code.NOT_FOUND]));
     assert.ok(lookups() <= 3, `${lookups()} lookups`);
   }, { misses: { qps: 3 } });
   await withCache(async ({ cache, lookups }) => {
-    assert.equal(await codeOf(cache.getCluster(NS, "none")), Code.NOT_FOUND);
+    assert.equal(await codeOf(cache.clusters.get(NS, "none")), Code.NOT_FOUND);
     assert.equal(lookups(), 0);
   }, { misses: { qps: 0 } });
 });
@@ -208,8 +199,8 @@ Deno.test("--cache-miss-qps is one allowance for cluster and compute template lo
   await withCache(async ({ cache, lookups }) => {
     const codes = await Promise.all(
       Array.from({ length: 20 }, (_, i) => [
-        codeOf(cache.getCluster(NS, `n${i}`)),
-        codeOf(cache.getComputeTemplate(NS, `t${i}`)),
+        codeOf(cache.clusters.get(NS, `n${i}`)),
+        codeOf(cache.templates.get(NS, `t${i}`)),
       ]).flat(),
     );
     assert.deepEqual(new Set(codes), new Set([Code.NOT_FOUND]));
@@ -218,15 +209,9 @@ Deno.test("--cache-miss-qps is one allowance for cluster and compute template lo
   }, {
     misses: { qps: 3 },
     direct: (direct) =>
-      new Proxy(direct, {
-        get(target, property) {
-          const value = Reflect.get(target, property);
-          if (property !== "getComputeTemplate") return value;
-          return (...args: Parameters<Orchestrator["getComputeTemplate"]>) => {
-            templateLookups++;
-            return target.getComputeTemplate(...args);
-          };
-        },
+      withGet(direct, "templates", (get) => (...args) => {
+        templateLookups++;
+        return get(...args);
       }),
   });
 });
@@ -235,13 +220,13 @@ Deno.test("a name created elsewhere is found by a get once the remembered 404 ru
   let watch!: ReturnType<typeof holdingWatch>["control"];
   await withCache(async ({ standin, cache }) => {
     watch.held = true;
-    assert.equal(await codeOf(cache.getCluster(NS, "later")), Code.NOT_FOUND);
+    assert.equal(await codeOf(cache.clusters.get(NS, "later")), Code.NOT_FOUND);
     const missedAt = performance.now();
     await createElsewhere(standin, "later");
     // Within the remembered time the 404 stands (the documented price).
     await until(
       "the get to find the cluster",
-      async () => (await codeOf(cache.getCluster(NS, "later"))) === "ok",
+      async () => (await codeOf(cache.clusters.get(NS, "later"))) === "ok",
       5_000,
     );
     const waited = performance.now() - missedAt;

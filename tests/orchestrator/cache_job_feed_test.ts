@@ -1,14 +1,15 @@
 /**
- * The cache's feed of the jobs' changes (CacheStores.watchJobChanges), the
+ * The cache's feed of the jobs' changes (the jobs' KindStore.watch), the
  * one WatchRayJobs fans out: the jobs held first, then each change of a
  * RayJob or of the events about one, and a new epoch; and WatchRayJobs'
  * fan-out over it, whose open watches end with code 10 at a new epoch.
  */
 import assert from "node:assert/strict";
-import { jobWatchFor } from "../../api/service/job_watch.ts";
+import { JOB_WATCH, watchOf } from "../../api/service/kind_watch.ts";
+import { ConvertedClusters } from "../../api/service/converted_clusters.ts";
 import { Code, type ServiceError } from "../../domain/errors.ts";
 import type { RayJobResource } from "../../domain/job_conversions.ts";
-import type { JobChange, Orchestrator } from "../../domain/ports.ts";
+import type { Change, Orchestrator } from "../../domain/ports.ts";
 import type { KubeEvent } from "../../domain/resources.ts";
 import type { WatchRayJobsResponse } from "../../domain/types.ts";
 import { CacheStores } from "../../orchestrator/cache_stores.ts";
@@ -39,8 +40,8 @@ function event(
 }
 
 /** A change as a test reads it. */
-function told(change: JobChange): string {
-  const state = change.job
+function told(change: Change<RayJobResource>): string {
+  const state = change.object
     ? (change.before ? "changed" : "new")
     : (change.before ? "gone" : "epoch");
   const events = change.events.map((e) => e.metadata?.name).join(",");
@@ -49,35 +50,36 @@ function told(change: JobChange): string {
   }`;
 }
 
-Deno.test("CacheStores.watchJobChanges() tells the jobs held, then each RayJob's change and its events', not a cluster's, then a new epoch", () => {
+Deno.test("The jobs' KindStore.watch() tells the jobs held, then each RayJob's change and its events', not a cluster's, then a new epoch", () => {
   const stores = new CacheStores();
-  stores.applyJobs({ type: "replace", items: [rayJob("held", "5")] });
+  const jobs = stores.kinds.jobs;
+  jobs.apply({ type: "replace", items: [rayJob("held", "5")] });
   const seen: string[] = [];
-  const stop = stores.watchJobChanges((change) => seen.push(told(change)));
-  stores.applyJobs({ type: "upsert", item: rayJob("train", "6") });
-  stores.applyJobs({ type: "upsert", item: rayJob("train", "7") });
-  stores.applyJobEvents(
+  const stop = jobs.watch((change) => seen.push(told(change)));
+  jobs.apply({ type: "upsert", item: rayJob("train", "6") });
+  jobs.apply({ type: "upsert", item: rayJob("train", "7") });
+  jobs.applyEvents(
     { type: "upsert", item: event("train.1", "RayJob", "train", "8") },
     NS,
   );
   // About a cluster of the same name, or a job not held: nothing.
-  stores.applyEvents({
+  stores.kinds.clusters.applyEvents({
     type: "upsert",
     item: event("c.1", "RayCluster", "train", "9"),
   });
-  stores.applyJobEvents(
+  jobs.applyEvents(
     { type: "upsert", item: event("x.1", "RayJob", "unknown", "10") },
     NS,
   );
-  stores.applyJobs({ type: "delete", item: rayJob("train", "11") });
-  stores.applyJobs({
+  jobs.apply({ type: "delete", item: rayJob("train", "11") });
+  jobs.apply({
     type: "replace",
     items: [],
     resourceVersion: "3",
     reset: { count: 1 },
   });
   stop();
-  stores.applyJobs({ type: "upsert", item: rayJob("after", "4") });
+  jobs.apply({ type: "upsert", item: rayJob("after", "4") });
   assert.deepEqual(seen, [
     "new held @5.0",
     "new train @6.0",
@@ -91,14 +93,17 @@ Deno.test("CacheStores.watchJobChanges() tells the jobs held, then each RayJob's
 
 Deno.test("WatchRayJobs' fan-out over the cache's feed: the state, a change with its events, and code 10 for open watches at a new epoch", async () => {
   const stores = new CacheStores();
-  stores.applyJobs({ type: "replace", items: [rayJob("held", "5")] });
+  const jobs = stores.kinds.jobs;
+  jobs.apply({ type: "replace", items: [rayJob("held", "5")] });
   // The cache's feed and state, as an Orchestrator with a cache has them.
   const cache = {
-    watchJobChanges: (listener: (change: JobChange) => void) =>
-      stores.watchJobChanges(listener),
+    jobs: {
+      watch: (listener: (change: Change<RayJobResource>) => void) =>
+        jobs.watch(listener),
+    },
     cacheState: () => ({ inStep: true }),
   } as unknown as Orchestrator;
-  const watches = jobWatchFor(cache)!;
+  const watches = watchOf(JOB_WATCH, cache, new ConvertedClusters())!;
   try {
     const watch = watches.watch({ namespaces: [NS] });
     const next = async () => {
@@ -107,7 +112,7 @@ Deno.test("WatchRayJobs' fan-out over the cache's feed: the state, a change with
     };
     assert.deepEqual(await next(), ["ADDED", "held", ""]);
     assert.deepEqual(await next(), ["BOOKMARK", undefined, "5"]);
-    stores.applyJobEvents(
+    jobs.applyEvents(
       { type: "upsert", item: event("held.1", "RayJob", "held", "6") },
       NS,
     );
@@ -120,7 +125,7 @@ Deno.test("WatchRayJobs' fan-out over the cache's feed: the state, a change with
       ],
       ["MODIFIED", ["Submitted"], "6"],
     );
-    stores.applyJobs({
+    jobs.apply({
       type: "replace",
       items: [],
       resourceVersion: "2",

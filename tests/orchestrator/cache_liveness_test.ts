@@ -216,7 +216,7 @@ Deno.test("a hung API server makes the cache stale within the stale limit, thoug
     // Reads are refused at once (code 14), not sent to wait out the time
     // limit of a Kubernetes call (code 4).
     await assert.rejects(
-      cache.getCluster(NS, "blue"),
+      cache.clusters.get(NS, "blue"),
       (error: ServiceError) =>
         error.code === Code.UNAVAILABLE &&
         /does not answer/.test(error.message),

@@ -130,7 +130,7 @@ async function listedThrough(
     ) {
       await new Promise((r) => setTimeout(r, 5));
     }
-    const clusters = await cache.listClusters();
+    const clusters = await cache.clusters.list();
     return clusters.map((c) => c.metadata.name);
   } finally {
     await cache.close();

@@ -9,7 +9,11 @@
 import assert from "node:assert/strict";
 import { KubeConfig } from "@kubernetes/client-node";
 import { silentLogger } from "../../api/log.ts";
-import { type WatchEvent, watchFor } from "../../api/service/cluster_watch.ts";
+import {
+  CLUSTER_WATCH,
+  type WatchEvent,
+  watchOf,
+} from "../../api/service/kind_watch.ts";
 import { ConvertedClusters } from "../../api/service/converted_clusters.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Orchestrator } from "../../domain/ports.ts";
@@ -59,7 +63,7 @@ Deno.test("an API server back without its data: the cache converges, a new epoch
     cache: { namespaces: [NS], log: silentLogger(), backoffMs: 50 },
   });
   cache.start?.();
-  const watches = watchFor(cache, new ConvertedClusters())!;
+  const watches = watchOf(CLUSTER_WATCH, cache, new ConvertedClusters())!;
   try {
     await until("the cache in step", () => cache.cacheState!().inStep);
     // Versions well above where a fresh API server starts.
@@ -94,7 +98,7 @@ Deno.test("an API server back without its data: the cache converges, a new epoch
       },
       20_000,
     );
-    const clusters = await cache.listClusters(NS);
+    const clusters = await cache.clusters.list(NS);
     assert.deepEqual(clusters.map((c) => c.metadata.name), ["fresh"]);
 
     // The watch open through it ends with code 10, as does resuming from

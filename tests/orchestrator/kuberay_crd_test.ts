@@ -164,7 +164,7 @@ Deno.test("an invalid RayCluster gets 422 with causes, which the orchestrator ma
 
     let error: unknown;
     try {
-      await orchestrator.createCluster(broken as RayCluster);
+      await orchestrator.clusters.create(broken as RayCluster);
     } catch (caught) {
       error = caught;
     }

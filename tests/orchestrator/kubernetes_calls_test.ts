@@ -107,13 +107,9 @@ Deno.test("a read is retried while the Kubernetes API is unavailable, then succe
   const api = await fakeApi(() => failures-- > 0 ? UNAVAILABLE : EMPTY_LIST);
   try {
     const records: KubernetesCallRecord[] = [];
-    const list = await orchestratorFor(api).listComputeTemplates(
-      "team-a",
-      undefined,
-      {
-        observe: (r) => records.push(r),
-      },
-    );
+    const list = await orchestratorFor(api).templates.list("team-a", {
+      observe: (r) => records.push(r),
+    });
     assert.deepEqual(list, []);
     assert.equal(api.requests.length, 3);
     assert.deepEqual(records.map((r) => r.outcome), [
@@ -134,7 +130,7 @@ Deno.test("a read gives up UNAVAILABLE after a bounded number of attempts", asyn
   const api = await fakeApi(() => UNAVAILABLE);
   try {
     await assert.rejects(
-      orchestratorFor(api).getComputeTemplate("team-a", "small"),
+      orchestratorFor(api).templates.get("team-a", "small"),
       (error: ServiceError) => {
         assert.equal(error.code, Code.UNAVAILABLE);
         assert.match(
@@ -154,7 +150,7 @@ Deno.test("a create is never retried", async () => {
   const api = await fakeApi(() => UNAVAILABLE);
   try {
     await assert.rejects(
-      orchestratorFor(api).createComputeTemplate({
+      orchestratorFor(api).templates.create({
         apiVersion: "v1",
         kind: "ConfigMap",
         metadata: { name: "small", namespace: "team-a" },
@@ -176,7 +172,7 @@ Deno.test("a 429 with a long Retry-After is not waited for: the caller is told",
   }));
   try {
     await assert.rejects(
-      orchestratorFor(api).listClusters("team-a"),
+      orchestratorFor(api).clusters.list("team-a"),
       (error: ServiceError) => {
         assert.equal(error.code, Code.UNAVAILABLE);
         assert.deepEqual(error.details, [{
@@ -196,7 +192,7 @@ Deno.test("the caller's signal cancels a call Kubernetes has not answered", asyn
   const api = await fakeApi(() => "hang");
   try {
     const controller = new AbortController();
-    const call = orchestratorFor(api).getCluster("team-a", "blue", {
+    const call = orchestratorFor(api).clusters.get("team-a", "blue", {
       signal: controller.signal,
     });
     setTimeout(() => controller.abort(), 50);
@@ -209,7 +205,7 @@ Deno.test("the caller's signal cancels a call Kubernetes has not answered", asyn
       return true;
     });
     const deadline = new AbortController();
-    const late = orchestratorFor(api).getCluster("team-a", "blue", {
+    const late = orchestratorFor(api).clusters.get("team-a", "blue", {
       signal: deadline.signal,
     });
     setTimeout(

@@ -171,9 +171,9 @@ const names = (items: { metadata: { namespace?: string; name: string } }[]) =>
 // ---------------------------------------------------------------------------
 // Clusters
 
-Deno.test("createCluster() stores the RayCluster and returns it with its server-set metadata", async () => {
+Deno.test("clusters.create() stores the RayCluster and returns it with its server-set metadata", async () => {
   await withOrchestrator(async (orchestrator) => {
-    const created = await orchestrator.createCluster(
+    const created = await orchestrator.clusters.create(
       managedCluster("team-a", "blue"),
     );
     assert.equal(created.kind, "RayCluster");
@@ -181,16 +181,16 @@ Deno.test("createCluster() stores the RayCluster and returns it with its server-
     assert.match(created.metadata.uid ?? "", /^[0-9a-f-]{36}$/);
     assert.match(created.metadata.creationTimestamp ?? "", /Z$/);
     assert.equal(created.spec.rayVersion, "2.9.0");
-    const got = await orchestrator.getCluster("team-a", "blue");
+    const got = await orchestrator.clusters.get("team-a", "blue");
     assert.deepEqual(got, created);
   });
 });
 
-Deno.test("createCluster() of a taken name fails ALREADY_EXISTS", async () => {
+Deno.test("clusters.create() of a taken name fails ALREADY_EXISTS", async () => {
   await withOrchestrator(async (orchestrator) => {
-    await orchestrator.createCluster(managedCluster("team-a", "blue"));
+    await orchestrator.clusters.create(managedCluster("team-a", "blue"));
     await assertRejects(
-      orchestrator.createCluster(managedCluster("team-a", "blue")),
+      orchestrator.clusters.create(managedCluster("team-a", "blue")),
       {
         code: Code.ALREADY_EXISTS,
         message:
@@ -200,10 +200,10 @@ Deno.test("createCluster() of a taken name fails ALREADY_EXISTS", async () => {
   });
 });
 
-Deno.test("createCluster() of an object Kubernetes finds invalid fails INVALID_ARGUMENT with its fields", async () => {
+Deno.test("clusters.create() of an object Kubernetes finds invalid fails INVALID_ARGUMENT with its fields", async () => {
   await withOrchestrator(async (orchestrator) => {
     const error = await rejection(
-      orchestrator.createCluster(managedCluster("team-a", "Not_Valid")),
+      orchestrator.clusters.create(managedCluster("team-a", "Not_Valid")),
     );
     assert.equal(error.code, Code.INVALID_ARGUMENT);
     assert.match(
@@ -216,10 +216,10 @@ Deno.test("createCluster() of an object Kubernetes finds invalid fails INVALID_A
   });
 });
 
-Deno.test("createCluster() in a namespace that does not exist fails NOT_FOUND naming it", async () => {
+Deno.test("clusters.create() in a namespace that does not exist fails NOT_FOUND naming it", async () => {
   await withOrchestrator(async (orchestrator) => {
     await assertRejects(
-      orchestrator.createCluster(managedCluster("nowhere", "blue")),
+      orchestrator.clusters.create(managedCluster("nowhere", "blue")),
       {
         code: Code.NOT_FOUND,
         message:
@@ -229,14 +229,14 @@ Deno.test("createCluster() in a namespace that does not exist fails NOT_FOUND na
   }, { standin: { implicitNamespaces: false } });
 });
 
-Deno.test("updateCluster() replaces the RayCluster at its resourceVersion; a stale one is ABORTED and changes nothing", async () => {
+Deno.test("clusters.update() replaces the RayCluster at its resourceVersion; a stale one is ABORTED and changes nothing", async () => {
   await withOrchestrator(async (orchestrator) => {
-    const created = await orchestrator.createCluster(
+    const created = await orchestrator.clusters.create(
       managedCluster("team-a", "blue"),
     );
     const changed = structuredClone(created);
     changed.spec.rayVersion = "2.10.0";
-    const updated = await orchestrator.updateCluster(changed);
+    const updated = await orchestrator.clusters.update(changed);
     assert.equal(updated.spec.rayVersion, "2.10.0");
     assert.notEqual(
       updated.metadata.resourceVersion,
@@ -246,72 +246,75 @@ Deno.test("updateCluster() replaces the RayCluster at its resourceVersion; a sta
     // Written again at the first read's resourceVersion: too late.
     const stale = structuredClone(created);
     stale.spec.rayVersion = "2.11.0";
-    await assertRejects(orchestrator.updateCluster(stale), {
+    await assertRejects(orchestrator.clusters.update(stale), {
       code: Code.ABORTED,
       message:
         'Cannot update cluster "team-a/blue": the cluster was changed concurrently; try again',
     });
-    assert.deepEqual(await orchestrator.getCluster("team-a", "blue"), updated);
-    await orchestrator.deleteCluster("team-a", "blue");
-    await assertRejects(orchestrator.updateCluster(updated), {
+    assert.deepEqual(
+      await orchestrator.clusters.get("team-a", "blue"),
+      updated,
+    );
+    await orchestrator.clusters.delete("team-a", "blue");
+    await assertRejects(orchestrator.clusters.update(updated), {
       code: Code.NOT_FOUND,
       message: 'Cannot update cluster "team-a/blue": not found',
     });
   });
 });
 
-Deno.test("getCluster() answers NOT_FOUND for a missing cluster and for one without the managed-by label", async () => {
+Deno.test("clusters.get() answers NOT_FOUND for a missing cluster and for one without the managed-by label", async () => {
   await withOrchestrator(async (orchestrator, standin) => {
     await put(
       standin,
       "/apis/ray.io/v1/namespaces/team-a/rayclusters",
       unmanagedCluster("team-a", "theirs"),
     );
-    await assertRejects(orchestrator.getCluster("team-a", "missing"), {
+    await assertRejects(orchestrator.clusters.get("team-a", "missing"), {
       code: Code.NOT_FOUND,
       message: 'Cannot get cluster "team-a/missing": not found',
     });
-    await assertRejects(orchestrator.getCluster("team-a", "theirs"), {
+    await assertRejects(orchestrator.clusters.get("team-a", "theirs"), {
       code: Code.NOT_FOUND,
       message: 'Cannot get cluster "team-a/theirs": not found',
     });
   });
 });
 
-Deno.test("listClusters() lists managed clusters of one namespace or of all, never unmanaged ones", async () => {
+Deno.test("clusters.list() lists managed clusters of one namespace or of all, never unmanaged ones", async () => {
   await withOrchestrator(async (orchestrator, standin) => {
-    await orchestrator.createCluster(managedCluster("team-a", "blue"));
-    await orchestrator.createCluster(managedCluster("team-a", "green"));
-    await orchestrator.createCluster(managedCluster("team-b", "blue"));
+    await orchestrator.clusters.create(managedCluster("team-a", "blue"));
+    await orchestrator.clusters.create(managedCluster("team-a", "green"));
+    await orchestrator.clusters.create(managedCluster("team-b", "blue"));
     await put(
       standin,
       "/apis/ray.io/v1/namespaces/team-a/rayclusters",
       unmanagedCluster("team-a", "theirs"),
     );
 
-    assert.deepEqual(names(await orchestrator.listClusters("team-a")), [
+    assert.deepEqual(names(await orchestrator.clusters.list("team-a")), [
       "team-a/blue",
       "team-a/green",
     ]);
-    assert.deepEqual(names(await orchestrator.listClusters()), [
+    assert.deepEqual(names(await orchestrator.clusters.list()), [
       "team-a/blue",
       "team-a/green",
       "team-b/blue",
     ]);
-    assert.deepEqual(await orchestrator.listClusters("team-c"), []);
+    assert.deepEqual(await orchestrator.clusters.list("team-c"), []);
   });
 });
 
-Deno.test("deleteCluster() deletes a managed cluster and answers NOT_FOUND for missing or unmanaged ones, leaving them be", async () => {
+Deno.test("clusters.delete() deletes a managed cluster and answers NOT_FOUND for missing or unmanaged ones, leaving them be", async () => {
   await withOrchestrator(async (orchestrator, standin) => {
-    await orchestrator.createCluster(managedCluster("team-a", "blue"));
+    await orchestrator.clusters.create(managedCluster("team-a", "blue"));
     await put(
       standin,
       "/apis/ray.io/v1/namespaces/team-a/rayclusters",
       unmanagedCluster("team-a", "theirs"),
     );
 
-    await orchestrator.deleteCluster("team-a", "blue");
+    await orchestrator.clusters.delete("team-a", "blue");
     assert.equal(
       await exists(
         standin,
@@ -319,11 +322,11 @@ Deno.test("deleteCluster() deletes a managed cluster and answers NOT_FOUND for m
       ),
       false,
     );
-    await assertRejects(orchestrator.deleteCluster("team-a", "blue"), {
+    await assertRejects(orchestrator.clusters.delete("team-a", "blue"), {
       code: Code.NOT_FOUND,
       message: 'Cannot delete cluster "team-a/blue": not found',
     });
-    await assertRejects(orchestrator.deleteCluster("team-a", "theirs"), {
+    await assertRejects(orchestrator.clusters.delete("team-a", "theirs"), {
       code: Code.NOT_FOUND,
       message: 'Cannot delete cluster "team-a/theirs": not found',
     });
@@ -348,7 +351,7 @@ Deno.test("the orchestrator uses the configured RayCluster group, version and pl
       ...managedCluster("team-a", "blue"),
       apiVersion: "example.dev/v1beta1",
     };
-    await orchestrator.createCluster(cluster);
+    await orchestrator.clusters.create(cluster);
     assert.equal(
       await exists(
         standin,
@@ -356,15 +359,17 @@ Deno.test("the orchestrator uses the configured RayCluster group, version and pl
       ),
       true,
     );
-    assert.deepEqual(names(await orchestrator.listClusters()), ["team-a/blue"]);
-    await orchestrator.deleteCluster("team-a", "blue");
+    assert.deepEqual(names(await orchestrator.clusters.list()), [
+      "team-a/blue",
+    ]);
+    await orchestrator.clusters.delete("team-a", "blue");
   }, { standin: { rayCluster: coordinates }, ...coordinates });
 });
 
 // ---------------------------------------------------------------------------
 // Events
 
-Deno.test("listClusterEvents() returns RayCluster events only, narrowed by namespace and name", async () => {
+Deno.test("clusters.events() returns RayCluster events only, narrowed by namespace and name", async () => {
   await withOrchestrator(async (orchestrator, standin) => {
     const event = (
       namespace: string,
@@ -395,29 +400,29 @@ Deno.test("listClusterEvents() returns RayCluster events only, narrowed by names
     await event("team-a", "blue.3", "Pod", "blue");
 
     assert.deepEqual(
-      names(await orchestrator.listClusterEvents("team-a", "blue")),
+      names(await orchestrator.clusters.events("team-a", "blue")),
       [
         "team-a/blue.1",
       ],
     );
-    assert.deepEqual(names(await orchestrator.listClusterEvents("team-a")), [
+    assert.deepEqual(names(await orchestrator.clusters.events("team-a")), [
       "team-a/blue.1",
       "team-a/green.1",
     ]);
-    assert.deepEqual(names(await orchestrator.listClusterEvents()), [
+    assert.deepEqual(names(await orchestrator.clusters.events()), [
       "team-a/blue.1",
       "team-a/green.1",
       "team-b/blue.2",
     ]);
     assert.deepEqual(
-      names(await orchestrator.listClusterEvents(undefined, "blue")),
+      names(await orchestrator.clusters.events(undefined, "blue")),
       [
         "team-a/blue.1",
         "team-b/blue.2",
       ],
     );
 
-    const [one] = await orchestrator.listClusterEvents("team-a", "blue");
+    const [one] = await orchestrator.clusters.events("team-a", "blue");
     assert.equal(one.kind, "Event");
     assert.deepEqual(one.involvedObject, {
       apiVersion: "v1",
@@ -441,9 +446,9 @@ Deno.test("listClusterEvents() returns RayCluster events only, narrowed by names
 // ---------------------------------------------------------------------------
 // Compute templates
 
-Deno.test("createComputeTemplate() stores the ConfigMap and getComputeTemplate() reads it back", async () => {
+Deno.test("templates.create() stores the ConfigMap and templates.get() reads it back", async () => {
   await withOrchestrator(async (orchestrator) => {
-    const created = await orchestrator.createComputeTemplate(
+    const created = await orchestrator.templates.create(
       template("team-a", "big"),
     );
     assert.equal(created.kind, "ConfigMap");
@@ -453,16 +458,16 @@ Deno.test("createComputeTemplate() stores the ConfigMap and getComputeTemplate()
       created.metadata.creationTimestamp ?? "",
       /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
     );
-    const got = await orchestrator.getComputeTemplate("team-a", "big");
+    const got = await orchestrator.templates.get("team-a", "big");
     assert.deepEqual(got, created);
   });
 });
 
-Deno.test("createComputeTemplate() of a taken name fails ALREADY_EXISTS, saying when a plain ConfigMap holds it", async () => {
+Deno.test("templates.create() of a taken name fails ALREADY_EXISTS, saying when a plain ConfigMap holds it", async () => {
   await withOrchestrator(async (orchestrator, standin) => {
-    await orchestrator.createComputeTemplate(template("team-a", "big"));
+    await orchestrator.templates.create(template("team-a", "big"));
     await assertRejects(
-      orchestrator.createComputeTemplate(template("team-a", "big")),
+      orchestrator.templates.create(template("team-a", "big")),
       {
         code: Code.ALREADY_EXISTS,
         message:
@@ -474,7 +479,7 @@ Deno.test("createComputeTemplate() of a taken name fails ALREADY_EXISTS, saying 
       data: { a: "b" },
     });
     await assertRejects(
-      orchestrator.createComputeTemplate(template("team-a", "settings")),
+      orchestrator.templates.create(template("team-a", "settings")),
       {
         code: Code.ALREADY_EXISTS,
         message:
@@ -484,18 +489,18 @@ Deno.test("createComputeTemplate() of a taken name fails ALREADY_EXISTS, saying 
   });
 });
 
-Deno.test("getComputeTemplate() and deleteComputeTemplate() never touch a ConfigMap without the template label", async () => {
+Deno.test("templates.get() and templates.delete() never touch a ConfigMap without the template label", async () => {
   await withOrchestrator(async (orchestrator, standin) => {
     await put(standin, "/api/v1/namespaces/team-a/configmaps", {
       metadata: { name: "settings" },
       data: { a: "b" },
     });
-    await assertRejects(orchestrator.getComputeTemplate("team-a", "settings"), {
+    await assertRejects(orchestrator.templates.get("team-a", "settings"), {
       code: Code.NOT_FOUND,
       message: 'Cannot get compute template "team-a/settings": not found',
     });
     await assertRejects(
-      orchestrator.deleteComputeTemplate("team-a", "settings"),
+      orchestrator.templates.delete("team-a", "settings"),
       {
         code: Code.NOT_FOUND,
         message: 'Cannot delete compute template "team-a/settings": not found',
@@ -508,26 +513,54 @@ Deno.test("getComputeTemplate() and deleteComputeTemplate() never touch a Config
   });
 });
 
-Deno.test("deleteComputeTemplate() deletes the template; NOT_FOUND when it is missing", async () => {
+Deno.test("templates.update() replaces the ConfigMap at its resourceVersion; a stale one is ABORTED and changes nothing", async () => {
+  await withOrchestrator(async (orchestrator) => {
+    const created = await orchestrator.templates.create(
+      template("team-a", "big"),
+    );
+    const changed = structuredClone(created);
+    changed.data = { ...changed.data, cpu: "4" };
+    const updated = await orchestrator.templates.update(changed);
+    assert.equal(updated.data?.cpu, "4");
+    assert.equal(updated.kind, "ConfigMap");
+    assert.notEqual(
+      updated.metadata.resourceVersion,
+      created.metadata.resourceVersion,
+    );
+    const stale = structuredClone(created);
+    stale.data = { ...stale.data, cpu: "8" };
+    await assertRejects(orchestrator.templates.update(stale), {
+      code: Code.ABORTED,
+      message:
+        'Cannot update compute template "team-a/big": the compute template was changed concurrently; try again',
+    });
+    assert.deepEqual(
+      await orchestrator.templates.get("team-a", "big"),
+      updated,
+    );
+  });
+});
+
+Deno.test("templates.delete() deletes the template; NOT_FOUND when it is missing", async () => {
   await withOrchestrator(async (orchestrator, standin) => {
-    await orchestrator.createComputeTemplate(template("team-a", "big"));
-    await orchestrator.deleteComputeTemplate("team-a", "big");
+    await orchestrator.templates.create(template("team-a", "big"));
+    await orchestrator.templates.delete("team-a", "big");
     assert.equal(
       await exists(standin, "/api/v1/namespaces/team-a/configmaps/big"),
       false,
     );
-    await assertRejects(orchestrator.deleteComputeTemplate("team-a", "big"), {
+    await assertRejects(orchestrator.templates.delete("team-a", "big"), {
       code: Code.NOT_FOUND,
       message: 'Cannot delete compute template "team-a/big": not found',
     });
   });
 });
 
-Deno.test("listComputeTemplates() selects templates by namespace and names", async (t) => {
+Deno.test("templates.list() selects templates by namespace and names", async (t) => {
   await withOrchestrator(async (orchestrator, standin) => {
-    await orchestrator.createComputeTemplate(template("team-a", "small"));
-    await orchestrator.createComputeTemplate(template("team-a", "big"));
-    await orchestrator.createComputeTemplate(template("team-b", "big"));
+    await orchestrator.templates.create(template("team-a", "small"));
+    await orchestrator.templates.create(template("team-a", "big"));
+    await orchestrator.templates.create(template("team-b", "big"));
     await put(standin, "/api/v1/namespaces/team-a/configmaps", {
       metadata: { name: "settings" },
       data: {},
@@ -560,12 +593,14 @@ Deno.test("listComputeTemplates() selects templates by namespace and names", asy
     for (const [name, namespace, filter, want] of cases) {
       await t.step(name, async () => {
         const got = names(
-          await orchestrator.listComputeTemplates(namespace, filter),
+          await orchestrator.templates.list(namespace, { names: filter }),
         );
         assert.deepEqual(got, want, `got ${got}, want ${want}`);
       });
     }
-    const [one] = await orchestrator.listComputeTemplates("team-a", ["big"]);
+    const [one] = await orchestrator.templates.list("team-a", {
+      names: ["big"],
+    });
     assert.equal(one.kind, "ConfigMap", "list items get their kind back");
     assert.equal(one.apiVersion, "v1");
   });
@@ -583,39 +618,47 @@ Deno.test("every method fails UNAVAILABLE when the Kubernetes API cannot be reac
   });
   const calls: [string, () => Promise<unknown>][] = [
     [
-      "createCluster",
-      () => orchestrator.createCluster(managedCluster("team-a", "blue")),
+      "clusters.create",
+      () => orchestrator.clusters.create(managedCluster("team-a", "blue")),
     ],
-    ["getCluster", () => orchestrator.getCluster("team-a", "blue")],
-    ["listClusters", () => orchestrator.listClusters()],
-    ["deleteCluster", () => orchestrator.deleteCluster("team-a", "blue")],
+    ["clusters.get", () => orchestrator.clusters.get("team-a", "blue")],
+    ["clusters.list", () => orchestrator.clusters.list()],
+    ["clusters.delete", () => orchestrator.clusters.delete("team-a", "blue")],
     [
-      "updateCluster",
+      "clusters.update",
       () =>
-        orchestrator.updateCluster({
+        orchestrator.clusters.update({
           ...managedCluster("team-a", "blue"),
           metadata: { name: "blue", namespace: "team-a", resourceVersion: "1" },
         }),
     ],
     [
-      "listClusterEvents",
-      () => orchestrator.listClusterEvents("team-a", "blue"),
+      "clusters.events",
+      () => orchestrator.clusters.events("team-a", "blue"),
     ],
     [
-      "createComputeTemplate",
-      () => orchestrator.createComputeTemplate(template("team-a", "big")),
+      "templates.create",
+      () => orchestrator.templates.create(template("team-a", "big")),
     ],
     [
-      "getComputeTemplate",
-      () => orchestrator.getComputeTemplate("team-a", "big"),
+      "templates.get",
+      () => orchestrator.templates.get("team-a", "big"),
     ],
     [
-      "listComputeTemplates",
-      () => orchestrator.listComputeTemplates("team-a", ["big"]),
+      "templates.list",
+      () => orchestrator.templates.list("team-a", { names: ["big"] }),
     ],
     [
-      "deleteComputeTemplate",
-      () => orchestrator.deleteComputeTemplate("team-a", "big"),
+      "templates.update",
+      () =>
+        orchestrator.templates.update({
+          ...template("team-a", "big"),
+          metadata: { name: "big", namespace: "team-a", resourceVersion: "1" },
+        }),
+    ],
+    [
+      "templates.delete",
+      () => orchestrator.templates.delete("team-a", "big"),
     ],
   ];
   for (const [name, run] of calls) {
@@ -629,7 +672,7 @@ Deno.test("every method fails UNAVAILABLE when the Kubernetes API cannot be reac
       assert.ok(error.cause !== undefined, "the cause is kept for the logs");
     });
   }
-  await assertRejects(orchestrator.listClusters(), {
+  await assertRejects(orchestrator.clusters.list(), {
     code: Code.UNAVAILABLE,
     message:
       "Cannot list clusters: Kubernetes API unavailable: connection refused",
@@ -652,7 +695,7 @@ Deno.test("a call the Kubernetes API does not answer in time fails DEADLINE_EXCE
       kubeConfig: kubeConfigFor(`http://127.0.0.1:${server.addr.port}`),
       timeoutMs: 100,
     });
-    await assertRejects(orchestrator.getCluster("team-a", "blue"), {
+    await assertRejects(orchestrator.clusters.get("team-a", "blue"), {
       code: Code.DEADLINE_EXCEEDED,
       message:
         'Cannot get cluster "team-a/blue": Kubernetes API did not answer in time',
@@ -1037,8 +1080,8 @@ Deno.test("a kubeconfig from loadKubeConfig() drives the orchestrator against th
     const orchestrator = createKubernetesOrchestrator({
       kubeConfig: loadKubeConfig({ path }),
     });
-    await orchestrator.createComputeTemplate(template("team-a", "big"));
-    assert.deepEqual(names(await orchestrator.listComputeTemplates()), [
+    await orchestrator.templates.create(template("team-a", "big"));
+    assert.deepEqual(names(await orchestrator.templates.list()), [
       "team-a/big",
     ]);
   } finally {

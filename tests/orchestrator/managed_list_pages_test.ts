@@ -4,14 +4,16 @@
  */
 import assert from "node:assert/strict";
 import { ApiException } from "@kubernetes/client-node";
+import { KINDS } from "../../domain/kinds.ts";
 import type { RayCluster } from "../../domain/resources.ts";
-import type { CustomObjectsPort } from "../../orchestrator/client_ports.ts";
+import type {
+  CoreV1Port,
+  CustomObjectsPort,
+} from "../../orchestrator/client_ports.ts";
 import { KubernetesCaller } from "../../orchestrator/kubernetes_call.ts";
 import { LIST_PAGE_SIZE } from "../../orchestrator/list_pages.ts";
-import {
-  clusterKind,
-  ManagedObjectCalls,
-} from "../../orchestrator/managed_objects.ts";
+import { ManagedObjectCalls } from "../../orchestrator/managed_objects.ts";
+import { customObjectCalls } from "../../orchestrator/resource_calls.ts";
 import { MANAGED_CLUSTER_SELECTOR } from "../../domain/resources.ts";
 
 type Asked = { limit?: number; _continue?: string; namespace?: string };
@@ -55,9 +57,13 @@ function pagedApi(count: number, expireContinue = false) {
 function clusters(api: CustomObjectsPort) {
   return new ManagedObjectCalls<RayCluster>(
     new KubernetesCaller({ readAttempts: 1 }),
-    api,
-    { group: "ray.io", version: "v1" },
-    clusterKind("rayclusters"),
+    customObjectCalls(api, {
+      group: "ray.io",
+      version: "v1",
+      plural: "rayclusters",
+    }),
+    KINDS.clusters,
+    {} as CoreV1Port,
   );
 }
 

@@ -45,15 +45,15 @@ Deno.test("startEmbedded() serves and watches the cluster resource at the config
       new Map(TEMPLATES.map((tpl) => [tpl.name, tpl])),
       { apiVersion: "example.com/v1alpha1", now: new Date() },
     );
-    const created = await orchestrator.createCluster(cluster);
+    const created = await orchestrator.clusters.create(cluster);
     const { name, namespace } = created.metadata;
     const ready = await eventually("the cluster to turn ready", async () => {
-      const got = await orchestrator.getCluster(namespace!, name!);
+      const got = await orchestrator.clusters.get(namespace!, name!);
       return got.status?.state === "ready" ? got : undefined;
     }, 10_000);
     assert.equal(ready.apiVersion, "example.com/v1alpha1");
     assert.ok(Object.keys(ready.status?.endpoints ?? {}).length > 0);
-    const events = await orchestrator.listClusterEvents(namespace, name);
+    const events = await orchestrator.clusters.events(namespace, name);
     assert.ok(events.length > 0, "the operator recorded events");
     for (const event of events) {
       assert.equal(event.involvedObject?.apiVersion, "example.com/v1alpha1");

@@ -74,7 +74,7 @@ async function withCluster(
     assert.equal(template.code, Code.OK, template.message);
     await cluster(corral, "x");
     const orchestrator = corral.orchestrator!;
-    const read = await orchestrator.getCluster(NS, "x", { fresh: true });
+    const read = await orchestrator.clusters.get(NS, "x", { fresh: true });
     await fn(corral, orchestrator, read);
   } finally {
     await corral.close();
@@ -99,7 +99,7 @@ function maxReplicas(cluster: RayCluster): number | undefined {
 
 Deno.test("putBackCluster() puts a scale-up back over the operator's status write, keeping the status", async () => {
   await withCluster(async (corral, orchestrator, read) => {
-    const written = await orchestrator.updateCluster(scaled(read, 2), {});
+    const written = await orchestrator.clusters.update(scaled(read, 2), {});
     const status = await fetch(
       `${corral.kubeUrl}/apis/ray.io/v1/namespaces/${NS}/rayclusters/x/status`,
       {
@@ -116,7 +116,7 @@ Deno.test("putBackCluster() puts a scale-up back over the operator's status writ
       "the status write moved the cluster on: the first put-back conflicts",
     );
     await putBackCluster(orchestrator, read, written, {});
-    const now = await orchestrator.getCluster(NS, "x", { fresh: true });
+    const now = await orchestrator.clusters.get(NS, "x", { fresh: true });
     assert.equal(maxReplicas(now), 1, "the scale-up is undone");
     assert.equal(now.status?.state, "ready", "the operator's status stays");
   });
@@ -124,8 +124,8 @@ Deno.test("putBackCluster() puts a scale-up back over the operator's status writ
 
 Deno.test("putBackCluster() overwrites no other writer's spec: ABORTED, the cluster left as they wrote it", async () => {
   await withCluster(async (_corral, orchestrator, read) => {
-    const written = await orchestrator.updateCluster(scaled(read, 2), {});
-    await orchestrator.updateCluster(scaled(written, 1, 2), {});
+    const written = await orchestrator.clusters.update(scaled(read, 2), {});
+    await orchestrator.clusters.update(scaled(written, 1, 2), {});
     await assert.rejects(
       putBackCluster(orchestrator, read, written, {}),
       (error: unknown) => {
@@ -138,7 +138,7 @@ Deno.test("putBackCluster() overwrites no other writer's spec: ABORTED, the clus
         return true;
       },
     );
-    const now = await orchestrator.getCluster(NS, "x", { fresh: true });
+    const now = await orchestrator.clusters.get(NS, "x", { fresh: true });
     assert.deepEqual(
       now.spec.workerGroupSpecs![0].replicas,
       1,
@@ -183,10 +183,10 @@ Deno.test("QuotaGuard.write() refuses a scale-up that lost its re-check, puts it
           // 2 GPUs -> 3 of 4 passes the check before the write; then
           // another replica's create of 2 GPUs lands before the re-check.
           write: async () => {
-            const written = await orchestrator.updateCluster(next, {});
+            const written = await orchestrator.clusters.update(next, {});
             await cluster(corral, "y");
             if (otherWriter) {
-              await orchestrator.updateCluster(scaled(written, 1, 2), {});
+              await orchestrator.clusters.update(scaled(written, 1, 2), {});
             }
             return written;
           },
@@ -201,7 +201,7 @@ Deno.test("QuotaGuard.write() refuses a scale-up that lost its re-check, puts it
           );
           return true;
         });
-        const now = await orchestrator.getCluster(NS, "x", { fresh: true });
+        const now = await orchestrator.clusters.get(NS, "x", { fresh: true });
         assert.equal(maxReplicas(now), otherWriter ? 2 : 1);
         assert.deepEqual(
           lines.map(({ level, msg, object }) => ({ level, msg, object })),

@@ -17,7 +17,6 @@ import { compileRoutes, type Route } from "../../../api/http/rules.ts";
 import { methodKey } from "../../../api/schema.ts";
 import { createKubernetesOrchestrator } from "../../../orchestrator/mod.ts";
 import { kubeconfigFor, startStandin } from "../../../standin/mod.ts";
-import type { Orchestrator } from "../../../domain/ports.ts";
 import { bindFreePort, schema } from "../../harness.ts";
 import { grpcCaller } from "../grpc/client.ts";
 import { discoveryClient } from "../grpc/discovery_client.ts";
@@ -32,14 +31,27 @@ interface Running {
   close(): Promise<void>;
 }
 
-/** The orchestrator, noting the name of every method called. */
-function recording(orchestrator: Orchestrator, calls: string[]): Orchestrator {
+/**
+ * The orchestrator, noting the name of every method called, its kinds'
+ * ports' included ("clusters.get").
+ */
+function recording<T extends object>(
+  orchestrator: T,
+  calls: string[],
+  prefix = "",
+): T {
   return new Proxy(orchestrator, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
+      const name = `${prefix}${String(property)}`;
+      const port = typeof value === "object" && value !== null &&
+        !(value instanceof Promise);
+      if (port && !prefix) {
+        return recording(value, calls, `${name}.`);
+      }
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
-        calls.push(String(property));
+        calls.push(name);
         return value.apply(target, args);
       };
     },

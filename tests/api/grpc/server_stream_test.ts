@@ -9,11 +9,11 @@ import { EventEmitter } from "node:events";
 import type * as grpc from "@grpc/grpc-js";
 import { pump } from "../../../api/grpc/server.ts";
 import { createLogger, silentLogger } from "../../../api/log.ts";
-import { ClusterWatch } from "../../../api/service/cluster_watch.ts";
+import { CLUSTER_WATCH, fanoutOf } from "../../../api/service/kind_watch.ts";
 import { ConvertedClusters } from "../../../api/service/converted_clusters.ts";
 import type { Message } from "../../../domain/message_form.ts";
 import { Code, ServiceError } from "../../../domain/errors.ts";
-import type { ClusterChange } from "../../../domain/ports.ts";
+import type { Change } from "../../../domain/ports.ts";
 import type { RayCluster } from "../../../domain/resources.ts";
 import { until } from "../../eventually.ts";
 
@@ -45,9 +45,10 @@ function rayCluster(name: string, resourceVersion: string): RayCluster {
 }
 
 function hub(queueLimit: number) {
-  const listeners = new Set<(change: ClusterChange) => void>();
-  const tell = (change: ClusterChange) => listeners.forEach((l) => l(change));
-  const watches = new ClusterWatch({
+  const listeners = new Set<(change: Change<RayCluster>) => void>();
+  const tell = (change: Change<RayCluster>) =>
+    listeners.forEach((l) => l(change));
+  const watches = fanoutOf(CLUSTER_WATCH, {
     feed: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -60,7 +61,7 @@ function hub(queueLimit: number) {
     tell({
       namespace: "team-a",
       name,
-      cluster: rayCluster(name, String(version)),
+      object: rayCluster(name, String(version)),
       events: [],
       resourceVersion: String(version),
       epoch: 0,

@@ -247,10 +247,12 @@ Deno.test("ExpiryWorker: no pass lists while the cache is not in step (the listi
   let listings = 0;
   const worker = new ExpiryWorker({
     orchestrator: {
-      listClusters: () => (listings++, Promise.resolve([])),
-      getCluster: () => Promise.reject(new Error("not called")),
-      deleteCluster: () => Promise.reject(new Error("not called")),
-      listClusterEvents: () => Promise.resolve([]),
+      clusters: {
+        list: () => (listings++, Promise.resolve([])),
+        get: () => Promise.reject(new Error("not called")),
+        delete: () => Promise.reject(new Error("not called")),
+        events: () => Promise.resolve([]),
+      },
       cacheState: () => ({
         inStep,
         objects: {},

@@ -1,0 +1,159 @@
+/**
+ * Every kind of object Corral keeps in Kubernetes, one row each: where
+ * Kubernetes serves it, how messages name it, which of the resource's
+ * objects are Corral's, the Events about it, and the stores the cache
+ * keeps it in. The orchestrator's reads and writes (the direct one and the
+ * cache) are written once, over this table, as client-go's informers and
+ * listers are written once over the type; the Orchestrator port has one
+ * object port per row (ports.ts: ObjectPort).
+ *
+ * (The write steps of each kind, admission, quota, queue, expiry and
+ * owners, are to be another column of this table.)
+ */
+import {
+  CLUSTER_EVENTS_SELECTOR,
+  COMPUTE_TEMPLATE_SELECTOR,
+  type ConfigMap,
+  isComputeTemplate,
+  isManagedCluster,
+  LABEL,
+  MANAGED_CLUSTER_SELECTOR,
+  type ObjectMeta,
+  type RayCluster,
+} from "./resources.ts";
+import {
+  isManagedJob,
+  JOB_EVENTS_SELECTOR,
+  MANAGED_JOB_SELECTOR,
+  type RayJobResource,
+} from "./job_conversions.ts";
+import {
+  isManagedService,
+  MANAGED_SERVICE_SELECTOR,
+  type RayServiceResource,
+  SERVICE_EVENTS_SELECTOR,
+} from "./service_resources.ts";
+
+/** The object of each kind, by the kind's name (the port's, ports.ts). */
+export interface KindObjects {
+  clusters: RayCluster;
+  templates: ConfigMap;
+  jobs: RayJobResource;
+  services: RayServiceResource;
+}
+
+/** "clusters", "templates", "jobs", "services". */
+export type KindName = keyof KindObjects;
+
+/** What an object of every kind has. */
+export interface KindObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+}
+
+/** Where Kubernetes serves a kind's objects. */
+export interface KindResource {
+  /** The object's `kind`, and the Events' involvedObject.kind about one. */
+  kind: string;
+  /** The resource's plural: "rayclusters". */
+  plural: string;
+  /**
+   * The API group ("" for the core API) and version, where they are not
+   * those RayClusters are configured at (--ray-cluster-group, -version).
+   */
+  group?: string;
+  version?: string;
+  /** Whether settings give the plural instead (--ray-cluster-plural). */
+  configurablePlural?: boolean;
+}
+
+/** One kind of object: a row of KINDS. */
+export interface Kind<T extends KindObject> {
+  /** How messages name one: `Cannot get compute template "team-a/small"`. */
+  noun: string;
+  resource: KindResource;
+  /** The label selector every list of the kind is made with. */
+  selector: string;
+  /** Whether an object read is of the kind (another is answered NOT_FOUND). */
+  isManaged(object: T): boolean;
+  /**
+   * The label a list's `names` match (ListOptions.names): a template's
+   * name is its label's; metadata.name when unset.
+   */
+  nameLabel?: string;
+  /**
+   * How a create that lost the name to an object of the resource that is
+   * not of the kind says so; unset: as any name taken.
+   */
+  foreign?: string;
+  /**
+   * The field selector of the Events about the kind's objects (by
+   * involvedObject.kind); unset: none are read.
+   */
+  events?: string;
+  /**
+   * The stores the cache keeps the objects and the Events about them in,
+   * named as CacheState counts them.
+   */
+  store: { objects: string; events?: string };
+}
+
+/** Every kind, by name, in the order the cache reflects them. */
+export const KINDS: { readonly [K in KindName]: Kind<KindObjects[K]> } = {
+  clusters: {
+    noun: "cluster",
+    resource: {
+      kind: "RayCluster",
+      plural: "rayclusters",
+      configurablePlural: true,
+    },
+    selector: MANAGED_CLUSTER_SELECTOR,
+    isManaged: isManagedCluster,
+    events: CLUSTER_EVENTS_SELECTOR,
+    store: { objects: "rayclusters", events: "events" },
+  },
+  templates: {
+    noun: "compute template",
+    resource: {
+      kind: "ConfigMap",
+      plural: "configmaps",
+      group: "",
+      version: "v1",
+    },
+    selector: COMPUTE_TEMPLATE_SELECTOR,
+    isManaged: isComputeTemplate,
+    nameLabel: LABEL.computeTemplate,
+    foreign: "a ConfigMap that is not a compute template",
+    store: { objects: "configmaps" },
+  },
+  jobs: {
+    noun: "job",
+    resource: { kind: "RayJob", plural: "rayjobs" },
+    selector: MANAGED_JOB_SELECTOR,
+    isManaged: isManagedJob,
+    events: JOB_EVENTS_SELECTOR,
+    store: { objects: "rayjobs", events: "jobevents" },
+  },
+  services: {
+    noun: "service",
+    resource: { kind: "RayService", plural: "rayservices" },
+    selector: MANAGED_SERVICE_SELECTOR,
+    isManaged: isManagedService,
+    events: SERVICE_EVENTS_SELECTOR,
+    store: { objects: "rayservices", events: "serviceevents" },
+  },
+};
+
+/** The kinds' names, in KINDS' order. */
+export const KIND_NAMES = Object.keys(KINDS) as readonly KindName[];
+
+/** The name a list's `names` match an object of `kind` by (nameLabel). */
+export function listedName<T extends KindObject>(
+  kind: Kind<T>,
+  object: T,
+): string {
+  return kind.nameLabel === undefined
+    ? object.metadata.name
+    : object.metadata.labels?.[kind.nameLabel] ?? "";
+}
