@@ -269,7 +269,7 @@ export async function viaHttp(
     return { code: 0, message: "", details: [], result: body };
   }
   // A quota's refusal is RESOURCE_EXHAUSTED answered 403, not 429
-  // (api/auth/quota_guard.ts).
+  // (api/service/quota_guard.ts).
   const quota = body.code === 8 && /: quota exceeded: /.test(body.message);
   assert.equal(
     response.status,

@@ -37,7 +37,7 @@ import { missingTemplatesError } from "../../domain/template_errors.ts";
 import { AuthorizationError } from "../auth/authorization_error.ts";
 import { summarizeWorkload } from "../auth/workload_summary.ts";
 import { clusterUsage } from "../auth/quota.ts";
-import { holdingOf, putBackCluster } from "../auth/quota_guard.ts";
+import { holdingOf, putBackCluster } from "./quota_guard.ts";
 import { queueOnCreate } from "../auth/queue_policy.ts";
 import {
   clusterListAnswer,

@@ -36,7 +36,7 @@ import type {
   UpdateRayJobRequest,
 } from "../../domain/types.ts";
 import { AuthorizationError } from "../auth/authorization_error.ts";
-import { holdingOf } from "../auth/quota_guard.ts";
+import { holdingOf } from "./quota_guard.ts";
 import { summarizeWorkload } from "../auth/workload_summary.ts";
 import { type Service, visible } from "./service.ts";
 import { checkOwner, ownersOnly } from "../auth/owners.ts";

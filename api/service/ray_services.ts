@@ -34,7 +34,7 @@ import type {
   UpdateRayServiceRequest,
 } from "../../domain/types.ts";
 import { clusterUsage } from "../auth/quota.ts";
-import { holdingOf, putBackService } from "../auth/quota_guard.ts";
+import { holdingOf, putBackService } from "./quota_guard.ts";
 import { summarizeWorkload } from "../auth/workload_summary.ts";
 import { AuthorizationError } from "../auth/authorization_error.ts";
 import { checkOwner, ownersOnly } from "../auth/owners.ts";

@@ -9,7 +9,7 @@ import type { Orchestrator } from "../../domain/ports.ts";
 import { DEFAULT_LIMITS, type Limits } from "../../domain/limits.ts";
 import { ConvertedClusters } from "./converted_clusters.ts";
 import type { ClusterWatch, JobWatch } from "./kind_watch.ts";
-import { QuotaGuard } from "../auth/quota_guard.ts";
+import { QuotaGuard } from "./quota_guard.ts";
 import type { Cluster, ListClustersResponse } from "../../domain/types.ts";
 
 export interface ServiceOptions {

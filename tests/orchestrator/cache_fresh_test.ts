@@ -4,7 +4,7 @@
  * watches held back, what another replica wrote (straight into the
  * stand-in) is in a fresh list, and in a fresh list of events, at once, and
  * in no read from memory. A quota counts what a namespace holds with fresh
- * lists of clusters, jobs and services (api/auth/quota_guard.ts).
+ * lists of clusters, jobs and services (api/service/quota_guard.ts).
  */
 import assert from "node:assert/strict";
 import * as k8s from "@kubernetes/client-node";

@@ -13,7 +13,7 @@ import {
   holdingOf,
   putBackCluster,
   QuotaGuard,
-} from "../../../api/auth/quota_guard.ts";
+} from "../../../api/service/quota_guard.ts";
 import { createLogger } from "../../../api/log.ts";
 import { Code, ServiceError } from "../../../domain/errors.ts";
 import type { Orchestrator } from "../../../domain/ports.ts";

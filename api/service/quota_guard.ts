@@ -1,6 +1,8 @@
 /**
- * Holding quotas (quota.ts) while clusters are written, in one replica and
- * across replicas.
+ * Holding quotas (api/auth/quota.ts: what the policy allows, and how a
+ * workload counts) while workloads are written, in one replica and across
+ * replicas: a write protocol, so it lives with the writes, beside the
+ * handlers that make them, not with the policy.
  *
  * - In one replica, the writes a quota applies to take turns per namespace
  *   (a promise chain): each counts what the namespace holds, read fresh
@@ -36,7 +38,7 @@ import type { CallOptions, Orchestrator } from "../../domain/ports.ts";
 import type { RayCluster } from "../../domain/resources.ts";
 import type { RayServiceResource } from "../../domain/service_resources.ts";
 import { HttpError } from "../errors.ts";
-import type { Caller } from "./caller.ts";
+import type { Caller } from "../auth/caller.ts";
 import {
   type AppliedQuota,
   clusterUsage,
@@ -48,7 +50,7 @@ import {
   quotasFor,
   type Usage,
   zeroUsage,
-} from "./quota.ts";
+} from "../auth/quota.ts";
 
 /** What a handler hands the guard of its call. */
 export interface QuotaCall {
