@@ -2,13 +2,13 @@
  * Every kind of object Corral keeps in Kubernetes, one row each: where
  * Kubernetes serves it, how messages name it, which of the resource's
  * objects are Corral's, the Events about it, and the stores the cache
- * keeps it in. The orchestrator's reads and writes (the direct one and the
- * cache) are written once, over this table, as client-go's informers and
- * listers are written once over the type; the Orchestrator port has one
- * object port per row (ports.ts: ObjectPort).
- *
- * (The write steps of each kind, admission, quota, queue, expiry and
- * owners, are to be another column of this table.)
+ * keeps it in, and, for a workload (what runs pods), the steps its create
+ * goes through before it is written. The orchestrator's reads and writes
+ * (the direct one and the cache) are written once, over this table, as
+ * client-go's informers and listers are written once over the type; the
+ * Orchestrator port has one object port per row (ports.ts: ObjectPort);
+ * every workload's create runs its row's steps, in their one order
+ * (api/service/workload_create.ts).
  */
 import {
   CLUSTER_EVENTS_SELECTOR,
@@ -97,7 +97,37 @@ export interface Kind<T extends KindObject> {
    * named as CacheState counts them.
    */
   store: { objects: string; events?: string };
+  /** A workload's create steps; none for a kind that runs nothing. */
+  writes?: WriteSteps;
 }
+
+/**
+ * What a workload's create goes through, in this order, before it is
+ * written. Owners, admission and quota are every workload's: the type has
+ * no way to leave them out. Queue and expiry are a kind's, or say why not.
+ */
+export interface WriteSteps {
+  /** `user` filled in with the caller's, and no one else's. */
+  owners: true;
+  /**
+   * The Kueue LocalQueue it waits in: the one named, if the policy allows
+   * it, else the namespace's default.
+   */
+  queue: Step;
+  /** Its lifetime: ttl, expires_at or the policy's default, within its max. */
+  expiry: Step;
+  /**
+   * The rendered workload (every pod it would run: head, workers, a job's
+   * submitter, a service's cluster) against the rules (images, host paths,
+   * service accounts, ...).
+   */
+  admission: true;
+  /** What its pods hold counted against the namespace's quotas, held while written. */
+  quota: true;
+}
+
+/** A step a kind takes, or why it does not. */
+export type Step = true | { not: string };
 
 /** Every kind, by name, in the order the cache reflects them. */
 export const KINDS: { readonly [K in KindName]: Kind<KindObjects[K]> } = {
@@ -112,6 +142,13 @@ export const KINDS: { readonly [K in KindName]: Kind<KindObjects[K]> } = {
     isManaged: isManagedCluster,
     events: CLUSTER_EVENTS_SELECTOR,
     store: { objects: "rayclusters", events: "events" },
+    writes: {
+      owners: true,
+      queue: true,
+      expiry: true,
+      admission: true,
+      quota: true,
+    },
   },
   templates: {
     noun: "compute template",
@@ -134,6 +171,18 @@ export const KINDS: { readonly [K in KindName]: Kind<KindObjects[K]> } = {
     isManaged: isManagedJob,
     events: JOB_EVENTS_SELECTOR,
     store: { objects: "rayjobs", events: "jobevents" },
+    writes: {
+      owners: true,
+      // Only a job Kueue can hold waits: one with its own cluster, deleted
+      // when it ends (api/service/jobs.ts, queueable).
+      queue: true,
+      expiry: {
+        not:
+          "a job ends by itself, and its own cluster with it (shutdownAfterJobFinishes)",
+      },
+      admission: true,
+      quota: true,
+    },
   },
   services: {
     noun: "service",
@@ -142,6 +191,15 @@ export const KINDS: { readonly [K in KindName]: Kind<KindObjects[K]> } = {
     isManaged: isManagedService,
     events: SERVICE_EVENTS_SELECTOR,
     store: { objects: "rayservices", events: "serviceevents" },
+    writes: {
+      owners: true,
+      queue: { not: "Kueue admits no RayService: a service serves at once" },
+      expiry: {
+        not: "a service serves until it is deleted; its message has no ttl",
+      },
+      admission: true,
+      quota: true,
+    },
   },
 };
 
@@ -156,4 +214,12 @@ export function listedName<T extends KindObject>(
   return kind.nameLabel === undefined
     ? object.metadata.name
     : object.metadata.labels?.[kind.nameLabel] ?? "";
+}
+
+/** The kinds that run pods: those with write steps. */
+export type WorkloadKindName = "clusters" | "jobs" | "services";
+
+/** A workload kind's create steps (its row's `writes`). */
+export function writeStepsOf(kind: WorkloadKindName): WriteSteps {
+  return KINDS[kind].writes!;
 }

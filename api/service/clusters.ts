@@ -16,7 +16,6 @@ import {
   updatePaths,
   updateViolations,
 } from "../../domain/cluster_update.ts";
-import { expiryOnCreate } from "../../domain/expiry.ts";
 import { pageCursor } from "../../domain/pagination.ts";
 import type { CallOptions } from "../../domain/ports.ts";
 import type { RayCluster } from "../../domain/resources.ts";
@@ -34,11 +33,9 @@ import type {
 } from "../../domain/types.ts";
 import { validateCreateCluster } from "../../domain/cluster_validation.ts";
 import { missingTemplatesError } from "../../domain/template_errors.ts";
-import { AuthorizationError } from "../auth/authorization_error.ts";
 import { summarizeWorkload } from "../auth/workload_summary.ts";
 import { clusterUsage } from "../auth/quota.ts";
 import { holdingOf, putBackCluster } from "./quota_guard.ts";
-import { queueOnCreate } from "../auth/queue_policy.ts";
 import {
   clusterListAnswer,
   readToChange,
@@ -47,6 +44,7 @@ import {
 } from "./service.ts";
 import { checkOwner, type OwnerCheck, ownersOnly } from "../auth/owners.ts";
 import { lookUpTemplates } from "./template_lookup.ts";
+import { createWorkload, type WorkloadCreate } from "./workload_create.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 
 /** Writes of one UpdateCluster without an etag, when others keep winning. */
@@ -59,62 +57,41 @@ export class ClusterHandlers {
 
   async createCluster(
     request: CreateClusterRequest,
-    { log, kube, caller, scope, action, wrote }: NamespaceCall,
+    call: NamespaceCall,
   ): Promise<Cluster> {
-    // An authenticated caller's clusters are theirs: the user is filled in
-    // when left empty, and may name no one else.
-    const { identity } = caller;
-    if (caller.authenticated && request.cluster && !request.cluster.user) {
-      request = {
-        ...request,
-        cluster: { ...request.cluster, user: identity.user },
-      };
-    }
-    validateCreateCluster(request, this.service.limits);
-    const namespace = scope.namespace;
-    const cluster = { ...request.cluster!, namespace };
-    if (caller.authenticated && cluster.user !== identity.user) {
-      throw new AuthorizationError(
-        "no-rule",
-        `${action}: cluster.user: user "${identity.user}" may not create clusters for "${cluster.user}"`,
-      );
-    }
-    // The queue: the one named (if the policy allows it) or its default.
-    cluster.queue = queueOnCreate(
-      cluster.queue,
-      caller.queueLimit?.(namespace) ?? {},
-      action,
-      "cluster.queue",
+    const created = await createWorkload(
+      this.service,
+      this.#create,
+      request.cluster,
+      call,
     );
-    // The lifetime: ttl, expires_at or the policy's default, within its max.
-    cluster.expiresAt = expiryOnCreate(
-      cluster,
-      caller.expiryLimit?.(namespace) ?? {},
-      this.service.now(),
-      action,
-    );
-    const templates = await this.templatesOf(
-      cluster,
-      referencedTemplates(cluster),
-      kube,
-      "create",
-    );
-    const resource = clusterToResource(cluster, templates, {
-      apiVersion: this.service.clusterApiVersion,
-      now: this.service.now(),
-    });
-    caller.admit(action, scope.rules, resource, "create");
-    wrote?.(summarizeWorkload(resource));
-    const { orchestrator, quotas } = this.service;
-    const created = await quotas.write({ caller, scope, action, kube, log }, {
-      holding: holdingOf(resource),
-      what: "this cluster",
-      write: () => orchestrator.clusters.create(resource, kube),
-      remove: () => orchestrator.clusters.delete(namespace, cluster.name, kube),
-    });
-    log.info("Created cluster", { namespace, name: cluster.name });
     return clusterFromResource(created, []);
   }
+
+  /** What a cluster's create is, of the steps every workload's goes through. */
+  readonly #create: WorkloadCreate<Cluster, RayCluster> = {
+    kind: "clusters",
+    field: "cluster",
+    what: "this cluster",
+    validate: (cluster, { scope }) =>
+      validateCreateCluster(
+        { cluster, namespace: scope.namespace },
+        this.service.limits,
+      ),
+    render: async (cluster, { kube }) => {
+      const templates = await this.templatesOf(
+        cluster,
+        referencedTemplates(cluster),
+        kube,
+        "create",
+      );
+      const resource = clusterToResource(cluster, templates, {
+        apiVersion: this.service.clusterApiVersion,
+        now: this.service.now(),
+      });
+      return { resource, workload: resource };
+    },
+  };
 
   async getCluster(
     request: GetClusterRequest,

@@ -8,7 +8,6 @@
  * cluster needs `update` on that cluster, owners rule included, since it
  * runs code there.
  */
-import { type QueueLimit, queueOnCreate } from "../auth/queue_policy.ts";
 import { Code, invalidArgument, ServiceError } from "../../domain/errors.ts";
 import {
   clusterToResource,
@@ -35,12 +34,10 @@ import type {
   RayJob,
   UpdateRayJobRequest,
 } from "../../domain/types.ts";
-import { AuthorizationError } from "../auth/authorization_error.ts";
-import { holdingOf } from "./quota_guard.ts";
-import { summarizeWorkload } from "../auth/workload_summary.ts";
 import { type Service, visible } from "./service.ts";
 import { checkOwner, ownersOnly } from "../auth/owners.ts";
 import { lookUpTemplates } from "./template_lookup.ts";
+import { createWorkload, type WorkloadCreate } from "./workload_create.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 import { jobUpdateViolations } from "./job_update.ts";
 
@@ -53,48 +50,42 @@ export class JobHandlers {
     request: CreateRayJobRequest,
     call: NamespaceCall,
   ): Promise<RayJob> {
-    const { log, kube, caller, scope, action } = call;
-    const { identity } = caller;
-    // An authenticated caller's jobs are theirs, as their clusters are.
-    if (caller.authenticated && request.job && !request.job.user) {
-      request = { ...request, job: { ...request.job, user: identity.user } };
-    }
-    const namespace = scope.namespace;
-    const violations = jobViolations(
-      { job: request.job, namespace },
-      this.service.limits,
+    const created = await createWorkload(
+      this.service,
+      this.#create,
+      request.job,
+      call,
     );
-    if (violations.length > 0) throw invalidArgument(action, violations);
-    const job = { ...request.job!, namespace };
-    if (caller.authenticated && job.user !== identity.user) {
-      throw new AuthorizationError(
-        "no-rule",
-        `${action}: job.user: user "${identity.user}" may not create jobs for "${job.user}"`,
-      );
-    }
-    job.queue = jobQueue(job, caller.queueLimit?.(namespace) ?? {}, action);
-    const rayClusterSpec = job.clusterSpec
-      ? (await this.ownCluster(job, call)).spec
-      : undefined;
-    if (!rayClusterSpec) await this.checkSelectedCluster(job, call);
-    const resource = jobToResource(job, namespace, {
-      apiVersion: this.service.clusterApiVersion,
-      rayClusterSpec,
-    });
-    // The whole RayJob: its own cluster's pods and its submitter pod, which
-    // runs in the namespace whichever cluster the job chose.
-    caller.admit(action, scope.rules, resource, "create");
-    call.wrote?.(summarizeWorkload(resource));
-    const { orchestrator, quotas } = this.service;
-    const created = await quotas.write(call, {
-      holding: holdingOf(resource),
-      what: "this job's cluster",
-      write: () => orchestrator.jobs.create(resource, kube),
-      remove: () => orchestrator.jobs.delete(namespace, job.name, kube),
-    });
-    log.info("Created job", { namespace, name: job.name });
     return jobFromResource(created);
   }
+
+  /** What a job's create is, of the steps every workload's goes through. */
+  readonly #create: WorkloadCreate<RayJob, RayJobResource> = {
+    kind: "jobs",
+    field: "job",
+    what: "this job's cluster",
+    validate: (job, { scope, action }) => {
+      const violations = jobViolations(
+        { job, namespace: scope.namespace },
+        this.service.limits,
+      );
+      if (violations.length > 0) throw invalidArgument(action, violations);
+    },
+    queueable,
+    render: async (job, call) => {
+      const rayClusterSpec = job.clusterSpec
+        ? (await this.ownCluster(job, call)).spec
+        : undefined;
+      if (!rayClusterSpec) await this.checkSelectedCluster(job, call);
+      // The whole RayJob: its own cluster's pods and its submitter pod,
+      // which runs in the namespace whichever cluster the job chose.
+      const resource = jobToResource(job, job.namespace, {
+        apiVersion: this.service.clusterApiVersion,
+        rayClusterSpec,
+      });
+      return { resource, workload: resource };
+    },
+  };
 
   /** GetRayJob: the job with its events (from the cache, as the job). */
   async getRayJob(
@@ -296,18 +287,11 @@ export class JobHandlers {
 }
 
 /**
- * The queue of a job: the one it names (allowed by the policy's `queues:`),
- * else the policy's default, but only for a job Kueue can hold (its own
- * cluster, deleted when it ends): a job on an existing cluster runs there
- * at once, as that cluster was admitted already.
+ * Whether a job may wait in a queue: only one Kueue can hold (its own
+ * cluster, deleted when it ends). A job on an existing cluster runs there
+ * at once, as that cluster was admitted already; it may still name a queue
+ * the policy allows.
  */
-function jobQueue(job: RayJob, limit: QueueLimit, action: string): string {
-  const queueable = job.clusterSpec !== undefined &&
-    job.shutdownAfterJobFinishes;
-  return queueOnCreate(
-    job.queue,
-    queueable ? limit : { allowed: limit.allowed },
-    action,
-    "job.queue",
-  );
+function queueable(job: RayJob): boolean {
+  return job.clusterSpec !== undefined && job.shutdownAfterJobFinishes;
 }

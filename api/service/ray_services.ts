@@ -36,9 +36,9 @@ import type {
 import { clusterUsage } from "../auth/quota.ts";
 import { holdingOf, putBackService } from "./quota_guard.ts";
 import { summarizeWorkload } from "../auth/workload_summary.ts";
-import { AuthorizationError } from "../auth/authorization_error.ts";
 import { checkOwner, ownersOnly } from "../auth/owners.ts";
 import { lookUpTemplates } from "./template_lookup.ts";
+import { createWorkload, type WorkloadCreate } from "./workload_create.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 import { readToChange, type Service, visible } from "./service.ts";
 
@@ -51,41 +51,36 @@ export class RayServiceHandlers {
     request: CreateRayServiceRequest,
     call: NamespaceCall,
   ): Promise<RayService> {
-    const { log, kube, caller, scope, action, wrote } = call;
-    // An authenticated caller's services are theirs, as their clusters.
-    const { identity } = caller;
-    if (caller.authenticated && request.service && !request.service.user) {
-      request = {
-        ...request,
-        service: { ...request.service, user: identity.user },
-      };
-    }
-    validateCreateService(request, this.service.limits);
-    const namespace = scope.namespace;
-    const wanted = { ...request.service!, namespace };
-    if (caller.authenticated && wanted.user !== identity.user) {
-      throw new AuthorizationError(
-        "no-rule",
-        `${action}: service.user: user "${identity.user}" may not create services for "${wanted.user}"`,
-      );
-    }
-    const templates = await this.templatesOf(wanted, kube, action);
-    const { resource, cluster } = serviceToResource(wanted, templates, {
-      apiVersion: this.service.clusterApiVersion,
-      now: this.service.now(),
-    });
-    caller.admit(action, scope.rules, cluster, "create", "service");
-    wrote?.(summarizeWorkload(cluster));
-    const { orchestrator, quotas } = this.service;
-    const created = await quotas.write({ caller, scope, action, kube, log }, {
-      holding: holdingOf(resource),
-      what: "this service's cluster",
-      write: () => orchestrator.services.create(resource, kube),
-      remove: () => orchestrator.services.delete(namespace, wanted.name, kube),
-    });
-    log.info("Created service", { namespace, name: wanted.name });
+    const created = await createWorkload(
+      this.service,
+      this.#create,
+      request.service,
+      call,
+    );
     return serviceFromResource(created, []);
   }
+
+  /** What a service's create is, of the steps every workload's goes through. */
+  readonly #create: WorkloadCreate<RayService, RayServiceResource> = {
+    kind: "services",
+    field: "service",
+    admittedAs: "service",
+    what: "this service's cluster",
+    validate: (service, { scope }) =>
+      validateCreateService(
+        { service, namespace: scope.namespace },
+        this.service.limits,
+      ),
+    render: async (service, { kube, action }) => {
+      const templates = await this.templatesOf(service, kube, action);
+      const { resource, cluster } = serviceToResource(service, templates, {
+        apiVersion: this.service.clusterApiVersion,
+        now: this.service.now(),
+      });
+      // Admission sees the cluster the service runs.
+      return { resource, workload: cluster };
+    },
+  };
 
   async getRayService(
     request: GetRayServiceRequest,
