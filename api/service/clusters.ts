@@ -38,9 +38,12 @@ import { clusterUsage } from "../auth/quota.ts";
 import { holdingOf, putBackCluster } from "./quota_guard.ts";
 import {
   clusterListAnswer,
+  listedIn,
+  type Namespaces,
   readToChange,
   type Service,
   visible,
+  withEvents,
 } from "./service.ts";
 import { checkOwner, type OwnerCheck, ownersOnly } from "../auth/owners.ts";
 import { lookUpTemplates } from "./template_lookup.ts";
@@ -97,11 +100,12 @@ export class ClusterHandlers {
     request: GetClusterRequest,
     { kube, scope }: NamespaceCall,
   ): Promise<Cluster> {
-    const { orchestrator } = this.service;
-    const [resource, events] = await Promise.all([
-      orchestrator.clusters.get(scope.namespace, request.name, kube),
-      orchestrator.clusters.events(scope.namespace, request.name, kube),
-    ]);
+    const [resource, events] = await withEvents(
+      this.service.orchestrator.clusters,
+      scope.namespace,
+      request.name,
+      kube,
+    );
     return this.service.converted.of(resource, events);
   }
 
@@ -286,22 +290,14 @@ export class ClusterHandlers {
   }
 
   /** The clusters of one namespace, of several, or (undefined) of all. */
-  private async clustersIn(
-    namespace: string | readonly string[] | undefined,
-    kube: CallOptions,
-  ): Promise<Cluster[]> {
-    if (typeof namespace === "object") {
-      const lists = await Promise.all(
-        namespace.map((ns) => this.clustersIn(ns, kube)),
-      );
-      return lists.flat();
-    }
+  private clustersIn(namespace: Namespaces, kube: CallOptions) {
     const { orchestrator, converted } = this.service;
-    const [resources, events] = await Promise.all([
-      orchestrator.clusters.list(namespace, kube),
-      orchestrator.clusters.events(namespace, undefined, kube),
-    ]);
-    return converted.list(resources, events) as Cluster[];
+    return listedIn(
+      orchestrator.clusters,
+      namespace,
+      kube,
+      (resources, events) => converted.list(resources, events) as Cluster[],
+    );
   }
 }
 

@@ -24,7 +24,7 @@ import type {
 } from "../../domain/types.ts";
 import { templateInUseError } from "../../domain/template_errors.ts";
 import { validateCreateComputeTemplate } from "../../domain/template_validation.ts";
-import { type Service, visible } from "./service.ts";
+import { listedIn, type Namespaces, type Service, visible } from "./service.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 
 type NamespaceCall = CallContext<NamespaceScope>;
@@ -116,20 +116,13 @@ export class ComputeTemplateHandlers {
   }
 
   /** The templates of one namespace, of several, or (undefined) of all. */
-  private async templatesIn(
-    namespace: string | readonly string[] | undefined,
-    kube: CallOptions,
-  ): Promise<ComputeTemplate[]> {
-    if (typeof namespace === "object") {
-      const lists = await Promise.all(
-        namespace.map((ns) => this.templatesIn(ns, kube)),
-      );
-      return lists.flat();
-    }
-    const configMaps = await this.service.orchestrator.templates.list(
+  private templatesIn(namespace: Namespaces, kube: CallOptions) {
+    return listedIn(
+      this.service.orchestrator.templates,
       namespace,
       kube,
+      (configMaps) => configMaps.map(computeTemplateFromConfigMap),
+      false,
     );
-    return configMaps.map(computeTemplateFromConfigMap);
   }
 }

@@ -8,6 +8,7 @@
  * cluster needs `update` on that cluster, owners rule included, since it
  * runs code there.
  */
+import type { CallOptions } from "../../domain/ports.ts";
 import { Code, invalidArgument, ServiceError } from "../../domain/errors.ts";
 import {
   clusterToResource,
@@ -34,7 +35,14 @@ import type {
   RayJob,
   UpdateRayJobRequest,
 } from "../../domain/types.ts";
-import { type Service, visible } from "./service.ts";
+import {
+  eachWithEvents,
+  listedIn,
+  type Namespaces,
+  type Service,
+  visible,
+  withEvents,
+} from "./service.ts";
 import { checkOwner, ownersOnly } from "../auth/owners.ts";
 import { lookUpTemplates } from "./template_lookup.ts";
 import { createWorkload, type WorkloadCreate } from "./workload_create.ts";
@@ -92,11 +100,12 @@ export class JobHandlers {
     request: GetRayJobRequest,
     { kube, scope }: NamespaceCall,
   ): Promise<RayJob> {
-    const { orchestrator } = this.service;
-    const [resource, events] = await Promise.all([
-      orchestrator.jobs.get(scope.namespace, request.name, kube),
-      orchestrator.jobs.events(scope.namespace, request.name, kube),
-    ]);
+    const [resource, events] = await withEvents(
+      this.service.orchestrator.jobs,
+      scope.namespace,
+      request.name,
+      kube,
+    );
     return jobFromResource(resource, events);
   }
 
@@ -255,34 +264,14 @@ export class JobHandlers {
     );
   }
 
-  /**
-   * The jobs of one namespace, of several, or (undefined) of all, each with
-   * its events.
-   */
-  private async jobsIn(
-    namespace: string | readonly string[] | undefined,
-    kube: CallContext["kube"],
-  ): Promise<RayJob[]> {
-    if (typeof namespace === "object") {
-      const lists = await Promise.all(
-        namespace.map((ns) => this.jobsIn(ns, kube)),
-      );
-      return lists.flat();
-    }
-    const { orchestrator } = this.service;
-    const [resources, events] = await Promise.all([
-      orchestrator.jobs.list(namespace, kube),
-      orchestrator.jobs.events(namespace, undefined, kube),
-    ]);
-    // Grouped once, so that N jobs do not each look at every event.
-    const byJob = Map.groupBy(events, (event) => {
-      const object = event.involvedObject ?? {};
-      return `${object.namespace ?? ""}/${object.name ?? ""}`;
-    });
-    return resources.map((resource) => {
-      const { namespace = "", name } = resource.metadata;
-      return jobFromResource(resource, byJob.get(`${namespace}/${name}`));
-    });
+  /** The jobs of one namespace, of several, or (undefined) of all. */
+  private jobsIn(namespace: Namespaces, kube: CallOptions) {
+    return listedIn(
+      this.service.orchestrator.jobs,
+      namespace,
+      kube,
+      (resources, events) => eachWithEvents(resources, events, jobFromResource),
+    );
   }
 }
 

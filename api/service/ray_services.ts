@@ -40,7 +40,15 @@ import { checkOwner, ownersOnly } from "../auth/owners.ts";
 import { lookUpTemplates } from "./template_lookup.ts";
 import { createWorkload, type WorkloadCreate } from "./workload_create.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
-import { readToChange, type Service, visible } from "./service.ts";
+import {
+  eachWithEvents,
+  listedIn,
+  type Namespaces,
+  readToChange,
+  type Service,
+  visible,
+  withEvents,
+} from "./service.ts";
 
 type NamespaceCall = CallContext<NamespaceScope>;
 
@@ -86,11 +94,12 @@ export class RayServiceHandlers {
     request: GetRayServiceRequest,
     { kube, scope }: NamespaceCall,
   ): Promise<RayService> {
-    const { orchestrator } = this.service;
-    const [resource, events] = await Promise.all([
-      orchestrator.services.get(scope.namespace, request.name, kube),
-      orchestrator.services.events(scope.namespace, request.name, kube),
-    ]);
+    const [resource, events] = await withEvents(
+      this.service.orchestrator.services,
+      scope.namespace,
+      request.name,
+      kube,
+    );
     return serviceFromResource(resource, events);
   }
 
@@ -244,38 +253,14 @@ export class RayServiceHandlers {
   }
 
   /** The services of one namespace, of several, or (undefined) of all. */
-  private async servicesIn(
-    namespace: string | readonly string[] | undefined,
-    kube: CallOptions,
-  ): Promise<RayService[]> {
-    if (typeof namespace === "object") {
-      const lists = await Promise.all(
-        namespace.map((ns) => this.servicesIn(ns, kube)),
-      );
-      return lists.flat();
-    }
-    const { orchestrator } = this.service;
-    const [resources, events] = await Promise.all([
-      orchestrator.services.list(namespace, kube),
-      orchestrator.services.events(namespace, undefined, kube),
-    ]);
-    // Each event looked at once, not once per service.
-    const byService = new Map<string, typeof events>();
-    for (const event of events) {
-      const object = event.involvedObject ?? {};
-      const key = `${object.namespace ?? ""}/${object.name ?? ""}`;
-      const group = byService.get(key);
-      if (group) group.push(event);
-      else byService.set(key, [event]);
-    }
-    // In the store's order; the page cursor orders what is not.
-    return resources.map((resource) => {
-      const { namespace = "", name } = resource.metadata;
-      return serviceFromResource(
-        resource,
-        byService.get(`${namespace}/${name}`) ?? [],
-      );
-    });
+  private servicesIn(namespace: Namespaces, kube: CallOptions) {
+    return listedIn(
+      this.service.orchestrator.services,
+      namespace,
+      kube,
+      (resources, events) =>
+        eachWithEvents(resources, events, serviceFromResource),
+    );
   }
 }
 

@@ -5,7 +5,12 @@
 import { Code, ServiceError } from "../../domain/errors.ts";
 import { isKept, keep } from "../../domain/kept.ts";
 import type { Page } from "../../domain/pagination.ts";
-import type { Orchestrator } from "../../domain/ports.ts";
+import type {
+  CallOptions,
+  ObjectPort,
+  Orchestrator,
+} from "../../domain/ports.ts";
+import type { KubeEvent } from "../../domain/resources.ts";
 import { DEFAULT_LIMITS, type Limits } from "../../domain/limits.ts";
 import { ConvertedClusters } from "./converted_clusters.ts";
 import type { ClusterWatch, JobWatch } from "./kind_watch.ts";
@@ -105,4 +110,67 @@ export async function readToChange<T>(
       })
       : error;
   }
+}
+
+/** Where a list reads: one namespace, several, or (undefined) all. */
+export type Namespaces = string | readonly string[] | undefined;
+
+/**
+ * The messages of a kind's objects in `namespace`, listed with the events
+ * about them (where `withEvents`) and made by `convert`, in the order the
+ * port lists them (the page cursor orders what is not in order).
+ */
+export async function listedIn<R, M>(
+  port: ObjectPort<R>,
+  namespace: Namespaces,
+  kube: CallOptions,
+  convert: (resources: R[], events: KubeEvent[]) => M[],
+  withEvents = true,
+): Promise<M[]> {
+  if (typeof namespace === "object") {
+    const lists = await Promise.all(
+      namespace.map((ns) => listedIn(port, ns, kube, convert, withEvents)),
+    );
+    return lists.flat();
+  }
+  const [resources, events] = await Promise.all([
+    port.list(namespace, kube),
+    withEvents ? port.events(namespace, undefined, kube) : [],
+  ]);
+  return convert(resources, events);
+}
+
+/** One object of a kind, and the events about it. */
+export function withEvents<R>(
+  port: ObjectPort<R>,
+  namespace: string,
+  name: string,
+  kube: CallOptions,
+): Promise<[R, KubeEvent[]]> {
+  return Promise.all([
+    port.get(namespace, name, kube),
+    port.events(namespace, name, kube),
+  ]);
+}
+
+/**
+ * Each object's messages made from `resources`, with the events about it:
+ * grouped once, so that N objects do not each look at every event.
+ */
+export function eachWithEvents<
+  R extends { metadata: { namespace?: string; name: string } },
+  M,
+>(
+  resources: R[],
+  events: KubeEvent[],
+  convert: (resource: R, events: KubeEvent[]) => M,
+): M[] {
+  const byObject = Map.groupBy(events, (event) => {
+    const object = event.involvedObject ?? {};
+    return `${object.namespace ?? ""}/${object.name ?? ""}`;
+  });
+  return resources.map((resource) => {
+    const { namespace = "", name } = resource.metadata;
+    return convert(resource, byObject.get(`${namespace}/${name}`) ?? []);
+  });
 }
