@@ -13,7 +13,6 @@ import {
   FairUse,
   type FairUseSettings,
   rateLimitsOf,
-  TokenBuckets,
 } from "../../../api/auth/rate_limit.ts";
 import {
   parsePolicy,
@@ -55,29 +54,6 @@ rateLimits:
 function identity(user: string, groups: string[] = []): Identity {
   return { user, groups, authenticator: "token-file" };
 }
-
-Deno.test("TokenBuckets lets a burst through, then one per 1/rate, per key", () => {
-  let now = 0;
-  const buckets = new TokenBuckets(() => now);
-  const rate = { perSecond: 2, burst: 3 };
-  assert.deepEqual([1, 2, 3].map(() => buckets.take("a", rate)), [0, 0, 0]);
-  assert.equal(buckets.take("a", rate), 0.5, "the fourth waits half a second");
-  assert.equal(buckets.take("b", rate), 0, "another key has its own bucket");
-  now += 500;
-  assert.equal(buckets.take("a", rate), 0, "half a second later, one more");
-  assert.equal(buckets.take("a", { perSecond: 0, burst: 1 }), 0, "0: no limit");
-});
-
-Deno.test("TokenBuckets keeps at most maxKeys buckets, dropping the least lately used", () => {
-  const buckets = new TokenBuckets(() => 0, 2);
-  const rate = { perSecond: 1, burst: 1 };
-  buckets.take("a", rate);
-  buckets.take("b", rate);
-  assert.ok(buckets.take("a", rate) > 0, "a is empty, and last used");
-  buckets.take("c", rate);
-  assert.equal(buckets.size, 2);
-  assert.ok(buckets.take("a", rate) > 0, "a kept its bucket; b went");
-});
 
 Deno.test("FairUse holds a caller to the first rateLimits entry naming one of its groups, else the default", () => {
   const fairUse = new FairUse({
