@@ -18,7 +18,7 @@ import { createGrpcServer } from "../api/grpc/server.ts";
 import { compileRoutes, type Route } from "../api/http/rules.ts";
 import { silentLogger } from "../api/log.ts";
 import type { Metrics } from "../api/metrics.ts";
-import { type ApiSchema, loadApiSchema } from "../api/schema.ts";
+import type { ApiSchema } from "../api/schema.ts";
 import { createHandlers } from "../api/service/handlers.ts";
 import {
   type ClusterWatch,
@@ -38,6 +38,9 @@ import type { KubernetesCallRecord, Orchestrator } from "../domain/ports.ts";
 import { createKubernetesOrchestrator } from "../orchestrator/mod.ts";
 import { kubeconfigFor, startStandin } from "../standin/mod.ts";
 import { type GrpcCaller, grpcCaller } from "./api/grpc/client.ts";
+import { schema } from "./schema.ts";
+
+export { schema };
 
 export interface Corral {
   schema: ApiSchema;
@@ -56,9 +59,6 @@ export interface Corral {
   close(): Promise<void>;
 }
 
-let schemaPromise: Promise<ApiSchema> | undefined;
-
-/** The API definition, loaded once per test process. */
 /** Corral's gateway behind the HTTP listener on a free loopback port. */
 export function listening(corral: Corral): Promise<HttpServer> {
   return serveHttp({
@@ -67,10 +67,6 @@ export function listening(corral: Corral): Promise<HttpServer> {
     handler: corral.gateway,
     log: silentLogger(),
   });
-}
-
-export function schema(): Promise<ApiSchema> {
-  return schemaPromise ??= loadApiSchema();
 }
 
 /** Binds a gRPC server to a free port of 127.0.0.1; the port. */

@@ -3,7 +3,7 @@ import { ConvertedClusters } from "../../../api/service/converted_clusters.ts";
 import { encode } from "../../../api/grpc/server.ts";
 import { messageToGatewayJson, messageToJson } from "../../../domain/codec.ts";
 import type { KubeEvent, RayCluster } from "../../../domain/resources.ts";
-import { schema } from "../../harness.ts";
+import { schema } from "../../schema.ts";
 
 function rayCluster(name: string, resourceVersion = "1"): RayCluster {
   return {
