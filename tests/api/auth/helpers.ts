@@ -42,31 +42,3 @@ export async function writeLikeSecretVolume(
     await Deno.symlink(`..data/${name}`, `${dir}/${name}`);
   }
 }
-
-/**
- * Time limits the test ends by hand: `timer` hands out a signal per limit
- * set (recording its ms in `set`), and `fire()` aborts every one of them
- * as AbortSignal.timeout would have, so no test waits for real time.
- */
-export function manualTimer(): {
-  timer: (ms: number) => AbortSignal;
-  set: number[];
-  fire(): void;
-} {
-  const set: number[] = [];
-  const controllers: AbortController[] = [];
-  return {
-    timer(ms) {
-      const controller = new AbortController();
-      set.push(ms);
-      controllers.push(controller);
-      return controller.signal;
-    },
-    set,
-    fire() {
-      for (const controller of controllers) {
-        controller.abort(new DOMException("Signal timed out.", "TimeoutError"));
-      }
-    },
-  };
-}

@@ -13,7 +13,8 @@ import type {
   TokenReviewOptions,
   TokenReviewPort,
 } from "../../../api/auth/token_review.ts";
-import { manualTimer, recordingLogger } from "./helpers.ts";
+import { ManualClock } from "../../manual_clock.ts";
+import { recordingLogger } from "./helpers.ts";
 
 const SA_TOKEN = "eyJhbGciOiJSUzI1NiJ9.service-account.signature";
 
@@ -56,20 +57,20 @@ function setUp(options: Partial<TokenReviewOptions> = {}) {
     uid: "5f0c",
     groups: ["system:serviceaccounts", "system:serviceaccounts:team-a"],
   });
-  let clock = 1_000_000;
+  const clock = new ManualClock(1_000_000);
   const log = recordingLogger();
   const auth = tokenReviewAuthenticator({
     api,
     log,
-    now: () => clock,
-    timer: manualTimer().timer,
+    now: clock.now,
+    timer: clock.timeoutSignal,
     ...options,
   });
   return {
     api,
     auth,
     log,
-    advance: (ms: number) => clock += ms,
+    advance: (ms: number) => clock.advance(ms),
   };
 }
 
@@ -137,7 +138,7 @@ Deno.test("tokenReviewAuthenticator() refuses answers it cannot trust", async (t
           createTokenReview: (p) => Promise.resolve({ ...p.body, status }),
         },
         audiences: ["corral"],
-        timer: manualTimer().timer,
+        timer: new ManualClock().timeoutSignal,
         log: recordingLogger(),
       });
       await assert.rejects(
@@ -196,16 +197,19 @@ Deno.test("tokenReviewAuthenticator() answers UNAVAILABLE when the review fails"
     });
   }
   await t.step("a call that does not answer in time", async () => {
-    const deadlines = manualTimer();
+    const clock = new ManualClock();
     const auth = tokenReviewAuthenticator({
       api: { createTokenReview: () => new Promise(() => {}) },
       timeoutMs: 50,
-      timer: deadlines.timer,
+      timer: clock.timeoutSignal,
       log: recordingLogger(),
     });
-    const pending = auth.authenticate(SA_TOKEN);
-    assert.deepEqual(deadlines.set, [50], "one time limit, of timeoutMs");
-    deadlines.fire();
+    let settled = false;
+    const pending = auth.authenticate(SA_TOKEN).finally(() => settled = true);
+    clock.advance(49);
+    await Promise.resolve();
+    assert.equal(settled, false, "not before timeoutMs");
+    clock.advance(1);
     await assert.rejects(
       pending,
       (error: AuthenticationError) => {
@@ -218,7 +222,7 @@ Deno.test("tokenReviewAuthenticator() answers UNAVAILABLE when the review fails"
   await t.step("the caller cancels", async () => {
     const auth = tokenReviewAuthenticator({
       api: { createTokenReview: () => new Promise(() => {}) },
-      timer: manualTimer().timer,
+      timer: new ManualClock().timeoutSignal,
       log: recordingLogger(),
     });
     const controller = new AbortController();
