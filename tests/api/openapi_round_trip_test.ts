@@ -19,6 +19,7 @@ import {
   errorStatuses,
   operations,
 } from "./openapi_operations.ts";
+import { allowAll, groups, policyText } from "./auth/policy_fixtures.ts";
 
 Deno.test("every error the shared cases meet over HTTP is documented for its operation", async () => {
   const doc = await currentDocument();
@@ -283,7 +284,7 @@ Deno.test("the examples of refused callers are what the gateway answers", async 
   );
   await Deno.writeTextFile(
     `${dir}/policy.yaml`,
-    'rules:\n  - groups: ["team-a"]\n    namespaces: ["team-a"]\n    resources: ["*"]\n    verbs: ["*"]\n',
+    policyText([allowAll(groups("team-a"), ["team-a"])]),
   );
   const access = await createAccess({
     tokenAuthFile: `${dir}/tokens.csv`,

@@ -6,13 +6,9 @@
 import assert from "node:assert/strict";
 import { expiryLimitFor } from "../../../api/auth/expiry_policy.ts";
 import { parsePolicyDocument, PolicyError } from "../../../api/auth/policy.ts";
+import { allowAll, policyText, users } from "./policy_fixtures.ts";
 
-const RULES = `rules:
-  - users: ["alice"]
-    namespaces: ["*"]
-    resources: ["*"]
-    verbs: ["*"]
-`;
+const RULES = policyText([allowAll(users("alice"), ["*"])]);
 
 Deno.test("expiry: entries read as limits, the first naming the namespace applying", () => {
   const { expiry } = parsePolicyDocument(`${RULES}expiry:

@@ -19,18 +19,18 @@ import {
   startTestIssuer,
   type TestIssuer,
 } from "./test_issuer.ts";
+import { allowAll, policyText } from "./policy_fixtures.ts";
 
 const LIST = "proto.ClusterService/ListCluster";
 const CLIENT_ID = "corral";
 
 /** alice (token file) and the platform-admins group may list in team-a. */
-const POLICY = `rules:
-  - users: ["alice", "alice@example.com"]
-    groups: ["platform-admins"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*"]
-`;
+const POLICY = policyText([
+  allowAll({
+    users: ["alice", "alice@example.com"],
+    groups: ["platform-admins"],
+  }, ["team-a"]),
+]);
 
 /** Access as main.ts builds it: the fixtures' token file, OIDC, POLICY. */
 function settings(

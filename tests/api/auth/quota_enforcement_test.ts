@@ -13,35 +13,13 @@ import {
   ALICE,
   bearer,
   fileAccess,
-  POLICY,
   ROOT,
   type TestAccess,
 } from "./access_fixtures.ts";
+import { POLICY_WITH_QUOTAS } from "./quota_fixtures.ts";
 
 const CS = "proto.ClusterService";
 const CT = "proto.ComputeTemplateService";
-
-/** One quota per namespace, each limiting one dimension. */
-const POLICY_WITH_QUOTAS = `${POLICY}
-quotas:
-  - namespaces: ["q-clusters"]
-    maxClusters: 2
-  - namespaces: ["q-workers"]
-    maxWorkers: 2
-  - namespaces: ["q-cpu"]
-    cpu: 8
-  - namespaces: ["q-gpu"]
-    gpu: 4
-  - namespaces: ["q-memory"]
-    memory: 16
-  - namespaces: ["team-a"]
-    users: ["alice"]
-    maxClusters: 1
-  - namespaces: ["q-race"]
-    maxClusters: 1
-  - namespaces: ["q-scale-race"]
-    gpu: 5
-`;
 
 /** Each cluster below: a head and one worker of `t` (2 CPUs, 4 GiB, 1 GPU). */
 const LIMITS: [namespace: string, refusal: string][] = [

@@ -15,28 +15,7 @@ import {
 import { parsePolicyDocument } from "../../../api/auth/policy.ts";
 import type { RayCluster } from "../../../domain/resources.ts";
 import { POLICY } from "./access_fixtures.ts";
-
-/** One quota per namespace, each limiting one dimension. */
-const POLICY_WITH_QUOTAS = `${POLICY}
-quotas:
-  - namespaces: ["q-clusters"]
-    maxClusters: 2
-  - namespaces: ["q-workers"]
-    maxWorkers: 2
-  - namespaces: ["q-cpu"]
-    cpu: 8
-  - namespaces: ["q-gpu"]
-    gpu: 4
-  - namespaces: ["q-memory"]
-    memory: 16
-  - namespaces: ["team-a"]
-    users: ["alice"]
-    maxClusters: 1
-  - namespaces: ["q-race"]
-    maxClusters: 1
-  - namespaces: ["q-scale-race"]
-    gpu: 5
-`;
+import { POLICY_WITH_QUOTAS } from "./quota_fixtures.ts";
 
 Deno.test("quotas: the section is checked, each problem named by its field", () => {
   assert.deepEqual(

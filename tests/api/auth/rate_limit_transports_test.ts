@@ -22,10 +22,11 @@ import {
   BOB,
   CAROL,
   fileAccess,
-  POLICY,
   ROOT,
+  RULES,
   type TestAccess,
 } from "./access_fixtures.ts";
+import { policyText } from "./policy_fixtures.ts";
 
 const LIST = "proto.ClusterService/ListCluster";
 
@@ -34,12 +35,9 @@ const TEAM_A = { namespace: "team-a" };
 const RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo";
 
 /** The fixtures' policy, with admins allowed ten in a row. */
-const POLICY_WITH_LIMITS = `${POLICY}
-rateLimits:
-  - groups: ["admins"]
-    qps: 1
-    burst: 10
-`;
+const POLICY_WITH_LIMITS = policyText(RULES, {
+  rateLimits: [{ groups: ["admins"], qps: 1, burst: 10 }],
+});
 
 /** A Corral with the fixtures' people, fair use on the clock `now`. */
 async function fairCorral(

@@ -29,13 +29,9 @@ import {
   tokenFileText,
   writeAccessFiles,
 } from "../auth/access_fixtures.ts";
+import { dashboardAccess, policyText, users } from "../auth/policy_fixtures.ts";
 
-const POLICY = `rules:
-  - users: ["alice"]
-    namespaces: ["team-a"]
-    resources: ["clusters"]
-    verbs: ["get", "proxy"]
-`;
+const POLICY = policyText([dashboardAccess(users("alice"), ["team-a"])]);
 
 const ORIGIN = "http://corral.test";
 const BLUE = "/apis/v1alpha2/namespaces/team-a/clusters/blue/dashboard";

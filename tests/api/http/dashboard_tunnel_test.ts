@@ -23,13 +23,14 @@ import {
   tokenFileText,
   writeAccessFiles,
 } from "../auth/access_fixtures.ts";
+import {
+  allow,
+  dashboardAccess,
+  policyText,
+  users,
+} from "../auth/policy_fixtures.ts";
 
-const POLICY = `rules:
-  - users: ["alice"]
-    namespaces: ["team-a"]
-    resources: ["clusters"]
-    verbs: ["get", "proxy"]
-`;
+const POLICY = policyText([dashboardAccess(users("alice"), ["team-a"])]);
 
 /** Longer than revocation may take (2 s), so a close before it is not the bound's. */
 const MAX_TUNNEL_MS = 3_000;
@@ -286,7 +287,7 @@ Deno.test("dashboard tunnel: a WebSocket open when its caller loses proxy is clo
     const end = closed(socket);
     await Deno.writeTextFile(
       world.policyFile,
-      POLICY.replace('verbs: ["get", "proxy"]', 'verbs: ["get"]'),
+      policyText([allow(users("alice"), ["team-a"], ["clusters"], ["get"])]),
     );
     await end;
     assert.ok(Date.now() - started < 2_000, `${Date.now() - started} ms`);
