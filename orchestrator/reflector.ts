@@ -84,7 +84,26 @@ export interface ReflectorOptions<T extends Reflected> {
    * this is ended and started again; none when unset.
    */
   silenceLimitMs?: number;
+  /** The clock and timers; the real ones by default, a test's own in tests. */
+  timers?: ReflectorTimers;
 }
+
+/** Where a reflector reads the time and sets its timers. */
+export interface ReflectorTimers {
+  /** Milliseconds on a monotonic scale, as performance.now(). */
+  now(): number;
+  /** Calls `fire` once, `ms` from now; the handle is for clearTimeout. */
+  setTimeout(fire: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** performance.now() and the global timer functions. */
+const realTimers: ReflectorTimers = {
+  now: () => performance.now(),
+  setTimeout: (fire, ms) => setTimeout(fire, ms),
+  clearTimeout: (handle) =>
+    clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 export type StoreChange<T> =
   | {
@@ -109,10 +128,10 @@ const WATCH_SECONDS = [300, 600] as const;
 export interface Reflector {
   /** Resolves once the first list is in the store. */
   readonly synced: Promise<void>;
-  /** When the store was last known to be in step (performance.now()). */
+  /** When the store was last known to be in step (the timers' now()). */
   readonly lastInStep: number;
   /**
-   * Since when (performance.now()) the watch is down, undefined while up;
+   * Since when (the timers' now()) the watch is down, undefined while up;
    * a silent watch is down since it last delivered something.
    */
   readonly downSince: number | undefined;
@@ -146,6 +165,7 @@ interface WatchProgress {
 class ListWatch<T extends Reflected> implements Reflector {
   readonly synced: Promise<void>;
   readonly #options: ReflectorOptions<T>;
+  readonly #timers: ReflectorTimers;
   readonly #firstBackoff: number;
   #backoff: number;
   #markSynced!: () => void;
@@ -168,11 +188,13 @@ class ListWatch<T extends Reflected> implements Reflector {
   /** Ends the pause after a failure at once. */
   #wake: (() => void) | undefined;
   #lastInStep = -Infinity;
-  #downSince: number | undefined = performance.now();
+  #downSince: number | undefined;
   #lastFailure: string | undefined;
 
   constructor(options: ReflectorOptions<T>) {
     this.#options = options;
+    this.#timers = options.timers ?? realTimers;
+    this.#downSince = this.#timers.now();
     this.#firstBackoff = options.backoffMs ?? 1_000;
     this.#backoff = this.#firstBackoff;
     this.synced = new Promise<void>((resolve) => this.#markSynced = resolve);
@@ -213,7 +235,7 @@ class ListWatch<T extends Reflected> implements Reflector {
     // answer goes nowhere once stopped).
     await Promise.race([
       this.#running,
-      new Promise((r) => setTimeout(r, 1_000)),
+      new Promise<void>((r) => this.#timers.setTimeout(r, 1_000)),
     ]);
   }
 
@@ -276,7 +298,7 @@ class ListWatch<T extends Reflected> implements Reflector {
       resourceVersion: answer.metadata?.resourceVersion,
       ...(reset ? { reset } : {}),
     });
-    this.#lastInStep = performance.now();
+    this.#lastInStep = this.#timers.now();
     this.#markSynced();
     return resourceVersion;
   }
@@ -347,19 +369,20 @@ class ListWatch<T extends Reflected> implements Reflector {
   #watchSilence(onSilent: () => void): { heard(): void; stop(): void } {
     const limit = this.#options.silenceLimitMs;
     if (limit === undefined) return { heard() {}, stop() {} };
-    let last = performance.now();
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timers = this.#timers;
+    let last = timers.now();
+    let timer: unknown;
     // One timer per watch, not one per event: when it fires early (events
     // came meanwhile) it is set again for what remains.
     const check = () => {
-      const quiet = performance.now() - last;
+      const quiet = timers.now() - last;
       if (quiet >= limit) onSilent();
-      else timer = setTimeout(check, limit - quiet);
+      else timer = timers.setTimeout(check, limit - quiet);
     };
-    timer = setTimeout(check, limit);
+    timer = timers.setTimeout(check, limit);
     return {
-      heard: () => last = performance.now(),
-      stop: () => clearTimeout(timer),
+      heard: () => last = timers.now(),
+      stop: () => timers.clearTimeout(timer),
     };
   }
 
@@ -391,7 +414,7 @@ class ListWatch<T extends Reflected> implements Reflector {
   #heardFrom(): void {
     this.#downSince = undefined;
     this.#lastFailure = undefined;
-    this.#lastInStep = performance.now();
+    this.#lastInStep = this.#timers.now();
   }
 
   #watchQuery(resourceVersion: string): Record<string, string> {
@@ -434,7 +457,7 @@ class ListWatch<T extends Reflected> implements Reflector {
   /** The backoff phase begins: the failure noted and logged. */
   #failed(error: unknown, backoff: number): void {
     this.#options.onEvent?.("failure");
-    this.#downSince ??= performance.now();
+    this.#downSince ??= this.#timers.now();
     this.#lastFailure = error instanceof Error ? error.message : String(error);
     this.#options.log.warn(
       "Cache lost its watch; listing again after a pause",
@@ -451,11 +474,11 @@ class ListWatch<T extends Reflected> implements Reflector {
   #pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
-        clearTimeout(timer);
+        this.#timers.clearTimeout(timer);
         this.#wake = undefined;
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = this.#timers.setTimeout(done, ms);
       this.#wake = done;
     });
   }

@@ -20,15 +20,15 @@ import {
   startMain,
 } from "./main_process.ts";
 import { until } from "./eventually.ts";
+import {
+  allowAllWithProxy,
+  policyText,
+  users,
+} from "./api/auth/policy_fixtures.ts";
 
 const ALICE = "alice-token-0123456789abcdef0123456789";
 
-const POLICY = `rules:
-  - users: ["alice"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*", "proxy"]
-`;
+const POLICY = policyText([allowAllWithProxy(users("alice"), ["team-a"])]);
 
 const DASHBOARD = "/apis/v1alpha2/namespaces/team-a/clusters/blue/dashboard";
 

@@ -39,6 +39,7 @@ try:
 except grpc.RpcError as error:
     print(json.dumps({"code": error.code().value[0], "message": error.details()}))
 `;
+import { allowAll, policyText, users } from "./api/auth/policy_fixtures.ts";
 
 function pythonHasGrpc(): boolean {
   try {
@@ -97,10 +98,7 @@ Deno.test({
   async fn() {
     const files = await writeAccessFiles({
       tokens: tokenFileText([ALICE, BOB]),
-      policy: "rules:\n" +
-        '  - users: ["alice", "bob"]\n' +
-        '    namespaces: ["team-a"]\n' +
-        '    resources: ["*"]\n    verbs: ["*"]\n',
+      policy: policyText([allowAll(users("alice", "bob"), ["team-a"])]),
     });
     const main = await startMain({
       args: [

@@ -15,12 +15,10 @@ import { httpStatus } from "../api/errors.ts";
 import { createGateway, type Gateway } from "../api/http/gateway.ts";
 import { type HttpServer, serveHttp } from "../api/http/server.ts";
 import { createGrpcServer } from "../api/grpc/server.ts";
-import { type HttpUnit, unitEndpoints } from "../api/http/units.ts";
-import { createRouter, type Router } from "../api/http/router.ts";
 import { compileRoutes, type Route } from "../api/http/rules.ts";
 import { silentLogger } from "../api/log.ts";
 import type { Metrics } from "../api/metrics.ts";
-import { type ApiSchema, loadApiSchema } from "../api/schema.ts";
+import type { ApiSchema } from "../api/schema.ts";
 import { createHandlers } from "../api/service/handlers.ts";
 import {
   type ClusterWatch,
@@ -31,12 +29,15 @@ import {
 import { ConvertedClusters } from "../api/service/converted_clusters.ts";
 import { messageFromJson, messageToJson } from "../domain/codec.ts";
 import type { Message } from "../domain/message_form.ts";
-import { Code, type FieldViolation, ServiceError } from "../domain/errors.ts";
+import type { FieldViolation } from "../domain/errors.ts";
 import type { Logger } from "../domain/log.ts";
 import type { KubernetesCallRecord, Orchestrator } from "../domain/ports.ts";
 import { createKubernetesOrchestrator } from "../orchestrator/mod.ts";
 import { kubeconfigFor, startStandin } from "../standin/mod.ts";
 import { type GrpcCaller, grpcCaller } from "./api/grpc/client.ts";
+import { schema } from "./schema.ts";
+
+export { schema };
 
 export interface Corral {
   schema: ApiSchema;
@@ -55,9 +56,6 @@ export interface Corral {
   close(): Promise<void>;
 }
 
-let schemaPromise: Promise<ApiSchema> | undefined;
-
-/** The API definition, loaded once per test process. */
 /** Corral's gateway behind the HTTP listener on a free loopback port. */
 export function listening(corral: Corral): Promise<HttpServer> {
   return serveHttp({
@@ -66,10 +64,6 @@ export function listening(corral: Corral): Promise<HttpServer> {
     handler: corral.gateway,
     log: silentLogger(),
   });
-}
-
-export function schema(): Promise<ApiSchema> {
-  return schemaPromise ??= loadApiSchema();
 }
 
 /** Binds a gRPC server to a free port of 127.0.0.1; the port. */
@@ -318,49 +312,3 @@ export async function viaGrpc(
 
 /** Both transports, by name. */
 export const TRANSPORTS = [["http", viaHttp], ["grpc", viaGrpc]] as const;
-
-/**
- * HTTP units (api/http/units.ts) behind a router of their own, through the
- * chain as createApi wires it: `access` decides who may call, `fairUse`
- * (on the clock `fairUseNow`) how often, `metrics` counts.
- */
-export async function unitRouter(
-  units: readonly HttpUnit[],
-  options: {
-    access: Access;
-    /** Kubernetes as the units' handlers reach it; unreachable by default. */
-    orchestrator?: Orchestrator;
-    namespaces?: readonly string[];
-    log?: Logger;
-    metrics?: Metrics;
-    streamMaxDurationMs?: number;
-    fairUse?: FairUseSettings;
-    fairUseNow?: () => number;
-  },
-): Promise<Router> {
-  const dispatcher = createDispatcher({
-    schema: await schema(),
-    handlers: createHandlers({
-      orchestrator: options.orchestrator ?? unreachableKubernetes(),
-      clusterApiVersion: "ray.io/v1",
-    }),
-    ...options,
-    log: options.log ?? silentLogger(),
-  });
-  return createRouter({ endpoints: unitEndpoints(dispatcher, units) });
-}
-
-/**
- * An orchestrator whose every call fails as one to a Kubernetes API that
- * does not answer: UNAVAILABLE. For units that never reach Kubernetes.
- */
-function unreachableKubernetes(): Orchestrator {
-  const unavailable = () =>
-    Promise.reject(
-      new ServiceError(Code.UNAVAILABLE, "Kubernetes API unavailable"),
-    );
-  const port: object = new Proxy(unavailable, {
-    get: (_target, property) => property === "then" ? undefined : port,
-  });
-  return port as Orchestrator;
-}

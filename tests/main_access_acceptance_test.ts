@@ -24,6 +24,7 @@ import { sampleCluster } from "./api/cases.ts";
 import { schema } from "./harness.ts";
 import { mainClient } from "./main_client.ts";
 import { EMBEDDED, startMain } from "./main_process.ts";
+import { allowAll, groups, policyText } from "./api/auth/policy_fixtures.ts";
 
 const TRANSPORTS = ["http", "grpc"] as const;
 const CS = "proto.ClusterService";
@@ -32,21 +33,11 @@ const CT = "proto.ComputeTemplateService";
 const ALICE = person("alice", "alice", ["team-a"]);
 const ROOT = person("root", "root", ["admins"]);
 
-const POLICY = `rules:
-  - groups: ["team-a"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*"]
-  - groups: ["team-b"]
-    namespaces: ["team-b"]
-    resources: ["*"]
-    verbs: ["*"]
-  - groups: ["admins"]
-    namespaces: ["*"]
-    resources: ["*"]
-    verbs: ["*"]
-    allowHostPath: true
-`;
+const POLICY = policyText([
+  allowAll(groups("team-a"), ["team-a"]),
+  allowAll(groups("team-b"), ["team-b"]),
+  allowAll(groups("admins"), ["*"], { allowHostPath: true }),
+]);
 
 const HOST_PATH = {
   name: "logs",

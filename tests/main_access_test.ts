@@ -22,18 +22,23 @@ import { sampleCluster } from "./api/cases.ts";
 import { eventually } from "./eventually.ts";
 import { mainClient } from "./main_client.ts";
 import { DEV_PERMISSIONS, EMBEDDED, startMain } from "./main_process.ts";
+import {
+  allowAll,
+  groups,
+  policyText,
+  users,
+} from "./api/auth/policy_fixtures.ts";
 
 const TRANSPORTS = ["http", "grpc"] as const;
 const LIST = "proto.ClusterService/ListCluster";
 
 /** A policy granting each user everything in their namespaces. */
 function policyOf(grants: Record<string, string[]>): string {
-  return "rules:\n" +
+  return policyText(
     Object.entries(grants).map(([user, namespaces]) =>
-      `  - users: [${JSON.stringify(user)}]\n` +
-      `    namespaces: ${JSON.stringify(namespaces)}\n` +
-      `    resources: ["*"]\n    verbs: ["*"]\n`
-    ).join("");
+      allowAll(users(user), namespaces)
+    ),
+  );
 }
 
 /** Replaces the file at once, as an editor or a Secret volume would. */
@@ -130,12 +135,7 @@ Deno.test("main.ts takes OIDC ID tokens of an HTTPS issuer it trusts through --o
   const key = await makeSigningKey("ES256", "key-1");
   issuer.keys = [key];
   const files = await writeAccessFiles({
-    policy: `rules:
-  - groups: ["ml-team"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*"]
-`,
+    policy: policyText([allowAll(groups("ml-team"), ["team-a"])]),
   });
   const caFile = `${files.dir}/issuer-ca.pem`;
   await Deno.writeTextFile(caFile, issuer.ca.certPem);

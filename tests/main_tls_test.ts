@@ -18,6 +18,7 @@ import {
   issueServer,
   SecretVolume,
 } from "./test_certificates.ts";
+import { allowAll, groups, policyText } from "./api/auth/policy_fixtures.ts";
 
 const ca = await createCa();
 
@@ -182,7 +183,7 @@ Deno.test("main.ts takes a client certificate's CN as the user and its O as grou
   const dir = await Deno.makeTempDir({ prefix: "corral-client-cert-" });
   await Deno.writeTextFile(
     `${dir}/policy.yaml`,
-    'rules:\n  - groups: ["team-a"]\n    namespaces: ["team-a"]\n    resources: ["*"]\n    verbs: ["*"]\n',
+    policyText([allowAll(groups("team-a"), ["team-a"])]),
   );
   const main = await startMain({
     permissions: DEV_PERMISSIONS,

@@ -15,8 +15,10 @@
  * An address is its IP without the port; an IPv6 address counts by its /64,
  * the block one host is usually given, so that a host cannot get a fresh
  * bucket by changing its address. At most MAX_SOURCES buckets are kept: the
- * one of the address that failed least lately goes first.
+ * one of the address that failed least lately goes first. The buckets are
+ * token_bucket.ts's, as fair use's are, with one rate for every address.
  */
+import { TokenBuckets } from "./token_bucket.ts";
 
 /** How many failures an address may make: `perSecond`, bursts of `burst`. */
 export interface FailureLimitSettings {
@@ -35,63 +37,30 @@ export const DEFAULT_FAILURE_LIMIT: FailureLimitSettings = {
 /** The most addresses whose buckets are kept at once. */
 const MAX_SOURCES = 10_000;
 
-interface Bucket {
-  tokens: number;
-  /** When `tokens` was last brought up to date, in ms. */
-  at: number;
-}
-
-/** The buckets of every address that failed lately. */
+/** The buckets of every address that failed lately (token_bucket.ts). */
 export class FailureLimit {
-  readonly #buckets = new Map<string, Bucket>();
+  readonly #buckets: TokenBuckets;
 
   constructor(
     readonly settings: FailureLimitSettings,
     /** A monotonic clock in ms; performance.now by default. */
     readonly now: () => number = () => performance.now(),
     readonly maxSources: number = MAX_SOURCES,
-  ) {}
+  ) {
+    this.#buckets = new TokenBuckets(now, maxSources);
+  }
 
   /**
    * Counts a failure from `address`: 0 when its bucket had a token (answer
    * the failure as it is), else the seconds until it has one again.
    */
   fail(address: string): number {
-    const { perSecond, burst } = this.settings;
-    if (perSecond <= 0) return 0;
-    const key = sourceOf(address);
-    const now = this.now();
-    const bucket = this.#buckets.get(key) ?? this.#add(key, now);
-    bucket.tokens = Math.min(
-      burst,
-      bucket.tokens + (now - bucket.at) / 1000 * perSecond,
-    );
-    bucket.at = now;
-    // Last used last: eviction takes the oldest first.
-    this.#buckets.delete(key);
-    this.#buckets.set(key, bucket);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return 0;
-    }
-    return (1 - bucket.tokens) / perSecond;
+    return this.#buckets.take(sourceOf(address), this.settings);
   }
 
   /** How many addresses have a bucket (for tests). */
   get size(): number {
     return this.#buckets.size;
-  }
-
-  #add(key: string, now: number): Bucket {
-    // The map is in last-used order: the first key failed least lately, and
-    // its bucket has had the longest to fill. One delete, not a scan of every
-    // bucket, so that a caller spraying addresses costs no more per failure.
-    if (this.#buckets.size >= this.maxSources) {
-      this.#buckets.delete(this.#buckets.keys().next().value!);
-    }
-    const bucket = { tokens: this.settings.burst, at: now };
-    this.#buckets.set(key, bucket);
-    return bucket;
   }
 }
 

@@ -25,14 +25,15 @@
  * first group ("none" without one), never by user name: names are
  * unbounded and personal.
  *
- * Why not FailureLimit's buckets: those have one setting for every address
- * and key by address; these take the caller's own setting on each call, as
- * a policy reload may change it.
+ * The buckets are token_bucket.ts's, as FailureLimit's are; these are
+ * keyed by caller and take the caller's own rate on each call, as a policy
+ * reload may change it.
  */
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Metrics } from "../metrics.ts";
 import { sourceOf } from "./failure_limit.ts";
 import type { Identity } from "./identity.ts";
+import { TokenBuckets } from "./token_bucket.ts";
 
 /** A rate: `perSecond` on average, `burst` in a row; perSecond 0: no limit. */
 export interface RateLimitSettings {
@@ -67,61 +68,6 @@ export const DEFAULT_RATE_LIMIT: RateLimitSettings = {
 
 /** Open watch streams per caller by default. */
 export const DEFAULT_MAX_STREAMS = 20;
-
-/** The most callers whose buckets are kept at once. */
-const MAX_CALLERS = 10_000;
-
-interface Bucket {
-  tokens: number;
-  /** When `tokens` was last brought up to date, in ms. */
-  at: number;
-}
-
-/**
- * Token buckets by key, each filled at the rate given when it is taken
- * from; at most `maxKeys`, the one least lately used dropped first (its
- * bucket has had the longest to fill, so dropping it loses least).
- */
-export class TokenBuckets {
-  readonly #buckets = new Map<string, Bucket>();
-
-  constructor(
-    /** A monotonic clock in ms; performance.now by default. */
-    readonly now: () => number = () => performance.now(),
-    readonly maxKeys: number = MAX_CALLERS,
-  ) {}
-
-  /**
-   * Takes a token from `key`'s bucket: 0 when there was one, else the
-   * seconds until there is (nothing taken). perSecond 0 always answers 0.
-   */
-  take(key: string, { perSecond, burst }: RateLimitSettings): number {
-    if (perSecond <= 0) return 0;
-    const now = this.now();
-    const bucket = this.#buckets.get(key) ?? { tokens: burst, at: now };
-    bucket.tokens = Math.min(
-      burst,
-      bucket.tokens + (now - bucket.at) / 1000 * perSecond,
-    );
-    bucket.at = now;
-    // Last used last: eviction takes the first key of the map.
-    this.#buckets.delete(key);
-    if (this.#buckets.size >= this.maxKeys) {
-      this.#buckets.delete(this.#buckets.keys().next().value!);
-    }
-    this.#buckets.set(key, bucket);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return 0;
-    }
-    return (1 - bucket.tokens) / perSecond;
-  }
-
-  /** How many keys have a bucket (for tests). */
-  get size(): number {
-    return this.#buckets.size;
-  }
-}
 
 export interface FairUseOptions {
   /** The policy's `rateLimits:` in force, read on every call. */

@@ -54,6 +54,12 @@ export interface TokenReviewOptions {
   log: Logger;
   /** The clock, for tests. */
   now?: () => number;
+  /**
+   * The timer of a review's time limit: a signal that aborts once `ms` have
+   * passed. AbortSignal.timeout by default; a test aborts its own instead,
+   * so that "too late" is a step of the test and not the machine's speed.
+   */
+  timer?: (ms: number) => AbortSignal;
 }
 
 interface Cached {
@@ -68,6 +74,7 @@ export function tokenReviewAuthenticator(
   const size = options.cacheSize ?? DEFAULT_CACHE_SIZE;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const now = options.now ?? Date.now;
+  const timer = options.timer ?? ((ms: number) => AbortSignal.timeout(ms));
   const log = options.log.with({ authenticator: "token-review" });
   // Insertion order is age order, so the first key is the oldest.
   const cache = new Map<string, Cached>();
@@ -117,7 +124,7 @@ export function tokenReviewAuthenticator(
     token: string,
     callerSignal?: AbortSignal,
   ): Promise<V1TokenReview> {
-    const timeout = AbortSignal.timeout(timeoutMs);
+    const timeout = timer(timeoutMs);
     const signal = callerSignal
       ? AbortSignal.any([timeout, callerSignal])
       : timeout;

@@ -16,10 +16,11 @@ export function clusterKey(cluster) {
 /**
  * Age as kubectl prints it: 45s, 12m, 3h, 5d; empty when not known.
  * @param {string | null | undefined} timestamp
+ * @param {number} [now] ms since the epoch: Date.now() unless a test says
  */
-export function age(timestamp) {
+export function age(timestamp, now = Date.now()) {
   if (!timestamp) return "";
-  const seconds = Math.max(0, (Date.now() - Date.parse(timestamp)) / 1000);
+  const seconds = Math.max(0, (now - Date.parse(timestamp)) / 1000);
   if (seconds < 120) return `${Math.floor(seconds)}s`;
   if (seconds < 7200) return `${Math.floor(seconds / 60)}m`;
   if (seconds < 172800) return `${Math.floor(seconds / 3600)}h`;

@@ -88,7 +88,26 @@ export interface GuardOptions {
   /** The stream's own maximum duration (already jittered); none when absent. */
   maxDurationMs?: number;
   log: Logger;
+  /** The clock and timers; the real ones by default, a test's own in tests. */
+  timers?: StreamTimers;
 }
+
+/** Where a GuardedStream reads the time and sets its timers. */
+export interface StreamTimers {
+  /** Milliseconds since the epoch, as Date.now(): expiresAt's scale. */
+  now(): number;
+  /** Calls `fire` once, `ms` from now; the handle is for clearTimeout. */
+  setTimeout(fire: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** Date.now() and the global timer functions. */
+const realTimers: StreamTimers = {
+  now: () => Date.now(),
+  setTimeout: (fire, ms) => setTimeout(fire, ms),
+  clearTimeout: (handle) =>
+    clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 /** How the guard wants the stream to end. */
 type Stop = { error: ServiceError } | { finish: true };
@@ -101,14 +120,15 @@ type Stop = { error: ServiceError } | { finish: true };
 export class GuardedStream<T> implements AsyncIterableIterator<T> {
   readonly #inner: AsyncIterableIterator<T>;
   readonly #options: GuardOptions;
+  readonly #timers: StreamTimers;
   readonly #stopped: Promise<Stop>;
   #stop!: (stop: Stop) => void;
   /** Set once the guard has decided how the stream ends. */
   #stopping: Stop | undefined;
   #done = false;
   #unsubscribe: (() => void) | undefined;
-  #maxTimer: ReturnType<typeof setTimeout> | undefined;
-  #expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  #maxTimer: unknown;
+  #expiryTimer: unknown;
   /** One check at a time; a change during one asks for another after it. */
   #checking: Promise<void> | undefined;
   #checkAgain = false;
@@ -116,10 +136,11 @@ export class GuardedStream<T> implements AsyncIterableIterator<T> {
   constructor(inner: AsyncIterableIterator<T>, options: GuardOptions) {
     this.#inner = inner;
     this.#options = options;
+    this.#timers = options.timers ?? realTimers;
     this.#stopped = new Promise((resolve) => this.#stop = resolve);
     this.#unsubscribe = options.onAccessChange?.(() => this.check());
     if (options.maxDurationMs !== undefined) {
-      this.#maxTimer = setTimeout(
+      this.#maxTimer = this.#timers.setTimeout(
         () => this.#end({ finish: true }),
         options.maxDurationMs,
       );
@@ -168,13 +189,13 @@ export class GuardedStream<T> implements AsyncIterableIterator<T> {
   }
 
   #scheduleExpiry(expiresAt: number | undefined): void {
-    clearTimeout(this.#expiryTimer);
+    this.#timers.clearTimeout(this.#expiryTimer);
     this.#expiryTimer = undefined;
     if (expiresAt === undefined || this.#stopping) return;
     // Checked again rather than ended outright: the error is then the one
     // a fresh call gets, and credentials renewed in the meantime count.
-    const wait = expiresAt - Date.now();
-    this.#expiryTimer = setTimeout(
+    const wait = expiresAt - this.#timers.now();
+    this.#expiryTimer = this.#timers.setTimeout(
       () => void this.check(),
       wait > 0 ? wait : EXPIRY_RECHECK_MS,
     );
@@ -197,8 +218,8 @@ export class GuardedStream<T> implements AsyncIterableIterator<T> {
 
   /** Stops the timers and the subscription. */
   #release(): void {
-    clearTimeout(this.#maxTimer);
-    clearTimeout(this.#expiryTimer);
+    this.#timers.clearTimeout(this.#maxTimer);
+    this.#timers.clearTimeout(this.#expiryTimer);
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
   }

@@ -83,7 +83,7 @@ const { filtered } = await import(`${CONSOLE}clusters_view.js`) as {
   filtered: (filter: { ns: string; text: string }) => Cluster[];
 };
 const { age } = await import(`${CONSOLE}format.js`) as {
-  age: (timestamp: string | null | undefined) => string;
+  age: (timestamp: string | null | undefined, now?: number) => string;
 };
 
 function cluster(namespace: string, name: string, user = ""): Cluster {
@@ -317,8 +317,8 @@ Deno.test("filtered() keeps a namespace's clusters whose name, user or version h
 });
 
 Deno.test("age() is written as kubectl writes it", async (t) => {
-  const ago = (seconds: number) =>
-    new Date(Date.now() - seconds * 1000).toISOString();
+  const now = Date.parse("2026-01-01T12:00:00Z");
+  const ago = (seconds: number) => new Date(now - seconds * 1000).toISOString();
   for (
     const [timestamp, want] of [
       [ago(45), "45s"],
@@ -329,7 +329,7 @@ Deno.test("age() is written as kubectl writes it", async (t) => {
     ] as const
   ) {
     await t.step(`${want || "unknown"}`, () => {
-      assert.equal(age(timestamp), want);
+      assert.equal(age(timestamp, now), want);
     });
   }
 });

@@ -14,17 +14,11 @@ import {
   fileAccess,
   tokenFileText,
 } from "./auth/access_fixtures.ts";
+import { allowAll, policyText, users } from "./auth/policy_fixtures.ts";
 
-const POLICY = `rules:
-  - users: ["alice"]
-    namespaces: ["team-a", "team-b"]
-    resources: ["*"]
-    verbs: ["*"]
-expiry:
-  - namespaces: ["team-a"]
-    default: 8h
-    max: 24h
-`;
+const POLICY = policyText([allowAll(users("alice"), ["team-a", "team-b"])], {
+  expiry: [{ namespaces: ["team-a"], default: "8h", max: "24h" }],
+});
 
 const CREATE = "proto.ClusterService/CreateCluster";
 const EXTEND = "proto.ClusterService/ExtendCluster";

@@ -26,6 +26,12 @@ import {
 import { encode, map } from "./field_numbers.ts";
 import { within } from "./stream_watchers.ts";
 import { managedCluster } from "../standin/with_standin.ts";
+import {
+  allowAll,
+  dashboardAccess,
+  policyText,
+  users,
+} from "./auth/policy_fixtures.ts";
 
 const JS = "proto.RayJobSubmissionService";
 
@@ -33,16 +39,10 @@ const JS = "proto.RayJobSubmissionService";
  * alice may get and proxy clusters in team-a; carol may do "*" in team-a,
  * which does not include proxy; dave has no rule.
  */
-const POLICY = `rules:
-  - users: ["alice"]
-    namespaces: ["team-a"]
-    resources: ["clusters"]
-    verbs: ["get", "proxy"]
-  - users: ["carol"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*"]
-`;
+const POLICY = policyText([
+  dashboardAccess(users("alice"), ["team-a"]),
+  allowAll(users("carol"), ["team-a"]),
+]);
 
 interface World {
   corral: Corral;

@@ -19,18 +19,14 @@ import {
   fileAccess,
   tokenFileText,
 } from "./auth/access_fixtures.ts";
+import { allowAll, policyText, users } from "./auth/policy_fixtures.ts";
 
-const POLICY = `rules:
-  - users: ["alice"]
-    namespaces: ["team-a", "team-b"]
-    resources: ["*"]
-    verbs: ["*"]
-queues:
-  - namespaces: ["team-a"]
-    default: default
-  - namespaces: ["team-b"]
-    allowed: ["default"]
-`;
+const POLICY = policyText([allowAll(users("alice"), ["team-a", "team-b"])], {
+  queues: [
+    { namespaces: ["team-a"], default: "default" },
+    { namespaces: ["team-b"], allowed: ["default"] },
+  ],
+});
 
 const CS = "proto.ClusterService";
 const JS = "proto.RayJobService";

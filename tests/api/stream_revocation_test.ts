@@ -25,6 +25,7 @@ import {
   PEOPLE,
   POLICY,
   ROOT,
+  RULES,
   tokenFileText,
   writeAccessFiles,
 } from "./auth/access_fixtures.ts";
@@ -36,6 +37,7 @@ import {
   type WatchRequest,
   within,
 } from "./stream_watchers.ts";
+import { type Grant, policyText } from "./auth/policy_fixtures.ts";
 
 const NS = "team-a";
 /** How often the files are read in these tests (5 s in production). */
@@ -175,20 +177,20 @@ function same(ending: Ending): Record<string, Ending> {
   return Object.fromEntries(WATCH_TRANSPORTS.map(([t]) => [t, ending]));
 }
 
-/** `POLICY` with one change, which must apply. */
-function changed(pattern: RegExp, replacement: string): string {
-  const policy = POLICY.replace(pattern, replacement);
-  assert.notEqual(policy, POLICY, `the fixture's policy has ${pattern}`);
+/** `POLICY` with its rules changed by `change`, which must change one. */
+function changed(change: (rule: Grant) => Grant): string {
+  const policy = policyText(RULES.map(change));
+  assert.notEqual(policy, POLICY, "the change applies to a fixture's rule");
   return policy;
 }
 
-const ALICE_REMOVED = changed(
-  /^ {2}- users: \["alice", "alice@example.com"\]$/m,
-  `  - users: ["alice@example.com"]`,
+const ALICE_REMOVED = changed((rule) =>
+  rule.users?.includes("alice")
+    ? { ...rule, users: ["alice@example.com"] }
+    : rule
 );
-const ADMINS_IN_TEAM_A_ONLY = changed(
-  /(groups: \["admins"\]\n(?: {4}#.*\n)*) {4}namespaces: \[.*\]/,
-  `$1    namespaces: ["team-a"]`,
+const ADMINS_IN_TEAM_A_ONLY = changed((rule) =>
+  rule.groups?.includes("admins") ? { ...rule, namespaces: ["team-a"] } : rule
 );
 
 interface RevocationCase {

@@ -20,6 +20,13 @@ import {
   CAROL,
   fileAccess,
 } from "./auth/access_fixtures.ts";
+import {
+  allow,
+  allowAll,
+  groups,
+  policyText,
+  users,
+} from "./auth/policy_fixtures.ts";
 
 const NS = "team-a";
 const CS = "proto.ClusterService";
@@ -508,20 +515,16 @@ Deno.test("UpdateCluster without an etag: concurrent updates all apply, retried 
 
 Deno.test("UpdateCluster needs the update verb in the cluster's namespace", async () => {
   const access = await fileAccess({
-    policy: `rules:
-  - users: ["alice"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*"]
-  - users: ["carol"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["get", "list", "create", "delete"]
-  - groups: ["team-b"]
-    namespaces: ["team-b"]
-    resources: ["*"]
-    verbs: ["*"]
-`,
+    policy: policyText([
+      allowAll(users("alice"), ["team-a"]),
+      allow(users("carol"), ["team-a"], ["*"], [
+        "get",
+        "list",
+        "create",
+        "delete",
+      ]),
+      allowAll(groups("team-b"), ["team-b"]),
+    ]),
   });
   try {
     await withCluster(

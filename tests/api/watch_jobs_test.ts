@@ -23,8 +23,8 @@ import {
   CAROL,
   fileAccess,
   type Person,
-  POLICY,
   ROOT,
+  RULES,
   writeAccessFiles,
 } from "./auth/access_fixtures.ts";
 import {
@@ -33,6 +33,7 @@ import {
   type WatchRequest,
   within,
 } from "./stream_watchers.ts";
+import { policyText } from "./auth/policy_fixtures.ts";
 
 const RAYJOB_CRD = new URL("../testdata/ray.io_rayjobs.yaml", import.meta.url)
   .pathname;
@@ -314,7 +315,11 @@ Deno.test("WatchRayJobs: open watches end with code 7 on every transport when th
     );
     await Deno.writeTextFile(
       files.policyFile,
-      POLICY.replace('users: ["alice", "alice@example.com"]', 'users: ["x"]'),
+      policyText(
+        RULES.map((rule) =>
+          rule.users?.includes("alice") ? { ...rule, users: ["x"] } : rule
+        ),
+      ),
     );
     for (const watch of watches) {
       const ending = await within(2_000, "the revocation", watch.ended);

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { whoamiUnit } from "../../api/whoami.ts";
-import { unitRouter } from "../harness.ts";
+import { unitRouter } from "../unit_router.ts";
 import { bearer, BOB, fileAccess } from "./auth/access_fixtures.ts";
 
 Deno.test("whoami answers the caller's user and groups, and 401 without valid credentials", async (t) => {

@@ -24,6 +24,7 @@ import {
   NO_SHUTDOWN_DELAY,
   startMain,
 } from "../main_process.ts";
+import { allowAll, groups, policyText } from "../api/auth/policy_fixtures.ts";
 
 const NS = "team-a";
 const CLUSTER = "blue";
@@ -235,12 +236,7 @@ const BOB_TOKEN = "bob-cluster-jobs-token-0123456789abcdef";
  * Bob's team does "*" in team-a, which never includes `proxy`: he sees the
  * cluster, but not its jobs, and cannot submit one.
  */
-const POLICY = `rules:
-  - groups: ["team-a"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*"]
-`;
+const POLICY = policyText([allowAll(groups("team-a"), ["team-a"])]);
 
 Deno.test("a cluster's jobs in the console: without proxy, the panel says the refusal and a submission is refused", async () => {
   const dir = await Deno.makeTempDir({ prefix: "corral-cluster-jobs-" });

@@ -17,18 +17,18 @@ import {
   startTwoTeams,
   type TwoTeams,
 } from "./two_teams.ts";
+import { allow, groups, policyText } from "../api/auth/policy_fixtures.ts";
 
 /** team-a may do anything with clusters and templates, and list jobs. */
-const LIST_NOT_WATCH = `rules:
-  - groups: ["team-a"]
-    namespaces: ["team-a"]
-    resources: ["clusters", "computetemplates"]
-    verbs: ["*"]
-  - groups: ["team-a"]
-    namespaces: ["team-a"]
-    resources: ["jobs"]
-    verbs: ["get", "list", "create", "delete"]
-`;
+const LIST_NOT_WATCH = policyText([
+  allow(groups("team-a"), ["team-a"], ["clusters", "computetemplates"], ["*"]),
+  allow(groups("team-a"), ["team-a"], ["jobs"], [
+    "get",
+    "list",
+    "create",
+    "delete",
+  ]),
+]);
 
 /** Submits a job of `name` in `namespace` as Ada. */
 function submitJob(teams: TwoTeams, namespace: string, name: string) {
@@ -116,20 +116,21 @@ Deno.test("the console's jobs for a caller who may list but not watch them: refu
  * team-a may watch jobs in team-b, and only list them in team-a: the watch
  * of every namespace is accepted and has team-b's jobs only.
  */
-const WATCH_ONE_LIST_OTHER = `rules:
-  - groups: ["team-a"]
-    namespaces: ["team-a", "team-b"]
-    resources: ["clusters", "computetemplates"]
-    verbs: ["*"]
-  - groups: ["team-a"]
-    namespaces: ["team-a"]
-    resources: ["jobs"]
-    verbs: ["get", "list", "create", "delete"]
-  - groups: ["team-a"]
-    namespaces: ["team-b"]
-    resources: ["jobs"]
-    verbs: ["*"]
-`;
+const WATCH_ONE_LIST_OTHER = policyText([
+  allow(
+    groups("team-a"),
+    ["team-a", "team-b"],
+    ["clusters", "computetemplates"],
+    ["*"],
+  ),
+  allow(groups("team-a"), ["team-a"], ["jobs"], [
+    "get",
+    "list",
+    "create",
+    "delete",
+  ]),
+  allow(groups("team-a"), ["team-b"], ["jobs"], ["*"]),
+]);
 
 Deno.test("the console's jobs for a caller who may watch them in one namespace and only list them in another: both namespaces' jobs show, one watched, the other read", async () => {
   let teams: TwoTeams | undefined;

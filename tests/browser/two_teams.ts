@@ -19,6 +19,13 @@ import {
   NO_SHUTDOWN_DELAY,
   startMain,
 } from "../main_process.ts";
+import {
+  allow,
+  allowAll,
+  groups,
+  policyText,
+  users,
+} from "../api/auth/policy_fixtures.ts";
 
 export interface Person {
   user: string;
@@ -52,38 +59,19 @@ ${CY.token},cy,4,""
  * team-a's quota: two clusters, 8 CPUs, 16 GiB; ada's own: 4 CPUs. Its
  * clusters live at most 24h, 8h when they say nothing.
  */
-export const POLICY = `rules:
-  - groups: ["team-a"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*"]
-  - users: ["ada"]
-    namespaces: ["team-a"]
-    resources: ["clusters"]
-    verbs: ["proxy"]
-  - groups: ["team-b"]
-    namespaces: ["team-b"]
-    resources: ["*"]
-    verbs: ["*"]
-  - users: ["cy"]
-    namespaces: ["team-c"]
-    resources: ["clusters", "computetemplates"]
-    verbs: ["*"]
-quotas:
-  - namespaces: ["team-a"]
-    maxClusters: 2
-    cpu: 8
-    memory: 16
-  - namespaces: ["team-a"]
-    users: ["ada"]
-    cpu: 4
-  - namespaces: ["team-c"]
-    maxClusters: 5
-expiry:
-  - namespaces: ["team-a"]
-    default: 8h
-    max: 24h
-`;
+export const POLICY = policyText([
+  allowAll(groups("team-a"), ["team-a"]),
+  allow(users("ada"), ["team-a"], ["clusters"], ["proxy"]),
+  allowAll(groups("team-b"), ["team-b"]),
+  allow(users("cy"), ["team-c"], ["clusters", "computetemplates"], ["*"]),
+], {
+  quotas: [
+    { namespaces: ["team-a"], maxClusters: 2, cpu: 8, memory: 16 },
+    { namespaces: ["team-a"], users: ["ada"], cpu: 4 },
+    { namespaces: ["team-c"], maxClusters: 5 },
+  ],
+  expiry: [{ namespaces: ["team-a"], default: "8h", max: "24h" }],
+});
 
 export interface TwoTeams {
   corral: MainProcess;

@@ -23,20 +23,20 @@ import {
 } from "./cli_process.ts";
 import { localLocation } from "../../cli/dashboard.ts";
 import type { CorralClient } from "../../cli/client.ts";
+import {
+  allowAllWithProxy,
+  policyText,
+  readOnly,
+  users,
+} from "../api/auth/policy_fixtures.ts";
 
 const ALICE = "alice-token-0123456789abcdef0123456789";
 const BOB = "bob-token-0123456789abcdef0123456789abc";
 
-const POLICY = `rules:
-  - users: ["alice"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*", "proxy"]
-  - users: ["bob"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["get", "list", "watch"]
-`;
+const POLICY = policyText([
+  allowAllWithProxy(users("alice"), ["team-a"]),
+  readOnly(users("bob"), ["team-a"]),
+]);
 
 /** A cluster with two worker groups, both on `small`. */
 const TWO_GROUPS = JSON.stringify({

@@ -24,6 +24,12 @@ import {
   parseGitignore,
 } from "../../cli/job_package.ts";
 import { zipFileNames } from "../../standin/dashboard/zip.ts";
+import {
+  allowAll,
+  allowAllWithProxy,
+  policyText,
+  users,
+} from "../api/auth/policy_fixtures.ts";
 
 const NS = "team-a";
 
@@ -328,16 +334,10 @@ const ADA = "ada-token-0123456789abcdef0123456789abcd";
 const CAROL = "carol-token-0123456789abcdef0123456789ab";
 
 /** ada may do everything in team-a, proxy included; carol all but proxy. */
-const POLICY = `rules:
-  - users: ["ada"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*", "proxy"]
-  - users: ["carol"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*"]
-`;
+const POLICY = policyText([
+  allowAllWithProxy(users("ada"), ["team-a"]),
+  allowAll(users("carol"), ["team-a"]),
+]);
 
 Deno.test("corral jobs run|logs|stop|list --cluster: a caller without proxy is refused at every step", async () => {
   const box: Sandbox = await sandbox();

@@ -9,23 +9,16 @@ import assert from "node:assert/strict";
 import { FREE_PORTS, NO_SHUTDOWN_DELAY } from "../main_process.ts";
 import { sandbox, startCorral } from "./cli_process.ts";
 import { memory, quotaTable } from "../../cli/quota.ts";
+import { allowAll, policyText, users } from "../api/auth/policy_fixtures.ts";
 
 const ALICE = "alice-token-0123456789abcdef0123456789";
 
-const POLICY = `rules:
-  - users: ["alice"]
-    namespaces: ["team-a", "team-b"]
-    resources: ["*"]
-    verbs: ["*"]
-quotas:
-  - namespaces: ["team-a"]
-    maxClusters: 2
-    gpu: 4
-    memory: 16
-  - namespaces: ["team-a"]
-    users: ["alice"]
-    cpu: 8
-`;
+const POLICY = policyText([allowAll(users("alice"), ["team-a", "team-b"])], {
+  quotas: [
+    { namespaces: ["team-a"], maxClusters: 2, gpu: 4, memory: 16 },
+    { namespaces: ["team-a"], users: ["alice"], cpu: 8 },
+  ],
+});
 
 Deno.test("memory() writes GiB in the unit that reads best", () => {
   const cases: [number, string][] = [

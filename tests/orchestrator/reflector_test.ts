@@ -12,6 +12,8 @@ import {
   type StoreChange,
 } from "../../orchestrator/reflector.ts";
 import type { WatchTransport } from "../../orchestrator/watch_stream.ts";
+import { until } from "../eventually.ts";
+import { ManualClock } from "../manual_clock.ts";
 
 type Item = Reflected;
 
@@ -153,28 +155,19 @@ Deno.test("a failed watch or list lists again after a backoff, and the store con
 });
 
 Deno.test("stop() ends the watch followed even when the one before it, ended as silent, calls back late", async () => {
+  // The clock moves only when the test says: the first watch goes silent
+  // past the limit, the second never does.
+  const clock = new ManualClock();
   const dones: ((error: unknown) => void)[] = [];
   const controllers: AbortController[] = [];
-  let ticking: ReturnType<typeof setInterval> | undefined;
   const transport: WatchTransport = {
     list: () =>
       Promise.resolve({ items: [], metadata: { resourceVersion: "1" } }),
-    watch(_path, _query, onEvent, done) {
+    watch(_path, _query, _onEvent, done) {
+      // Neither watch calls back when aborted: a hung API server.
       dones.push(done);
       const controller = new AbortController();
       controllers.push(controller);
-      // The first watch says nothing (and is ended as silent); the second
-      // keeps talking. Neither calls back when aborted: a hung API server.
-      if (dones.length === 2) {
-        ticking = setInterval(
-          () =>
-            onEvent(
-              "BOOKMARK",
-              { metadata: { resourceVersion: "1" } } as never,
-            ),
-          5,
-        );
-      }
       return Promise.resolve(controller);
     },
     version: () => Promise.resolve(),
@@ -189,19 +182,21 @@ Deno.test("stop() ends the watch followed even when the one before it, ended as 
     log: silentLogger(),
     backoffMs: 1,
     silenceLimitMs: 50,
+    timers: clock,
   });
   try {
-    const deadline = Date.now() + 5_000;
-    while (dones.length < 2 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    assert.equal(dones.length, 2, "the silent watch was started again");
-    // The first watch's stream ends only now.
+    await until("the first watch", () => dones.length === 1);
+    clock.advance(49);
+    assert.ok(!controllers[0].signal.aborted, "not silent before the limit");
+    clock.advance(1);
+    await until("the silent watch started again", () => dones.length === 2);
+    assert.ok(controllers[0].signal.aborted, "the silent watch was ended");
+    // The first watch's stream ends only now; any pause it caused passes.
     dones[0](null);
-    await new Promise((r) => setTimeout(r, 10));
+    clock.advance(1);
+    await new Promise((r) => setTimeout(r, 0));
   } finally {
     await reflector.stop();
-    clearInterval(ticking);
   }
   assert.equal(dones.length, 2, "no watch after stop()");
   assert.ok(controllers[1].signal.aborted, "the second watch was ended");

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { SimulatedDashboard } from "../../standin/dashboard/server.ts";
-import { zipFileNames } from "../../standin/dashboard/zip.ts";
 import { eventually } from "../eventually.ts";
 import { zipOf } from "./zip_fixture.ts";
 
@@ -192,12 +191,4 @@ Deno.test("The simulated dashboard refuses bad submissions naming the field, and
       /Ray Dashboard \(simulated\).*team-a\/blue/,
     );
   });
-});
-
-Deno.test("zipFileNames() lists a zip's files and refuses what is not a zip", () => {
-  assert.deepEqual(zipFileNames(zipOf({ "a.py": "", "b/c.txt": "x" })), [
-    "a.py",
-    "b/c.txt",
-  ]);
-  assert.equal(zipFileNames(new TextEncoder().encode("not a zip")), undefined);
 });

@@ -12,6 +12,14 @@
 import { type Access, createAccess } from "../../../api/auth/access.ts";
 import { silentLogger } from "../../../api/log.ts";
 import type { Logger } from "../../../domain/log.ts";
+import {
+  allow,
+  allowAll,
+  type Grant,
+  groups,
+  policyText,
+  users,
+} from "./policy_fixtures.ts";
 
 export interface Person {
   /** What the tests call them. */
@@ -53,26 +61,17 @@ export function tokenFileText(people: Person[] = PEOPLE): string {
   ).join("\n") + "\n";
 }
 
-export const POLICY = `rules:
-  - users: ["alice", "alice@example.com"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*"]
-  - groups: ["team-b"]
-    namespaces: ["team-b"]
-    resources: ["*"]
-    verbs: ["*"]
-  - users: ["carol"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["get", "list"]
-  - groups: ["admins"]
-    # "*" covers no kube-* namespace: a rule names one to grant it.
-    namespaces: ["*", "kube-system"]
-    resources: ["*"]
-    verbs: ["*"]
-    allowHostPath: true
-`;
+/** The people's rules (see the top of this file). */
+export const RULES: Grant[] = [
+  allowAll(users("alice", "alice@example.com"), ["team-a"]),
+  allowAll(groups("team-b"), ["team-b"]),
+  allow(users("carol"), ["team-a"], ["*"], ["get", "list"]),
+  // "*" covers no kube-* namespace: a rule names one to grant it.
+  allowAll(groups("admins"), ["*", "kube-system"], { allowHostPath: true }),
+];
+
+/** The people's policy file. */
+export const POLICY = policyText(RULES);
 
 /** `Bearer <token>` */
 export function bearer(person: Person): string {

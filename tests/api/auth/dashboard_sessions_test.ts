@@ -27,7 +27,8 @@ function keysOf(seed: string): SessionKeys {
   return { keys: () => [key], shared: true };
 }
 
-function replica(keys: SessionKeys, now = () => Date.now()) {
+/** A replica's sessions, on a clock that stands still unless a test moves it. */
+function replica(keys: SessionKeys, now = () => 1_000_000) {
   return new DashboardSessions({ ttlMs: 60_000, keys, now });
 }
 

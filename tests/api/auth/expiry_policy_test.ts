@@ -9,13 +9,9 @@ import {
   parsePolicyDocument,
   PolicyError,
 } from "../../../api/auth/policy_document.ts";
+import { allowAll, policyText, users } from "./policy_fixtures.ts";
 
-const RULES = `rules:
-  - users: ["alice"]
-    namespaces: ["*"]
-    resources: ["*"]
-    verbs: ["*"]
-`;
+const RULES = policyText([allowAll(users("alice"), ["*"])]);
 
 Deno.test("expiry: entries read as limits, the first naming the namespace applying", () => {
   const { expiry } = parsePolicyDocument(`${RULES}expiry:

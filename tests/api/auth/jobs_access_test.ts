@@ -13,26 +13,18 @@ import {
   person,
   tokenFileText,
 } from "./access_fixtures.ts";
+import { allow, allowAll, policyText, users } from "./policy_fixtures.ts";
 
 const NS = "team-a";
 const ALICE = person("alice", "alice");
 const JO = person("jo", "jo");
 const RITA = person("rita", "rita");
 
-const POLICY = `rules:
-  - users: ["alice"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*"]
-  - users: ["jo"]
-    namespaces: ["team-a"]
-    resources: ["jobs"]
-    verbs: ["*"]
-  - users: ["rita"]
-    namespaces: ["team-a"]
-    resources: ["jobs"]
-    verbs: ["get", "list"]
-`;
+const POLICY = policyText([
+  allowAll(users("alice"), ["team-a"]),
+  allow(users("jo"), ["team-a"], ["jobs"], ["*"]),
+  allow(users("rita"), ["team-a"], ["jobs"], ["get", "list"]),
+]);
 
 const SPEC = {
   headGroupSpec: { computeTemplate: "", image: "", engineStartParams: {} },

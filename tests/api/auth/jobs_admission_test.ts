@@ -13,17 +13,16 @@ import {
   person,
   tokenFileText,
 } from "./access_fixtures.ts";
+import { allow, policyText, users } from "./policy_fixtures.ts";
 
 const NS = "team-a";
 const JO = person("jo", "jo");
 
-const POLICY = `rules:
-  - users: ["jo"]
-    namespaces: ["team-a"]
-    resources: ["jobs", "clusters"]
-    verbs: ["*"]
-    images: ["rayproject/ray:*"]
-`;
+const POLICY = policyText([
+  allow(users("jo"), ["team-a"], ["jobs", "clusters"], ["*"], {
+    images: ["rayproject/ray:*"],
+  }),
+]);
 
 const SPEC = {
   headGroupSpec: { computeTemplate: "", image: "", engineStartParams: {} },

@@ -12,23 +12,17 @@ import {
   person,
   tokenFileText,
 } from "./access_fixtures.ts";
+import { allow, groups, policyText } from "./policy_fixtures.ts";
 
 const NS = "team-a";
 const JO = person("jo", "jo", ["team-a"]);
 const RITA = person("rita", "rita", ["team-a"]);
 const LEAD = person("lead", "lead", ["team-a", "team-a-leads"]);
 
-const POLICY = `rules:
-  - groups: ["team-a"]
-    namespaces: ["team-a"]
-    resources: ["jobs"]
-    verbs: ["*"]
-    owners: only
-  - groups: ["team-a-leads"]
-    namespaces: ["team-a"]
-    resources: ["jobs"]
-    verbs: ["admin"]
-`;
+const POLICY = policyText([
+  allow(groups("team-a"), ["team-a"], ["jobs"], ["*"], { owners: "only" }),
+  allow(groups("team-a-leads"), ["team-a"], ["jobs"], ["admin"]),
+]);
 
 const SPEC = {
   headGroupSpec: { computeTemplate: "", image: "", engineStartParams: {} },

@@ -25,6 +25,7 @@ import {
   tokenFileText,
 } from "./access_fixtures.ts";
 import type { FieldViolation } from "../../../domain/errors.ts";
+import { allow, allowAll, policyText, users } from "./policy_fixtures.ts";
 
 const NS = "team-a";
 const CREATE = "proto.ClusterService/CreateCluster";
@@ -35,27 +36,18 @@ const HANA = person("hana", "hana");
 const IVY = person("ivy", "ivy");
 const VIC = person("vic", "vic");
 
-const POLICY = `rules:
-  - users: ["alice", "alice@example.com"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*"]
-  - users: ["hana"]
-    namespaces: ["team-a"]
-    resources: ["clusters"]
-    verbs: ["create"]
-    allowHostPath: true
-  - users: ["ivy"]
-    namespaces: ["team-a"]
-    resources: ["clusters"]
-    verbs: ["create"]
-    images: ["rayproject/ray:*"]
-  - users: ["vic"]
-    namespaces: ["team-a"]
-    resources: ["clusters"]
-    verbs: ["create"]
-    images: ["rayproject/ray:2.9.*"]
-`;
+const POLICY = policyText([
+  allowAll(users("alice", "alice@example.com"), ["team-a"]),
+  allow(users("hana"), ["team-a"], ["clusters"], ["create"], {
+    allowHostPath: true,
+  }),
+  allow(users("ivy"), ["team-a"], ["clusters"], ["create"], {
+    images: ["rayproject/ray:*"],
+  }),
+  allow(users("vic"), ["team-a"], ["clusters"], ["create"], {
+    images: ["rayproject/ray:2.9.*"],
+  }),
+]);
 
 const HOST_PATH = {
   name: "logs",

@@ -12,6 +12,7 @@ import type { Resource, Rule, Verb } from "../../../api/auth/policy.ts";
 import { recordingLogger } from "./helpers.ts";
 import { until } from "../../eventually.ts";
 import type { RayCluster } from "../../../domain/resources.ts";
+import { allowAll, policyText, ruleOf, users } from "./policy_fixtures.ts";
 
 function person(user: string, ...groups: string[]): Identity {
   return {
@@ -481,14 +482,7 @@ function workload(
 }
 
 Deno.test("admitWorkload() needs one granting rule that allows the whole workload", async (t) => {
-  const base: Rule = {
-    users: ["a"],
-    groups: [],
-    namespaces: ["*"],
-    resources: ["*"],
-    verbs: ["*"],
-    allowHostPath: false,
-  };
+  const base = ruleOf(allowAll(users("a"), ["*"]));
   const hostRay: Rule = {
     ...base,
     allowHostPath: true,
@@ -576,8 +570,7 @@ Deno.test("policyFile() follows the file as it changes, keeping the last valid p
   const dir = await Deno.makeTempDir();
   const path = `${dir}/policy.yaml`;
   const log = recordingLogger();
-  const grant = (user: string) =>
-    `rules:\n  - {users: [${user}], namespaces: [a], resources: ["*"], verbs: ["*"]}\n`;
+  const grant = (user: string) => policyText([allowAll(users(user), ["a"])]);
   await Deno.writeTextFile(path, grant("alice"));
   const policy = await policyFile({ path, log, intervalMs: 20 });
   const may = (user: string) =>
@@ -628,14 +621,8 @@ Deno.test("policyFile() follows the file as it changes, keeping the last valid p
 });
 
 Deno.test('policyOf() reserves kube-* and Corral\'s own namespace: "*" covers neither, naming one grants it', () => {
-  const rule = (namespaces: string[]): Rule => ({
-    users: ["a"],
-    groups: [],
-    namespaces,
-    resources: ["*"],
-    verbs: ["*"],
-    allowHostPath: false,
-  });
+  const rule = (namespaces: string[]) =>
+    ruleOf(allowAll(users("a"), namespaces));
   const policy = policyOf([rule(["*"])], { ownNamespace: "corral" });
   const may = (p: typeof policy, namespace: string) =>
     p.authorize({

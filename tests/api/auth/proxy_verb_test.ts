@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { allowGroups, policyOf } from "../../../api/auth/policy.ts";
-import { parsePolicy } from "../../../api/auth/policy_document.ts";
 import type { Identity } from "../../../api/auth/identity.ts";
+import { allow, allowAll, ruleOf, users } from "./policy_fixtures.ts";
 
 const ALICE: Identity = {
   user: "alice",
@@ -15,16 +15,10 @@ const ALICE: Identity = {
 };
 
 Deno.test('policy: "*" does not grant proxy; a rule naming it does, in its namespaces', () => {
-  const policy = policyOf(parsePolicy(`rules:
-  - users: ["alice"]
-    namespaces: ["*"]
-    resources: ["*"]
-    verbs: ["*"]
-  - users: ["alice"]
-    namespaces: ["team-a"]
-    resources: ["clusters"]
-    verbs: ["proxy"]
-`));
+  const policy = policyOf([
+    ruleOf(allowAll(users("alice"), ["*"])),
+    ruleOf(allow(users("alice"), ["team-a"], ["clusters"], ["proxy"])),
+  ]);
   const may = (namespace: string) =>
     policy.authorize({
       identity: ALICE,

@@ -15,13 +15,9 @@ import {
 } from "../../../api/auth/policy_document.ts";
 import { Code, ServiceError } from "../../../domain/errors.ts";
 import type { Identity } from "../../../api/auth/identity.ts";
+import { allowAll, policyText, users } from "./policy_fixtures.ts";
 
-const RULES = `rules:
-  - users: ["alice"]
-    namespaces: ["*"]
-    resources: ["*"]
-    verbs: ["*"]
-`;
+const RULES = policyText([allowAll(users("alice"), ["*"])]);
 
 function who(user: string, groups: string[] = []): Identity {
   return { user, groups, authenticator: "token-file" } as Identity;

@@ -16,6 +16,7 @@ import {
   type TestAccess,
   tokenFileText,
 } from "./access_fixtures.ts";
+import { allow, groups, policyText } from "./policy_fixtures.ts";
 
 const RS = "proto.RayServeService";
 const NS = "team-a";
@@ -25,20 +26,16 @@ const READER = person("reader", "reader", ["readers"]);
 const CLUSTERS_ONLY = person("clusters", "clusters", ["cluster-team"]);
 const PEOPLE = [SERVER, READER, CLUSTERS_ONLY];
 
-const POLICY = `rules:
-  - groups: ["serving"]
-    namespaces: ["team-a"]
-    resources: ["services", "computetemplates"]
-    verbs: ["*"]
-  - groups: ["readers"]
-    namespaces: ["team-a"]
-    resources: ["services"]
-    verbs: ["get", "list"]
-  - groups: ["cluster-team"]
-    namespaces: ["team-a", "team-b"]
-    resources: ["clusters", "computetemplates"]
-    verbs: ["*"]
-`;
+const POLICY = policyText([
+  allow(groups("serving"), ["team-a"], ["services", "computetemplates"], ["*"]),
+  allow(groups("readers"), ["team-a"], ["services"], ["get", "list"]),
+  allow(
+    groups("cluster-team"),
+    ["team-a", "team-b"],
+    ["clusters", "computetemplates"],
+    ["*"],
+  ),
+]);
 
 async function withCorral(
   run: (corral: Corral) => Promise<void>,

@@ -1,9 +1,10 @@
+/**
+ * The TokenReview authenticator over a fake API server that answers in
+ * process: its cache on a clock the test moves, its time limit on a timer
+ * the test fires. Over client-node and HTTP: token_review_http_test.ts.
+ */
 import assert from "node:assert/strict";
-import {
-  ApiException,
-  AuthenticationV1Api,
-  KubeConfig,
-} from "@kubernetes/client-node";
+import { ApiException } from "@kubernetes/client-node";
 import type { V1TokenReview, V1UserInfo } from "@kubernetes/client-node";
 import { Code } from "../../../domain/errors.ts";
 import { AuthenticationError } from "../../../api/auth/identity.ts";
@@ -12,6 +13,7 @@ import type {
   TokenReviewOptions,
   TokenReviewPort,
 } from "../../../api/auth/token_review.ts";
+import { ManualClock } from "../../manual_clock.ts";
 import { recordingLogger } from "./helpers.ts";
 
 const SA_TOKEN = "eyJhbGciOiJSUzI1NiJ9.service-account.signature";
@@ -55,19 +57,20 @@ function setUp(options: Partial<TokenReviewOptions> = {}) {
     uid: "5f0c",
     groups: ["system:serviceaccounts", "system:serviceaccounts:team-a"],
   });
-  let clock = 1_000_000;
+  const clock = new ManualClock(1_000_000);
   const log = recordingLogger();
   const auth = tokenReviewAuthenticator({
     api,
     log,
-    now: () => clock,
+    now: clock.now,
+    timer: clock.timeoutSignal,
     ...options,
   });
   return {
     api,
     auth,
     log,
-    advance: (ms: number) => clock += ms,
+    advance: (ms: number) => clock.advance(ms),
   };
 }
 
@@ -135,6 +138,7 @@ Deno.test("tokenReviewAuthenticator() refuses answers it cannot trust", async (t
           createTokenReview: (p) => Promise.resolve({ ...p.body, status }),
         },
         audiences: ["corral"],
+        timer: new ManualClock().timeoutSignal,
         log: recordingLogger(),
       });
       await assert.rejects(
@@ -193,13 +197,21 @@ Deno.test("tokenReviewAuthenticator() answers UNAVAILABLE when the review fails"
     });
   }
   await t.step("a call that does not answer in time", async () => {
+    const clock = new ManualClock();
     const auth = tokenReviewAuthenticator({
       api: { createTokenReview: () => new Promise(() => {}) },
       timeoutMs: 50,
+      timer: clock.timeoutSignal,
       log: recordingLogger(),
     });
+    let settled = false;
+    const pending = auth.authenticate(SA_TOKEN).finally(() => settled = true);
+    clock.advance(49);
+    await Promise.resolve();
+    assert.equal(settled, false, "not before timeoutMs");
+    clock.advance(1);
     await assert.rejects(
-      auth.authenticate(SA_TOKEN),
+      pending,
       (error: AuthenticationError) => {
         assert.equal(error.code, Code.UNAVAILABLE);
         assert.match(error.message, /did not answer in time/);
@@ -210,6 +222,7 @@ Deno.test("tokenReviewAuthenticator() answers UNAVAILABLE when the review fails"
   await t.step("the caller cancels", async () => {
     const auth = tokenReviewAuthenticator({
       api: { createTokenReview: () => new Promise(() => {}) },
+      timer: new ManualClock().timeoutSignal,
       log: recordingLogger(),
     });
     const controller = new AbortController();
@@ -270,82 +283,4 @@ Deno.test("tokenReviewAuthenticator() with a TTL of 0 asks every time", async ()
   await auth.authenticate(SA_TOKEN);
   await auth.authenticate(SA_TOKEN);
   assert.equal(api.reviews.length, 2);
-});
-
-Deno.test("tokenReviewAuthenticator() works over client-node's AuthenticationV1Api", async () => {
-  const received: {
-    path: string;
-    body: V1TokenReview;
-    authorization: string | null;
-  }[] = [];
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    async (request) => {
-      const body = await request.json() as V1TokenReview;
-      received.push({
-        path: new URL(request.url).pathname,
-        body,
-        authorization: request.headers.get("authorization"),
-      });
-      if (body.spec.token === "slow") {
-        await new Promise((r) => setTimeout(r, 500));
-      }
-      return Response.json({
-        ...body,
-        status: body.spec.token === SA_TOKEN
-          ? {
-            authenticated: true,
-            user: { username: "dashboard", groups: ["g"] },
-          }
-          : { authenticated: false },
-      }, { status: 201 });
-    },
-  );
-  try {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{
-        name: "c",
-        server: `http://127.0.0.1:${server.addr.port}`,
-        skipTLSVerify: true,
-      }],
-      users: [{ name: "corral", token: "corral-own-token" }],
-      contexts: [{ name: "ctx", cluster: "c", user: "corral" }],
-      currentContext: "ctx",
-    });
-    const auth = tokenReviewAuthenticator({
-      api: kubeConfig.makeApiClient(AuthenticationV1Api),
-      timeoutMs: 200,
-      log: recordingLogger(),
-    });
-    assert.deepEqual(await auth.authenticate(SA_TOKEN), {
-      user: "dashboard",
-      groups: ["g"],
-      authenticator: "token-review",
-    });
-    assert.equal(await auth.authenticate("unknown"), undefined);
-    await assert.rejects(auth.authenticate("slow"), /did not answer in time/);
-    assert.deepEqual(
-      received.map((r) => [r.path, r.body.spec.token, r.authorization]),
-      [
-        [
-          "/apis/authentication.k8s.io/v1/tokenreviews",
-          SA_TOKEN,
-          "Bearer corral-own-token",
-        ],
-        [
-          "/apis/authentication.k8s.io/v1/tokenreviews",
-          "unknown",
-          "Bearer corral-own-token",
-        ],
-        [
-          "/apis/authentication.k8s.io/v1/tokenreviews",
-          "slow",
-          "Bearer corral-own-token",
-        ],
-      ],
-    );
-  } finally {
-    await server.shutdown();
-  }
 });

@@ -37,6 +37,7 @@ import {
   type TestAccess,
   tokenFileText,
 } from "./access_fixtures.ts";
+import { allow, allowAll, groups, policyText } from "./policy_fixtures.ts";
 
 const NS = "team-a";
 const CS = "proto.ClusterService";
@@ -49,33 +50,23 @@ const GINA = person("gina", "gina", ["gpu-team"]);
 const OPS = person("ops", "ops", ["ops"]);
 
 /** Team A's rule covers "*", as in finding 1; gpu-team is granted extras. */
-const POLICY = `rules:
-  - groups: ["team-a"]
-    namespaces: ["*"]
-    resources: ["*"]
-    verbs: ["*"]
-    images: ["rayproject/ray:*"]
-    owners: only
-  - groups: ["team-a-leads"]
-    namespaces: ["team-a"]
-    resources: ["clusters"]
-    verbs: ["admin"]
-  - groups: ["gpu-team"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*"]
-    serviceAccounts: ["ray-worker"]
-    imagePullSecrets: ["regcred"]
-    tolerations: [{key: "nvidia.com/gpu", effects: ["NoSchedule"]}]
-    serviceTypes: ["ClusterIP", "LoadBalancer"]
-    annotations: ["example.com/*"]
-    labels: ["team"]
-    volumes: {persistentVolumeClaims: ["datasets"]}
-  - groups: ["ops"]
-    namespaces: ["kube-system"]
-    resources: ["*"]
-    verbs: ["*"]
-`;
+const POLICY = policyText([
+  allowAll(groups("team-a"), ["*"], {
+    images: ["rayproject/ray:*"],
+    owners: "only",
+  }),
+  allow(groups("team-a-leads"), ["team-a"], ["clusters"], ["admin"]),
+  allowAll(groups("gpu-team"), ["team-a"], {
+    serviceAccounts: ["ray-worker"],
+    imagePullSecrets: ["regcred"],
+    tolerations: [{ key: "nvidia.com/gpu", effects: ["NoSchedule"] }],
+    serviceTypes: ["ClusterIP", "LoadBalancer"],
+    annotations: ["example.com/*"],
+    labels: ["team"],
+    volumes: { persistentVolumeClaims: ["datasets"] },
+  }),
+  allowAll(groups("ops"), ["kube-system"]),
+]);
 
 interface Case {
   name: string;

@@ -15,7 +15,8 @@ import {
   directAccess,
   type ServicePort,
 } from "../../../orchestrator/cluster_access.ts";
-import { startCorral, unitRouter } from "../../harness.ts";
+import { startCorral } from "../../harness.ts";
+import { unitRouter } from "../../unit_router.ts";
 import { until } from "../../eventually.ts";
 import { RAY_CRD } from "../../orchestrator/cluster_shapes.ts";
 import { kubeFetch } from "../../standin/with_standin.ts";
@@ -31,38 +32,35 @@ import {
   tokenFileText,
   writeAccessFiles,
 } from "../auth/access_fixtures.ts";
+import {
+  allow,
+  allowAll,
+  dashboardAccess,
+  policyText,
+  users,
+} from "../auth/policy_fixtures.ts";
 
 /**
  * alice may get and proxy clusters in team-a; carol may do "*" there, which
  * does not include proxy; bob may proxy in team-b only; dave has no rule.
  */
-const POLICY = `rules:
-  - users: ["alice"]
-    namespaces: ["team-a"]
-    resources: ["clusters"]
-    verbs: ["get", "proxy"]
-  - users: ["carol"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*"]
-  - users: ["bob"]
-    namespaces: ["team-b"]
-    resources: ["clusters"]
-    verbs: ["proxy"]
-  - users: ["erin"]
-    namespaces: ["team-a"]
-    resources: ["clusters"]
-    verbs: ["proxy"]
-    owners: only
-`;
+const OTHERS = [
+  allowAll(users("carol"), ["team-a"]),
+  allow(users("bob"), ["team-b"], ["clusters"], ["proxy"]),
+  allow(users("erin"), ["team-a"], ["clusters"], ["proxy"], { owners: "only" }),
+];
+const POLICY = policyText([
+  dashboardAccess(users("alice"), ["team-a"]),
+  ...OTHERS,
+]);
 
 /** May proxy in team-a, to her own clusters only. */
 const ERIN = person("erin", "erin");
 /** The policy with alice's proxy taken away. */
-const WITHOUT_ALICE = POLICY.replace(
-  'verbs: ["get", "proxy"]',
-  'verbs: ["get"]',
-);
+const WITHOUT_ALICE = policyText([
+  allow(users("alice"), ["team-a"], ["clusters"], ["get"]),
+  ...OTHERS,
+]);
 
 const LIMIT = 1000;
 const TIMEOUT_MS = 500;

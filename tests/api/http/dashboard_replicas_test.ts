@@ -17,7 +17,8 @@ import type { Router } from "../../../api/http/router.ts";
 import { silentLogger } from "../../../api/log.ts";
 import { directAccess } from "../../../orchestrator/cluster_access.ts";
 import type { Orchestrator } from "../../../domain/ports.ts";
-import { startCorral, unitRouter } from "../../harness.ts";
+import { startCorral } from "../../harness.ts";
+import { unitRouter } from "../../unit_router.ts";
 import { until } from "../../eventually.ts";
 import { RAY_CRD } from "../../orchestrator/cluster_shapes.ts";
 import { readyCluster } from "../../standin/with_standin.ts";
@@ -29,13 +30,9 @@ import {
   tokenFileText,
   writeAccessFiles,
 } from "../auth/access_fixtures.ts";
+import { dashboardAccess, policyText, users } from "../auth/policy_fixtures.ts";
 
-const POLICY = `rules:
-  - users: ["alice"]
-    namespaces: ["team-a"]
-    resources: ["clusters"]
-    verbs: ["get", "proxy"]
-`;
+const POLICY = policyText([dashboardAccess(users("alice"), ["team-a"])]);
 
 const ORIGIN = "http://corral.test";
 const BLUE = "/apis/v1alpha2/namespaces/team-a/clusters/blue/dashboard";

@@ -11,7 +11,8 @@ import { DashboardProxy } from "../../../api/http/dashboard_proxy.ts";
 import { type HttpServer, serveHttp } from "../../../api/http/server.ts";
 import { silentLogger } from "../../../api/log.ts";
 import { directAccess } from "../../../orchestrator/cluster_access.ts";
-import { startCorral, unitRouter } from "../../harness.ts";
+import { startCorral } from "../../harness.ts";
+import { unitRouter } from "../../unit_router.ts";
 import { until } from "../../eventually.ts";
 import { RAY_CRD } from "../../orchestrator/cluster_shapes.ts";
 import { readyCluster } from "../../standin/with_standin.ts";
@@ -22,13 +23,14 @@ import {
   tokenFileText,
   writeAccessFiles,
 } from "../auth/access_fixtures.ts";
+import {
+  allow,
+  dashboardAccess,
+  policyText,
+  users,
+} from "../auth/policy_fixtures.ts";
 
-const POLICY = `rules:
-  - users: ["alice"]
-    namespaces: ["team-a"]
-    resources: ["clusters"]
-    verbs: ["get", "proxy"]
-`;
+const POLICY = policyText([dashboardAccess(users("alice"), ["team-a"])]);
 
 /** Longer than revocation may take (2 s), so a close before it is not the bound's. */
 const MAX_TUNNEL_MS = 3_000;
@@ -288,7 +290,7 @@ Deno.test("dashboard tunnel: a WebSocket open when its caller loses proxy is clo
     const end = closed(socket);
     await Deno.writeTextFile(
       world.policyFile,
-      POLICY.replace('verbs: ["get", "proxy"]', 'verbs: ["get"]'),
+      policyText([allow(users("alice"), ["team-a"], ["clusters"], ["get"])]),
     );
     await end;
     assert.ok(Date.now() - started < 2_000, `${Date.now() - started} ms`);

@@ -17,20 +17,20 @@ import {
   startMain,
 } from "../../main_process.ts";
 import { until } from "../../eventually.ts";
+import {
+  allowAllWithProxy,
+  policyText,
+  readOnly,
+  users,
+} from "../auth/policy_fixtures.ts";
 
 const ALICE = "alice-token-0123456789abcdef0123456789";
 const BOB = "bob-token-0123456789abcdef0123456789abc";
 
-const POLICY = `rules:
-  - users: ["alice"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["*", "proxy"]
-  - users: ["bob"]
-    namespaces: ["team-a"]
-    resources: ["*"]
-    verbs: ["get", "list", "watch"]
-`;
+const POLICY = policyText([
+  allowAllWithProxy(users("alice"), ["team-a"]),
+  readOnly(users("bob"), ["team-a"]),
+]);
 
 const DASHBOARD = "/apis/v1alpha2/namespaces/team-a/clusters/blue/dashboard";
 

@@ -8,7 +8,7 @@ import {
   pathOnlyRequest,
 } from "../../../api/http/request_decoding.ts";
 import { compileRoutes } from "../../../api/http/rules.ts";
-import { schema } from "../../harness.ts";
+import { schema } from "../../schema.ts";
 
 const OPTIONS = { maxBodyBytes: 1024, dropUnknown: false };
 

@@ -4,7 +4,7 @@ import { encode } from "../../../api/grpc/server.ts";
 import { messageToJson } from "../../../domain/codec.ts";
 import { messageToGatewayJson } from "../../../domain/kuberay_json.ts";
 import type { KubeEvent, RayCluster } from "../../../domain/resources.ts";
-import { schema } from "../../harness.ts";
+import { schema } from "../../schema.ts";
 
 function rayCluster(name: string, resourceVersion = "1"): RayCluster {
   return {

@@ -32,6 +32,7 @@ import {
 import { grpcCaller } from "../grpc/client.ts";
 import { probeHandlers } from "./probe_handlers.ts";
 import { Code, ServiceError } from "../../../domain/errors.ts";
+import { allow, ruleOf, users } from "../auth/policy_fixtures.ts";
 
 const NAMESPACE = "team-a";
 const TOKEN = "Bearer alice-0123456789abcdef0123456789abcdef";
@@ -57,14 +58,11 @@ function accessWith(rules: Rule[]): Access {
 /** Rules granting alice every verb on every resource in team-a, but one. */
 function everythingBut(verb: string, resource: string): Rule[] {
   return VERBS.flatMap((v) =>
-    RESOURCES.filter((r) => v !== verb || r !== resource).map((r) => ({
-      users: ["alice"],
-      groups: [],
-      namespaces: [NAMESPACE],
-      resources: [r],
-      verbs: [v],
-      allowHostPath: true,
-    }))
+    RESOURCES.filter((r) => v !== verb || r !== resource).map((r) =>
+      ruleOf(allow(users("alice"), [NAMESPACE], [r], [v], {
+        allowHostPath: true,
+      }))
+    )
   );
 }
 
@@ -141,15 +139,12 @@ Deno.test("every RPC of the schema: a caller whose rules grant all but its verb 
 
 Deno.test("every RPC of the schema: the same caller allowed its verb reaches its handler, once per call, on both transports", async (t) => {
   const api = await schema();
-  const all = [{
-    users: ["alice"],
-    groups: [],
-    namespaces: [NAMESPACE],
-    resources: ["*"],
-    // "*" does not imply proxy (job submission's verb): it is named.
-    verbs: ["*", "proxy"],
-    allowHostPath: true,
-  }];
+  // "*" does not imply proxy (job submission's verb): it is named.
+  const all = [
+    ruleOf(allow(users("alice"), [NAMESPACE], ["*"], ["*", "proxy"], {
+      allowHostPath: true,
+    })),
+  ];
   const { corral, calls } = await probeCorral(accessWith(all));
   try {
     for (const service of api.services) {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import * as k8s from "@kubernetes/client-node";
 import { callerOf } from "../../../api/auth/caller.ts";
 import type { Identity } from "../../../api/auth/identity.ts";
-import { policyOf, type Rule } from "../../../api/auth/policy.ts";
+import { policyOf } from "../../../api/auth/policy.ts";
 import { silentLogger } from "../../../api/log.ts";
 import { ClusterHandlers } from "../../../api/service/clusters.ts";
 import { ComputeTemplateHandlers } from "../../../api/service/compute_templates.ts";
@@ -31,6 +31,7 @@ import { createKubernetesOrchestrator } from "../../../orchestrator/mod.ts";
 import { kubeconfigFor, startStandin } from "../../../standin/mod.ts";
 import { schema } from "../../harness.ts";
 import { NS, sampleCluster } from "../cases.ts";
+import { allowAll, ruleOf, users } from "../auth/policy_fixtures.ts";
 
 const ALICE: Identity = {
   user: "alice",
@@ -38,14 +39,7 @@ const ALICE: Identity = {
   authenticator: "token-file",
 };
 
-const RULES: Rule[] = [{
-  users: ["alice"],
-  groups: [],
-  namespaces: [NS],
-  resources: ["*"],
-  verbs: ["*"],
-  allowHostPath: false,
-}];
+const RULES = [ruleOf(allowAll(users("alice"), [NS]))];
 
 /** The context of a call the dispatcher let through in team-a. */
 function inNamespace(action: string): CallContext<NamespaceScope> {

@@ -1,6 +1,7 @@
 /**
  * GuardedStream (stream_lifetime.ts) on its own, over a handler stream that
- * answers only when told to: what ends it, how, and what it leaves behind.
+ * answers only when told to and on a clock the test moves: what ends it,
+ * how, and what it leaves behind.
  */
 import assert from "node:assert/strict";
 import { Code, ServiceError } from "../../../domain/errors.ts";
@@ -11,6 +12,7 @@ import {
   jitteredDuration,
   lostNamespaces,
 } from "../../../api/service/stream_lifetime.ts";
+import { ManualClock } from "../../manual_clock.ts";
 
 /** A handler's stream: answers what is pushed, ends on return(). */
 class Answers implements AsyncIterableIterator<number> {
@@ -125,28 +127,47 @@ Deno.test("GuardedStream keeps a stream whose check cannot decide (code 14)", as
 });
 
 Deno.test("GuardedStream checks again when the credentials expire and ends with code 16", async () => {
+  const clock = new ManualClock(1_000_000);
   const inner = new Answers();
-  const expiresAt = Date.now() + 30;
+  const expiresAt = clock.now() + 30_000;
+  let checks = 0;
   const stream = guard(inner, {
     expiresAt,
-    authorizeAgain: () =>
-      Date.now() < expiresAt ? Promise.resolve(expiresAt) : Promise.reject(
-        new ServiceError(Code.UNAUTHENTICATED, "Unauthorized: expired"),
-      ),
+    timers: clock,
+    authorizeAgain: () => {
+      checks++;
+      return clock.now() < expiresAt
+        ? Promise.resolve(expiresAt)
+        : Promise.reject(
+          new ServiceError(Code.UNAUTHENTICATED, "Unauthorized: expired"),
+        );
+    },
   });
-  const error = await endingOf(stream);
+  const ending = endingOf(stream);
+  clock.advance(29_999);
+  assert.equal(checks, 0, "no check before the credentials expire");
+  clock.advance(1);
+  const error = await ending;
   assert.ok(error instanceof ServiceError);
   assert.equal(error.code, Code.UNAUTHENTICATED);
+  assert.equal(checks, 1);
+  assert.equal(clock.pending, 0, "its timers end with it");
 });
 
 Deno.test("GuardedStream ends a stream that cannot finish itself cleanly at its maximum duration", async () => {
+  const clock = new ManualClock();
   const inner = new Answers();
-  const stream = guard(inner, { maxDurationMs: 10 });
-  assert.equal(await endingOf(stream), "done");
+  const stream = guard(inner, { maxDurationMs: 10, timers: clock });
+  const ending = endingOf(stream);
+  clock.advance(9);
+  assert.equal(inner.returned, 0, "not before its maximum duration");
+  clock.advance(1);
+  assert.equal(await ending, "done");
   assert.equal(inner.returned, 1);
 });
 
 Deno.test("GuardedStream asks a Finishable stream to finish at its maximum duration and passes its last answers on", async () => {
+  const clock = new ManualClock();
   const inner = new (class extends Answers {
     finished = 0;
     finish() {
@@ -154,8 +175,12 @@ Deno.test("GuardedStream asks a Finishable stream to finish at its maximum durat
       queueMicrotask(() => this.push(99));
     }
   })();
-  const stream = guard(inner, { maxDurationMs: 10 });
-  assert.deepEqual(await stream.next(), { done: false, value: 99 });
+  const stream = guard(inner, { maxDurationMs: 10, timers: clock });
+  const next = stream.next();
+  clock.advance(9);
+  assert.equal(inner.finished, 0, "not before its maximum duration");
+  clock.advance(1);
+  assert.deepEqual(await next, { done: false, value: 99 });
   assert.equal(inner.finished, 1);
   assert.equal(inner.returned, 0, "the stream ends itself");
   await stream.return();
