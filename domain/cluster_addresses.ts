@@ -4,6 +4,7 @@
  * the conversions fill a Cluster's addresses from it, the dashboard proxy
  * finds the head service with it.
  */
+import { Code, ServiceError } from "./errors.ts";
 import type { RayCluster } from "./resources.ts";
 
 /** The Ray client server's port on the head service (KubeRay's default). */
@@ -32,6 +33,22 @@ export function headServiceOf(resource: RayCluster): string {
 /** Whether the operator reports the cluster ready. */
 export function isReady(resource: RayCluster): boolean {
   return resource.status?.state === READY_STATE;
+}
+
+/**
+ * FAILED_PRECONDITION, `action` first and the cluster's state after, for a
+ * cluster that is not ready: what its dashboard is asked for (a proxied
+ * request, a job submission) waits for it.
+ */
+export function checkReady(resource: RayCluster, action: string): void {
+  if (isReady(resource)) return;
+  const state = resource.status?.state;
+  throw new ServiceError(
+    Code.FAILED_PRECONDITION,
+    `${action}: the cluster is not ready: its state is ${
+      state ? `"${state}"` : "not reported yet"
+    }`,
+  );
 }
 
 /**

@@ -34,10 +34,10 @@ import type { Logger } from "../../domain/log.ts";
 import type { Orchestrator } from "../../domain/ports.ts";
 import type { RayCluster } from "../../domain/resources.ts";
 import {
+  checkReady,
   DASHBOARD_PORT,
   dashboardProxyPath,
   headServiceOf,
-  isReady,
 } from "../../domain/cluster_addresses.ts";
 import type { ClusterAccess } from "../../orchestrator/cluster_access.ts";
 import { type Credentials, credentialsOf } from "../auth/authenticate.ts";
@@ -60,6 +60,7 @@ import {
   upstreamHeaders,
 } from "./dashboard_headers.ts";
 import { bounded, contentLength } from "./dashboard_limits.ts";
+import { dashboardFailure } from "./dashboard_failures.ts";
 import { openTunnel, TunnelLifetime } from "./dashboard_tunnel.ts";
 import { isWebSocketUpgrade } from "./upgrade.ts";
 import type { HttpUnit, UnitContext } from "./units.ts";
@@ -302,15 +303,7 @@ export class DashboardProxy {
       params.name,
       call.kube,
     );
-    if (!isReady(cluster)) {
-      const state = cluster.status?.state;
-      throw new ServiceError(
-        Code.FAILED_PRECONDITION,
-        `${call.action}: the cluster is not ready: its state is ${
-          state ? `"${state}"` : "not reported yet"
-        }`,
-      );
-    }
+    checkReady(cluster, call.action);
     return cluster;
   }
 
@@ -378,22 +371,11 @@ export class DashboardProxy {
       } as RequestInit);
     } catch (error) {
       if (sent?.exceeded()) throw tooLarge(action, maxRequestBytes);
-      if (timeout.aborted) {
-        throw new HttpError(
-          504,
-          Code.DEADLINE_EXCEEDED,
-          `${action}: the dashboard did not answer within ${timeoutMs} ms`,
-        );
-      }
-      // The cause in the log only: it names addresses inside the cluster.
-      this.#o.log.warn("Failed to reach a dashboard", {
-        upstream: at.upstream,
-        error: error instanceof Error ? error.message : String(error),
-      });
-      throw new HttpError(
-        502,
-        Code.UNAVAILABLE,
-        `${action}: the dashboard cannot be reached`,
+      throw dashboardFailure(
+        { action, upstream: at.upstream, timeoutMs, awaited: "answer" },
+        error,
+        timeout.aborted,
+        this.#o.log,
       );
     }
   }

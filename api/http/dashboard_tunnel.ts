@@ -26,6 +26,7 @@ import type { Logger } from "../../domain/log.ts";
 import type { ClusterAccess } from "../../orchestrator/cluster_access.ts";
 import { HttpError } from "../errors.ts";
 import { upgradeAnswer } from "./upgrade.ts";
+import { dashboardFailure } from "./dashboard_failures.ts";
 
 /** The largest answer head the dashboard may send before its 101. */
 const MAX_HEAD_BYTES = 16 * 1024;
@@ -119,22 +120,16 @@ export async function openTunnel(options: TunnelOptions): Promise<Response> {
   } catch (error) {
     upstream?.destroy();
     if (error instanceof HttpError) throw error;
-    if (timeout.aborted) {
-      throw new HttpError(
-        504,
-        Code.DEADLINE_EXCEEDED,
-        `${action}: the dashboard did not answer the WebSocket upgrade within ${timeoutMs} ms`,
-      );
-    }
-    // The cause in the log only: it names addresses inside the cluster.
-    options.log.warn("Failed to reach a dashboard", {
-      upstream: options.upstream,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    throw new HttpError(
-      502,
-      Code.UNAVAILABLE,
-      `${action}: the dashboard cannot be reached`,
+    throw dashboardFailure(
+      {
+        action,
+        upstream: options.upstream,
+        timeoutMs,
+        awaited: "answer the WebSocket upgrade",
+      },
+      error,
+      timeout.aborted,
+      options.log,
     );
   }
   if (head.status !== 101) {

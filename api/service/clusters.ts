@@ -35,7 +35,7 @@ import { validateCreateCluster } from "../../domain/cluster_validation.ts";
 import { missingTemplatesError } from "../../domain/template_errors.ts";
 import { summarizeWorkload } from "../auth/workload_summary.ts";
 import { clusterUsage } from "../auth/quota.ts";
-import { holdingOf, putBackCluster } from "./quota_guard.ts";
+import { holdingOf, putBack } from "./quota_guard.ts";
 import {
   clusterListAnswer,
   listedIn,
@@ -165,8 +165,9 @@ export class ClusterHandlers {
           write: () =>
             this.service.orchestrator.clusters.update(next, call.kube),
           restore: (written) =>
-            putBackCluster(
+            putBack(
               this.service.orchestrator,
+              "clusters",
               resource,
               written,
               call.kube,

@@ -13,9 +13,9 @@
  */
 import { Code, ServiceError } from "../../domain/errors.ts";
 import {
+  checkReady,
   DASHBOARD_PORT,
   headServiceOf,
-  isReady,
 } from "../../domain/cluster_addresses.ts";
 import {
   bytesOfBase64,
@@ -215,15 +215,7 @@ export class JobSubmissionHandlers {
       }
       throw error;
     });
-    if (!isReady(cluster)) {
-      const state = cluster.status?.state;
-      throw new ServiceError(
-        Code.FAILED_PRECONDITION,
-        `${call.action}: the cluster is not ready: its state is ${
-          state ? `"${state}"` : "not reported yet"
-        }`,
-      );
-    }
+    checkReady(cluster, call.action);
     checkOwner(call, cluster, {
       resource: "clusters",
       doing: "run jobs on a cluster",

@@ -22,7 +22,7 @@
  *   namespace's others as they are now, plus what this write adds). Over,
  *   it puts the cluster back as it was read, by an update carrying the
  *   resourceVersion of its own write as precondition, so nothing another
- *   writer stored since is overwritten (putBackCluster: past the operator's
+ *   writer stored since is overwritten (putBack: past the operator's
  *   status writes, never past another writer's spec): on that conflict the
  *   cluster stays as it is, the log says so, and the scale-up is refused
  *   all the same.
@@ -34,7 +34,12 @@
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { RayJobResource } from "../../domain/job_conversions.ts";
 import type { Logger } from "../../domain/log.ts";
-import type { CallOptions, Orchestrator } from "../../domain/ports.ts";
+import type {
+  CallOptions,
+  ObjectPort,
+  Orchestrator,
+} from "../../domain/ports.ts";
+import { type KindObjects, KINDS } from "../../domain/kinds.ts";
 import type { RayCluster } from "../../domain/resources.ts";
 import type { RayServiceResource } from "../../domain/service_resources.ts";
 import { HttpError } from "../errors.ts";
@@ -104,36 +109,34 @@ interface Written {
   spec: unknown;
 }
 
-/** Where a put-back reads an object fresh and writes it. */
-export interface PutBackCalls<T extends Written> {
-  /** "cluster", "service": how the ABORTED message names it. */
-  noun: string;
-  get: (namespace: string, name: string) => Promise<T>;
-  update: (object: T) => Promise<unknown>;
-}
-
 /**
- * Puts an object back as it was read (`read`) after an update was refused
- * once written (`written`: a scale-up that lost its re-check to another
- * replica): its spec, labels and annotations, by an update whose
- * precondition is `written`'s resourceVersion. When that has moved on only
- * because someone else wrote what the update did not (the operator's
+ * Puts an object of `kind` back as it was read (`read`) after an update
+ * was refused once written (`written`: a scale-up that lost its re-check
+ * to another replica): its spec, labels and annotations, by an update
+ * whose precondition is `written`'s resourceVersion. When that has moved on
+ * only because someone else wrote what the update did not (the operator's
  * status, a finalizer), once more on the fresh object, keeping what they
  * wrote. When anyone changed what the update wrote, nothing is
  * overwritten: ABORTED says so, and the object stays as they left it.
  */
-export async function putBack<T extends Written>(
-  calls: PutBackCalls<T>,
-  read: T,
-  written: T,
+export async function putBack<K extends "clusters" | "services">(
+  orchestrator: Orchestrator,
+  kind: K,
+  read: KindObjects[K],
+  written: KindObjects[K],
+  kube: CallOptions,
 ): Promise<void> {
+  const port = orchestrator[kind] as unknown as ObjectPort<KindObjects[K]>;
   const { labels, annotations } = read.metadata;
-  const back = (base: T) =>
-    calls.update({
-      ...base,
-      metadata: { ...base.metadata, labels, annotations },
-      spec: read.spec,
-    });
+  const back = (base: KindObjects[K]) =>
+    port.update(
+      {
+        ...base,
+        metadata: { ...base.metadata, labels, annotations },
+        spec: read.spec,
+      } as KindObjects[K],
+      kube,
+    );
   try {
     await back(written);
     return;
@@ -142,53 +145,17 @@ export async function putBack<T extends Written>(
       throw error;
     }
   }
-  const { namespace, name } = written.metadata;
-  const now = await calls.get(namespace ?? "", name);
+  const { namespace = "", name } = written.metadata;
+  const now = await port.get(namespace, name, { ...kube, fresh: true });
   if (updatedPart(now) !== updatedPart(written)) {
     throw new ServiceError(
       Code.ABORTED,
-      `Cannot put back ${calls.noun} "${namespace}/${name}": changed by another writer since the scale-up`,
+      `Cannot put back ${
+        KINDS[kind].noun
+      } "${namespace}/${name}": changed by another writer since the scale-up`,
     );
   }
   await back(now);
-}
-
-/** putBack() for a RayCluster. */
-export function putBackCluster(
-  orchestrator: Orchestrator,
-  read: RayCluster,
-  written: RayCluster,
-  kube: CallOptions,
-): Promise<void> {
-  return putBack(
-    {
-      noun: "cluster",
-      get: (namespace, name) =>
-        orchestrator.clusters.get(namespace, name, { ...kube, fresh: true }),
-      update: (cluster) => orchestrator.clusters.update(cluster, kube),
-    },
-    read,
-    written,
-  );
-}
-
-/** putBack() for a RayService. */
-export function putBackService(
-  orchestrator: Orchestrator,
-  read: RayServiceResource,
-  written: RayServiceResource,
-  kube: CallOptions,
-): Promise<void> {
-  return putBack(
-    {
-      noun: "service",
-      get: (namespace, name) =>
-        orchestrator.services.get(namespace, name, { ...kube, fresh: true }),
-      update: (service) => orchestrator.services.update(service, kube),
-    },
-    read,
-    written,
-  );
 }
 
 /** What an update writes of an object, comparable as one string. */

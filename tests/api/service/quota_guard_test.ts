@@ -11,7 +11,7 @@ import type { Quota } from "../../../api/auth/quota.ts";
 import { clusterUsage } from "../../../api/auth/quota.ts";
 import {
   holdingOf,
-  putBackCluster,
+  putBack,
   QuotaGuard,
 } from "../../../api/service/quota_guard.ts";
 import { createLogger } from "../../../api/log.ts";
@@ -97,7 +97,7 @@ function maxReplicas(cluster: RayCluster): number | undefined {
   return cluster.spec.workerGroupSpecs![0].maxReplicas;
 }
 
-Deno.test("putBackCluster() puts a scale-up back over the operator's status write, keeping the status", async () => {
+Deno.test("putBack() puts a scale-up back over the operator's status write, keeping the status", async () => {
   await withCluster(async (corral, orchestrator, read) => {
     const written = await orchestrator.clusters.update(scaled(read, 2), {});
     const status = await fetch(
@@ -115,19 +115,19 @@ Deno.test("putBackCluster() puts a scale-up back over the operator's status writ
       written.metadata.resourceVersion,
       "the status write moved the cluster on: the first put-back conflicts",
     );
-    await putBackCluster(orchestrator, read, written, {});
+    await putBack(orchestrator, "clusters", read, written, {});
     const now = await orchestrator.clusters.get(NS, "x", { fresh: true });
     assert.equal(maxReplicas(now), 1, "the scale-up is undone");
     assert.equal(now.status?.state, "ready", "the operator's status stays");
   });
 });
 
-Deno.test("putBackCluster() overwrites no other writer's spec: ABORTED, the cluster left as they wrote it", async () => {
+Deno.test("putBack() overwrites no other writer's spec: ABORTED, the cluster left as they wrote it", async () => {
   await withCluster(async (_corral, orchestrator, read) => {
     const written = await orchestrator.clusters.update(scaled(read, 2), {});
     await orchestrator.clusters.update(scaled(written, 1, 2), {});
     await assert.rejects(
-      putBackCluster(orchestrator, read, written, {}),
+      putBack(orchestrator, "clusters", read, written, {}),
       (error: unknown) => {
         assert.ok(error instanceof ServiceError);
         assert.equal(error.code, Code.ABORTED);
@@ -190,7 +190,8 @@ Deno.test("QuotaGuard.write() refuses a scale-up that lost its re-check, puts it
             }
             return written;
           },
-          restore: (written) => putBackCluster(orchestrator, read, written, {}),
+          restore: (written) =>
+            putBack(orchestrator, "clusters", read, written, {}),
         });
         await assert.rejects(write, (error: unknown) => {
           assert.ok(error instanceof ServiceError);

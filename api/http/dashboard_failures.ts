@@ -1,0 +1,46 @@
+/**
+ * How a dashboard that does not answer is the caller's error: 504 when it
+ * did not answer in time, 502 when it cannot be reached, the cause in the
+ * log only (it names addresses inside the cluster). For a proxied request
+ * and a WebSocket's handshake alike.
+ */
+import { Code } from "../../domain/errors.ts";
+import type { Logger } from "../../domain/log.ts";
+import { HttpError } from "../errors.ts";
+
+/** What failed: `action` first, and what did not answer in time. */
+export interface DashboardExchange {
+  /** `Cannot proxy to cluster "team-a/blue"`. */
+  action: string;
+  /** The URL asked for inside the cluster, for the log. */
+  upstream: string;
+  /** The bound it had, and what it was for: "answer", "answer the WebSocket upgrade". */
+  timeoutMs: number;
+  awaited: string;
+}
+
+/** The error of a failed exchange; `timedOut` when its bound had passed. */
+export function dashboardFailure(
+  exchange: DashboardExchange,
+  error: unknown,
+  timedOut: boolean,
+  log: Logger,
+): HttpError {
+  const { action, timeoutMs, awaited } = exchange;
+  if (timedOut) {
+    return new HttpError(
+      504,
+      Code.DEADLINE_EXCEEDED,
+      `${action}: the dashboard did not ${awaited} within ${timeoutMs} ms`,
+    );
+  }
+  log.warn("Failed to reach a dashboard", {
+    upstream: exchange.upstream,
+    error: error instanceof Error ? error.message : String(error),
+  });
+  return new HttpError(
+    502,
+    Code.UNAVAILABLE,
+    `${action}: the dashboard cannot be reached`,
+  );
+}
