@@ -30,8 +30,8 @@ import { compileRoutes } from "./http/rules.ts";
 import { Metrics, metricsPage } from "./metrics.ts";
 import { metricsUnit } from "./metrics_unit.ts";
 import { openApiDocument } from "./openapi.ts";
-import { loadApiSchema } from "./schema.ts";
-import { createDispatcher } from "./service/dispatcher.ts";
+import { type ApiSchema, loadApiSchema } from "./schema.ts";
+import { createDispatcher, type Dispatcher } from "./service/dispatcher.ts";
 import { createHandlers } from "./service/handlers.ts";
 import { DashboardJobs } from "../orchestrator/dashboard_jobs.ts";
 import {
@@ -102,7 +102,7 @@ export interface Api {
 }
 
 export async function createApi(options: ApiOptions): Promise<Api> {
-  const { orchestrator, log, maxBodyBytes } = options;
+  const { orchestrator, log } = options;
   const schema = await loadApiSchema();
   const converted = new ConvertedClusters();
   const { watches, jobWatches } = watchesOf(
@@ -139,9 +139,40 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     streamMaxDurationMs: options.streamMaxDurationMs,
     fairUse: options.fairUse,
   });
+  const served = { schema, dispatcher, metrics, health };
+  const { grpc, grpcHealth } = grpcPort(options, served);
+  return {
+    http: await httpPort(options, served),
+    grpc,
+    health,
+    grpcHealth,
+    httpInFlight: (delta: 1 | -1) => metrics.inFlight.http += delta,
+    watches,
+    jobWatches,
+  };
+}
+
+/** What both ports serve: the API, its chain, its metrics and readiness. */
+interface Served {
+  schema: ApiSchema;
+  dispatcher: Dispatcher;
+  metrics: Metrics;
+  health: Health;
+}
+
+/**
+ * Everything the HTTP port serves, in one route table: the pages, the HTTP
+ * units and the RPCs' routes, in that order, with one refusal path (404,
+ * 405) counted and logged as a call is (refuseRequest); the browser checks
+ * around it.
+ */
+async function httpPort(
+  options: ApiOptions,
+  { schema, dispatcher, metrics, health }: Served,
+): Promise<Router> {
+  const { log } = options;
   // Compiled once: the gateway routes with them, the document describes them.
   const routes = compileRoutes(schema.services);
-
   // What the HTTP port serves beside the RPCs, through the same chain.
   const units: HttpUnit[] = [
     whoamiUnit(),
@@ -149,7 +180,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     ...(options.dashboardProxy
       ? new DashboardProxy({
         ...options.dashboardProxy,
-        orchestrator,
+        orchestrator: options.orchestrator,
         secure: options.browsers?.secure ?? false,
         log,
       }).units()
@@ -170,9 +201,6 @@ export async function createApi(options: ApiOptions): Promise<Api> {
       ? {}
       : { "/metrics": () => metricsPage(metrics) }),
   };
-  // One route table: the pages, the HTTP units and the RPCs' routes, in
-  // that order, with one refusal path (404, 405) counted and logged as a
-  // call is (refuseRequest).
   const app = createRouter({
     endpoints: [
       ...pageEndpoints(pages),
@@ -181,24 +209,30 @@ export async function createApi(options: ApiOptions): Promise<Api> {
         schema,
         routes,
         dispatcher,
-        maxBodyBytes,
+        maxBodyBytes: options.maxBodyBytes,
         ...(options.kuberayJson ? { kuberayJson: { log } } : {}),
       }),
     ],
     refuse: (request, error, allow) =>
       refuseRequest(dispatcher, request, error, allow),
   });
-  const http = guardBrowsers(app, {
+  return guardBrowsers(app, {
     allowedHosts: ["*"],
     corsAllowedOrigins: [],
     ...options.browsers,
     refuse: (request, error) => refuseRequest(dispatcher, request, error),
   });
+}
 
+/** The gRPC server with the API, grpc.health.v1 and reflection added. */
+function grpcPort(
+  options: ApiOptions,
+  { schema, dispatcher, health }: Served,
+): { grpc: grpc.Server; grpcHealth: HealthReporter } {
   const grpc = createGrpcServer({
     schema,
     dispatcher,
-    maxReceiveBytes: maxBodyBytes,
+    maxReceiveBytes: options.maxBodyBytes,
     idleTimeoutMs: options.idleTimeoutMs,
   });
   const grpcHealth = addHealthService(
@@ -213,16 +247,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     [...schema.services, healthServiceDefinition()],
     schema.root,
   );
-  const httpInFlight = (delta: 1 | -1) => metrics.inFlight.http += delta;
-  return {
-    http,
-    grpc,
-    health,
-    grpcHealth,
-    httpInFlight,
-    watches,
-    jobWatches,
-  };
+  return { grpc, grpcHealth };
 }
 
 /**
