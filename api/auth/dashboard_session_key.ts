@@ -16,14 +16,16 @@
  *   it, so the same Secret could serve another purpose under another label
  *   without the two keys being related.
  *
- * This module reads bytes, not text: watched_file.ts decodes UTF-8, which
- * would fold random bytes that are not valid UTF-8 into one replacement
- * character and so throw entropy away.
+ * This module reads bytes, not text (watched_file.ts's watchFileBytes):
+ * decoding UTF-8 would fold random bytes that are not valid UTF-8 into one
+ * replacement character and so throw entropy away.
  */
-import { Buffer } from "node:buffer";
-import { createHash, hkdfSync, randomBytes } from "node:crypto";
-import type { Logger } from "../../domain/log.ts";
-import { DEFAULT_POLL_INTERVAL_MS } from "./watched_file.ts";
+import { hkdfSync, randomBytes } from "node:crypto";
+import {
+  type Reloadable,
+  type WatchedFileSettings,
+  watchFileBytes,
+} from "./watched_file.ts";
 
 /** The fewest bytes a key file may hold. */
 export const MIN_KEY_FILE_BYTES = 32;
@@ -67,19 +69,11 @@ export function keyOfFile(content: Uint8Array): Uint8Array {
   return deriveSessionKey(bytes);
 }
 
-export interface SessionKeyFileOptions {
-  path: string;
-  log: Logger;
-  /** How often the file is read for changes; 5 s. */
-  intervalMs?: number;
-}
+/** --dashboard-session-key-file, and who is told when it changes. */
+export type SessionKeyFileOptions = WatchedFileSettings;
 
-export interface SessionKeyFile extends SessionKeys {
-  /** Reads the file now; resolves true when a new key was taken. */
-  check(): Promise<boolean>;
-  /** Stops polling; resolves when a read under way has ended. */
-  close(): Promise<void>;
-}
+/** The keys of a key file, which reloads and closes. */
+export interface SessionKeyFile extends SessionKeys, Reloadable {}
 
 /**
  * Loads the key file (throwing an Error naming the flag and the file when
@@ -88,103 +82,25 @@ export interface SessionKeyFile extends SessionKeys {
 export async function loadSessionKeyFile(
   options: SessionKeyFileOptions,
 ): Promise<SessionKeyFile> {
-  const reader = new KeyFileReader(options);
-  await reader.load();
-  return reader;
-}
-
-/** The polling reader behind loadSessionKeyFile(). */
-class KeyFileReader implements SessionKeyFile {
-  readonly shared = true;
-  readonly #options: SessionKeyFileOptions;
   /** Newest first: the key in force and the one before it. */
-  #keys: Uint8Array[] = [];
-  #seen = "";
-  #lastError = "";
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #closed = false;
-  #checking: Promise<boolean> | undefined;
-
-  constructor(options: SessionKeyFileOptions) {
-    this.#options = options;
-  }
-
-  keys(): readonly Uint8Array[] {
-    return this.#keys;
-  }
-
-  async load(): Promise<void> {
-    const { path } = this.#options;
-    let content: Uint8Array;
-    try {
-      content = await Deno.readFile(path);
-      this.#keys = [keyOfFile(content)];
-    } catch (error) {
-      throw new Error(
-        `cannot load --dashboard-session-key-file "${path}": ${
-          describe(error)
-        }`,
-        { cause: error },
-      );
-    }
-    this.#seen = digest(content);
-    this.#schedule();
-  }
-
-  check(): Promise<boolean> {
-    // One read at a time: a poll and a test's check() share it.
-    this.#checking ??= this.#read().finally(() => this.#checking = undefined);
-    return this.#checking;
-  }
-
-  async close(): Promise<void> {
-    this.#closed = true;
-    clearTimeout(this.#timer);
-    await this.#checking;
-  }
-
-  async #read(): Promise<boolean> {
-    const { path, log } = this.#options;
-    let key: Uint8Array;
-    try {
-      const content = await Deno.readFile(path);
-      const seen = digest(content);
-      if (seen === this.#seen) return false;
-      this.#seen = seen;
-      key = keyOfFile(content);
-    } catch (error) {
-      // Logged once per distinct problem, not at every poll.
-      const message = describe(error);
-      if (message !== this.#lastError) {
-        log.error("Kept the previous dashboard session key", {
-          path,
-          error: message,
-        });
-        this.#lastError = message;
-      }
-      return false;
-    }
-    this.#lastError = "";
-    this.#keys = [key, this.#keys[0]];
-    log.info("Reloaded dashboard session key", { path });
-    return true;
-  }
-
-  #schedule(): void {
-    if (this.#closed) return;
-    this.#timer = setTimeout(async () => {
-      await this.check();
-      this.#schedule();
-    }, this.#options.intervalMs ?? DEFAULT_POLL_INTERVAL_MS);
-  }
-}
-
-function digest(bytes: Uint8Array): string {
-  return createHash("sha256").update(Buffer.from(bytes)).digest("hex");
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Deno.errors.NotFound) return "no such file";
-  if (error instanceof Deno.errors.PermissionDenied) return "permission denied";
-  return error instanceof Error ? error.message : String(error);
+  let keys: Uint8Array[] = [];
+  const file = await watchFileBytes({
+    ...options,
+    kind: "dashboard session key",
+    parse: keyOfFile,
+    loadError: (detail, cause) =>
+      new Error(
+        `cannot load --dashboard-session-key-file "${options.path}": ${detail}`,
+        { cause },
+      ),
+    onLoad: (key) => {
+      keys = [key, ...keys].slice(0, 2);
+    },
+  });
+  return {
+    shared: true,
+    keys: () => keys,
+    reload: () => file.reload(),
+    close: () => file.close(),
+  };
 }

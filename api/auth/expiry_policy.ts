@@ -16,47 +16,27 @@
  * entry names has no default and no maximum.
  */
 import { type ExpiryLimit, parseDuration } from "../../domain/expiry.ts";
+import {
+  type ListSection,
+  listSectionOf,
+  namespacesAt,
+  type Problem,
+} from "./policy_section.ts";
+import { namesNamespace } from "./policy_scope.ts";
 
 /** One entry of `expiry:`. */
 export interface ExpiryRule extends ExpiryLimit {
   namespaces: string[];
 }
 
-const KEYS = new Set(["namespaces", "default", "max"]);
-
-/**
- * The `expiry:` section's entries; each problem is told to `problem` with
- * its path (`expiry[1].max`), to which the policy file adds the line.
- */
-export function expiryRulesOf(
-  value: unknown,
-  problem: (field: string, description: string) => void,
-): ExpiryRule[] {
-  if (!Array.isArray(value)) {
-    problem("expiry", "must be a list of {namespaces, default, max}");
-    return [];
-  }
-  const rules: ExpiryRule[] = [];
-  value.forEach((item: unknown, i: number) => {
-    const at = `expiry[${i}]`;
-    if (typeof item !== "object" || item === null || Array.isArray(item)) {
-      problem(at, "must be a mapping with namespaces and default or max");
-      return;
-    }
-    const entry = item as Record<string, unknown>;
-    for (const key of Object.keys(entry)) {
-      if (!KEYS.has(key)) problem(`${at}.${key}`, "unknown key");
-    }
-    const namespaces = entry.namespaces;
-    if (
-      !Array.isArray(namespaces) || namespaces.length === 0 ||
-      namespaces.some((n) => typeof n !== "string" || n === "")
-    ) {
-      problem(
-        `${at}.namespaces`,
-        'must be a non-empty list of namespaces or "*"',
-      );
-    }
+/** The `expiry:` section, as policy_section.ts reads it. */
+const EXPIRY: ListSection<ExpiryRule> = {
+  name: "expiry",
+  keys: new Set(["namespaces", "default", "max"]),
+  list: "a list of {namespaces, default, max}",
+  entry: "a mapping with namespaces and default or max",
+  read(entry, at, problem) {
+    const namespaces = namespacesAt(entry, at, problem) ?? [];
     const durationOf = (key: "default" | "max") => {
       const raw = entry[key];
       if (raw === undefined) return undefined;
@@ -77,13 +57,16 @@ export function expiryRulesOf(
     if (
       defaultMs !== undefined && maxMs !== undefined && defaultMs > maxMs
     ) problem(`${at}.default`, "must not be longer than max");
-    rules.push({
-      namespaces: Array.isArray(namespaces) ? namespaces as string[] : [],
-      defaultMs,
-      maxMs,
-    });
-  });
-  return rules;
+    return { namespaces, defaultMs, maxMs };
+  },
+};
+
+/**
+ * The `expiry:` section's entries; each problem is told to `problem` with
+ * its path (`expiry[1].max`), to which the policy file adds the line.
+ */
+export function expiryRulesOf(value: unknown, problem: Problem): ExpiryRule[] {
+  return listSectionOf(EXPIRY, value, problem);
 }
 
 /** The limit of `namespace`: the first entry naming it or "*"; {} if none. */
@@ -91,8 +74,6 @@ export function expiryLimitFor(
   rules: readonly ExpiryRule[],
   namespace: string,
 ): ExpiryLimit {
-  const rule = rules.find((r) =>
-    r.namespaces.includes(namespace) || r.namespaces.includes("*")
-  );
+  const rule = rules.find((r) => namesNamespace(r, namespace));
   return rule ? { defaultMs: rule.defaultMs, maxMs: rule.maxMs } : {};
 }

@@ -32,7 +32,8 @@
 import { LineCounter, parse as parseYaml, parseDocument } from "yaml";
 import type { FieldViolation } from "../../domain/errors.ts";
 import type { Rule } from "./policy.ts";
-import { type Problem, rulesOf } from "./policy_rules.ts";
+import { rulesOf } from "./policy_rules.ts";
+import { isMapping, type Problem } from "./policy_section.ts";
 import { type GroupRateLimit, rateLimitsOf } from "./rate_limit.ts";
 import { type Quota, quotasOf } from "./quota.ts";
 import { type ExpiryRule, expiryRulesOf } from "./expiry_policy.ts";
@@ -134,7 +135,7 @@ export function validatePolicyDocument(document: unknown): PolicyDocument {
   const problem: Problem = (field, description) =>
     violations.push({ field, description });
 
-  if (!isObject(document)) {
+  if (!isMapping(document)) {
     problem("(file)", 'must be a mapping with the key "rules"');
     throw new PolicyError(violations);
   }
@@ -146,22 +147,19 @@ export function validatePolicyDocument(document: unknown): PolicyDocument {
     throw new PolicyError(violations);
   }
   const rules = rulesOf(document.rules, problem);
-  const rateLimits = document.rateLimits === undefined
-    ? []
-    : rateLimitsOf(document.rateLimits, problem);
-  const quotas = document.quotas === undefined
-    ? []
-    : quotasOf(document.quotas, problem);
-  const expiry = document.expiry === undefined
-    ? []
-    : expiryRulesOf(document.expiry, problem);
-  const queues = document.queues === undefined
-    ? []
-    : queueRulesOf(document.queues, problem);
+  const rateLimits = optional(document.rateLimits, rateLimitsOf, problem);
+  const quotas = optional(document.quotas, quotasOf, problem);
+  const expiry = optional(document.expiry, expiryRulesOf, problem);
+  const queues = optional(document.queues, queueRulesOf, problem);
   if (violations.length > 0) throw new PolicyError(violations);
   return { rules, rateLimits, quotas, expiry, queues };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** An optional section's entries, read by `read`; [] when it is absent. */
+function optional<T>(
+  section: unknown,
+  read: (section: unknown, problem: Problem) => T[],
+  problem: Problem,
+): T[] {
+  return section === undefined ? [] : read(section, problem);
 }

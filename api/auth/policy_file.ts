@@ -3,31 +3,24 @@
  * does (a new file that does not validate keeps the previous policy; see
  * watched_file.ts), the policy of its latest good text answering.
  */
-import type { Logger } from "../../domain/log.ts";
-import { watchFile } from "./watched_file.ts";
+import {
+  type Reloadable,
+  type WatchedFileSettings,
+  watchFile,
+} from "./watched_file.ts";
 import { type Policy, policyOf } from "./policy.ts";
 import { parsePolicyDocument } from "./policy_document.ts";
 import type { GroupRateLimit } from "./rate_limit.ts";
 import type { ExpiryRule } from "./expiry_policy.ts";
 
-export interface PolicyFileOptions {
-  /** --authorization-policy-file */
-  path: string;
-  log: Logger;
-  /** How often the file is read for changes; 5 s by default. */
-  intervalMs?: number;
-  /** Told after a new policy was taken (open streams are checked again). */
-  onReload?: () => void;
+export interface PolicyFileOptions extends WatchedFileSettings {
   /** Corral's own namespace, reserved (policyOf). */
   ownNamespace?: string;
 }
 
-export interface PolicyFile extends Policy {
+export interface PolicyFile extends Policy, Reloadable {
   rateLimits(): readonly GroupRateLimit[];
   expiry(): readonly ExpiryRule[];
-  /** Reads the file now; resolves true when a new policy was taken. */
-  reload(): Promise<boolean>;
-  close(): Promise<void>;
 }
 
 /**
@@ -39,9 +32,8 @@ export async function policyFile(
 ): Promise<PolicyFile> {
   const log = options.log.with({ component: "authorization" });
   const file = await watchFile({
-    path: options.path,
+    ...options,
     kind: "authorization policy file",
-    intervalMs: options.intervalMs,
     log,
     parse: (text) => {
       const { rules, rateLimits, quotas, expiry, queues } = parsePolicyDocument(
@@ -55,17 +47,11 @@ export async function policyFile(
         queues,
       });
     },
-    onReload: (policy) => {
+    onLoad: (policy) =>
       log.info("Loaded authorization policy", {
         path: options.path,
         rules: policy.rules().length,
-      });
-      options.onReload?.();
-    },
-  });
-  log.info("Loaded authorization policy", {
-    path: options.path,
-    rules: file.current().rules().length,
+      }),
   });
   return {
     authorize: (request) => file.current().authorize(request),
@@ -76,7 +62,7 @@ export async function policyFile(
     quotas: () => file.current().quotas?.() ?? [],
     expiry: () => file.current().expiry?.() ?? [],
     queues: () => file.current().queues?.() ?? [],
-    reload: () => file.check(),
+    reload: () => file.reload(),
     close: () => file.close(),
   };
 }

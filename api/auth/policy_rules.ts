@@ -8,9 +8,12 @@
 import { AUTHENTICATED_GROUP } from "./identity.ts";
 import type { TolerationGrant, WorkloadGrants } from "./workload_grants.ts";
 import { RESOURCES, type Rule, VERBS } from "./policy.ts";
-
-/** Where a problem of the file is told: its path and what is wrong. */
-export type Problem = (field: string, description: string) => void;
+import {
+  isMapping,
+  type ListSection,
+  listSectionOf,
+  type Problem,
+} from "./policy_section.ts";
 
 /** The workload allow-lists that are lists of patterns, as in the file. */
 const WORKLOAD_LISTS = [
@@ -43,29 +46,26 @@ const RULE_KEYS = new Set<string>([
 /** A DNS-1123 label, as Kubernetes namespace names are. */
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
+/** The `rules:` section, as policy_section.ts reads it. */
+const RULES: ListSection<Rule> = {
+  name: "rules",
+  keys: RULE_KEYS,
+  list: "a list",
+  entry: "a mapping",
+  read: ruleOf,
+};
+
 /** The rules of the file's `rules:` list, each at `rules[i]`. */
 export function rulesOf(list: unknown[], problem: Problem): Rule[] {
-  const rules: Rule[] = [];
-  for (const [i, raw] of list.entries()) {
-    const at = `rules[${i}]`;
-    if (!isObject(raw)) {
-      problem(at, "must be a mapping");
-      continue;
-    }
-    rules.push(ruleOf(raw, at, problem));
-  }
-  return rules;
+  return listSectionOf(RULES, list, problem);
 }
 
-/** One rule of the file, its problems told to `problem`. */
+/** One rule of the file, its keys known, its problems told to `problem`. */
 function ruleOf(
   raw: Record<string, unknown>,
   at: string,
   problem: Problem,
 ): Rule {
-  for (const key of Object.keys(raw)) {
-    if (!RULE_KEYS.has(key)) problem(`${at}.${key}`, "unknown key");
-  }
   const list = (key: string, check: (value: string) => string | undefined) =>
     stringList(raw[key], `${at}.${key}`, check, problem);
   const users = list("users", subjectProblem("user"));
@@ -216,7 +216,7 @@ function volumeGrants(
   problem: Problem,
   grants: Partial<WorkloadGrants>,
 ): void {
-  if (!isObject(volumes)) {
+  if (!isMapping(volumes)) {
     problem(`${at}.volumes`, "must be a mapping");
     return;
   }
@@ -245,7 +245,7 @@ function startParamGrants(
   at: string,
   problem: Problem,
 ): Record<string, string[]> | undefined {
-  if (!isObject(params)) {
+  if (!isMapping(params)) {
     problem(
       `${at}.startParams`,
       "must be a mapping of a parameter to value patterns",
@@ -272,7 +272,7 @@ function tolerationGrants(
   const grants: TolerationGrant[] = [];
   value.forEach((item: unknown, i: number) => {
     const where = `${at}.tolerations[${i}]`;
-    if (!isObject(item) || typeof item.key !== "string" || item.key === "") {
+    if (!isMapping(item) || typeof item.key !== "string" || item.key === "") {
       problem(where, "must be a mapping with a non-empty key");
       return;
     }
@@ -287,8 +287,4 @@ function tolerationGrants(
     grants.push({ key: item.key, ...(effects ? { effects } : {}) });
   });
   return grants;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

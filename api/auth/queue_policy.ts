@@ -23,6 +23,14 @@
 import { queueNameProblem } from "../../domain/queues.ts";
 import type { Identity } from "./identity.ts";
 import { AuthorizationError } from "./authorization_error.ts";
+import {
+  type ListSection,
+  listSectionOf,
+  namesAt,
+  namespacesAt,
+  type Problem,
+} from "./policy_section.ts";
+import { isForCaller, namesNamespace } from "./policy_scope.ts";
 
 /** One entry of `queues:`. */
 export interface QueueRule {
@@ -43,92 +51,57 @@ export interface QueueLimit {
   allowed?: readonly string[];
 }
 
-const KEYS = new Set(["namespaces", "users", "groups", "default", "allowed"]);
-
-type Problem = (field: string, description: string) => void;
+/** The `queues:` section, as policy_section.ts reads it. */
+const QUEUES: ListSection<QueueRule> = {
+  name: "queues",
+  keys: new Set(["namespaces", "users", "groups", "default", "allowed"]),
+  list: "a list of {namespaces, default, allowed}",
+  entry: "a mapping with namespaces and default or allowed",
+  /** One entry; undefined when a value of it has a problem. */
+  read(entry, at, problem) {
+    let ok = true;
+    const fail = (field: string, description: string) => {
+      ok = false;
+      problem(field, description);
+    };
+    const namespaces = namespacesAt(entry, at, fail) ?? [];
+    const users = namesAt(entry, "users", at, fail) ?? [];
+    const groups = namesAt(entry, "groups", at, fail) ?? [];
+    const allowed = namesAt(entry, "allowed", at, fail);
+    allowed?.forEach((queue, j) => {
+      const why = queueNameProblem(queue);
+      if (why) fail(`${at}.allowed[${j}]`, why);
+    });
+    const queue = entry.default;
+    if (queue !== undefined) {
+      const why = typeof queue !== "string"
+        ? "must be a queue name"
+        : queueNameProblem(queue);
+      if (why) fail(`${at}.default`, why);
+      else if (allowed && !allowed.includes(queue as string)) {
+        fail(`${at}.default`, "must be one of allowed");
+      }
+    }
+    if (queue === undefined && allowed === undefined) {
+      fail(at, "must give default or allowed");
+    }
+    if (!ok) return undefined;
+    return {
+      namespaces,
+      users,
+      groups,
+      ...(queue !== undefined ? { default: queue as string } : {}),
+      ...(allowed !== undefined ? { allowed } : {}),
+    };
+  },
+};
 
 /**
  * The `queues:` section's entries; each problem is told to `problem` with
  * its path (`queues[1].default`).
  */
 export function queueRulesOf(value: unknown, problem: Problem): QueueRule[] {
-  if (!Array.isArray(value)) {
-    problem("queues", "must be a list of {namespaces, default, allowed}");
-    return [];
-  }
-  const rules: QueueRule[] = [];
-  value.forEach((item: unknown, i: number) => {
-    const at = `queues[${i}]`;
-    if (typeof item !== "object" || item === null || Array.isArray(item)) {
-      problem(at, "must be a mapping with namespaces and default or allowed");
-      return;
-    }
-    const rule = queueRuleOf(item as Record<string, unknown>, at, problem);
-    if (rule) rules.push(rule);
-  });
-  return rules;
-}
-
-/** One entry, or undefined when it has a problem (told to `problem`). */
-function queueRuleOf(
-  entry: Record<string, unknown>,
-  at: string,
-  problem: Problem,
-): QueueRule | undefined {
-  let ok = true;
-  const fail = (field: string, description: string) => {
-    ok = false;
-    problem(field, description);
-  };
-  for (const key of Object.keys(entry)) {
-    if (!KEYS.has(key)) fail(`${at}.${key}`, "unknown key");
-  }
-  const strings = (key: string, required: boolean) => {
-    const raw = entry[key];
-    if (raw === undefined && !required) return undefined;
-    if (
-      !Array.isArray(raw) || (required && raw.length === 0) ||
-      raw.some((n) => typeof n !== "string" || n === "")
-    ) {
-      fail(
-        `${at}.${key}`,
-        required
-          ? 'must be a non-empty list of namespaces or "*"'
-          : "must be a list of non-empty strings",
-      );
-      return undefined;
-    }
-    return raw as string[];
-  };
-  const namespaces = strings("namespaces", true) ?? [];
-  const users = strings("users", false) ?? [];
-  const groups = strings("groups", false) ?? [];
-  const allowed = strings("allowed", false);
-  allowed?.forEach((queue, j) => {
-    const why = queueNameProblem(queue);
-    if (why) fail(`${at}.allowed[${j}]`, why);
-  });
-  const queue = entry.default;
-  if (queue !== undefined) {
-    const why = typeof queue !== "string"
-      ? "must be a queue name"
-      : queueNameProblem(queue);
-    if (why) fail(`${at}.default`, why);
-    else if (allowed && !allowed.includes(queue as string)) {
-      fail(`${at}.default`, "must be one of allowed");
-    }
-  }
-  if (queue === undefined && allowed === undefined) {
-    fail(at, "must give default or allowed");
-  }
-  if (!ok) return undefined;
-  return {
-    namespaces,
-    users,
-    groups,
-    ...(queue !== undefined ? { default: queue as string } : {}),
-    ...(allowed !== undefined ? { allowed } : {}),
-  };
+  return listSectionOf(QUEUES, value, problem);
 }
 
 /**
@@ -142,10 +115,7 @@ export function queueLimitFor(
   namespace: string,
 ): QueueLimit {
   const rule = rules.find((r) =>
-    (r.namespaces.includes(namespace) || r.namespaces.includes("*")) &&
-    (r.users.length === 0 && r.groups.length === 0 ||
-      r.users.includes(identity.user) ||
-      r.groups.some((group) => identity.groups.includes(group)))
+    namesNamespace(r, namespace) && isForCaller(r, identity)
   );
   if (!rule) return {};
   return {

@@ -31,6 +31,13 @@ import {
 } from "../../domain/resources.ts";
 import type { RayServiceResource } from "../../domain/service_resources.ts";
 import type { Identity } from "./identity.ts";
+import {
+  type ListSection,
+  listSectionOf,
+  namesAt,
+  type Problem,
+} from "./policy_section.ts";
+import { namesCaller, namesNamespace, namesNoCaller } from "./policy_scope.ts";
 
 /** The dimensions of a quota, as the file names them. */
 export const DIMENSIONS = [
@@ -231,16 +238,12 @@ export function quotasFor(
 ): AppliedQuota[] {
   const applied: AppliedQuota[] = [];
   for (const quota of quotas) {
-    const inNamespace = quota.namespaces.includes("*") ||
-      quota.namespaces.includes(namespace);
-    if (!inNamespace) continue;
-    if (quota.users.length === 0 && quota.groups.length === 0) {
+    if (!namesNamespace(quota, namespace)) continue;
+    if (namesNoCaller(quota)) {
       applied.push({ scope: namespace, limits: quota.limits });
       continue;
     }
-    const member = quota.users.includes(identity.user) ||
-      quota.groups.some((group) => identity.groups.includes(group));
-    if (!member) continue;
+    if (!namesCaller(quota, identity)) continue;
     applied.push({
       scope: `user "${identity.user}" in ${namespace}`,
       user: identity.user,
@@ -309,89 +312,49 @@ export function quotaExcess(
 // ---------------------------------------------------------------------------
 // Reading
 
-type Problem = (field: string, description: string) => void;
-
-const QUOTA_KEYS = new Set<string>([
-  "namespaces",
-  "users",
-  "groups",
-  ...DIMENSIONS,
-]);
-
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** The `quotas:` section, as policy_section.ts reads it. */
+const QUOTAS: ListSection<Quota> = {
+  name: "quotas",
+  keys: new Set<string>(["namespaces", "users", "groups", ...DIMENSIONS]),
+  list: "a list",
+  entry: "a mapping",
+  read(raw, at, problem) {
+    const namespaces = namesAt(raw, "namespaces", at, problem) ?? [];
+    namespaces.forEach((n, j) => {
+      if (n !== "*" && !NAMESPACE.test(n)) {
+        problem(`${at}.namespaces[${j}]`, `"${n}" is not a namespace name`);
+      }
+    });
+    if (namespaces.length === 0) {
+      problem(`${at}.namespaces`, 'is required ("*" for each namespace)');
+    }
+    const limits: Partial<Usage> = {};
+    for (const dimension of DIMENSIONS) {
+      const limit = raw[dimension];
+      if (limit === undefined) continue;
+      if (typeof limit !== "number" || !(limit >= 0) || !isFinite(limit)) {
+        problem(`${at}.${dimension}`, "must be a number, 0 or more");
+        continue;
+      }
+      limits[dimension] = limit;
+    }
+    if (Object.keys(limits).length === 0) {
+      problem(at, `limits nothing: give one of ${DIMENSIONS.join(", ")}`);
+    }
+    return {
+      namespaces,
+      users: namesAt(raw, "users", at, problem) ?? [],
+      groups: namesAt(raw, "groups", at, problem) ?? [],
+      limits,
+    };
+  },
+};
 
 /** The `quotas:` section of a policy file, its problems told to `problem`. */
 export function quotasOf(value: unknown, problem: Problem): Quota[] {
-  if (!Array.isArray(value)) {
-    problem("quotas", "must be a list");
-    return [];
-  }
-  const quotas: Quota[] = [];
-  value.forEach((raw: unknown, i: number) => {
-    const at = `quotas[${i}]`;
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-      problem(at, "must be a mapping");
-      return;
-    }
-    const quota = quotaOf(raw as Record<string, unknown>, at, problem);
-    if (quota) quotas.push(quota);
-  });
-  return quotas;
-}
-
-function quotaOf(
-  raw: Record<string, unknown>,
-  at: string,
-  problem: Problem,
-): Quota | undefined {
-  for (const key of Object.keys(raw)) {
-    if (!QUOTA_KEYS.has(key)) problem(`${at}.${key}`, "unknown key");
-  }
-  const strings = (key: string, check?: (s: string) => string | undefined) => {
-    const list = raw[key];
-    if (list === undefined) return [];
-    if (
-      !Array.isArray(list) ||
-      list.some((item) => typeof item !== "string" || item === "")
-    ) {
-      problem(`${at}.${key}`, "must be a list of non-empty strings");
-      return [];
-    }
-    list.forEach((item: string, j: number) => {
-      const why = check?.(item);
-      if (why) problem(`${at}.${key}[${j}]`, why);
-    });
-    return list as string[];
-  };
-  const namespaces = strings(
-    "namespaces",
-    (n) =>
-      n === "*" || NAMESPACE.test(n)
-        ? undefined
-        : `"${n}" is not a namespace name`,
-  );
-  if (namespaces.length === 0) {
-    problem(`${at}.namespaces`, 'is required ("*" for each namespace)');
-  }
-  const limits: Partial<Usage> = {};
-  for (const dimension of DIMENSIONS) {
-    const limit = raw[dimension];
-    if (limit === undefined) continue;
-    if (typeof limit !== "number" || !(limit >= 0) || !isFinite(limit)) {
-      problem(`${at}.${dimension}`, "must be a number, 0 or more");
-      continue;
-    }
-    limits[dimension] = limit;
-  }
-  if (Object.keys(limits).length === 0) {
-    problem(at, `limits nothing: give one of ${DIMENSIONS.join(", ")}`);
-  }
-  return {
-    namespaces,
-    users: strings("users"),
-    groups: strings("groups"),
-    limits,
-  };
+  return listSectionOf(QUOTAS, value, problem);
 }
 
 /** The violations of quotasOf as a list (for tests and callers that collect). */

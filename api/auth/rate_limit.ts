@@ -34,6 +34,13 @@ import type { Metrics } from "../metrics.ts";
 import { sourceOf } from "./failure_limit.ts";
 import type { Identity } from "./identity.ts";
 import { TokenBuckets } from "./token_bucket.ts";
+import {
+  type ListSection,
+  listSectionOf,
+  type Problem,
+  requiredNamesAt,
+} from "./policy_section.ts";
+import { namesCaller } from "./policy_scope.ts";
 
 /** A rate: `perSecond` on average, `burst` in a row; perSecond 0: no limit. */
 export interface RateLimitSettings {
@@ -105,12 +112,8 @@ export class FairUse {
 
   /** The rate `identity` is held to: its groups' override, else the default. */
   rateOf(identity: Identity): RateLimitSettings {
-    for (const limit of this.#groupLimits()) {
-      if (limit.groups.some((group) => identity.groups.includes(group))) {
-        return limit;
-      }
-    }
-    return this.#settings.rate;
+    return this.#groupLimits().find((limit) => namesCaller(limit, identity)) ??
+      this.#settings.rate;
   }
 
   /**
@@ -199,39 +202,20 @@ export function groupOf(identity: Identity): string {
   return identity.groups[0] ?? "none";
 }
 
-/**
- * The `rateLimits:` section of a policy file: a list of
- * `{groups, qps, burst}`, burst defaulting to twice qps (at least 1). Each
- * problem is told to `problem` with its path, `rateLimits[1].qps`.
- */
-export function rateLimitsOf(
-  value: unknown,
-  problem: (field: string, description: string) => void,
-): GroupRateLimit[] {
-  if (!Array.isArray(value)) {
-    problem("rateLimits", "must be a list of {groups, qps, burst}");
-    return [];
-  }
-  const limits: GroupRateLimit[] = [];
-  value.forEach((item: unknown, i: number) => {
-    const at = `rateLimits[${i}]`;
-    if (typeof item !== "object" || item === null || Array.isArray(item)) {
-      problem(at, "must be a mapping with groups and qps");
-      return;
-    }
-    const entry = item as Record<string, unknown>;
-    for (const key of Object.keys(entry)) {
-      if (!["groups", "qps", "burst"].includes(key)) {
-        problem(`${at}.${key}`, "unknown key");
-      }
-    }
-    const groups = entry.groups;
-    if (
-      !Array.isArray(groups) || groups.length === 0 ||
-      groups.some((g) => typeof g !== "string" || g === "")
-    ) {
-      problem(`${at}.groups`, "must be a non-empty list of group names");
-    }
+/** The `rateLimits:` section, as policy_section.ts reads it. */
+const RATE_LIMITS: ListSection<GroupRateLimit> = {
+  name: "rateLimits",
+  keys: new Set(["groups", "qps", "burst"]),
+  list: "a list of {groups, qps, burst}",
+  entry: "a mapping with groups and qps",
+  read(entry, at, problem) {
+    const groups = requiredNamesAt(
+      entry,
+      "groups",
+      at,
+      problem,
+      "must be a non-empty list of group names",
+    );
     const qps = entry.qps;
     if (typeof qps !== "number" || !(qps >= 0) || !Number.isFinite(qps)) {
       problem(`${at}.qps`, "must be a number of 0 or more (0: no limit)");
@@ -240,11 +224,22 @@ export function rateLimitsOf(
     if (typeof burst !== "number" || !Number.isInteger(burst) || burst < 1) {
       problem(`${at}.burst`, "must be a whole number of 1 or more");
     }
-    limits.push({
-      groups: Array.isArray(groups) ? groups as string[] : [],
+    return {
+      groups: groups ?? [],
       perSecond: Number(qps),
       burst: Number(burst),
-    });
-  });
-  return limits;
+    };
+  },
+};
+
+/**
+ * The `rateLimits:` section of a policy file: a list of
+ * `{groups, qps, burst}`, burst defaulting to twice qps (at least 1). Each
+ * problem is told to `problem` with its path, `rateLimits[1].qps`.
+ */
+export function rateLimitsOf(
+  value: unknown,
+  problem: Problem,
+): GroupRateLimit[] {
+  return listSectionOf(RATE_LIMITS, value, problem);
 }

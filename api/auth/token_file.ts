@@ -42,10 +42,13 @@
  */
 
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Logger } from "../../domain/log.ts";
 import { RESERVED_PREFIX } from "./identity.ts";
 import type { Authenticator, Identity } from "./identity.ts";
-import { watchFile } from "./watched_file.ts";
+import {
+  type Reloadable,
+  type WatchedFileSettings,
+  watchFile,
+} from "./watched_file.ts";
 
 /** One line of a token file. */
 export interface TokenRecord {
@@ -259,21 +262,11 @@ export function tokenLookup(
   };
 }
 
-export interface TokenFileOptions {
-  /** --token-auth-file */
-  path: string;
-  log: Logger;
-  /** How often the file is read for changes; 5 s by default. */
-  intervalMs?: number;
-  /** Told after new tokens were taken (open streams are checked again). */
-  onReload?: () => void;
-}
+/** --token-auth-file, and who is told when it changes. */
+export type TokenFileOptions = WatchedFileSettings;
 
-export interface TokenFileAuthenticator extends Authenticator {
-  /** Reads the file now; resolves true when new tokens were taken. */
-  reload(): Promise<boolean>;
-  close(): Promise<void>;
-}
+/** The token-file authenticator, which reloads its file and closes. */
+export type TokenFileAuthenticator = Authenticator & Reloadable;
 
 /**
  * The token-file authenticator. Resolves once the file has loaded; rejects
@@ -284,9 +277,8 @@ export async function tokenFileAuthenticator(
 ): Promise<TokenFileAuthenticator> {
   const log = options.log.with({ authenticator: "token-file" });
   const file = await watchFile({
-    path: options.path,
+    ...options,
     kind: "token file",
-    intervalMs: options.intervalMs,
     log,
     parse(text) {
       const { records, warnings } = parseTokenFile(text);
@@ -298,19 +290,13 @@ export async function tokenFileAuthenticator(
       }
       return { lookup: tokenLookup(records), count: records.length };
     },
-    onReload: ({ count }) => {
-      log.info("Loaded tokens", { path: options.path, tokens: count });
-      options.onReload?.();
-    },
-  });
-  log.info("Loaded tokens", {
-    path: options.path,
-    tokens: file.current().count,
+    onLoad: ({ count }) =>
+      log.info("Loaded tokens", { path: options.path, tokens: count }),
   });
   return {
     name: "token-file",
     authenticate: (token) => Promise.resolve(file.current().lookup(token)),
-    reload: () => file.check(),
+    reload: () => file.reload(),
     close: () => file.close(),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * A configuration file that is parsed at start-up and re-read when it
- * changes, without a restart: the token file and the authorization policy.
+ * changes, without a restart: the token file, the authorization policy and
+ * the dashboard session key.
  *
  * The file is polled (read and hashed every few seconds) rather than watched
  * with Deno.watchFs: a mounted Kubernetes Secret or ConfigMap changes by an
@@ -20,54 +21,89 @@ import type { Logger } from "../../domain/log.ts";
 
 export const DEFAULT_POLL_INTERVAL_MS = 5_000;
 
-export interface WatchedFileOptions<T> {
+/**
+ * What the owner of a watched file is told by its own caller: the token
+ * file, the policy file and the dashboard session key file each take these.
+ */
+export interface WatchedFileSettings {
   path: string;
-  /** What the file is, for messages: "token file". */
-  kind: string;
-  /** Parses the text; throws an Error whose message names the problem. */
-  parse(text: string): T;
   log: Logger;
+  /** How often the file is read for changes; 5 s by default. */
   intervalMs?: number;
-  /** Called with each new value after a successful reload. */
-  onReload?(value: T): void;
+  /** Told after a new value was taken. */
+  onReload?: () => void;
 }
 
-export interface WatchedFile<T> {
-  /** The last value that parsed. */
-  current(): T;
+/** A watched file's handle, as its owner passes it on. */
+export interface Reloadable {
   /** Reads the file now; resolves true when a new value was taken. */
-  check(): Promise<boolean>;
+  reload(): Promise<boolean>;
   /** Stops polling; resolves when a read under way has ended. */
   close(): Promise<void>;
 }
 
+export interface WatchedFileOptions<T, Content = string> {
+  path: string;
+  /** What the file is, for messages: "token file". */
+  kind: string;
+  /** Parses the content; throws an Error whose message names the problem. */
+  parse(content: Content): T;
+  log: Logger;
+  intervalMs?: number;
+  /** Called with the first value, then with each new one. */
+  onLoad?(value: T): void;
+  /** Called with each new value after a successful reload, after onLoad. */
+  onReload?(value: T): void;
+  /**
+   * The error thrown when the file cannot be loaded at start-up, `detail`
+   * saying why; by default INVALID_ARGUMENT `Cannot load ${kind} "${path}":
+   * ${detail}`.
+   */
+  loadError?(detail: string, cause: unknown): Error;
+}
+
+export interface WatchedFile<T> extends Reloadable {
+  /** The last value that parsed. */
+  current(): T;
+}
+
 /** Loads the file (throwing INVALID_ARGUMENT if it cannot) and starts polling. */
-export async function watchFile<T>(
+export function watchFile<T>(
   options: WatchedFileOptions<T>,
+): Promise<WatchedFile<T>> {
+  const { parse } = options;
+  return watchFileBytes({
+    ...options,
+    parse: (bytes) => parse(new TextDecoder().decode(bytes)),
+  });
+}
+
+/**
+ * watchFile() for a file read as bytes, not as UTF-8 text (which would fold
+ * bytes that are not valid UTF-8 into one replacement character).
+ */
+export async function watchFileBytes<T>(
+  options: WatchedFileOptions<T, Uint8Array>,
 ): Promise<WatchedFile<T>> {
   const { path, kind, parse, log } = options;
   const intervalMs = options.intervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+  const loadError = options.loadError ??
+    ((detail: string, cause: unknown) =>
+      new ServiceError(
+        Code.INVALID_ARGUMENT,
+        `Cannot load ${kind} "${path}": ${detail}`,
+        { cause },
+      ));
 
   let bytes: Uint8Array;
-  try {
-    bytes = await Deno.readFile(path);
-  } catch (error) {
-    throw new ServiceError(
-      Code.INVALID_ARGUMENT,
-      `Cannot load ${kind} "${path}": ${describe(error)}`,
-      { cause: error },
-    );
-  }
   let value: T;
   try {
-    value = parse(new TextDecoder().decode(bytes));
+    bytes = await Deno.readFile(path);
+    value = parse(bytes);
   } catch (error) {
-    throw new ServiceError(
-      Code.INVALID_ARGUMENT,
-      `Cannot load ${kind} "${path}": ${describe(error)}`,
-      { cause: error },
-    );
+    throw loadError(describe(error), error);
   }
+  options.onLoad?.(value);
   // The digest of the content last looked at, good or bad, so a bad file is
   // reported once and not at every poll.
   let seen = digest(bytes);
@@ -97,7 +133,7 @@ export async function watchFile<T>(
     if (nextDigest === seen) return false;
     seen = nextDigest;
     try {
-      value = parse(new TextDecoder().decode(next));
+      value = parse(next);
     } catch (error) {
       log.error(`Kept the previous ${kind}: the new one is not valid`, {
         path,
@@ -106,12 +142,13 @@ export async function watchFile<T>(
       return false;
     }
     log.info(`Reloaded ${kind}`, { path });
+    options.onLoad?.(value);
     options.onReload?.(value);
     return true;
   }
 
-  function check(): Promise<boolean> {
-    // One read at a time: a poll and a test's check() share it.
+  function reload(): Promise<boolean> {
+    // One read at a time: a poll and a test's reload() share it.
     checking ??= readAndParse().finally(() => checking = undefined);
     return checking;
   }
@@ -119,7 +156,7 @@ export async function watchFile<T>(
   function schedule() {
     if (closed) return;
     timer = setTimeout(async () => {
-      await check();
+      await reload();
       schedule();
     }, intervalMs);
   }
@@ -127,7 +164,7 @@ export async function watchFile<T>(
 
   return {
     current: () => value,
-    check,
+    reload,
     async close() {
       closed = true;
       clearTimeout(timer);

@@ -175,15 +175,15 @@ Deno.test("loadSessionKeyFile(): too short a file fails naming the flag; a new k
       const sessions = replica(keys);
       const old = await sessions.open(ALICE);
       await Deno.writeTextFile(path, "too short");
-      assert.equal(await keys.check(), false);
+      assert.equal(await keys.reload(), false);
       await Deno.writeFile(path, crypto.getRandomValues(new Uint8Array(48)));
-      assert.equal(await keys.check(), true);
+      assert.equal(await keys.reload(), true);
       const fresh = await sessions.open(ALICE);
       assert.ok(await sessions.find(old.value, "team-a", "blue"));
       assert.ok(await sessions.find(fresh.value, "team-a", "blue"));
       // Two rotations on, the first key opens nothing.
       await Deno.writeFile(path, crypto.getRandomValues(new Uint8Array(48)));
-      assert.equal(await keys.check(), true);
+      assert.equal(await keys.reload(), true);
       assert.equal(await sessions.find(old.value, "team-a", "blue"), undefined);
       assert.ok(await sessions.find(fresh.value, "team-a", "blue"));
     } finally {
