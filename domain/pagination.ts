@@ -30,7 +30,7 @@ interface Token {
   after: [string, string];
 }
 
-type Keyed = { namespace: string; name: string };
+export type Keyed = { namespace: string; name: string };
 
 /**
  * Checks `request` (before anything is listed) and gives what takes its

@@ -16,7 +16,7 @@ import {
   updatePaths,
   updateViolations,
 } from "../../domain/cluster_update.ts";
-import { pageCursor } from "../../domain/pagination.ts";
+import type { PageRequest } from "../../domain/pagination.ts";
 import type { CallOptions } from "../../domain/ports.ts";
 import type { RayCluster } from "../../domain/resources.ts";
 import type {
@@ -39,10 +39,10 @@ import { holdingOf, putBack } from "./quota_guard.ts";
 import {
   clusterListAnswer,
   listedIn,
+  listPage,
   type Namespaces,
   readToChange,
   type Service,
-  visible,
   withEvents,
 } from "./service.ts";
 import { checkOwner, type OwnerCheck, ownersOnly } from "../auth/owners.ts";
@@ -111,23 +111,25 @@ export class ClusterHandlers {
 
   async listCluster(
     request: ListClustersRequest,
-    { kube, scope, action }: NamespaceCall,
+    call: NamespaceCall,
   ): Promise<ListClustersResponse> {
-    const cursor = pageCursor(request, `clusters/${scope.namespace}`, action);
-    const clusters = await this.clustersIn(scope.namespace, kube);
-    return clusterListAnswer(cursor.page(clusters));
+    return clusterListAnswer(await this.#page(request, call));
   }
 
   async listAllClusters(
     request: ListAllClustersRequest,
-    { kube, scope, action }: CallContext<NamespacesScope>,
+    call: CallContext<NamespacesScope>,
   ): Promise<ListAllClustersResponse> {
-    const cursor = pageCursor(request, "clusters", action);
-    const clusters = visible(
-      await this.clustersIn(scope.namespaces, kube),
-      scope.hidden,
+    return clusterListAnswer(await this.#page(request, call));
+  }
+
+  #page(request: PageRequest, call: CallContext) {
+    return listPage(
+      request,
+      "clusters",
+      call,
+      (namespace) => this.clustersIn(namespace, call.kube),
     );
-    return clusterListAnswer(cursor.page(clusters));
   }
 
   /**

@@ -10,7 +10,7 @@ import {
   computeTemplateFromConfigMap,
   computeTemplateToConfigMap,
 } from "../../domain/template_conversions.ts";
-import { pageCursor } from "../../domain/pagination.ts";
+import type { PageRequest } from "../../domain/pagination.ts";
 import type { CallOptions } from "../../domain/ports.ts";
 import type {
   ComputeTemplate,
@@ -24,7 +24,12 @@ import type {
 } from "../../domain/types.ts";
 import { templateInUseError } from "../../domain/template_errors.ts";
 import { validateCreateComputeTemplate } from "../../domain/template_validation.ts";
-import { listedIn, type Namespaces, type Service, visible } from "./service.ts";
+import {
+  listedIn,
+  listPage,
+  type Namespaces,
+  type Service,
+} from "./service.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 
 type NamespaceCall = CallContext<NamespaceScope>;
@@ -67,27 +72,27 @@ export class ComputeTemplateHandlers {
 
   async listComputeTemplates(
     request: ListComputeTemplatesRequest,
-    { kube, scope, action }: NamespaceCall,
+    call: NamespaceCall,
   ): Promise<ListComputeTemplatesResponse> {
-    const list = `computetemplates/${scope.namespace}`;
-    const cursor = pageCursor(request, list, action);
-    const { items, nextPageToken } = cursor.page(
-      await this.templatesIn(scope.namespace, kube),
-    );
+    const { items, nextPageToken } = await this.#page(request, call);
     return { computeTemplates: items, nextPageToken };
   }
 
   async listAllComputeTemplates(
     request: ListAllComputeTemplatesRequest,
-    { kube, scope, action }: CallContext<NamespacesScope>,
+    call: CallContext<NamespacesScope>,
   ): Promise<ListAllComputeTemplatesResponse> {
-    const cursor = pageCursor(request, "computetemplates", action);
-    const templates = visible(
-      await this.templatesIn(scope.namespaces, kube),
-      scope.hidden,
-    );
-    const { items, nextPageToken } = cursor.page(templates);
+    const { items, nextPageToken } = await this.#page(request, call);
     return { computeTemplates: items, nextPageToken };
+  }
+
+  #page(request: PageRequest, call: CallContext) {
+    return listPage(
+      request,
+      "computetemplates",
+      call,
+      (namespace) => this.templatesIn(namespace, call.kube),
+    );
   }
 
   async deleteComputeTemplate(

@@ -22,7 +22,7 @@ import {
   jobViolations,
   type RayJobResource,
 } from "../../domain/job_conversions.ts";
-import { pageCursor } from "../../domain/pagination.ts";
+import type { PageRequest } from "../../domain/pagination.ts";
 import type { RayCluster } from "../../domain/resources.ts";
 import type {
   CreateRayJobRequest,
@@ -38,9 +38,9 @@ import type {
 import {
   eachWithEvents,
   listedIn,
+  listPage,
   type Namespaces,
   type Service,
-  visible,
   withEvents,
 } from "./service.ts";
 import { checkOwner, ownersOnly } from "../auth/owners.ts";
@@ -111,25 +111,27 @@ export class JobHandlers {
 
   async listRayJobs(
     request: ListRayJobsRequest,
-    { kube, scope, action }: NamespaceCall,
+    call: NamespaceCall,
   ): Promise<ListRayJobsResponse> {
-    const cursor = pageCursor(request, `jobs/${scope.namespace}`, action);
-    const jobs = await this.jobsIn(scope.namespace, kube);
-    const page = cursor.page(jobs);
-    return { jobs: page.items, nextPageToken: page.nextPageToken };
+    const { items, nextPageToken } = await this.#page(request, call);
+    return { jobs: items, nextPageToken };
   }
 
   async listAllRayJobs(
     request: ListAllRayJobsRequest,
-    { kube, scope, action }: CallContext<NamespacesScope>,
+    call: CallContext<NamespacesScope>,
   ): Promise<ListAllRayJobsResponse> {
-    const cursor = pageCursor(request, "jobs", action);
-    const jobs = visible(
-      await this.jobsIn(scope.namespaces, kube),
-      scope.hidden,
+    const { items, nextPageToken } = await this.#page(request, call);
+    return { jobs: items, nextPageToken };
+  }
+
+  #page(request: PageRequest, call: CallContext) {
+    return listPage(
+      request,
+      "jobs",
+      call,
+      (namespace) => this.jobsIn(namespace, call.kube),
     );
-    const page = cursor.page(jobs);
-    return { jobs: page.items, nextPageToken: page.nextPageToken };
   }
 
   /**

@@ -7,7 +7,7 @@
  */
 import { Code, invalidArgument, ServiceError } from "../../domain/errors.ts";
 import { referencedTemplates } from "../../domain/conversions.ts";
-import { pageCursor } from "../../domain/pagination.ts";
+import type { PageRequest } from "../../domain/pagination.ts";
 import type { CallOptions } from "../../domain/ports.ts";
 import {
   serviceAsCluster,
@@ -43,10 +43,10 @@ import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 import {
   eachWithEvents,
   listedIn,
+  listPage,
   type Namespaces,
   readToChange,
   type Service,
-  visible,
   withEvents,
 } from "./service.ts";
 
@@ -103,33 +103,31 @@ export class RayServiceHandlers {
     return serviceFromResource(resource, events);
   }
 
-  async listRayServices(
+  listRayServices(
     request: ListRayServicesRequest,
-    { kube, scope, action }: NamespaceCall,
+    call: NamespaceCall,
   ): Promise<ListRayServicesResponse> {
-    const cursor = pageCursor(request, `services/${scope.namespace}`, action);
-    const services = await this.servicesIn(scope.namespace, kube);
-    const page = cursor.page(services);
-    return {
-      services: page.items,
-      totalSize: services.length,
-      nextPageToken: page.nextPageToken,
-    };
+    return this.#page(request, call);
   }
 
-  async listAllRayServices(
+  listAllRayServices(
     request: ListAllRayServicesRequest,
-    { kube, scope, action }: CallContext<NamespacesScope>,
+    call: CallContext<NamespacesScope>,
   ): Promise<ListAllRayServicesResponse> {
-    const cursor = pageCursor(request, "services", action);
-    const services = visible(
-      await this.servicesIn(scope.namespaces, kube),
-      scope.hidden,
+    return this.#page(request, call);
+  }
+
+  /** A page of services, with how many there are in all (KubeRay's totalSize). */
+  async #page(request: PageRequest, call: CallContext) {
+    const page = await listPage(
+      request,
+      "services",
+      call,
+      (namespace) => this.servicesIn(namespace, call.kube),
     );
-    const page = cursor.page(services);
     return {
       services: page.items,
-      totalSize: services.length,
+      totalSize: page.total,
       nextPageToken: page.nextPageToken,
     };
   }

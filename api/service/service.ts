@@ -4,7 +4,13 @@
  */
 import { Code, ServiceError } from "../../domain/errors.ts";
 import { isKept, keep } from "../../domain/kept.ts";
-import type { Page } from "../../domain/pagination.ts";
+import {
+  type Keyed,
+  type Page,
+  pageCursor,
+  type PageRequest,
+} from "../../domain/pagination.ts";
+import type { Scope } from "./rpcs.ts";
 import type {
   CallOptions,
   ObjectPort,
@@ -173,4 +179,28 @@ export function eachWithEvents<
     const { namespace = "", name } = resource.metadata;
     return convert(resource, byObject.get(`${namespace}/${name}`) ?? []);
   });
+}
+
+/**
+ * A page of what `read` lists where the call's scope reaches: one
+ * namespace's (the page token's list named `${plural}/${namespace}`), or
+ * every namespace a list across namespaces covers (named `plural`), those
+ * the scope hides left out; and how many there are in all.
+ */
+export async function listPage<M extends Keyed>(
+  request: PageRequest,
+  plural: string,
+  { scope, action }: { scope: Scope; action: string },
+  read: (namespace: Namespaces) => Promise<M[]>,
+): Promise<Page<M> & { total: number }> {
+  const one = scope.kind === "namespace";
+  const cursor = pageCursor(
+    request,
+    one ? `${plural}/${scope.namespace}` : plural,
+    action,
+  );
+  const items = one
+    ? await read(scope.namespace)
+    : visible(await read(scope.namespaces), scope.hidden);
+  return { ...cursor.page(items), total: items.length };
 }
