@@ -10,7 +10,7 @@ import {
   Registry,
 } from "prom-client";
 import type { CacheState } from "../domain/ports.ts";
-import type { Transport } from "./service/call.ts";
+import type { Transport } from "./transport.ts";
 
 const LATENCY_BUCKETS = [
   0.001,

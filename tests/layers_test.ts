@@ -49,6 +49,7 @@ const API_SHARED = new Set([
   "api/request_id.ts",
   "api/schema.ts",
   "api/tls.ts",
+  "api/transport.ts",
   "api/transport_limits.ts",
 ]);
 
@@ -191,8 +192,6 @@ const KNOWN_EXCEPTIONS: Record<string, string> = {
     "the dashboard proxy and tunnel name ClusterAccess (orchestrator/cluster_access.ts): its interface belongs with the port",
   "api/auth -> @kubernetes/client-node":
     "api/auth/token_review.ts calls createTokenReview with client-node's middleware; the call belongs in orchestrator/token_review.ts behind a port",
-  "api (shared) -> api/service":
-    "api/metrics.ts counts by Transport, a type of api/service/call.ts",
 };
 
 /** One import: the importing module, its specifier, and what it names. */

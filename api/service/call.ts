@@ -3,8 +3,9 @@
  * how, before its request is decoded.
  */
 import type { Credentials } from "../auth/authenticate.ts";
+import type { Transport } from "../transport.ts";
 
-export type Transport = "http" | "grpc";
+export type { Transport };
 
 export interface Call {
   transport: Transport;
