@@ -23,7 +23,7 @@ import type { Limits } from "./domain/limits.ts";
 import {
   CLUSTER_ACCESS_MODES,
   type ClusterAccessMode,
-} from "./orchestrator/cluster_access.ts";
+} from "./domain/dashboard_ports.ts";
 import {
   boolean,
   bytes,

@@ -9,6 +9,7 @@ import type { Logger } from "../domain/log.ts";
 import type { Access } from "./auth/access.ts";
 import type { FairUseSettings } from "./auth/rate_limit.ts";
 import type { Orchestrator } from "../domain/ports.ts";
+import type { DashboardJobApi } from "../domain/dashboard_ports.ts";
 import { docsPages, loadScalarBundle } from "./docs.ts";
 import { consolePages, loadConsole } from "./console.ts";
 import { createGrpcServer } from "./grpc/server.ts";
@@ -33,7 +34,6 @@ import { openApiDocument } from "./openapi.ts";
 import { type ApiSchema, loadApiSchema } from "./schema.ts";
 import { createDispatcher, type Dispatcher } from "./service/dispatcher.ts";
 import { createHandlers } from "./service/handlers.ts";
-import { DashboardJobs } from "../orchestrator/dashboard_jobs.ts";
 import {
   type ClusterWatch,
   type JobWatch,
@@ -78,10 +78,15 @@ export interface ApiOptions {
   version: string;
   log: Logger;
   /** The dashboard proxy; without it, no dashboard routes. */
-  dashboardProxy?: Omit<
-    DashboardProxyOptions,
-    "orchestrator" | "secure" | "log"
-  >;
+  dashboardProxy?:
+    & Omit<DashboardProxyOptions, "orchestrator" | "secure" | "log">
+    & {
+      /**
+       * RayJobSubmissionService's way to the dashboards' job API, over
+       * the same cluster access and bounds.
+       */
+      jobs: DashboardJobApi;
+    };
 }
 
 export interface Api {
@@ -118,7 +123,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     watches,
     jobWatches,
     ...(options.dashboardProxy
-      ? { jobSubmissions: { jobs: dashboardJobsOf(options.dashboardProxy) } }
+      ? { jobSubmissions: { jobs: options.dashboardProxy.jobs } }
       : {}),
   });
   const cache = orchestrator.cacheState?.bind(orchestrator);
@@ -248,18 +253,4 @@ function grpcPort(
     schema.root,
   );
   return { grpc, grpcHealth };
-}
-
-/**
- * RayJobSubmissionService's way to the dashboards' job API: the dashboard
- * proxy's cluster access and bounds.
- */
-function dashboardJobsOf(
-  proxy: NonNullable<ApiOptions["dashboardProxy"]>,
-): DashboardJobs {
-  return new DashboardJobs({
-    access: proxy.clusterAccess,
-    timeoutMs: proxy.timeoutMs,
-    maxResponseBytes: proxy.maxResponseBytes,
-  });
 }

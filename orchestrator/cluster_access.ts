@@ -17,48 +17,14 @@
  *
  * Both give a base URL (where the service's "/" is) and a fetch for URLs
  * under it; what is sent is the caller's to decide (dashboard_proxy.ts).
+ * The interface is the domain's (domain/dashboard_ports.ts): the API names
+ * it, and never this module.
  */
 import type { KubeConfig } from "@kubernetes/client-node";
+import type { ClusterAccess, ServicePort } from "../domain/dashboard_ports.ts";
 import { connect as netConnect, isIP } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import type { Duplex } from "node:stream";
-
-export const CLUSTER_ACCESS_MODES = ["direct", "apiserver-proxy"] as const;
-export type ClusterAccessMode = typeof CLUSTER_ACCESS_MODES[number];
-
-/** A port of a Service. */
-export interface ServicePort {
-  namespace: string;
-  name: string;
-  port: number;
-}
-
-export interface ClusterAccess {
-  readonly mode: ClusterAccessMode;
-  /** Where `service`'s "/" is: a URL without its final "/". */
-  baseUrl(service: ServicePort): string;
-  /**
-   * Sends `init` to `url` (one under a baseUrl), with the credentials the
-   * way there needs; redirects are never followed, they are the caller's.
-   */
-  fetch(url: string, init: RequestInit): Promise<Response>;
-  /**
-   * Opens a connection to `url`'s server (one under a baseUrl) for an HTTP
-   * upgrade the caller writes itself: TCP, or TLS for https with the CA and
-   * client certificate the way needs; and the headers the request must
-   * carry (Corral's bearer token for the API server). Rejects when the
-   * server cannot be reached or `signal` aborts first.
-   */
-  dial(url: string, signal: AbortSignal): Promise<Dialed>;
-  /** Releases the HTTP client. */
-  close(): void;
-}
-
-/** An open connection for an upgrade, and what its request must carry. */
-export interface Dialed {
-  socket: Duplex;
-  headers: Record<string, string>;
-}
 
 /** TLS settings of a dial to an https URL. */
 interface TlsOptions {

@@ -20,7 +20,11 @@ import type {
   RayJobDetails,
   RayJobSubmitRequest,
 } from "../domain/job_submissions.ts";
-import type { ClusterAccess, ServicePort } from "./cluster_access.ts";
+import type {
+  ClusterAccess,
+  DashboardCall,
+  DashboardJobApi,
+} from "../domain/dashboard_ports.ts";
 
 export interface DashboardJobsOptions {
   access: ClusterAccess;
@@ -30,16 +34,7 @@ export interface DashboardJobsOptions {
   maxResponseBytes: number;
 }
 
-/** What one call is about: where the dashboard is, and for error messages. */
-export interface DashboardCall {
-  dashboard: ServicePort;
-  /** `Cannot proxy cluster "team-a/blue"`: every error message's start. */
-  action: string;
-  /** The caller went away. */
-  signal?: AbortSignal;
-}
-
-export class DashboardJobs {
+export class DashboardJobs implements DashboardJobApi {
   readonly #o: DashboardJobsOptions;
 
   constructor(options: DashboardJobsOptions) {

@@ -13,11 +13,13 @@ import {
   apiserverProxyAccess,
   directAccess,
 } from "../orchestrator/cluster_access.ts";
+import { DashboardJobs } from "../orchestrator/dashboard_jobs.ts";
 import type { Settings } from "../settings.ts";
 
 /**
  * The dashboard proxy's parts: the way to the head services
- * (--cluster-access), closed with the rest, and the sessions of browsers,
+ * (--cluster-access), closed with the rest, and to their dashboards' job
+ * API, and the sessions of browsers,
  * sealed with the key of --dashboard-session-key-file (re-read as it
  * changes), else with a key made now.
  */
@@ -41,6 +43,11 @@ export async function dashboardProxyOf(
   });
   return {
     clusterAccess,
+    jobs: new DashboardJobs({
+      access: clusterAccess,
+      timeoutMs: proxy.timeoutMs,
+      maxResponseBytes: proxy.maxResponseBytes,
+    }),
     sessions: new DashboardSessions({
       ttlMs: proxy.sessionTtlMs,
       ...(keys ? { keys } : {}),

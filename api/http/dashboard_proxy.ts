@@ -25,7 +25,7 @@
  * What is left here: the cluster ready (code 9 with its state otherwise),
  * its owner where the rule says `owners: only`, then the request to the
  * head service's port 8265 the way --cluster-access says
- * (orchestrator/cluster_access.ts), with no credentials of the caller's and
+ * (domain/dashboard_ports.ts), with no credentials of the caller's and
  * no hop-by-hop headers (dashboard_headers.ts), bounded in size and time
  * (dashboard_limits.ts). Errors are the API's JSON errors.
  */
@@ -39,7 +39,7 @@ import {
   dashboardProxyPath,
   headServiceOf,
 } from "../../domain/cluster_addresses.ts";
-import type { ClusterAccess } from "../../orchestrator/cluster_access.ts";
+import type { ClusterAccess } from "../../domain/dashboard_ports.ts";
 import { type Credentials, credentialsOf } from "../auth/authenticate.ts";
 import {
   cookieValue,

@@ -23,7 +23,7 @@ import { Buffer } from "node:buffer";
 import type { Duplex } from "node:stream";
 import { Code } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
-import type { ClusterAccess } from "../../orchestrator/cluster_access.ts";
+import type { ClusterAccess } from "../../domain/dashboard_ports.ts";
 import { HttpError } from "../errors.ts";
 import { upgradeAnswer } from "./upgrade.ts";
 import { dashboardFailure } from "./dashboard_failures.ts";

@@ -1,6 +1,6 @@
 /**
  * The handlers of RayJobSubmissionService: jobs on a ready cluster, through
- * its Ray dashboard's job API (orchestrator/dashboard_jobs.ts), reached as
+ * its Ray dashboard's job API (DashboardJobApi, domain/dashboard_ports.ts), reached as
  * --cluster-access says.
  *
  * The dispatcher has already checked the policy verb `proxy` on clusters in
@@ -45,8 +45,8 @@ import type {
 } from "../../domain/types.ts";
 import type {
   DashboardCall,
-  DashboardJobs,
-} from "../../orchestrator/dashboard_jobs.ts";
+  DashboardJobApi,
+} from "../../domain/dashboard_ports.ts";
 import { checkOwner } from "../auth/owners.ts";
 import type { CallContext, NamespaceScope } from "./rpcs.ts";
 
@@ -55,7 +55,7 @@ type NamespaceCall = CallContext<NamespaceScope>;
 export interface JobSubmissionOptions {
   orchestrator: Orchestrator;
   /** The dashboards' job API; without it every method is UNIMPLEMENTED. */
-  jobs?: DashboardJobs;
+  jobs?: DashboardJobApi;
   /** How often WatchJobLog reads the logs again; 500 ms. */
   logPollMs?: number;
 }
@@ -175,7 +175,7 @@ export class JobSubmissionHandlers {
     });
   }
 
-  #jobs(call: NamespaceCall): DashboardJobs {
+  #jobs(call: NamespaceCall): DashboardJobApi {
     if (!this.#o.jobs) {
       throw new ServiceError(
         Code.UNIMPLEMENTED,
@@ -234,7 +234,7 @@ export class JobSubmissionHandlers {
 
 /** What a JobLogFollower reads, and how often. */
 export interface LogFollow {
-  jobs: DashboardJobs;
+  jobs: DashboardJobApi;
   target: DashboardCall;
   id: string;
   /** The job's status when the follow began. */

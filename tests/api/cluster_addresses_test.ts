@@ -11,6 +11,7 @@ import { DashboardSessions } from "../../api/auth/dashboard_sessions.ts";
 import { silentLogger } from "../../api/log.ts";
 import { createApi } from "../../api/mod.ts";
 import { directAccess } from "../../orchestrator/cluster_access.ts";
+import { DashboardJobs } from "../../orchestrator/dashboard_jobs.ts";
 import { createKubernetesOrchestrator } from "../../orchestrator/mod.ts";
 import { kubeconfigFor } from "../../standin/mod.ts";
 import { startCorral, TRANSPORTS } from "../harness.ts";
@@ -83,6 +84,11 @@ Deno.test("createApi() with the dashboard proxy: its paths go to the proxy, the 
     log: silentLogger(),
     dashboardProxy: {
       clusterAccess: directAccess({ baseUrlOf: () => "http://127.0.0.1:9" }),
+      jobs: new DashboardJobs({
+        access: directAccess({ baseUrlOf: () => "http://127.0.0.1:9" }),
+        timeoutMs: 1_000,
+        maxResponseBytes: 1024,
+      }),
       sessions: new DashboardSessions({ ttlMs: 60_000 }),
       timeoutMs: 1_000,
       maxRequestBytes: 1024,

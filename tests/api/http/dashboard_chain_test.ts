@@ -15,6 +15,7 @@ import { type Api, createApi } from "../../../api/mod.ts";
 import { type HttpServer, serveHttp } from "../../../api/http/server.ts";
 import { silentLogger } from "../../../api/log.ts";
 import { directAccess } from "../../../orchestrator/cluster_access.ts";
+import { DashboardJobs } from "../../../orchestrator/dashboard_jobs.ts";
 import { startCorral } from "../../harness.ts";
 import { until } from "../../eventually.ts";
 import { RAY_CRD } from "../../orchestrator/cluster_shapes.ts";
@@ -77,6 +78,7 @@ async function withWorld(
   let listener: HttpServer | undefined;
   try {
     await readyCluster(corral.kubeUrl, "blue");
+    const access = directAccess({ baseUrlOf: () => dashboard.base });
     api = await createApi({
       orchestrator: corral.orchestrator!,
       access: files.access,
@@ -90,7 +92,12 @@ async function withWorld(
         write: (line) => lines.push(JSON.parse(line)),
       }),
       dashboardProxy: {
-        clusterAccess: directAccess({ baseUrlOf: () => dashboard.base }),
+        clusterAccess: access,
+        jobs: new DashboardJobs({
+          access,
+          timeoutMs: 10_000,
+          maxResponseBytes: 1_000,
+        }),
         sessions: new DashboardSessions({ ttlMs: 60_000 }),
         timeoutMs: 10_000,
         maxRequestBytes: 1_000,

@@ -11,10 +11,8 @@ import { DashboardProxy } from "../../../api/http/dashboard_proxy.ts";
 import type { Router } from "../../../api/http/router.ts";
 import { silentLogger } from "../../../api/log.ts";
 import { serveHttp } from "../../../api/http/server.ts";
-import {
-  directAccess,
-  type ServicePort,
-} from "../../../orchestrator/cluster_access.ts";
+import { directAccess } from "../../../orchestrator/cluster_access.ts";
+import type { ServicePort } from "../../../domain/dashboard_ports.ts";
 import { startCorral } from "../../harness.ts";
 import { unitRouter } from "../../unit_router.ts";
 import { until } from "../../eventually.ts";
