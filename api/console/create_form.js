@@ -5,7 +5,7 @@
  * compute templates its selects offer, and its rows of worker groups and
  * environment variables, added and removed.
  */
-import { listTemplates } from "./api_objects.js";
+import { kinds, listObjects } from "./api_objects.js";
 import { field, h } from "./html.js";
 
 /**
@@ -117,7 +117,7 @@ export function templateLabel(template) {
  */
 async function namespaceTemplates(namespace) {
   try {
-    return (await listTemplates(namespace)).sort((a, b) =>
+    return (await listObjects(kinds.templates, namespace)).sort((a, b) =>
       a.name.localeCompare(b.name)
     );
   } catch {

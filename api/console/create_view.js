@@ -7,7 +7,7 @@
  * opens its page.
  */
 import { ApiError, errorMessage } from "./api.js";
-import { createCluster } from "./api_objects.js";
+import { createObject, kinds } from "./api_objects.js";
 import {
   addEnv,
   addGroup,
@@ -187,7 +187,7 @@ async function submitCluster(form, element, extras) {
     return;
   }
   try {
-    await createCluster(ns, cluster);
+    await createObject(kinds.clusters, ns, cluster);
     rememberUser(cluster.user);
     rememberNamespace(ns);
     location.hash = `#/clusters/${ns}/${cluster.name}`;

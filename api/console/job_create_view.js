@@ -7,7 +7,7 @@
  * compute template; the API's refusals are shown next to the fields they
  * name, and a created job opens its page.
  */
-import { createJob, listTemplates } from "./api_objects.js";
+import { createObject, kinds, listObjects } from "./api_objects.js";
 import { field, h } from "./html.js";
 import { showPage } from "./html.js";
 import {
@@ -177,7 +177,8 @@ async function refreshChoices(form) {
   /** @type {string[]} */
   let templates = [];
   try {
-    templates = (await listTemplates(ns)).map((t) => t.name).sort();
+    templates = (await listObjects(kinds.templates, ns)).map((t) => t.name)
+      .sort();
   } catch {
     // None to offer; the API names the field when one is needed.
   }
@@ -239,7 +240,7 @@ function readJob(form) {
 async function submitJob(form, element) {
   const job = readJob(form);
   try {
-    const created = await createJob(job.namespace, job);
+    const created = await createObject(kinds.jobs, job.namespace, job);
     rememberUser(job.user);
     rememberNamespace(job.namespace);
     location.hash = `#/jobs/${created.namespace}/${created.name}`;

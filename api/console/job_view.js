@@ -7,7 +7,7 @@
  * the API reports them, and deleting it.
  */
 import { errorMessage } from "./api.js";
-import { deleteJob } from "./api_objects.js";
+import { deleteObject, kinds } from "./api_objects.js";
 import { eventsPanel } from "./cluster_panels.js";
 import { jobBadge, when } from "./format.js";
 import { h, panel, showPage } from "./html.js";
@@ -58,7 +58,7 @@ export function jobView(namespace, name, onChange) {
           "data-write": "",
           onclick: async () => {
             try {
-              await deleteJob(namespace, name);
+              await deleteObject(kinds.jobs, namespace, name);
               location.hash = "#/jobs";
             } catch (error) {
               banner.textContent = errorMessage(error);

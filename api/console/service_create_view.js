@@ -7,7 +7,7 @@
  * refusals are shown next to the fields they name (its config's line
  * included), and a created service opens its page.
  */
-import { createService, listTemplates } from "./api_objects.js";
+import { createObject, kinds, listObjects } from "./api_objects.js";
 import { field, h, showPage } from "./html.js";
 import {
   lastNamespace,
@@ -134,8 +134,9 @@ async function offerTemplates(form) {
   /** @type {string[]} */
   let templates = [];
   try {
-    templates = (await listTemplates(form.namespace.value.trim()))
-      .map((t) => t.name).sort();
+    templates =
+      (await listObjects(kinds.templates, form.namespace.value.trim()))
+        .map((t) => t.name).sort();
   } catch {
     // None to offer; the API names the field when one is needed.
   }
@@ -189,7 +190,11 @@ function readService(form) {
 async function submitService(form, element) {
   const service = readService(form);
   try {
-    const created = await createService(service.namespace, service);
+    const created = await createObject(
+      kinds.services,
+      service.namespace,
+      service,
+    );
     rememberUser(service.user);
     rememberNamespace(service.namespace);
     location.hash = `#/services/${created.namespace}/${created.name}`;

@@ -8,7 +8,7 @@
  * Serve config (read only), and deleting it.
  */
 import { errorMessage } from "./api.js";
-import { deleteService } from "./api_objects.js";
+import { deleteObject, kinds } from "./api_objects.js";
 import { endpointsPanel, eventsPanel } from "./cluster_panels.js";
 import { serveBadge, serviceBadge, when } from "./format.js";
 import { h, panel, showPage } from "./html.js";
@@ -198,7 +198,7 @@ function deletePanel(namespace, name, banner) {
       "data-write": "",
       onclick: async () => {
         try {
-          await deleteService(namespace, name);
+          await deleteObject(kinds.services, namespace, name);
           location.hash = "#/services";
         } catch (error) {
           banner.textContent = errorMessage(error);

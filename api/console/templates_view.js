@@ -6,9 +6,10 @@
  */
 import { errorMessage } from "./api.js";
 import {
-  createTemplate,
-  deleteTemplate,
-  listTemplates,
+  createObject,
+  deleteObject,
+  kinds,
+  listObjects,
 } from "./api_objects.js";
 import { field, h, showPage } from "./html.js";
 import { lastNamespace } from "./session.js";
@@ -94,7 +95,7 @@ function templatesTable(body) {
  */
 async function loadTemplates(page) {
   try {
-    const templates = await listTemplates();
+    const templates = await listObjects(kinds.templates);
     page.body.replaceChildren(...templates.map((t) => templateRow(page, t)));
     if (templates.length === 0) {
       page.body.replaceChildren(
@@ -131,7 +132,7 @@ function templateRow(page, t) {
         return;
       }
       try {
-        await deleteTemplate(t.namespace, t.name);
+        await deleteObject(kinds.templates, t.namespace, t.name);
         page.banner.textContent = "";
         loadTemplates(page);
       } catch (error) {
@@ -175,7 +176,7 @@ function templateForm(page) {
         event.preventDefault();
         const template = readTemplate(inputs);
         try {
-          await createTemplate(template.namespace, template);
+          await createObject(kinds.templates, template.namespace, template);
           clearViolations(form);
           banner.textContent = "";
           inputs.name.value = "";
