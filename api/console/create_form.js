@@ -126,6 +126,31 @@ async function namespaceTemplates(namespace) {
 }
 
 /**
+ * The rows a person adds to (worker groups, environment variables), each
+ * under its heading and followed by the button that adds one: its title,
+ * the form's element that holds them, the button's id and label, and what
+ * it adds.
+ * @type {[string, "groups" | "envs", string, string, (form: CreateForm) => void][]}
+ */
+const ADDED_ROWS = [
+  ["Worker groups", "groups", "add-group", "Add worker group", addGroup],
+  ["Environment variables", "envs", "add-env", "Add variable", addEnv],
+];
+
+/**
+ * The worker groups' and environment variables' rows, with their
+ * headings and Add buttons.
+ * @param {CreateForm} form
+ */
+export function addedRows(form) {
+  return ADDED_ROWS.flatMap(([title, rows, id, label, add]) => [
+    h("h2", {}, title),
+    form[rows],
+    h("button", { type: "button", id, onclick: () => add(form) }, label),
+  ]);
+}
+
+/**
  * Adds a worker group's row: its name, template and sizes.
  * @param {CreateForm} form
  */

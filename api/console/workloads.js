@@ -4,8 +4,9 @@
  * The workloads the console shows, jobs and services, as one table: for
  * each, the words its pages use, where they are, its badge, and where the
  * state holds its objects and what keeps them there (the jobs' watch, the
- * services' poll). A kind's list (workload_list.js) and its pages
- * (workload_page.js) are made from its row and what they add.
+ * services' poll). A kind's list (workload_list.js), its pages
+ * (workload_page.js) and its New form (workload_form.js) are made from
+ * its row and what they add.
  */
 import { kinds } from "./api_objects.js";
 import { jobBadge, serviceBadge } from "./format.js";
