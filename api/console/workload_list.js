@@ -59,15 +59,15 @@ export function workloadListView(workload, list, onChange) {
     empty,
   );
   const show = () => {
-    const workloads = [...workload.held().values()].sort((a, b) =>
+    const listed = [...workload.held().values()].sort((a, b) =>
       `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`)
     );
     body.replaceChildren(
-      ...workloads.map((shown) => workloadRow(workload, list, shown)),
+      ...listed.map((shown) => workloadRow(workload, list, shown)),
     );
     empty.textContent = !workload.synced()
       ? "Loading…"
-      : workloads.length === 0
+      : listed.length === 0
       ? list.none
       : "";
   };
