@@ -69,68 +69,66 @@ import {
  * @property {{ fieldViolations?: FieldViolation[] }[]} [details]
  */
 
+/**
+ * Where a kind's objects are: a namespace's, or every namespace's when
+ * `ns` is undefined.
+ * @param {string} api the API's group and version, such as "v1alpha2"
+ *   ("v1alpha2/watch" for its watches)
+ * @param {string | undefined} ns
+ * @param {string} plural the kind's name in paths, such as "jobs"
+ */
+function collectionPath(api, ns, plural) {
+  return ns === undefined
+    ? `/apis/${api}/${plural}`
+    : `/apis/${api}/namespaces/${encodeURIComponent(ns)}/${plural}`;
+}
+
+/**
+ * One object of a namespace's kind, or what is under it: `names`, each a
+ * segment of the path after the kind's.
+ * @param {string} api as collectionPath() takes it
+ * @param {string} ns
+ * @param {string} plural
+ * @param {string[]} names
+ */
+function objectPath(api, ns, plural, ...names) {
+  return [collectionPath(api, ns, plural), ...names.map(encodeURIComponent)]
+    .join("/");
+}
+
 /** The paths of the API's routes the console uses. */
 export const paths = {
   whoami: "/apis/v1alpha2/whoami",
-  watch: "/apis/v1alpha2/watch/clusters",
+  watch: collectionPath("v1alpha2/watch", undefined, "clusters"),
+  /** @param {string} [ns] every namespace's when undefined */
+  clusters: (ns) => collectionPath("v1alpha2", ns, "clusters"),
+  /** @param {string} ns @param {string} name */
+  cluster: (ns, name) => objectPath("v1alpha2", ns, "clusters", name),
   /** @param {string} ns */
-  clusters: (ns) =>
-    `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/clusters`,
-  /** @param {string} ns @param {string} name */
-  cluster: (ns, name) =>
-    `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/clusters/${
-      encodeURIComponent(name)
-    }`,
-  /** @param {string} ns */
-  quota: (ns) => `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/quota`,
+  quota: (ns) => collectionPath("v1alpha2", ns, "quota"),
   /** @param {string} [ns] every namespace's when undefined */
-  jobs: (ns) =>
-    ns === undefined
-      ? "/apis/v1alpha2/jobs"
-      : `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/jobs`,
+  jobs: (ns) => collectionPath("v1alpha2", ns, "jobs"),
   /** @param {string} [ns] every namespace's when undefined */
-  jobsWatch: (ns) =>
-    ns === undefined
-      ? "/apis/v1alpha2/watch/jobs"
-      : `/apis/v1alpha2/watch/namespaces/${encodeURIComponent(ns)}/jobs`,
+  jobsWatch: (ns) => collectionPath("v1alpha2/watch", ns, "jobs"),
   /** @param {string} ns @param {string} name */
-  job: (ns, name) =>
-    `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/jobs/${
-      encodeURIComponent(name)
-    }`,
+  job: (ns, name) => objectPath("v1alpha2", ns, "jobs", name),
   /** @param {string} [ns] every namespace's when undefined */
-  services: (ns) =>
-    ns === undefined
-      ? "/apis/v1alpha2/services"
-      : `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/services`,
+  services: (ns) => collectionPath("v1alpha2", ns, "services"),
   /** @param {string} ns @param {string} name */
-  service: (ns, name) =>
-    `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/services/${
-      encodeURIComponent(name)
-    }`,
+  service: (ns, name) => objectPath("v1alpha2", ns, "services", name),
   /** @param {string} ns @param {string} cluster */
   submissions: (ns, cluster) =>
-    `/apis/v1alpha2/namespaces/${encodeURIComponent(ns)}/jobsubmissions/${
-      encodeURIComponent(cluster)
-    }`,
+    objectPath("v1alpha2", ns, "jobsubmissions", cluster),
   /** @param {string} ns @param {string} cluster @param {string} id */
   submission: (ns, cluster, id) =>
-    `${paths.submissions(ns, cluster)}/${encodeURIComponent(id)}`,
+    objectPath("v1alpha2", ns, "jobsubmissions", cluster, id),
   /** @param {string} ns @param {string} cluster @param {string} id */
   submissionLog: (ns, cluster, id) =>
-    `/apis/v1alpha2/watch/namespaces/${encodeURIComponent(ns)}/jobsubmissions/${
-      encodeURIComponent(cluster)
-    }/log/${encodeURIComponent(id)}`,
+    objectPath("v1alpha2/watch", ns, "jobsubmissions", cluster, "log", id),
   /** @param {string} [ns] every namespace's when undefined */
-  templates: (ns) =>
-    ns === undefined
-      ? "/apis/v1/compute_templates"
-      : `/apis/v1/namespaces/${encodeURIComponent(ns)}/compute_templates`,
+  templates: (ns) => collectionPath("v1", ns, "compute_templates"),
   /** @param {string} ns @param {string} name */
-  template: (ns, name) =>
-    `/apis/v1/namespaces/${encodeURIComponent(ns)}/compute_templates/${
-      encodeURIComponent(name)
-    }`,
+  template: (ns, name) => objectPath("v1", ns, "compute_templates", name),
 };
 
 /** An answer that is not a success: its message, code and violations. */

@@ -2,7 +2,10 @@
 /// <reference lib="dom" />
 /**
  * The calls on the API's objects: compute templates, clusters, jobs,
- * services, and a namespace's quota usage.
+ * services, and a namespace's quota usage. Listing, creating and deleting
+ * are one call each, over a table of the kinds (`kinds`); what only a
+ * cluster does (its worker groups set, its expiry pushed back) has a call
+ * of its own.
  */
 import { call, paths } from "./api.js";
 
@@ -18,37 +21,70 @@ import { call, paths } from "./api.js";
  */
 
 /**
- * The compute templates of a namespace, or of every namespace.
+ * A kind of the API's objects: where they are, and where a list's answer
+ * holds them.
+ * @template T
+ * @typedef {object} Kind
+ * @property {(namespace?: string) => string} collection a namespace's
+ *   objects, or every namespace's
+ * @property {(namespace: string, name: string) => string} object one of them
+ * @property {(answer: any) => T[] | undefined} listed the objects of a
+ *   list's answer
+ */
+
+/**
+ * A kind, by its paths and the field of a list's answer that holds them.
+ * @param {Kind<any>["collection"]} collection
+ * @param {Kind<any>["object"]} object
+ * @param {string} field
+ * @returns {Kind<any>}
+ */
+function kind(collection, object, field) {
+  return { collection, object, listed: (answer) => answer[field] };
+}
+
+/**
+ * The kinds the console lists, creates and deletes.
+ * @type {{ templates: Kind<ComputeTemplate>, clusters: Kind<Cluster>, jobs: Kind<Job>, services: Kind<Service> }}
+ */
+export const kinds = {
+  templates: kind(paths.templates, paths.template, "computeTemplates"),
+  clusters: kind(paths.clusters, paths.cluster, "clusters"),
+  jobs: kind(paths.jobs, paths.job, "jobs"),
+  services: kind(paths.services, paths.service, "services"),
+};
+
+/**
+ * The objects of a kind in a namespace, or in every namespace.
+ * @template T
+ * @param {Kind<T>} kind
  * @param {string} [namespace]
- * @returns {Promise<ComputeTemplate[]>}
+ * @returns {Promise<T[]>}
  */
-export async function listTemplates(namespace) {
-  const answer = await call("GET", paths.templates(namespace));
-  return answer.computeTemplates ?? [];
+export async function listObjects(kind, namespace) {
+  return kind.listed(await call("GET", kind.collection(namespace))) ?? [];
 }
 
 /**
+ * Creates an object of a kind in a namespace; the object as created.
+ * @template T
+ * @param {Kind<T>} kind
  * @param {string} namespace
- * @param {Draft<ComputeTemplate>} template
+ * @param {Draft<T>} object
+ * @returns {Promise<T>}
  */
-export async function createTemplate(namespace, template) {
-  await call("POST", paths.templates(namespace), template);
+export async function createObject(kind, namespace, object) {
+  return await call("POST", kind.collection(namespace), object);
 }
 
 /**
+ * @template T
+ * @param {Kind<T>} kind
  * @param {string} namespace
  * @param {string} name
  */
-export async function deleteTemplate(namespace, name) {
-  await call("DELETE", paths.template(namespace, name));
-}
-
-/**
- * @param {string} namespace
- * @param {Draft<Cluster>} cluster
- */
-export async function createCluster(namespace, cluster) {
-  await call("POST", paths.clusters(namespace), cluster);
+export async function deleteObject(kind, namespace, name) {
+  await call("DELETE", kind.object(namespace, name));
 }
 
 /**
@@ -65,14 +101,6 @@ export async function updateWorkerGroups(cluster, workerGroupSpec) {
     }?updateMask=clusterSpec.workerGroupSpec`,
     { clusterSpec: { workerGroupSpec }, etag: cluster.etag },
   );
-}
-
-/**
- * @param {string} namespace
- * @param {string} name
- */
-export async function deleteCluster(namespace, name) {
-  await call("DELETE", paths.cluster(namespace, name));
 }
 
 /**
@@ -98,58 +126,4 @@ export async function extendCluster(namespace, name, by) {
  */
 export async function quotaUsage(namespace) {
   return await call("GET", paths.quota(namespace));
-}
-
-/**
- * The jobs of a namespace, or of every namespace.
- * @param {string} [namespace]
- * @returns {Promise<Job[]>}
- */
-export async function listJobs(namespace) {
-  const answer = await call("GET", paths.jobs(namespace));
-  return answer.jobs ?? [];
-}
-
-/**
- * @param {string} namespace
- * @param {Draft<Job>} job
- * @returns {Promise<Job>}
- */
-export async function createJob(namespace, job) {
-  return await call("POST", paths.jobs(namespace), job);
-}
-
-/**
- * @param {string} namespace
- * @param {string} name
- */
-export async function deleteJob(namespace, name) {
-  await call("DELETE", paths.job(namespace, name));
-}
-
-/**
- * The services of a namespace, or of every namespace.
- * @param {string} [namespace]
- * @returns {Promise<Service[]>}
- */
-export async function listServices(namespace) {
-  const answer = await call("GET", paths.services(namespace));
-  return answer.services ?? [];
-}
-
-/**
- * @param {string} namespace
- * @param {Draft<Service>} service
- * @returns {Promise<Service>}
- */
-export async function createService(namespace, service) {
-  return await call("POST", paths.services(namespace), service);
-}
-
-/**
- * @param {string} namespace
- * @param {string} name
- */
-export async function deleteService(namespace, name) {
-  await call("DELETE", paths.service(namespace, name));
 }

@@ -12,13 +12,13 @@
  */
 import { ApiError, errorMessage } from "./api.js";
 import { listSubmissions, submitJob } from "./api_submissions.js";
+import { submissionBadge } from "./format.js";
 import { field, h, panel } from "./html.js";
 import { POLL_MS } from "./list_poll.js";
 import {
   closeSubmission,
   showFacts,
   showSubmission,
-  submissionBadge,
   submissionTime,
 } from "./submission_view.js";
 

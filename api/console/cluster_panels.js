@@ -60,19 +60,12 @@ export function aboutPanel(cluster) {
  * @param {Cluster} cluster
  */
 export function endpointsPanel(cluster) {
-  const endpoints = Object.entries(cluster.serviceEndpoint ?? {});
-  return endpoints.length > 0 &&
-    panel(
-      "endpoints",
-      "Service endpoints",
-      h(
-        "dl",
-        { class: "facts" },
-        endpoints.flatMap((
-          [k, v],
-        ) => [h("dt", {}, k), h("dd", {}, h("code", {}, v))]),
-      ),
-    );
+  return pairsPanel(
+    "endpoints",
+    "Service endpoints",
+    cluster.serviceEndpoint,
+    (name) => name,
+  );
 }
 
 /**
@@ -80,18 +73,33 @@ export function endpointsPanel(cluster) {
  * @param {Cluster} cluster
  */
 export function envsPanel(cluster) {
-  const envs = Object.entries(cluster.envs ?? {});
-  return envs.length > 0 &&
+  return pairsPanel(
+    "envs",
+    "Environment variables",
+    cluster.envs,
+    (name) => h("code", {}, name),
+  );
+}
+
+/**
+ * A panel of names and their values, the values as code; none when there
+ * are none.
+ * @param {string} id
+ * @param {string} title
+ * @param {Record<string, string> | undefined} pairs
+ * @param {(name: string) => import("./html.js").Child} term how a name is shown
+ */
+function pairsPanel(id, title, pairs, term) {
+  const entries = Object.entries(pairs ?? {});
+  return entries.length > 0 &&
     panel(
-      "envs",
-      "Environment variables",
+      id,
+      title,
       h(
         "dl",
         { class: "facts" },
-        envs.flatMap((
-          [k, v],
-        ) => [
-          h("dt", {}, h("code", {}, k)),
+        entries.flatMap(([k, v]) => [
+          h("dt", {}, term(k)),
           h("dd", {}, h("code", {}, v)),
         ]),
       ),

@@ -7,7 +7,7 @@
  * redraws (the page's drafts), and so does the focus.
  */
 import { ApiError, errorMessage } from "./api.js";
-import { deleteCluster, updateWorkerGroups } from "./api_objects.js";
+import { deleteObject, kinds, updateWorkerGroups } from "./api_objects.js";
 import {
   aboutPanel,
   endpointsPanel,
@@ -260,7 +260,7 @@ function deletePanel(page) {
     onclick: async () => {
       deleteButton.disabled = true;
       try {
-        await deleteCluster(page.namespace, page.name);
+        await deleteObject(kinds.clusters, page.namespace, page.name);
         page.deleting = true;
         page.banner.textContent = "";
       } catch (error) {

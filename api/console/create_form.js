@@ -5,7 +5,7 @@
  * compute templates its selects offer, and its rows of worker groups and
  * environment variables, added and removed.
  */
-import { listTemplates } from "./api_objects.js";
+import { kinds, listObjects } from "./api_objects.js";
 import { field, h } from "./html.js";
 
 /**
@@ -117,12 +117,37 @@ export function templateLabel(template) {
  */
 async function namespaceTemplates(namespace) {
   try {
-    return (await listTemplates(namespace)).sort((a, b) =>
+    return (await listObjects(kinds.templates, namespace)).sort((a, b) =>
       a.name.localeCompare(b.name)
     );
   } catch {
     return [];
   }
+}
+
+/**
+ * The rows a person adds to (worker groups, environment variables), each
+ * under its heading and followed by the button that adds one: its title,
+ * the form's element that holds them, the button's id and label, and what
+ * it adds.
+ * @type {[string, "groups" | "envs", string, string, (form: CreateForm) => void][]}
+ */
+const ADDED_ROWS = [
+  ["Worker groups", "groups", "add-group", "Add worker group", addGroup],
+  ["Environment variables", "envs", "add-env", "Add variable", addEnv],
+];
+
+/**
+ * The worker groups' and environment variables' rows, with their
+ * headings and Add buttons.
+ * @param {CreateForm} form
+ */
+export function addedRows(form) {
+  return ADDED_ROWS.flatMap(([title, rows, id, label, add]) => [
+    h("h2", {}, title),
+    form[rows],
+    h("button", { type: "button", id, onclick: () => add(form) }, label),
+  ]);
 }
 
 /**

@@ -7,9 +7,9 @@
  * opens its page.
  */
 import { ApiError, errorMessage } from "./api.js";
-import { createCluster } from "./api_objects.js";
+import { createObject, kinds } from "./api_objects.js";
 import {
-  addEnv,
+  addedRows,
   addGroup,
   clusterFields,
   refreshTemplates,
@@ -17,7 +17,7 @@ import {
 import { clearViolations, showViolations } from "./violations.js";
 import { lifetimeField, lifetimeOf } from "./expiry_panel.js";
 import { quotaPanel, showQuotas } from "./quota_panel.js";
-import { h, showPage } from "./html.js";
+import { h, sentForm, showPage } from "./html.js";
 import {
   lastNamespace,
   lastUser,
@@ -52,23 +52,10 @@ export function createView() {
   };
   const quotas = () => showQuotas(extras.quota, form.namespace.value.trim());
   form.namespace.addEventListener("change", quotas);
-  const submit = h(
-    "button",
-    { type: "submit", class: "primary", id: "create" },
-    "Create cluster",
-  );
-  const element = h(
-    "form",
-    {
-      id: "create-form",
-      novalidate: true,
-      onsubmit: async (event) => {
-        event.preventDefault();
-        submit.disabled = true;
-        await submitCluster(form, element, extras);
-        submit.disabled = false;
-      },
-    },
+  const element = sentForm(
+    "create-form",
+    { id: "create", label: "Create cluster" },
+    () => submitCluster(form, element, extras),
     form.banner,
     clusterFields(form),
     h("div", { class: "grid" }, extras.lifetime.block),
@@ -78,23 +65,9 @@ export function createView() {
       { id: "namespaces" },
       namespaces.map((ns) => h("option", { value: ns })),
     ),
-    h("h2", {}, "Worker groups"),
-    form.groups,
-    h("button", {
-      type: "button",
-      id: "add-group",
-      onclick: () => addGroup(form),
-    }, "Add worker group"),
-    h("h2", {}, "Environment variables"),
-    form.envs,
-    h("button", {
-      type: "button",
-      id: "add-env",
-      onclick: () => addEnv(form),
-    }, "Add variable"),
+    addedRows(form),
     extras.quota.element,
     extras.refusal,
-    h("div", { class: "actions" }, submit),
   );
   addGroup(form);
   quotas();
@@ -187,7 +160,7 @@ async function submitCluster(form, element, extras) {
     return;
   }
   try {
-    await createCluster(ns, cluster);
+    await createObject(kinds.clusters, ns, cluster);
     rememberUser(cluster.user);
     rememberNamespace(ns);
     location.hash = `#/clusters/${ns}/${cluster.name}`;

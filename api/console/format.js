@@ -1,9 +1,50 @@
 // @ts-check
 /// <reference lib="dom" />
-/** How the console words what it shows of a cluster. */
+/**
+ * How the console words what it shows: a cluster's key and size, ages and
+ * times, and the badges of states and statuses.
+ */
 import { h } from "./html.js";
 
 /** @typedef {import("./api.js").Cluster} Cluster */
+
+/**
+ * How a badge is coloured (console.css's .state.<kind>).
+ * @typedef {"ready" | "failed" | "pending" | "other"} BadgeKind
+ */
+
+/**
+ * The kinds of a cluster's states: pending also for a queued cluster
+ * waiting for capacity; any other is "other".
+ * @type {Map<string, BadgeKind>}
+ */
+const CLUSTER_STATE_KINDS = new Map([
+  ["ready", "ready"],
+  ["failed", "failed"],
+  ["pending", "pending"],
+  ["waiting for capacity", "pending"],
+]);
+
+/**
+ * The kinds of a job's statuses, the same for a job submitted to a running
+ * cluster; any other (RUNNING, STOPPED) is "other".
+ * @type {Map<string, BadgeKind>}
+ */
+const JOB_STATUS_KINDS = new Map([
+  ["SUCCEEDED", "ready"],
+  ["FAILED", "failed"],
+  ["PENDING", "pending"],
+]);
+
+/**
+ * The kinds of a service's health (serviceHealth()).
+ * @type {Map<string, BadgeKind>}
+ */
+const SERVICE_HEALTH_KINDS = new Map([
+  ["Running", "ready"],
+  ["Unhealthy", "failed"],
+  ["Pending", "pending"],
+]);
 
 /**
  * A cluster's key in the console's state and in its page's path.
@@ -35,14 +76,18 @@ export function age(timestamp, now = Date.now()) {
  */
 export function stateBadge(state) {
   const text = state || "pending";
-  const kind = text === "ready"
-    ? "ready"
-    : text === "failed"
-    ? "failed"
-    : text === "pending" || text === "" || text === "waiting for capacity"
-    ? "pending"
-    : "other";
+  const kind = CLUSTER_STATE_KINDS.get(text) ?? "other";
   return h("span", { class: `state ${kind}` }, text);
+}
+
+/**
+ * A status as a badge, coloured by its kind, the status also in its
+ * data-status.
+ * @param {string} status
+ * @param {BadgeKind} kind
+ */
+function statusBadge(status, kind) {
+  return h("span", { class: `state ${kind}`, "data-status": status }, status);
 }
 
 /**
@@ -62,14 +107,23 @@ export function workerCount(cluster) {
  */
 export function jobBadge(job) {
   const text = job.jobStatus || "PENDING";
-  const kind = text === "SUCCEEDED"
-    ? "ready"
-    : text === "FAILED" || job.jobDeploymentStatus === "Failed"
-    ? "failed"
-    : text === "PENDING"
-    ? "pending"
-    : "other";
-  return h("span", { class: `state ${kind}`, "data-status": text }, text);
+  const deploymentFailed = text !== "SUCCEEDED" &&
+    job.jobDeploymentStatus === "Failed";
+  return statusBadge(
+    text,
+    deploymentFailed ? "failed" : JOB_STATUS_KINDS.get(text) ?? "other",
+  );
+}
+
+/**
+ * The status of a job submitted to a running cluster as a badge, coloured
+ * as a job's: SUCCEEDED as ready, FAILED as failed, PENDING as pending,
+ * RUNNING and STOPPED other.
+ * @param {string | undefined} status
+ */
+export function submissionBadge(status) {
+  const text = status || "PENDING";
+  return statusBadge(text, JOB_STATUS_KINDS.get(text) ?? "other");
 }
 
 /**
@@ -105,14 +159,7 @@ export function serviceHealth(service) {
  */
 export function serviceBadge(service) {
   const text = serviceHealth(service);
-  const kind = text === "Running"
-    ? "ready"
-    : text === "Unhealthy"
-    ? "failed"
-    : text === "Pending"
-    ? "pending"
-    : "other";
-  return h("span", { class: `state ${kind}`, "data-status": text }, text);
+  return statusBadge(text, SERVICE_HEALTH_KINDS.get(text) ?? "other");
 }
 
 /**
@@ -121,10 +168,12 @@ export function serviceBadge(service) {
  * @param {string} status
  */
 export function serveBadge(status) {
-  const kind = status === "RUNNING" || status === "HEALTHY"
-    ? "ready"
-    : /FAILED|UNHEALTHY/.test(status)
-    ? "failed"
-    : "pending";
-  return h("span", { class: `state ${kind}`, "data-status": status }, status);
+  return statusBadge(
+    status,
+    status === "RUNNING" || status === "HEALTHY"
+      ? "ready"
+      : /FAILED|UNHEALTHY/.test(status)
+      ? "failed"
+      : "pending",
+  );
 }

@@ -1,8 +1,8 @@
 // @ts-check
 /// <reference lib="dom" />
 /**
- * Building the page: elements (h), a page's panels and labelled form
- * fields, and putting a view on the page.
+ * Building the page: elements (h), a page's panels, labelled form fields
+ * and the forms the console sends, and putting a view on the page.
  */
 
 /**
@@ -65,7 +65,7 @@ export function panel(id, title, ...children) {
  * its error.
  * @param {string} label
  * @param {string} id
- * @param {HTMLInputElement | HTMLSelectElement} input
+ * @param {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} input
  * @param {string} [fieldPath]
  */
 export function field(label, id, input, fieldPath) {
@@ -79,6 +79,47 @@ export function field(label, id, input, fieldPath) {
     input,
     h("p", { class: "error", id: `${id}-error` }),
   );
+}
+
+/**
+ * A form the console sends itself: `send` runs on submit, the form's
+ * button (`submit`, under its content) disabled until it is done, so that
+ * it is not sent twice. The
+ * browser's own checks are off: the API's violations are shown next to
+ * the fields they name instead (violations.js).
+ * @param {string} id
+ * @param {{ id: string, label: string }} submit the button's id and label
+ * @param {(form: HTMLFormElement) => Promise<void>} send
+ * @param {Child[]} children
+ */
+export function sentForm(id, submit, send, ...children) {
+  const button = h(
+    "button",
+    { type: "submit", class: "primary", id: submit.id },
+    submit.label,
+  );
+  const form = h(
+    "form",
+    {
+      id,
+      novalidate: true,
+      onsubmit: async (event) => {
+        event.preventDefault();
+        button.disabled = true;
+        try {
+          await send(form);
+        } finally {
+          button.disabled = false;
+          // Disabled, the button lost the focus: it has it back, unless
+          // the send gave it to something else (the first field in error).
+          if (document.activeElement === document.body) button.focus();
+        }
+      },
+    },
+    ...children,
+    h("div", { class: "actions" }, button),
+  );
+  return form;
 }
 
 /**

@@ -18,7 +18,7 @@
  * A 401 stops it all: signing in again routes anew, which starts it
  * again. The views only read the state and redraw.
  */
-import { listJobs } from "./api_objects.js";
+import { kinds, listObjects } from "./api_objects.js";
 import { openJobsWatch } from "./api_watches.js";
 import { onReachableAgain } from "./connection.js";
 import {
@@ -280,7 +280,7 @@ function pollJobs(watch) {
   clearInterval(watch.timer);
   clearInterval(watch.probeTimer);
   endScopes(watch);
-  watch.stopPoll = pollList(() => readVisible(listJobs), (next) => {
+  watch.stopPoll = pollList(() => readVisible(kinds.jobs), (next) => {
     const differs = changed(state.jobs, next, state.jobsSynced);
     state.jobs = next;
     state.jobsSynced = true;
@@ -338,7 +338,10 @@ async function probeNamespace(watch, namespace) {
     if (!current()) return;
     // Listing is asked once before reading every POLL_MS: a namespace the
     // caller may not read at all is not asked again and again.
-    const listed = await listJobs(namespace).then(() => true, () => false);
+    const listed = await listObjects(kinds.jobs, namespace).then(
+      () => true,
+      () => false,
+    );
     if (!listed || !current()) return;
     const scope = newScope(namespace);
     watch.scopes.set(namespace, scope);
@@ -363,14 +366,18 @@ async function probeNamespace(watch, namespace) {
 function readNamespace(watch, scope, namespace) {
   scope.synced = true;
   noteSynced(watch);
-  scope.stopPoll = pollList(() => listJobs(namespace), (next) => {
-    const before = new Map(
-      [...state.jobs].filter(([key]) => key.startsWith(`${namespace}/`)),
-    );
-    for (const key of before.keys()) {
-      if (!next.has(key)) state.jobs.delete(key);
-    }
-    for (const [key, job] of next) state.jobs.set(key, job);
-    return changed(before, next, true);
-  }, watch.onChange);
+  scope.stopPoll = pollList(
+    () => listObjects(kinds.jobs, namespace),
+    (next) => {
+      const before = new Map(
+        [...state.jobs].filter(([key]) => key.startsWith(`${namespace}/`)),
+      );
+      for (const key of before.keys()) {
+        if (!next.has(key)) state.jobs.delete(key);
+      }
+      for (const [key, job] of next) state.jobs.set(key, job);
+      return changed(before, next, true);
+    },
+    watch.onChange,
+  );
 }

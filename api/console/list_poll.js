@@ -10,6 +10,7 @@
  * watch them.
  */
 import { ApiError } from "./api.js";
+import { listObjects } from "./api_objects.js";
 import { lastNamespace } from "./session.js";
 import { clusterNamespaces } from "./state.js";
 
@@ -20,23 +21,23 @@ export const POLL_MS = 2_000;
 const PERMISSION_DENIED = 7;
 
 /**
- * The objects the caller may see: every namespace's (`list()`), else, when
+ * The objects of a kind the caller may see: every namespace's, else, when
  * listing them all is not allowed, those of the namespaces the console
- * knows of (`list(namespace)` each).
+ * knows of (listed one by one).
  * @template T
- * @param {(namespace?: string) => Promise<T[]>} list
+ * @param {import("./api_objects.js").Kind<T>} kind
  * @returns {Promise<T[]>}
  */
-export async function readVisible(list) {
+export async function readVisible(kind) {
   try {
-    return await list();
+    return await listObjects(kind);
   } catch (error) {
     if (!(error instanceof ApiError && error.code === PERMISSION_DENIED)) {
       throw error;
     }
   }
   const lists = await Promise.all(
-    knownNamespaces().map((ns) => list(ns).catch(() => [])),
+    knownNamespaces().map((ns) => listObjects(kind, ns).catch(() => [])),
   );
   return lists.flat();
 }

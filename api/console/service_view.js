@@ -7,14 +7,12 @@
  * applications with their deployments, its endpoints and events, its
  * Serve config (read only), and deleting it.
  */
-import { errorMessage } from "./api.js";
-import { deleteService } from "./api_objects.js";
 import { endpointsPanel, eventsPanel } from "./cluster_panels.js";
 import { serveBadge, serviceBadge, when } from "./format.js";
-import { h, panel, showPage } from "./html.js";
-import { pollServices } from "./services_poll.js";
+import { h, panel } from "./html.js";
 import { runningApplications, serviceClusterLink } from "./services_view.js";
-import { state } from "./state.js";
+import { workloadView } from "./workload_page.js";
+import { workloads } from "./workloads.js";
 
 /** @typedef {import("./api.js").Service} Service */
 /** @typedef {NonNullable<Service["rayServiceStatus"]>} ServiceStatus */
@@ -26,71 +24,28 @@ import { state } from "./state.js";
  * @returns {import("./state.js").View}
  */
 export function serviceView(namespace, name, onChange) {
-  const banner = h("p", { class: "banner", role: "alert" });
-  const back = h("p", {}, h("a", { href: "#/services" }, "← Services"));
-  const show = () => {
-    const service = state.services.get(`${namespace}/${name}`);
-    if (!service) {
-      showPage(
-        back,
-        h("h1", {}, name),
-        h(
-          "p",
-          { class: "empty" },
-          state.servicesSynced
-            ? `There is no service "${name}" in namespace "${namespace}".`
-            : "Loading…",
-        ),
-      );
-      return;
-    }
-    const status = service.rayServiceStatus;
-    showPage(
-      back,
-      h("h1", {}, `${service.name} `, serviceBadge(service)),
-      banner,
-      aboutService(service),
-      applicationsPanel(
-        "applications",
-        "Applications",
-        status?.serveApplicationStatus ?? [],
-      ),
-      (status?.pendingServeApplicationStatus ?? []).length > 0 &&
-        applicationsPanel(
-          "pending-applications",
-          "Applications of the pending cluster",
-          status?.pendingServeApplicationStatus ?? [],
-        ),
-      // The cluster panels take anything with the fields they show.
-      endpointsPanel(
-        /** @type {any} */ ({ serviceEndpoint: status?.serviceEndpoint }),
-      ),
-      eventsPanel(/** @type {any} */ ({ events: status?.rayServiceEvents })),
-      panel(
-        "serve-config",
-        "Serve config",
-        h(
-          "pre",
-          { id: "service-config" },
-          h("code", {}, service.serveConfigV2),
-        ),
-      ),
-      deletePanel(namespace, name, banner),
-    );
-  };
-  show();
-  return { update: show, close: pollServices(onChange) };
+  return workloadView(
+    workloads.services,
+    {
+      facts: serviceFacts,
+      panels: servicePanels,
+      deleteNote: "Its clusters are deleted with it.",
+    },
+    namespace,
+    name,
+    onChange,
+  );
 }
 
 /**
  * What the service is and where it stands.
  * @param {Service} service
+ * @returns {import("./workload_page.js").Fact[]}
  */
-function aboutService(service) {
+function serviceFacts(service) {
   const status = service.rayServiceStatus;
   const { namespace } = service;
-  /** @type {[string, string, import("./html.js").Child][]} */
-  const facts = [
+  return [
     ["Health", "service-health", serviceBadge(service)],
     ["Message", "service-message", status?.applicationMessage],
     [
@@ -111,19 +66,38 @@ function aboutService(service) {
     ["Ray version", "service-version", service.version],
     ["Created", "service-created", when(service.createdAt)],
   ];
-  return panel(
-    "about",
-    "About",
-    h(
-      "dl",
-      { class: "facts" },
-      facts.filter(([, , value]) => value !== "" && value !== undefined)
-        .flatMap(([label, id, value]) => [
-          h("dt", {}, label),
-          h("dd", { id }, value),
-        ]),
+}
+
+/**
+ * The panels after About: its applications (and those of its pending
+ * cluster), endpoints, events and Serve config.
+ * @param {Service} service
+ */
+function servicePanels(service) {
+  const status = service.rayServiceStatus;
+  return [
+    applicationsPanel(
+      "applications",
+      "Applications",
+      status?.serveApplicationStatus ?? [],
     ),
-  );
+    (status?.pendingServeApplicationStatus ?? []).length > 0 &&
+    applicationsPanel(
+      "pending-applications",
+      "Applications of the pending cluster",
+      status?.pendingServeApplicationStatus ?? [],
+    ),
+    // The cluster panels take anything with the fields they show.
+    endpointsPanel(
+      /** @type {any} */ ({ serviceEndpoint: status?.serviceEndpoint }),
+    ),
+    eventsPanel(/** @type {any} */ ({ events: status?.rayServiceEvents })),
+    panel(
+      "serve-config",
+      "Serve config",
+      h("pre", { id: "service-config" }, h("code", {}, service.serveConfigV2)),
+    ),
+  ];
 }
 
 /**
@@ -178,32 +152,5 @@ function applicationsPanel(id, title, apps) {
         ),
       ),
     ),
-  );
-}
-
-/**
- * Deleting the service, which takes its clusters with it.
- * @param {string} namespace
- * @param {string} name
- * @param {HTMLElement} banner where a refusal is said
- */
-function deletePanel(namespace, name, banner) {
-  return panel(
-    "delete",
-    "Delete",
-    h("p", { class: "muted" }, "Its clusters are deleted with it."),
-    h("button", {
-      type: "button",
-      id: "delete-service",
-      "data-write": "",
-      onclick: async () => {
-        try {
-          await deleteService(namespace, name);
-          location.hash = "#/services";
-        } catch (error) {
-          banner.textContent = errorMessage(error);
-        }
-      },
-    }, "Delete this service"),
   );
 }

@@ -5,7 +5,7 @@
  * services, and only while one is shown: the API has no watch of
  * services, so this reads ListAllRayServices every 2 s (list_poll.js).
  */
-import { listServices } from "./api_objects.js";
+import { kinds } from "./api_objects.js";
 import { changed, pollList, readVisible } from "./list_poll.js";
 import { state } from "./state.js";
 
@@ -17,7 +17,7 @@ import { state } from "./state.js";
  * @returns {() => void} stops it
  */
 export function pollServices(onChange) {
-  return pollList(() => readVisible(listServices), (next) => {
+  return pollList(() => readVisible(kinds.services), (next) => {
     const differs = changed(state.services, next, state.servicesSynced);
     state.services = next;
     state.servicesSynced = true;

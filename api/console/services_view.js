@@ -6,10 +6,9 @@
  * applications run, redrawn as the services' poll (services_poll.js)
  * finds them changed.
  */
-import { age, serviceBadge } from "./format.js";
-import { h, showPage } from "./html.js";
-import { pollServices } from "./services_poll.js";
-import { state } from "./state.js";
+import { h } from "./html.js";
+import { ageCell, workloadListView } from "./workload_list.js";
+import { workloads } from "./workloads.js";
 
 /** @typedef {import("./api.js").Service} Service */
 
@@ -18,45 +17,17 @@ import { state } from "./state.js";
  * @returns {import("./state.js").View}
  */
 export function servicesView(onChange) {
-  const body = h("tbody");
-  const empty = h("p", { class: "empty" });
-  const titles = [
-    "Namespace",
-    "Name",
-    "Health",
-    "Active cluster",
-    "Pending cluster",
-    "Applications",
-    "Age",
-  ];
-  showPage(
-    h("h1", {}, "Services"),
-    h(
-      "p",
-      {},
-      h("a", { href: "#/new-service", id: "new-service" }, "New service"),
-    ),
-    h(
-      "table",
-      { id: "services" },
-      h("thead", {}, h("tr", {}, titles.map((t) => h("th", {}, t)))),
-      body,
-    ),
-    empty,
-  );
-  const show = () => {
-    const services = [...state.services.values()].sort((a, b) =>
-      `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`)
-    );
-    body.replaceChildren(...services.map(serviceRow));
-    empty.textContent = !state.servicesSynced
-      ? "Loading…"
-      : services.length === 0
-      ? "No services yet: create one."
-      : "";
-  };
-  show();
-  return { update: show, close: pollServices(onChange) };
+  return workloadListView(workloads.services, {
+    columns: [
+      "Health",
+      "Active cluster",
+      "Pending cluster",
+      "Applications",
+      "Age",
+    ],
+    cells: serviceCells,
+    none: "No services yet: create one.",
+  }, onChange);
 }
 
 /**
@@ -78,16 +49,14 @@ export function runningApplications(service) {
   return `${running}/${apps.length} RUNNING`;
 }
 
-/** @param {Service} service */
-function serviceRow(service) {
-  const key = `${service.namespace}/${service.name}`;
+/**
+ * A service's cells after its health: its clusters, its applications that
+ * run and its age.
+ * @param {Service} service
+ */
+function serviceCells(service) {
   const status = service.rayServiceStatus;
-  return h(
-    "tr",
-    { "data-service": key },
-    h("td", {}, service.namespace),
-    h("td", {}, h("a", { href: `#/services/${key}` }, service.name)),
-    h("td", {}, serviceBadge(service)),
+  return [
     h("td", {}, serviceClusterLink(service.namespace, status?.rayClusterName)),
     h(
       "td",
@@ -95,6 +64,6 @@ function serviceRow(service) {
       serviceClusterLink(service.namespace, status?.pendingRayClusterName),
     ),
     h("td", {}, runningApplications(service)),
-    h("td", { title: service.createdAt ?? "" }, age(service.createdAt)),
-  );
+    ageCell(service.createdAt),
+  ];
 }

@@ -13,7 +13,9 @@ import {
   stopSubmission,
 } from "./api_submissions.js";
 import { reportUnreachable } from "./connection.js";
+import { submissionBadge } from "./format.js";
 import { h } from "./html.js";
+import { readResults } from "./ndjson.js";
 
 /** @typedef {import("./api.js").Submission} Submission */
 /** @typedef {import("./api.js").LogAnswer} LogAnswer */
@@ -34,23 +36,6 @@ const TERMINAL = new Set(["STOPPED", "SUCCEEDED", "FAILED"]);
  * @property {() => void} onEnd called when the job is seen to end or is deleted
  * @property {() => void} onStatus called when the stream says a new status
  */
-
-/**
- * A job's status as a badge, coloured as a cluster's state: SUCCEEDED as
- * ready, FAILED as failed, PENDING as pending, RUNNING and STOPPED other.
- * @param {string | undefined} status
- */
-export function submissionBadge(status) {
-  const text = status || "PENDING";
-  const kind = text === "SUCCEEDED"
-    ? "ready"
-    : text === "FAILED"
-    ? "failed"
-    : text === "PENDING"
-    ? "pending"
-    : "other";
-  return h("span", { class: `state ${kind}`, "data-status": text }, text);
-}
 
 /**
  * A time in milliseconds since the epoch (a number, or text as 64-bit
@@ -236,17 +221,20 @@ async function followLog(view, controller, shown) {
       /** @type {string} */ (view.id),
       controller.signal,
     );
-    await readLines(response, (answer) => {
-      shown.log.append(answer.log ?? "");
-      shown.log.scrollTop = shown.log.scrollHeight;
-      if (answer.status && answer.status !== view.status) {
-        view.status = answer.status;
-        view.facts.querySelector("#submission-status")?.replaceChildren(
-          submissionBadge(answer.status),
-        );
-        view.onStatus();
-      }
-    });
+    await readResults(
+      response,
+      (/** @type {LogAnswer | undefined} */ answer) => {
+        shown.log.append(answer?.log ?? "");
+        shown.log.scrollTop = shown.log.scrollHeight;
+        if (answer?.status && answer.status !== view.status) {
+          view.status = answer.status;
+          view.facts.querySelector("#submission-status")?.replaceChildren(
+            submissionBadge(answer.status),
+          );
+          view.onStatus();
+        }
+      },
+    );
     shown.note.textContent = TERMINAL.has(view.status ?? "")
       ? `The job ended: ${view.status}.`
       : "The log stream ended before the job did: select the job to follow it again.";
@@ -258,31 +246,5 @@ async function followLog(view, controller, shown) {
     shown.note.textContent = `Not following the log: ${
       errorMessage(error)
     }. Select the job to follow it again.`;
-  }
-}
-
-/**
- * Reads newline-delimited JSON answers, calling `onAnswer` with each
- * result; an `{error}` line throws its message.
- * @param {Response} response
- * @param {(answer: LogAnswer) => void} onAnswer
- */
-async function readLines(response, onAnswer) {
-  const body = /** @type {NonNullable<Response["body"]>} */ (response.body);
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffered += value;
-    let at;
-    while ((at = buffered.indexOf("\n")) >= 0) {
-      const line = buffered.slice(0, at).trim();
-      buffered = buffered.slice(at + 1);
-      if (!line) continue;
-      const parsed = JSON.parse(line);
-      if (parsed.error) throw new Error(parsed.error.message);
-      onAnswer(parsed.result ?? {});
-    }
   }
 }

@@ -6,7 +6,7 @@
  * leaving the form, and then offered (and chosen) in every empty select.
  */
 import { errorMessage } from "./api.js";
-import { createTemplate } from "./api_objects.js";
+import { createObject, kinds } from "./api_objects.js";
 import { h } from "./html.js";
 
 /**
@@ -47,7 +47,7 @@ export function templateOffer(made) {
       create.disabled = true;
       error.textContent = "";
       try {
-        await createTemplate(namespace, {
+        await createObject(kinds.templates, namespace, {
           name: name.value.trim(),
           namespace,
           cpu: Number(cpu.input.value),

@@ -6,11 +6,12 @@
  */
 import { errorMessage } from "./api.js";
 import {
-  createTemplate,
-  deleteTemplate,
-  listTemplates,
+  createObject,
+  deleteObject,
+  kinds,
+  listObjects,
 } from "./api_objects.js";
-import { field, h, showPage } from "./html.js";
+import { field, h, sentForm, showPage } from "./html.js";
 import { lastNamespace } from "./session.js";
 import { clearViolations, showViolations } from "./violations.js";
 
@@ -94,7 +95,7 @@ function templatesTable(body) {
  */
 async function loadTemplates(page) {
   try {
-    const templates = await listTemplates();
+    const templates = await listObjects(kinds.templates);
     page.body.replaceChildren(...templates.map((t) => templateRow(page, t)));
     if (templates.length === 0) {
       page.body.replaceChildren(
@@ -131,7 +132,7 @@ function templateRow(page, t) {
         return;
       }
       try {
-        await deleteTemplate(t.namespace, t.name);
+        await deleteObject(kinds.templates, t.namespace, t.name);
         page.banner.textContent = "";
         loadTemplates(page);
       } catch (error) {
@@ -166,24 +167,20 @@ function templateForm(page) {
     gpuAccelerator: h("input", { placeholder: "e.g. nvidia.com/gpu" }),
   };
   const banner = h("p", { class: "banner", role: "alert" });
-  const form = h(
-    "form",
-    {
-      id: "template-form",
-      novalidate: true,
-      onsubmit: async (event) => {
-        event.preventDefault();
-        const template = readTemplate(inputs);
-        try {
-          await createTemplate(template.namespace, template);
-          clearViolations(form);
-          banner.textContent = "";
-          inputs.name.value = "";
-          loadTemplates(page);
-        } catch (error) {
-          showViolations(form, error, banner);
-        }
-      },
+  return sentForm(
+    "template-form",
+    { id: "create-template", label: "Create template" },
+    async (form) => {
+      const template = readTemplate(inputs);
+      try {
+        await createObject(kinds.templates, template.namespace, template);
+        clearViolations(form);
+        banner.textContent = "";
+        inputs.name.value = "";
+        loadTemplates(page);
+      } catch (error) {
+        showViolations(form, error, banner);
+      }
     },
     banner,
     h(
@@ -198,17 +195,7 @@ function templateForm(page) {
         )
       ),
     ),
-    h(
-      "div",
-      { class: "actions" },
-      h(
-        "button",
-        { type: "submit", class: "primary", id: "create-template" },
-        "Create template",
-      ),
-    ),
   );
-  return form;
 }
 
 /**

@@ -12,6 +12,7 @@
  * clusters, jobs_watch.js for the jobs): this module only keeps the stream.
  */
 import { reportUnreachable } from "./connection.js";
+import { readResults, StreamError } from "./ndjson.js";
 
 /**
  * The longest wait between two tries: a person waiting for Corral to come
@@ -27,9 +28,6 @@ const ABORTED = 10;
 
 /** A watch that failed in a way already shown: tried again after a wait. */
 export class NotWatching extends Error {}
-
-/** A stream ended by the server with code 10: watch again, afresh. */
-class WatchAgain extends Error {}
 
 /**
  * Where a watch is, written by the follower's `apply` (the resume point)
@@ -92,7 +90,9 @@ export async function followWatch(point, follower) {
       await readAnswers(response, fresh, follower);
     } catch (error) {
       if (controller.signal.aborted) continue;
-      if (error instanceof WatchAgain) point.resourceVersion = "";
+      if (error instanceof StreamError && error.code === ABORTED) {
+        point.resourceVersion = ""; // the server's versions started again
+      }
       if (!(error instanceof NotWatching)) {
         // A stream cut mid-way is Corral gone too (send() saw the start).
         if (error instanceof TypeError) reportUnreachable();
@@ -106,8 +106,8 @@ export async function followWatch(point, follower) {
 
 /**
  * Applies the stream's answers as they come, until it ends; calls
- * `onChange` after each chunk. An error line throws: WatchAgain for code
- * 10, an Error with its message otherwise.
+ * `onChange` after each chunk. An error line throws it (a StreamError;
+ * code 10 is to watch again, afresh).
  * @template A
  * @param {Response} response
  * @param {boolean} fresh whether the stream started with no resourceVersion
@@ -117,30 +117,12 @@ async function readAnswers(response, fresh, follower) {
   /** Filled by `apply`: what this stream sent. */
   const seen = new Set();
   let stateDue = fresh;
-  const body = /** @type {NonNullable<Response["body"]>} */ (response.body);
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffered += value;
-    let at;
-    while ((at = buffered.indexOf("\n")) >= 0) {
-      const line = JSON.parse(buffered.slice(0, at));
-      buffered = buffered.slice(at + 1);
-      if (line.error) {
-        const message = String(line.error.message);
-        throw line.error.code === ABORTED
-          ? new WatchAgain(message)
-          : new Error(message);
-      }
-      follower.apply(line.result, stateDue, seen);
-      if (line.result.type === "BOOKMARK") {
-        // A fresh stream's state ends at its first BOOKMARK.
-        stateDue = false;
-        follower.showLive("Live");
-      }
+  await readResults(response, (answer) => {
+    follower.apply(answer, stateDue, seen);
+    if (answer.type === "BOOKMARK") {
+      // A fresh stream's state ends at its first BOOKMARK.
+      stateDue = false;
+      follower.showLive("Live");
     }
-    follower.onChange();
-  }
+  }, () => follower.onChange());
 }
