@@ -1,8 +1,10 @@
 /**
  * Every kind of object Corral keeps in Kubernetes, one row each: where
  * Kubernetes serves it, how messages name it, which of the resource's
- * objects are Corral's, the Events about it, and the stores the cache
- * keeps it in, and, for a workload (what runs pods), the steps its create
+ * objects are Corral's, the Events about it, the stores the cache keeps it
+ * in, its API message made from the resource (its conversion; the other
+ * way, with what its write steps decide, is its create's render in
+ * api/service), and, for a workload (what runs pods), the steps its create
  * goes through before it is written. The orchestrator's reads and writes
  * (the direct one and the cache) are written once, over this table, as
  * client-go's informers and listers are written once over the type; the
@@ -24,9 +26,15 @@ import {
 import {
   isManagedJob,
   JOB_EVENTS_SELECTOR,
+  jobFromResource,
   MANAGED_JOB_SELECTOR,
   type RayJobResource,
 } from "./job_conversions.ts";
+import { clusterFromResource } from "./conversions.ts";
+import { serviceFromResource } from "./service_conversions.ts";
+import { computeTemplateFromConfigMap } from "./template_conversions.ts";
+import type { KubeEvent } from "./resources.ts";
+import type { Cluster, ComputeTemplate, RayJob, RayService } from "./types.ts";
 import {
   isManagedService,
   MANAGED_SERVICE_SELECTOR,
@@ -40,6 +48,14 @@ export interface KindObjects {
   templates: ConfigMap;
   jobs: RayJobResource;
   services: RayServiceResource;
+}
+
+/** The API's message of each kind, by the kind's name. */
+export interface KindMessages {
+  clusters: Cluster;
+  templates: ComputeTemplate;
+  jobs: RayJob;
+  services: RayService;
 }
 
 /** "clusters", "templates", "jobs", "services". */
@@ -69,9 +85,14 @@ export interface KindResource {
 }
 
 /** One kind of object: a row of KINDS. */
-export interface Kind<T extends KindObject> {
+export interface Kind<T extends KindObject, M = unknown> {
   /** How messages name one: `Cannot get compute template "team-a/small"`. */
   noun: string;
+  /**
+   * Its message in the API, from the object and the events about it (none
+   * for a kind whose Events are not read).
+   */
+  message(object: T, events: readonly KubeEvent[]): M;
   resource: KindResource;
   /** The label selector every list of the kind is made with. */
   selector: string;
@@ -130,9 +151,12 @@ export interface WriteSteps {
 export type Step = true | { not: string };
 
 /** Every kind, by name, in the order the cache reflects them. */
-export const KINDS: { readonly [K in KindName]: Kind<KindObjects[K]> } = {
+export const KINDS: {
+  readonly [K in KindName]: Kind<KindObjects[K], KindMessages[K]>;
+} = {
   clusters: {
     noun: "cluster",
+    message: clusterFromResource,
     resource: {
       kind: "RayCluster",
       plural: "rayclusters",
@@ -152,6 +176,7 @@ export const KINDS: { readonly [K in KindName]: Kind<KindObjects[K]> } = {
   },
   templates: {
     noun: "compute template",
+    message: (configMap) => computeTemplateFromConfigMap(configMap),
     resource: {
       kind: "ConfigMap",
       plural: "configmaps",
@@ -166,6 +191,7 @@ export const KINDS: { readonly [K in KindName]: Kind<KindObjects[K]> } = {
   },
   jobs: {
     noun: "job",
+    message: jobFromResource,
     resource: { kind: "RayJob", plural: "rayjobs" },
     selector: MANAGED_JOB_SELECTOR,
     isManaged: isManagedJob,
@@ -186,6 +212,7 @@ export const KINDS: { readonly [K in KindName]: Kind<KindObjects[K]> } = {
   },
   services: {
     noun: "service",
+    message: serviceFromResource,
     resource: { kind: "RayService", plural: "rayservices" },
     selector: MANAGED_SERVICE_SELECTOR,
     isManaged: isManagedService,

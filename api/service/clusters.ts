@@ -62,13 +62,12 @@ export class ClusterHandlers {
     request: CreateClusterRequest,
     call: NamespaceCall,
   ): Promise<Cluster> {
-    const created = await createWorkload(
+    return await createWorkload(
       this.service,
       this.#create,
       request.cluster,
       call,
     );
-    return clusterFromResource(created, []);
   }
 
   /** What a cluster's create is, of the steps every workload's goes through. */

@@ -30,6 +30,7 @@ import {
   type Namespaces,
   type Service,
 } from "./service.ts";
+import { KINDS } from "../../domain/kinds.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 
 type NamespaceCall = CallContext<NamespaceScope>;
@@ -126,7 +127,8 @@ export class ComputeTemplateHandlers {
       this.service.orchestrator.templates,
       namespace,
       kube,
-      (configMaps) => configMaps.map(computeTemplateFromConfigMap),
+      (configMaps) =>
+        configMaps.map((configMap) => KINDS.templates.message(configMap, [])),
       false,
     );
   }

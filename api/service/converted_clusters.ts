@@ -10,7 +10,7 @@
  * member: they are shared between requests, and the encoders may keep their
  * encoding (domain/codec.ts).
  */
-import { clusterFromResource } from "../../domain/conversions.ts";
+import { KINDS } from "../../domain/kinds.ts";
 import {
   eventsByCluster,
   namespacedName,
@@ -75,7 +75,7 @@ export class ConvertedClusters {
       kept.eventObjects = events;
       return kept.cluster;
     }
-    const converted = clusterFromResource(resource, events);
+    const converted = KINDS.clusters.message(resource, events);
     const cluster: Cluster = {
       ...converted,
       ...(converted.clusterSpec

@@ -46,6 +46,7 @@ import {
 import { checkOwner, ownersOnly } from "../auth/owners.ts";
 import { lookUpTemplates } from "./template_lookup.ts";
 import { createWorkload, type WorkloadCreate } from "./workload_create.ts";
+import { KINDS } from "../../domain/kinds.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 import { jobUpdateViolations } from "./job_update.ts";
 
@@ -58,13 +59,12 @@ export class JobHandlers {
     request: CreateRayJobRequest,
     call: NamespaceCall,
   ): Promise<RayJob> {
-    const created = await createWorkload(
+    return await createWorkload(
       this.service,
       this.#create,
       request.job,
       call,
     );
-    return jobFromResource(created);
   }
 
   /** What a job's create is, of the steps every workload's goes through. */
@@ -106,7 +106,7 @@ export class JobHandlers {
       request.name,
       kube,
     );
-    return jobFromResource(resource, events);
+    return KINDS.jobs.message(resource, events);
   }
 
   async listRayJobs(
@@ -272,7 +272,8 @@ export class JobHandlers {
       this.service.orchestrator.jobs,
       namespace,
       kube,
-      (resources, events) => eachWithEvents(resources, events, jobFromResource),
+      (resources, events) =>
+        eachWithEvents(resources, events, KINDS.jobs.message),
     );
   }
 }

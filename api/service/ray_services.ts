@@ -39,6 +39,7 @@ import { summarizeWorkload } from "../auth/workload_summary.ts";
 import { checkOwner, ownersOnly } from "../auth/owners.ts";
 import { lookUpTemplates } from "./template_lookup.ts";
 import { createWorkload, type WorkloadCreate } from "./workload_create.ts";
+import { KINDS } from "../../domain/kinds.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 import {
   eachWithEvents,
@@ -59,13 +60,12 @@ export class RayServiceHandlers {
     request: CreateRayServiceRequest,
     call: NamespaceCall,
   ): Promise<RayService> {
-    const created = await createWorkload(
+    return await createWorkload(
       this.service,
       this.#create,
       request.service,
       call,
     );
-    return serviceFromResource(created, []);
   }
 
   /** What a service's create is, of the steps every workload's goes through. */
@@ -100,7 +100,7 @@ export class RayServiceHandlers {
       request.name,
       kube,
     );
-    return serviceFromResource(resource, events);
+    return KINDS.services.message(resource, events);
   }
 
   listRayServices(
@@ -263,7 +263,7 @@ export class RayServiceHandlers {
       namespace,
       kube,
       (resources, events) =>
-        eachWithEvents(resources, events, serviceFromResource),
+        eachWithEvents(resources, events, KINDS.services.message),
     );
   }
 }

@@ -18,6 +18,7 @@
  */
 import { expiryOnCreate } from "../../domain/expiry.ts";
 import {
+  type Kind,
   type KindObjects,
   KINDS,
   type WorkloadKindName,
@@ -80,7 +81,8 @@ export interface WorkloadCreate<M extends WorkloadMessage, R> {
 
 /**
  * Creates the workload `requested` (the request's field, as sent) of
- * `create`'s kind in the call's namespace; the resource as stored.
+ * `create`'s kind in the call's namespace; its message, from the resource
+ * as stored (the kind's row's conversion).
  */
 export async function createWorkload<
   M extends WorkloadMessage,
@@ -90,7 +92,7 @@ export async function createWorkload<
   create: WorkloadCreate<M, R>,
   requested: M | undefined,
   call: NamespaceCall,
-): Promise<R> {
+): Promise<M> {
   const steps = writeStepsOf(create.kind);
   const { caller, scope, action, log, kube } = call;
   const namespace = scope.namespace;
@@ -127,11 +129,9 @@ export async function createWorkload<
     write: () => port.create(resource, kube),
     remove: () => port.delete(namespace, message.name, kube),
   });
-  log.info(`Created ${KINDS[create.kind].noun}`, {
-    namespace,
-    name: message.name,
-  });
-  return created;
+  const kind = KINDS[create.kind] as unknown as Kind<R, M>;
+  log.info(`Created ${kind.noun}`, { namespace, name: message.name });
+  return kind.message(created, []);
 }
 
 /**
