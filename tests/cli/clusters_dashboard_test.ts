@@ -6,6 +6,7 @@
  * rebound Host: refused), ends on Ctrl-C; a caller without `proxy`, and a
  * cluster that is not ready, are refused before anything listens.
  */
+import { refusedUrl } from "../refused_url.ts";
 import assert from "node:assert/strict";
 import {
   ANONYMOUS,
@@ -358,12 +359,10 @@ Deno.test("corral clusters dashboard, -o wide, scale and name completion", async
           "",
           "the line's namespace is asked (alice may not list team-b)",
         );
-        const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-        closed.close();
         assert.equal(
           await complete(box, {
             ...env,
-            CORRAL_SERVER: `http://127.0.0.1:${closed.addr.port}`,
+            CORRAL_SERVER: await refusedUrl(),
           }, "corral clusters get "),
           "",
         );

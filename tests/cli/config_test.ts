@@ -5,6 +5,7 @@
  * a Corral that requires one (401 without, 200 with), and a context's CA
  * trusted for a Corral that serves TLS.
  */
+import { refusedUrl } from "../refused_url.ts";
 import assert from "node:assert/strict";
 import { parse } from "yaml";
 import {
@@ -25,10 +26,8 @@ Deno.test("corral config contexts, and a context's token reaching a Corral that 
     `${box.dir}/tokens.csv`,
     `${TOKEN},alice,1001,"team-a"\n`,
   );
-  // A port nobody listens on (Deno refuses the well-known unsafe ones).
-  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const away = `http://127.0.0.1:${closed.addr.port}`;
-  closed.close();
+  // A port nobody listens on, nor ever will during the suite.
+  const away = await refusedUrl();
   const main: MainProcess = await startCorral({
     args: [
       ...EMBEDDED,

@@ -4,6 +4,7 @@
  * an unreachable server (exit 3, naming the URL), and the completion
  * scripts, checked by the shells themselves when they are installed.
  */
+import { refusedUrl } from "../refused_url.ts";
 import assert from "node:assert/strict";
 import { sandbox, startCorral } from "./cli_process.ts";
 import denoJson from "../../deno.json" with { type: "json" };
@@ -271,9 +272,7 @@ Deno.test("corral version prints the client's version from deno.json and the ser
 
 Deno.test("a server nobody answers at: exit 3, naming the URL", async () => {
   const box = await sandbox();
-  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const url = `http://127.0.0.1:${closed.addr.port}`;
-  closed.close();
+  const url = await refusedUrl();
   try {
     const result = await box.run(["clusters", "list"], {
       env: { CORRAL_SERVER: url },
