@@ -2,7 +2,8 @@
  * /metrics as an HTTP unit of the chain, for --metrics-require-auth
  * (without it, /metrics is an open page: api/mod.ts).
  */
-import { exactPath, type HttpUnit } from "./http/units.ts";
+import type { HttpUnit } from "./http/units.ts";
+import { exactPath } from "./http/router.ts";
 import { type Metrics, metricsPage } from "./metrics.ts";
 
 /**
@@ -14,6 +15,7 @@ export function metricsUnit(metrics: Metrics): HttpUnit {
   return {
     key: "corral.Metrics/Scrape",
     methods: ["GET"],
+    path: "/metrics",
     ...exactPath("/metrics"),
     check: "authentication",
     handle: () => metricsPage(metrics),

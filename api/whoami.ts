@@ -14,7 +14,7 @@
  * and logged, and a refusal is audited.
  */
 import type { HttpUnit } from "./http/units.ts";
-import { exactPath } from "./http/units.ts";
+import { exactPath } from "./http/router.ts";
 
 /** The page's path. */
 export const WHOAMI_PATH = "/apis/v1alpha2/whoami";
@@ -30,6 +30,7 @@ export function whoamiUnit(): HttpUnit {
   return {
     key: "corral.Identity/WhoAmI",
     methods: ["GET"],
+    path: WHOAMI_PATH,
     ...exactPath(WHOAMI_PATH),
     check: "authentication",
     handle: (_request, _params, call) => {

@@ -231,16 +231,26 @@ export function createHttpApp(options: HttpAppOptions): Router {
 export function pageEndpoints(
   pages: Record<string, PageHandler>,
 ): Endpoint[] {
-  return Object.entries(pages).map(([path, page]) => {
-    const want = path.slice(1).split("/");
-    return {
-      method: "GET",
-      shape: want,
-      match: (parts) =>
-        parts.length === want.length && parts.every((p, i) => p === want[i])
-          ? {}
-          : undefined,
-      handle: (request) => page(request),
-    };
-  });
+  return Object.entries(pages).map(([path, page]) => ({
+    method: "GET",
+    ...exactPath(path),
+    handle: (request) => page(request),
+  }));
+}
+
+/**
+ * The shape and matcher of one exact path ("/apis/v1alpha2/whoami"): a
+ * page's, or an HTTP unit's.
+ */
+export function exactPath(
+  path: string,
+): Pick<Endpoint, "shape" | "match"> {
+  const want = path.slice(1).split("/");
+  return {
+    shape: want,
+    match: (parts) =>
+      parts.length === want.length && parts.every((p, i) => p === want[i])
+        ? {}
+        : undefined,
+  };
 }

@@ -133,18 +133,3 @@ function requestOf(params: Params): Message {
     ...(params.name !== undefined ? { name: params.name } : {}),
   };
 }
-
-/** A unit's path, match and shape for one exact path: "/apis/v1alpha2/whoami". */
-export function exactPath(
-  path: string,
-): Pick<HttpUnit, "path" | "match" | "shape"> {
-  const want = path.slice(1).split("/");
-  return {
-    path,
-    shape: want,
-    match: (parts) =>
-      parts.length === want.length && parts.every((p, i) => p === want[i])
-        ? {}
-        : undefined,
-  };
-}
