@@ -129,7 +129,6 @@ export class ComputeTemplateHandlers {
       kube,
       (configMaps) =>
         configMaps.map((configMap) => KINDS.templates.message(configMap, [])),
-      false,
     );
   }
 }

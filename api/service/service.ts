@@ -123,7 +123,8 @@ export type Namespaces = string | readonly string[] | undefined;
 
 /**
  * The messages of a kind's objects in `namespace`, listed with the events
- * about them (where `withEvents`) and made by `convert`, in the order the
+ * about them (none, with no call, for a kind whose Events are not read)
+ * and made by `convert`, in the order the
  * port lists them (the page cursor orders what is not in order).
  */
 export async function listedIn<R, M>(
@@ -131,17 +132,16 @@ export async function listedIn<R, M>(
   namespace: Namespaces,
   kube: CallOptions,
   convert: (resources: R[], events: KubeEvent[]) => M[],
-  withEvents = true,
 ): Promise<M[]> {
   if (typeof namespace === "object") {
     const lists = await Promise.all(
-      namespace.map((ns) => listedIn(port, ns, kube, convert, withEvents)),
+      namespace.map((ns) => listedIn(port, ns, kube, convert)),
     );
     return lists.flat();
   }
   const [resources, events] = await Promise.all([
     port.list(namespace, kube),
-    withEvents ? port.events(namespace, undefined, kube) : [],
+    port.events(namespace, undefined, kube),
   ]);
   return convert(resources, events);
 }
