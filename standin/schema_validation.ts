@@ -20,7 +20,8 @@ import {
   requiredError,
 } from "./field_errors.ts";
 import { deepEqual, isRecord } from "./json.ts";
-import { toFieldErrors, validate } from "./kube_openapi_validation.ts";
+import { validate } from "./kube_openapi_validation.ts";
+import { toFieldErrors } from "./openapi_errors.ts";
 import {
   isEmbedded,
   joinPath,
