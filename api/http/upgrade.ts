@@ -1,7 +1,7 @@
 /**
  * HTTP upgrades (WebSocket) through the pure `(HttpRequest) => Response`
  * handler: a side channel between a handler that accepts an upgrade and the
- * listener (server.ts) that owns the connection.
+ * listener (listener.ts) that owns the connection.
  *
  * Contract:
  * - The listener hands an `Upgrade:` request to the same handler as any
