@@ -3,7 +3,7 @@
  * are in proto3 JSON form (as a user writes them); each transport turns them
  * into its own wire form.
  */
-import { EXAMPLES } from "../../api/openapi.ts";
+import { EXAMPLES } from "../../api/openapi_examples.ts";
 
 export interface Case {
   name: string;

@@ -4,7 +4,8 @@
  * responses it documents.
  */
 import assert from "node:assert/strict";
-import type { OpenApiDocument, Operation } from "../../api/openapi.ts";
+import type { OpenApiDocument } from "../../api/openapi.ts";
+import type { Operation } from "../../api/openapi_operations.ts";
 
 /** The HTTP verbs an OpenAPI path item may hold an operation under. */
 export const VERBS = ["get", "put", "post", "delete", "patch"];

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { compileRoutes } from "../../api/http/rules.ts";
-import type { Operation } from "../../api/openapi.ts";
+import type { Operation } from "../../api/openapi_operations.ts";
 import { createAccess } from "../../api/auth/access.ts";
 import { silentLogger } from "../../api/log.ts";
 import { httpRequest, schema, startCorral } from "../harness.ts";

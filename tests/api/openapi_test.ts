@@ -10,11 +10,8 @@ import YAML from "yaml";
 import { docsPages, openApiJson } from "../../api/docs.ts";
 import { httpStatus } from "../../api/errors.ts";
 import { compileRoutes } from "../../api/http/rules.ts";
-import {
-  generateExample,
-  openApiDocument,
-  SchemaRegistry,
-} from "../../api/openapi.ts";
+import { generateExample, openApiDocument } from "../../api/openapi.ts";
+import { SchemaRegistry } from "../../api/openapi_schema_registry.ts";
 import { loadApiSchema } from "../../api/schema.ts";
 import { messageFromJson } from "../../domain/codec.ts";
 import type { Code, FieldViolation } from "../../domain/errors.ts";
