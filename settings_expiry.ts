@@ -7,7 +7,7 @@ import {
 import type { Flag } from "./settings_flags.ts";
 import { checkFlag, type RawSettings } from "./settings_raw.ts";
 
-/** The dashboard proxy's settings (--cluster-access, --dashboard-*). */
+/** The expiry worker's and its leader election's settings (--expiry-*, --leader-elect*). */
 export interface ExpirySettings {
   warningMs: number;
   intervalMs: number;
