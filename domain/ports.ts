@@ -148,6 +148,45 @@ export interface ObjectPort<T> {
   watch?(listener: (change: Change<T>) => void): () => void;
 }
 
+/**
+ * A namespace's quota record as Kubernetes stores it: the charges of the
+ * writes in flight there (api/service/quota_ledger.ts reads and writes
+ * them), and the resourceVersion that makes the next write conditional.
+ */
+export interface QuotaRecord {
+  /** The charges, as the ledger encoded them. */
+  charges: string;
+  resourceVersion: string;
+}
+
+/**
+ * Where each namespace's quota record lives (a ConfigMap of Corral's own).
+ * Always read from Kubernetes, never a cache: the record is what replicas
+ * take turns on.
+ */
+export interface QuotaRecordPort {
+  /** The namespace's record; undefined when it has none. */
+  read(namespace: string, options?: CallOptions): Promise<QuotaRecord | undefined>;
+  /**
+   * Writes the namespace's record: a create when `resourceVersion` is
+   * undefined (ALREADY_EXISTS when another writer created it meanwhile),
+   * else a replace with that resourceVersion as its precondition (ABORTED
+   * when the record has moved on, NOT_FOUND when it is gone). Returns the
+   * record as stored. Never retried.
+   */
+  write(
+    namespace: string,
+    charges: string,
+    resourceVersion: string | undefined,
+    options?: CallOptions,
+  ): Promise<QuotaRecord>;
+  /** The namespaces that hold a record, among `namespaces` (all when empty). */
+  namespaces(
+    namespaces: readonly string[],
+    options?: CallOptions,
+  ): Promise<string[]>;
+}
+
 /** One object port per kind, by the kind's name (domain/kinds.ts). */
 export type KindPorts = {
   readonly [K in KindName]: ObjectPort<KindObjects[K]>;
@@ -161,6 +200,9 @@ export type KindPorts = {
  * events) of every kind ask Kubernetes, whatever a cache holds.
  */
 export interface Orchestrator extends KindPorts {
+  /** The quota records: Kubernetes' own, whatever reads a cache answers. */
+  readonly quotaRecords: QuotaRecordPort;
+
   /**
    * Asks the Kubernetes API for its version: resolves when it answered at
    * all, for readiness.

@@ -28,6 +28,7 @@ import type {
   CallOptions,
   KindPorts,
   Orchestrator,
+  QuotaRecordPort,
 } from "../domain/ports.ts";
 import { CachedObjects } from "./cache_objects.ts";
 import { CacheReflectors } from "./cache_reflectors.ts";
@@ -84,12 +85,15 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
   readonly templates: CachedObjects<KindObjects["templates"]>;
   readonly jobs: CachedObjects<KindObjects["jobs"]>;
   readonly services: CachedObjects<KindObjects["services"]>;
+  /** Never cached: replicas take turns on the records' resourceVersions. */
+  readonly quotaRecords: QuotaRecordPort;
   readonly #direct: Orchestrator;
   readonly #stores = new CacheStores();
   readonly #reflectors: CacheReflectors;
 
   constructor(options: CacheOptions) {
     this.#direct = options.direct;
+    this.quotaRecords = options.direct.quotaRecords;
     this.#reflectors = new CacheReflectors({
       watch: options.watch ?? fetchWatch(options.kubeConfig),
       rayCluster: options.rayCluster,

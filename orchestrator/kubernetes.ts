@@ -20,6 +20,7 @@ import type {
 } from "./client_ports.ts";
 import { type CallPolicy, KubernetesCaller } from "./kubernetes_call.ts";
 import { ManagedObjectCalls } from "./managed_objects.ts";
+import { QuotaRecordCalls } from "./quota_records.ts";
 import { resourceCalls } from "./resource_calls.ts";
 
 /** Every read asks Kubernetes; each kind's calls are one ManagedObjectCalls. */
@@ -28,6 +29,7 @@ export class KubernetesOrchestrator implements Orchestrator {
   readonly templates: ManagedObjectCalls<KindObjects["templates"]>;
   readonly jobs: ManagedObjectCalls<KindObjects["jobs"]>;
   readonly services: ManagedObjectCalls<KindObjects["services"]>;
+  readonly quotaRecords: QuotaRecordCalls;
   readonly #caller: KubernetesCaller;
   readonly #version: VersionPort;
 
@@ -48,6 +50,7 @@ export class KubernetesOrchestrator implements Orchestrator {
     this.templates = port("templates");
     this.jobs = port("jobs");
     this.services = port("services");
+    this.quotaRecords = new QuotaRecordCalls(caller, clients.core);
     this.#caller = caller;
     this.#version = clients.version;
   }

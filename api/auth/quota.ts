@@ -218,6 +218,15 @@ export function sumUsage(holdings: readonly Holding[]): Usage {
   return total;
 }
 
+/** Dimension by dimension, the larger of two usages. */
+export function largerUsage(a: Usage, b: Usage): Usage {
+  const larger = { ...a };
+  for (const dimension of Object.keys(b) as Dimension[]) {
+    larger[dimension] = Math.max(a[dimension] ?? 0, b[dimension] ?? 0);
+  }
+  return larger;
+}
+
 // ---------------------------------------------------------------------------
 // Deciding
 

@@ -35,7 +35,7 @@ import { validateCreateCluster } from "../../domain/cluster_validation.ts";
 import { missingTemplatesError } from "../../domain/template_errors.ts";
 import { summarizeWorkload } from "../auth/workload_summary.ts";
 import { clusterUsage } from "../auth/quota.ts";
-import { holdingOf, putBack } from "./quota_guard.ts";
+import { holdingOf } from "./quota_guard.ts";
 import {
   clusterListAnswer,
   listedIn,
@@ -165,14 +165,6 @@ export class ClusterHandlers {
           before: clusterUsage(resource.spec),
           write: () =>
             this.service.orchestrator.clusters.update(next, call.kube),
-          restore: (written) =>
-            putBack(
-              this.service.orchestrator,
-              "clusters",
-              resource,
-              written,
-              call.kube,
-            ),
         });
         log.info("Updated cluster", { namespace, name, paths });
         return clusterFromResource(updated, []);

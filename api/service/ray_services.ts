@@ -34,7 +34,7 @@ import type {
   UpdateRayServiceRequest,
 } from "../../domain/types.ts";
 import { clusterUsage } from "../auth/quota.ts";
-import { holdingOf, putBack } from "./quota_guard.ts";
+import { holdingOf } from "./quota_guard.ts";
 import { summarizeWorkload } from "../auth/workload_summary.ts";
 import { checkOwner, ownersOnly } from "../auth/owners.ts";
 import { lookUpTemplates } from "./template_lookup.ts";
@@ -175,14 +175,6 @@ export class RayServiceHandlers {
       what: "this update",
       before: clusterUsage(resource.spec.rayClusterConfig),
       write: () => this.service.orchestrator.services.update(next, kube),
-      restore: (written) =>
-        putBack(
-          this.service.orchestrator,
-          "services",
-          resource,
-          written,
-          kube,
-        ),
     });
     log.info("Updated service", {
       namespace: scope.namespace,

@@ -127,7 +127,6 @@ export async function createWorkload<
     holding: holdingOf(resource),
     what: create.what,
     write: () => port.create(resource, kube),
-    remove: () => port.delete(namespace, message.name, kube),
   });
   const kind = KINDS[create.kind] as unknown as Kind<R, M>;
   log.info(`Created ${kind.noun}`, { namespace, name: message.name });
