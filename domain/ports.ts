@@ -166,7 +166,10 @@ export interface QuotaRecord {
  */
 export interface QuotaRecordPort {
   /** The namespace's record; undefined when it has none. */
-  read(namespace: string, options?: CallOptions): Promise<QuotaRecord | undefined>;
+  read(
+    namespace: string,
+    options?: CallOptions,
+  ): Promise<QuotaRecord | undefined>;
   /**
    * Writes the namespace's record: a create when `resourceVersion` is
    * undefined (ALREADY_EXISTS when another writer created it meanwhile),
