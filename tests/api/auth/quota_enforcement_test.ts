@@ -1,25 +1,24 @@
 /**
  * Quotas (api/auth/quota.ts, quota_guard.ts) enforced by Corral over the
  * stand-in: creates and scale-ups refused at each limit
- * with 403 code 8 on both transports; deletes free quota; two replicas
- * racing creates, or scale-ups, never hold more than a quota; a suspended
- * job keeps its quota, so resuming it is never refused.
+ * with 403 code 8 on both transports; deletes free quota; a suspended
+ * job keeps its quota, so resuming it is never refused. Replicas racing:
+ * quota_replicas_test.ts.
  */
 import assert from "node:assert/strict";
 import { Code } from "../../../domain/errors.ts";
-import { type Corral, startCorral, TRANSPORTS } from "../../harness.ts";
+import { TRANSPORTS } from "../../harness.ts";
 import { SERVE_CONFIG } from "../service_cases.ts";
+import { ALICE, bearer } from "./access_fixtures.ts";
 import {
-  ALICE,
-  bearer,
-  fileAccess,
-  ROOT,
-  type TestAccess,
-} from "./access_fixtures.ts";
-import { POLICY_WITH_QUOTAS } from "./quota_fixtures.ts";
-
-const CS = "proto.ClusterService";
-const CT = "proto.ComputeTemplateService";
+  clusterBody,
+  CS,
+  ok,
+  quotaCorral,
+  root,
+  withTemplates,
+  workers,
+} from "./quota_corrals.ts";
 
 /** Each cluster below: a head and one worker of `t` (2 CPUs, 4 GiB, 1 GPU). */
 const LIMITS: [namespace: string, refusal: string][] = [
@@ -32,75 +31,6 @@ const LIMITS: [namespace: string, refusal: string][] = [
     "q-memory: memory 16 of 16 GiB used, this cluster asks for 8 GiB",
   ],
 ];
-
-function clusterBody(namespace: string, name: string, user: string) {
-  return {
-    namespace,
-    cluster: {
-      name,
-      namespace,
-      user,
-      version: "2.9.0",
-      clusterSpec: {
-        headGroupSpec: { computeTemplate: "t", rayStartParams: {} },
-        workerGroupSpec: [workers(1)],
-      },
-    },
-  };
-}
-
-function workers(count: number) {
-  return {
-    groupName: "w",
-    computeTemplate: "t",
-    replicas: count,
-    minReplicas: 0,
-    maxReplicas: count,
-    rayStartParams: {},
-  };
-}
-
-/** A Corral with the fixtures' people and the quotas above. */
-async function quotaCorral(kubeUrl?: string) {
-  const access: TestAccess = await fileAccess({ policy: POLICY_WITH_QUOTAS });
-  let corral: Corral;
-  try {
-    corral = await startCorral({ access: access.access, kubeUrl });
-  } catch (error) {
-    await access.close();
-    throw error;
-  }
-  return {
-    corral,
-    async [Symbol.asyncDispose]() {
-      await corral.close();
-      await access.close();
-    },
-  };
-}
-
-const root = { authorization: bearer(ROOT) };
-
-async function ok(
-  got: Promise<{ code: number; message: string }>,
-  what: string,
-) {
-  const outcome = await got;
-  assert.equal(outcome.code, Code.OK, `${what}: ${outcome.message}`);
-}
-
-async function withTemplates(corral: Corral, namespaces: string[]) {
-  for (const namespace of namespaces) {
-    const [, via] = TRANSPORTS[0];
-    await ok(
-      via(corral, `${CT}/CreateComputeTemplate`, {
-        namespace,
-        computeTemplate: { name: "t", namespace, cpu: 2, memory: 4, gpu: 1 },
-      }, root),
-      `template in ${namespace}`,
-    );
-  }
-}
 
 Deno.test("quotas: each dimension refused at its limit with 403 code 8 on both transports; deletes free quota", async (t) => {
   await using c = await quotaCorral();
@@ -240,116 +170,6 @@ Deno.test("quotas: a per-user quota counts the user's own clusters", async (t) =
         );
       }
     });
-  }
-});
-
-Deno.test("quotas: creates racing on two replicas never hold more than the quota", async () => {
-  await using a = await quotaCorral();
-  await using b = await quotaCorral(a.corral.kubeUrl);
-  const namespace = "q-race";
-  await withTemplates(a.corral, [namespace]);
-  const [[, viaHttp], [, viaGrpc]] = TRANSPORTS;
-  const create = (via: typeof viaHttp, corral: Corral, name: string) =>
-    via(
-      corral,
-      `${CS}/CreateCluster`,
-      clusterBody(namespace, name, "root"),
-      root,
-    );
-  for (let round = 0; round < 10; round++) {
-    // One create on each replica at once, for a quota of one cluster: each
-    // replica's check before writing may see none, so the re-check after
-    // the write decides.
-    const outcomes = await Promise.all([
-      create(viaHttp, a.corral, `a${round}`),
-      create(viaGrpc, b.corral, `b${round}`),
-    ]);
-    for (const outcome of outcomes) {
-      assert.ok(
-        outcome.code === Code.OK || outcome.code === Code.RESOURCE_EXHAUSTED,
-        outcome.message,
-      );
-    }
-    const list = await viaHttp(a.corral, `${CS}/ListCluster`, {
-      namespace,
-    }, root);
-    const held = (list.result?.clusters as { name: string }[] | undefined) ??
-      [];
-    const passed = outcomes.filter((o) => o.code === Code.OK).length;
-    assert.ok(held.length <= 1, `round ${round}: ${held.length} clusters held`);
-    assert.equal(held.length, passed, `round ${round}: what passed is held`);
-    for (const { name } of held) {
-      await ok(
-        viaHttp(a.corral, `${CS}/DeleteCluster`, { namespace, name }, root),
-        "cleanup",
-      );
-    }
-  }
-});
-
-Deno.test("quotas: scale-ups racing on two replicas never hold more than the quota; at most one wins", async () => {
-  await using a = await quotaCorral();
-  await using b = await quotaCorral(a.corral.kubeUrl);
-  const namespace = "q-scale-race";
-  await withTemplates(a.corral, [namespace]);
-  const [[, viaHttp], [, viaGrpc]] = TRANSPORTS;
-  const scale = (via: typeof viaHttp, corral: Corral, name: string) =>
-    via(corral, `${CS}/UpdateCluster`, {
-      namespace,
-      name,
-      updateMask: "clusterSpec.workerGroupSpec",
-      cluster: { clusterSpec: { workerGroupSpec: [workers(2)] } },
-    }, root);
-  for (let round = 0; round < 6; round++) {
-    // Two clusters of 2 GPUs each under a quota of 5: either scale-up to
-    // 3 GPUs fits alone, both do not. Each replica's check before writing
-    // may see the other cluster as it was, so the re-check decides.
-    const names = [`a${round}`, `b${round}`];
-    for (const name of names) {
-      await ok(
-        viaHttp(
-          a.corral,
-          `${CS}/CreateCluster`,
-          clusterBody(namespace, name, "root"),
-          root,
-        ),
-        `create ${name}`,
-      );
-    }
-    const outcomes = await Promise.all([
-      scale(viaHttp, a.corral, names[0]),
-      scale(viaGrpc, b.corral, names[1]),
-    ]);
-    for (const outcome of outcomes) {
-      assert.ok(
-        outcome.code === Code.OK || outcome.code === Code.RESOURCE_EXHAUSTED,
-        outcome.message,
-      );
-      if (outcome.code === Code.OK) continue;
-      assert.match(
-        outcome.message,
-        /^Cannot update cluster "q-scale-race\/[ab]\d+": quota exceeded: q-scale-race: GPUs \d of 5 used, this update asks for 1 more$/,
-      );
-    }
-    const held = await viaHttp(a.corral, `${CS}/ListCluster`, {
-      namespace,
-    }, root);
-    const clusters = held.result?.clusters as {
-      name: string;
-      clusterSpec: { workerGroupSpec: { maxReplicas: number }[] };
-    }[];
-    const grown = clusters
-      .filter((c) => c.clusterSpec.workerGroupSpec[0].maxReplicas === 2)
-      .map((c) => c.name);
-    const won = names.filter((_, i) => outcomes[i].code === Code.OK);
-    assert.ok(won.length <= 1, `round ${round}: both scale-ups passed`);
-    assert.deepEqual(grown, won, `round ${round}: what passed is what grew`);
-    for (const name of names) {
-      await ok(
-        viaHttp(a.corral, `${CS}/DeleteCluster`, { namespace, name }, root),
-        "cleanup",
-      );
-    }
   }
 });
 

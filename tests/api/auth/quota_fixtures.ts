@@ -14,7 +14,8 @@ export const POLICY_WITH_QUOTAS = policyText(RULES, {
     { namespaces: ["q-gpu"], gpu: 4 },
     { namespaces: ["q-memory"], memory: 16 },
     { namespaces: ["team-a"], users: ["alice"], maxClusters: 1 },
-    { namespaces: ["q-race"], maxClusters: 1 },
-    { namespaces: ["q-scale-race"], gpu: 5 },
+    { namespaces: ["q-replicas"], maxClusters: 2, cpu: 8 },
+    { namespaces: ["q-scale-replicas"], cpu: 12 },
+    { namespaces: ["q-mixed-replicas"], cpu: 4 },
   ],
 });
