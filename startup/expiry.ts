@@ -1,12 +1,15 @@
 /**
  * The start-up step that sets cluster expiry going: the expiry worker, the
- * leader election it acts under and the Kubernetes events it records. One
+ * leader election it acts under and the Kubernetes events it records; and
+ * the quota records' sweep, under the same leader. One
  * of the steps main.ts wires together (startup/kubernetes.ts says why they
  * have a folder of their own).
  */
 import * as k8s from "@kubernetes/client-node";
 import type { Closer } from "../api/shutdown.ts";
 import { ExpiryWorker } from "../api/service/expiry_worker.ts";
+import { QuotaLedger } from "../api/service/quota_ledger.ts";
+import { QuotaSweeper } from "../api/service/quota_sweeper.ts";
 import type { Logger } from "../domain/log.ts";
 import type { Orchestrator } from "../domain/ports.ts";
 import { KubernetesEventRecorder } from "../orchestrator/expiry_events.ts";
@@ -55,12 +58,21 @@ export function startExpiry(
     intervalMs: expiry.intervalMs,
     namespaces: settings.namespaces,
   });
+  // The quota records' charges left behind, swept under the same Lease.
+  const sweeper = new QuotaSweeper({
+    ledger: new QuotaLedger(orchestrator.quotaRecords),
+    records: orchestrator.quotaRecords,
+    leader: elector ?? { isLeader: () => true },
+    log: log.with({ component: "quota" }),
+    namespaces: settings.namespaces,
+  });
   elector?.start();
   worker.start();
+  sweeper.start();
   return {
-    name: "expiry and its lease",
+    name: "expiry, the quota sweep and their lease",
     async close() {
-      await worker.stop();
+      await Promise.all([worker.stop(), sweeper.stop()]);
       await elector?.stop({ release: true });
     },
   };

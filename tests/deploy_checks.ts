@@ -24,7 +24,8 @@ export const LEAST_PRIVILEGE: Record<string, string[]> = {
   "ray.io/rayclusters": ["create", "delete", "get", "list", "update", "watch"],
   "ray.io/rayjobs": ["create", "delete", "get", "list", "update", "watch"],
   "ray.io/rayservices": ["create", "delete", "get", "list", "update", "watch"],
-  "/configmaps": ["create", "delete", "get", "list", "watch"],
+  // update: the quota record (api/service/quota_ledger.ts).
+  "/configmaps": ["create", "delete", "get", "list", "update", "watch"],
   // create: the expiry's ExpiringSoon and Expired events.
   "/events": ["create", "list", "watch"],
   // The dashboard proxy through the API server (--cluster-access).

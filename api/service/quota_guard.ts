@@ -96,11 +96,6 @@ export class QuotaGuard {
     this.#ledger = new QuotaLedger(orchestrator.quotaRecords, ledger);
   }
 
-  /** The leader's sweep of leaked charges (quota_sweeper.ts) goes through it. */
-  get ledger(): QuotaLedger {
-    return this.#ledger;
-  }
-
   /**
    * Runs `intent.write` if it fits every quota that applies to the caller
    * in the namespace, charged while it runs; throws quotaError naming the

@@ -12,55 +12,7 @@ import {
   QuotaLedger,
 } from "../../../api/service/quota_ledger.ts";
 import { Code, ServiceError } from "../../../domain/errors.ts";
-import type { QuotaRecord, QuotaRecordPort } from "../../../domain/ports.ts";
-
-const NS = "team-a";
-
-/**
- * One namespace's record as the API server keeps a ConfigMap: a create
- * of an existing one is ALREADY_EXISTS, a replace at another version is
- * ABORTED. `beforeWrite` runs before each write is applied: another
- * replica's write landing between this one's read and write.
- */
-class MemoryRecords implements QuotaRecordPort {
-  record: QuotaRecord | undefined;
-  writes = 0;
-  beforeWrite?: () => void;
-  #version = 0;
-
-  read(): Promise<QuotaRecord | undefined> {
-    return Promise.resolve(this.record && { ...this.record });
-  }
-
-  write(
-    _namespace: string,
-    charges: string,
-    resourceVersion: string | undefined,
-  ): Promise<QuotaRecord> {
-    this.beforeWrite?.();
-    if (resourceVersion === undefined && this.record !== undefined) {
-      return Promise.reject(new ServiceError(Code.ALREADY_EXISTS, "exists"));
-    }
-    if (
-      resourceVersion !== undefined &&
-      resourceVersion !== this.record?.resourceVersion
-    ) {
-      return Promise.reject(new ServiceError(Code.ABORTED, "conflict"));
-    }
-    return Promise.resolve(this.put(charges));
-  }
-
-  /** Another writer's write, unconditional. */
-  put(charges: string): QuotaRecord {
-    this.writes++;
-    this.record = { charges, resourceVersion: String(++this.#version) };
-    return { ...this.record };
-  }
-
-  namespaces(): Promise<string[]> {
-    return Promise.resolve(this.record ? [NS] : []);
-  }
-}
+import { MemoryRecords, NS } from "./memory_records.ts";
 
 function holding(key: string, cpu: number, owner = "ada"): Holding {
   return { key, owner, usage: { ...zeroUsage(), maxClusters: 1, cpu } };
