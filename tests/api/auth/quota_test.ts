@@ -28,7 +28,7 @@ Deno.test("quotas: the section is checked, each problem named by its field", () 
     "quotas[0].namespaces",
   ]);
   const document = parsePolicyDocument(POLICY_WITH_QUOTAS);
-  assert.equal(document.quotas.length, 8);
+  assert.equal(document.quotas.length, 9);
   assert.throws(
     () => parsePolicyDocument(`${POLICY}\nquotas: 3\n`),
     /quotas: must be a list/,
