@@ -12,6 +12,7 @@ import type { Quota } from "./quota.ts";
 import { AuthorizationError } from "./authorization_error.ts";
 import type { Policy, Resource, Rule, Verb } from "./policy.ts";
 import { admitWorkload } from "./workload_decision.ts";
+import { DEFAULT_ACCELERATORS } from "./accelerators.ts";
 
 export interface Caller {
   identity: Identity;
@@ -53,6 +54,8 @@ export interface Caller {
   ): void;
   /** The policy's quotas (quota.ts); absent or [] for none. */
   quotas?(): readonly Quota[];
+  /** The policy's accelerators (accelerators.ts); absent: the defaults. */
+  accelerators?(): readonly string[];
   /**
    * The policy's lifetime limit of clusters in `namespace` (its `expiry:`
    * section): default and maximum, each absent when the policy sets none.
@@ -183,6 +186,10 @@ class PolicyCaller implements Caller {
 
   quotas(): readonly Quota[] {
     return this.#policy.quotas?.() ?? [];
+  }
+
+  accelerators(): readonly string[] {
+    return this.#policy.accelerators?.() ?? DEFAULT_ACCELERATORS;
   }
 
   /** The caller as refusals name it. */

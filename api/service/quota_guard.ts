@@ -46,7 +46,6 @@ import { HttpError } from "../errors.ts";
 import type { Caller } from "../auth/caller.ts";
 import {
   type AppliedQuota,
-  clusterUsage,
   DIMENSIONS,
   type Holding,
   holdingsOf,
@@ -54,6 +53,7 @@ import {
   quotaExcess,
   quotasFor,
   type Usage,
+  workloadUsage,
   zeroUsage,
 } from "../auth/quota.ts";
 
@@ -87,19 +87,18 @@ export interface QuotaWrite<T> {
   restore?: (written: T) => Promise<void>;
 }
 
-/** The holding of a RayCluster, RayJob or RayService about to be written. */
+/**
+ * The holding of a RayCluster, RayJob or RayService about to be written:
+ * every pod it runs (a RayJob's submitter too, on an existing cluster as
+ * well), quota_usage.ts counting.
+ */
 export function holdingOf(
   object: RayCluster | RayJobResource | RayServiceResource,
 ): Holding {
-  const spec = object.kind === "RayCluster"
-    ? object.spec
-    : object.kind === "RayJob"
-    ? object.spec.rayClusterSpec
-    : object.spec.rayClusterConfig;
   return {
     key: `${object.kind}/${object.metadata.name}`,
     owner: ownerOf(object.metadata),
-    usage: clusterUsage(spec),
+    usage: workloadUsage(object),
   };
 }
 
