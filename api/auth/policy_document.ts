@@ -15,6 +15,7 @@
  *         owners: only                 # update/delete only one's own clusters
  *         serviceAccounts: ["ray"]     # and the other workload allow-lists
  *                                      # of workload_grants.ts (WorkloadGrants)
+ *         extendedResources: ["example.com/fpga"]  # beyond the accelerators
  *
  *     rateLimits:                    # optional (rate_limit.ts)
  *       - groups: ["batch"]          # the first entry naming one of the
