@@ -17,6 +17,8 @@ export interface QuotaAmounts {
   cpu?: number;
   gpu?: number;
   memoryGib?: number;
+  /** Accelerators by resource name, each also counted in gpu. */
+  accelerators?: Record<string, number>;
 }
 
 /** One quota that applies, with what it counts. */
@@ -24,7 +26,10 @@ export interface QuotaStatus {
   /** "team-a", or `user "ada" in team-a`. */
   scope?: string;
   limits?: QuotaAmounts;
-  /** The dimensions it limits: clusters, workers, cpu, gpu, memory. */
+  /**
+   * The dimensions it limits: clusters, workers, cpu, gpu, memory, and
+   * the accelerator resources it names ("nvidia.com/mig-1g.10gb").
+   */
   limited?: string[];
   used?: QuotaAmounts;
 }
@@ -39,13 +44,14 @@ export interface QuotaUsage {
 const USAGE = "quota [-n NS] [-o table|json|yaml]";
 
 /** The table's columns: header, the dimension's name in `limited`, field. */
-const COLUMNS: [string, string, keyof QuotaAmounts][] = [
-  ["CLUSTERS", "clusters", "clusters"],
-  ["WORKERS", "workers", "workers"],
-  ["CPUS", "cpu", "cpu"],
-  ["GPUS", "gpu", "gpu"],
-  ["MEMORY", "memory", "memoryGib"],
-];
+const COLUMNS: [string, string, Exclude<keyof QuotaAmounts, "accelerators">][] =
+  [
+    ["CLUSTERS", "clusters", "clusters"],
+    ["WORKERS", "workers", "workers"],
+    ["CPUS", "cpu", "cpu"],
+    ["GPUS", "gpu", "gpu"],
+    ["MEMORY", "memory", "memoryGib"],
+  ];
 
 /** A count as a person reads it: whole, or to two decimals (0.5 CPUs). */
 function count(value: number): string {
@@ -83,13 +89,30 @@ export function quotaTable(usage: QuotaUsage): string {
   if (quotas.length === 0) {
     return `No quotas apply to you in namespace ${usage.namespace ?? ""}\n`;
   }
+  // A column for each accelerator resource a quota names.
+  const named = [
+    ...new Set(
+      quotas.flatMap((quota) =>
+        (quota.limited ?? []).filter((name) => name.includes("/"))
+      ),
+    ),
+  ];
   return formatTable(
-    ["QUOTA", ...COLUMNS.map(([header]) => header)],
+    ["QUOTA", ...COLUMNS.map(([header]) => header), ...named],
     quotas.map((quota) => [
       quota.scope ?? "",
       ...COLUMNS.map((column) => cell(quota, column)),
+      ...named.map((name) => namedCell(quota, name)),
     ]),
   );
+}
+
+/** An accelerator resource a quota names: "used / limit", else "-". */
+function namedCell(quota: QuotaStatus, name: string): string {
+  if (!(quota.limited ?? []).includes(name)) return "-";
+  return `${count(quota.used?.accelerators?.[name] ?? 0)} / ${
+    count(quota.limits?.accelerators?.[name] ?? 0)
+  }`;
 }
 
 async function quota({ values, positionals }: ParsedArgs): Promise<number> {

@@ -43,7 +43,9 @@ import { clusterFromResource, userLabelValue } from "./conversions.ts";
 import { clusterEventFromResource } from "./event_conversions.ts";
 import { isDns1035Label, isLabelValue } from "./kubernetes_names.ts";
 import { clusterViolations } from "./cluster_validation.ts";
-import { DEFAULT_LIMITS, type Limits } from "./limits.ts";
+import { DEFAULT_LIMITS, LIMIT_FLAGS, type Limits } from "./limits.ts";
+import { cpusOf, gibOf, isQuantity } from "./quantities.ts";
+import { Violations } from "./violations.ts";
 
 /** The clusterSelector key the operator reads: the cluster's name. */
 export const CLUSTER_SELECTOR_KEY = "ray.io/cluster";
@@ -185,7 +187,7 @@ export function jobViolations(
     add("version", "must be a valid label value");
   }
   v.push(...amountViolations(job));
-  v.push(...submitterViolations(job.jobSubmitter));
+  v.push(...submitterViolations(job.jobSubmitter, limits));
   v.push(...clusterChoiceViolations(job, request.namespace, limits));
   v.push(...queueViolations("job.queue", job.queue));
   if (job.queue && !job.shutdownAfterJobFinishes) {
@@ -248,29 +250,43 @@ function amountViolations(job: Job): FieldViolation[] {
   return v;
 }
 
-/** A Kubernetes quantity: a decimal number with an optional suffix. */
-const QUANTITY =
-  /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|[KMGTPE]i|[numkMGTPE])?$/;
-
+/**
+ * The submitter pod's size, bounded as a compute template bounds a pod
+ * (template_validation.ts): more than 0, and at most --max-template-cpu
+ * CPUs and --max-template-memory GiB, however the quantity is written.
+ */
 function submitterViolations(
   submitter: RayJobSubmitter | undefined,
+  limits: Limits,
 ): FieldViolation[] {
   if (submitter === undefined) return [];
-  const v: FieldViolation[] = [];
-  if (submitter.image === "") {
-    v.push({ field: "job.jobSubmitter.image", description: "is required" });
-  }
-  for (const field of ["cpu", "memory"] as const) {
+  const v = new Violations();
+  if (submitter.image === "") v.add("job.jobSubmitter.image", "is required");
+  const amounts = [
+    ["cpu", cpusOf, "maxTemplateCpu", ""],
+    ["memory", gibOf, "maxTemplateMemory", "Gi"],
+  ] as const;
+  for (const [field, amountOf, limit, unit] of amounts) {
     const value = submitter[field];
-    if (value !== "" && !QUANTITY.test(value)) {
-      v.push({
-        field: `job.jobSubmitter.${field}`,
-        description:
-          `must be a Kubernetes quantity such as "1", "500m" or "1Gi", got "${value}"`,
-      });
+    const path = `job.jobSubmitter.${field}`;
+    if (value === "") continue;
+    if (!isQuantity(value)) {
+      v.add(
+        path,
+        `must be a Kubernetes quantity such as "1", "500m" or "1Gi", got "${value}"`,
+      );
+    } else if (!(amountOf(value) > 0)) {
+      v.add(path, "must be greater than 0");
+    } else if (amountOf(value) > limits[limit]) {
+      v.add(
+        path,
+        `must be at most ${limits[limit]}${unit} (--${
+          LIMIT_FLAGS[limit]
+        }), got "${value}"`,
+      );
     }
   }
-  return v;
+  return v.list;
 }
 
 /** Exactly one of cluster_spec and cluster_selector, each as it must be. */

@@ -31,6 +31,12 @@ import {
 } from "./admission_fields.ts";
 import { isObj, listOf, type Obj, text, type Workload } from "./workload.ts";
 import {
+  DEFAULT_ACCELERATORS,
+  isAccelerator,
+  isExtendedResource,
+  UNLISTED,
+} from "./accelerators.ts";
+import {
   globMatches,
   matchesAny,
   type WorkloadGrants,
@@ -42,10 +48,16 @@ export interface Refusal {
   path: string;
   /** The request field it comes from, when there is one. */
   field?: string;
-  /** What may not be done: `use the service account "corral"`. */
+  /**
+   * What may not be done: `use the service account "corral"`; of an
+   * "extended-resource" refusal, what is wrong (a violation's description).
+   */
   what: string;
-  /** One word for metrics and audit. */
-  reason: "image" | "host-path" | "workload";
+  /**
+   * One word for metrics and audit. "extended-resource": a resource
+   * neither an accelerator nor allowed, refused as an invalid argument.
+   */
+  reason: "image" | "host-path" | "workload" | "extended-resource";
 }
 
 /**
@@ -65,13 +77,15 @@ export function workloadRefusals(
    * is always "job".
    */
   subject = "cluster",
+  /** The policy's accelerators (accelerators.ts): any pod may ask for them. */
+  accelerators: readonly string[] = DEFAULT_ACCELERATORS,
 ): Refusal[] {
   if (resource.kind === "RayCluster") {
-    const walk = new Walk(grants, subject);
+    const walk = new Walk(grants, subject, accelerators);
     walk.clusterSpec(resource.spec, "spec");
     return walk.refusals;
   }
-  const walk = new Walk(grants, "job");
+  const walk = new Walk(grants, "job", accelerators);
   const spec: Obj = isObj(resource.spec) ? resource.spec : {};
   for (const key of Object.keys(spec)) {
     if (!JOB_SPEC_FIELDS.has(key)) {
@@ -115,10 +129,13 @@ class Walk {
   private requestGroup = "";
   /** Whether the group walked has the image of the cluster's version. */
   private versionImage = false;
+  /** The compute template of the group walked; "" for a submitter. */
+  private template = "";
 
   constructor(
     private readonly grants: WorkloadGrants,
     private readonly request: string,
+    private readonly accelerators: readonly string[],
   ) {}
 
   refuse(
@@ -157,6 +174,7 @@ class Walk {
     if (!isObj(template)) return;
     this.requestGroup = `${this.request}.jobSubmitter`;
     this.versionImage = false;
+    this.template = "";
     for (const key of Object.keys(template)) {
       if (key !== "metadata" && key !== "spec") {
         this.refuse(`${path}.${key}`, undefined, `set "${key}"`);
@@ -195,6 +213,7 @@ class Walk {
     const metadata = isObj(template.metadata) ? template.metadata : {};
     const annotations = isObj(metadata.annotations) ? metadata.annotations : {};
     this.versionImage = annotations[ANNOTATION.computeImage] === "";
+    this.template = text(annotations[ANNOTATION.computeTemplate]);
     for (const key of Object.keys(template)) {
       if (key !== "metadata" && key !== "spec") {
         this.refuse(`${path}.template.${key}`, undefined, `set "${key}"`);
@@ -373,6 +392,9 @@ class Walk {
       );
     }
     this.image(text(container.image), `${path}.image`);
+    if (isObj(container.resources)) {
+      this.resources(container.resources, `${path}.resources`);
+    }
     listOf(container.ports).forEach((port, i) => {
       if (
         !isObj(port) ||
@@ -394,6 +416,37 @@ class Walk {
     listOf(container.envFrom).forEach((source, i) => {
       if (isObj(source)) this.reference(source, `${path}.envFrom[${i}]`);
     });
+  }
+
+  /**
+   * A container's extended resources: the policy's accelerators, and those
+   * the rule allows by name (`extendedResources`); any other is refused,
+   * naming the compute template that asks for it.
+   */
+  private resources(resources: Obj, path: string): void {
+    const seen = new Set<string>();
+    for (const kind of ["limits", "requests"]) {
+      const figures = resources[kind];
+      if (!isObj(figures)) continue;
+      for (const name of Object.keys(figures)) {
+        if (seen.has(name)) continue;
+        seen.add(name);
+        if (
+          !isExtendedResource(name) || isAccelerator(name, this.accelerators) ||
+          matchesAny(this.grants.extendedResources, name)
+        ) continue;
+        const template = this.template;
+        const who = template === ""
+          ? "the pod"
+          : `compute template "${template}"`;
+        this.refuse(
+          `${path}.${kind}["${name}"]`,
+          template === "" ? undefined : this.field("computeTemplate"),
+          `${who} asks for "${name}", which is ${UNLISTED}`,
+          "extended-resource",
+        );
+      }
+    }
   }
 
   private image(image: string, path: string): void {

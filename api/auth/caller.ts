@@ -12,6 +12,8 @@ import type { Quota } from "./quota.ts";
 import { AuthorizationError } from "./authorization_error.ts";
 import type { Policy, Resource, Rule, Verb } from "./policy.ts";
 import { admitWorkload } from "./workload_decision.ts";
+import { DEFAULT_ACCELERATORS } from "./accelerators.ts";
+import { invalidArgument } from "../../domain/errors.ts";
 
 export interface Caller {
   identity: Identity;
@@ -38,6 +40,8 @@ export interface Caller {
    * Refuses the RayCluster or RayJob about to be written unless one of
    * `rules` allows all of its workload (admission.ts), naming the first
    * field at fault: the request field it comes from, and the resource's.
+   * PERMISSION_DENIED, but INVALID_ARGUMENT when what is at fault is an
+   * extended resource neither an accelerator nor allowed by a rule.
    */
   admit(
     action: string,
@@ -53,6 +57,8 @@ export interface Caller {
   ): void;
   /** The policy's quotas (quota.ts); absent or [] for none. */
   quotas?(): readonly Quota[];
+  /** The policy's accelerators (accelerators.ts); absent: the defaults. */
+  accelerators?(): readonly string[];
   /**
    * The policy's lifetime limit of clusters in `namespace` (its `expiry:`
    * section): default and maximum, each absent when the policy sets none.
@@ -167,11 +173,22 @@ class PolicyCaller implements Caller {
     verb: Verb = "create",
     subject = "cluster",
   ): void {
-    const decision = admitWorkload(rules, resource, subject);
+    const decision = admitWorkload(
+      rules,
+      resource,
+      subject,
+      this.accelerators(),
+    );
     if (decision.allowed) return;
     const [first] = decision.refusals;
     const reason = first?.reason ?? "no-rule";
     this.#decided(verb, resourceOf(resource, subject), reason);
+    if (reason === "extended-resource") {
+      throw invalidArgument(action, [{
+        field: first.field ?? first.path,
+        description: `${first.what} (${resource.kind} ${first.path})`,
+      }]);
+    }
     const who = this.#who;
     const detail = first
       ? first.field
@@ -183,6 +200,10 @@ class PolicyCaller implements Caller {
 
   quotas(): readonly Quota[] {
     return this.#policy.quotas?.() ?? [];
+  }
+
+  accelerators(): readonly string[] {
+    return this.#policy.accelerators?.() ?? DEFAULT_ACCELERATORS;
   }
 
   /** The caller as refusals name it. */

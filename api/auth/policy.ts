@@ -25,6 +25,7 @@ import type { GroupRateLimit } from "./rate_limit.ts";
 import type { Quota } from "./quota.ts";
 import type { ExpiryRule } from "./expiry_policy.ts";
 import type { QueueRule } from "./queue_policy.ts";
+import { DEFAULT_ACCELERATORS } from "./accelerators.ts";
 
 /** The verbs of the API; new ones are added here. */
 export const VERBS = [
@@ -117,6 +118,11 @@ export interface Policy {
   expiry?(): readonly ExpiryRule[];
   /** The `queues:` entries in force, in file order; absent or [] for none. */
   queues?(): readonly QueueRule[];
+  /**
+   * The accelerators in force (the file's `accelerators:`, accelerators.ts);
+   * absent: the defaults.
+   */
+  accelerators?(): readonly string[];
 }
 
 // ---------------------------------------------------------------------------
@@ -191,6 +197,8 @@ export interface PolicyOptions {
   expiry?: ExpiryRule[];
   /** The file's `queues:` (queue_policy.ts). */
   queues?: QueueRule[];
+  /** The file's `accelerators:` (accelerators.ts); absent: the defaults. */
+  accelerators?: readonly string[];
 }
 
 /**
@@ -227,6 +235,7 @@ export function policyOf(rules: Rule[], options: PolicyOptions = {}): Policy {
     quotas: () => options.quotas ?? [],
     expiry: () => options.expiry ?? [],
     queues: () => options.queues ?? [],
+    accelerators: () => options.accelerators ?? DEFAULT_ACCELERATORS,
   };
 }
 

@@ -15,6 +15,7 @@
  *         owners: only                 # update/delete only one's own clusters
  *         serviceAccounts: ["ray"]     # and the other workload allow-lists
  *                                      # of workload_grants.ts (WorkloadGrants)
+ *         extendedResources: ["example.com/fpga"]  # beyond the accelerators
  *
  *     rateLimits:                    # optional (rate_limit.ts)
  *       - groups: ["batch"]          # the first entry naming one of the
@@ -23,7 +24,13 @@
  *
  *     quotas:                        # optional (quota.ts)
  *       - namespaces: ["team-a"]     # maxClusters, maxWorkers, cpu, gpu,
- *         gpu: 8                     # memory (GiB); users/groups: per user
+ *         gpu: 8                     # memory (GiB), an accelerator's name
+ *                                    # ("nvidia.com/mig-1g.10gb": 4);
+ *                                    # users/groups: per user
+ *
+ *     accelerators:                  # optional (accelerators.ts): what
+ *       - names: ["nvidia.com/gpu",  # `gpu` counts and pods may ask for;
+ *                 "nvidia.com/mig-*"]  # absent: the defaults
  *
  *     expiry: ...                    # optional (expiry_policy.ts)
  *     queues: ...                    # optional (queue_policy.ts)
@@ -36,6 +43,7 @@ import { rulesOf } from "./policy_rules.ts";
 import { isMapping, type Problem } from "./policy_section.ts";
 import { type GroupRateLimit, rateLimitsOf } from "./rate_limit.ts";
 import { type Quota, quotasOf } from "./quota.ts";
+import { acceleratorsOf } from "./accelerators.ts";
 import { type ExpiryRule, expiryRulesOf } from "./expiry_policy.ts";
 import { type QueueRule, queueRulesOf } from "./queue_policy.ts";
 
@@ -58,6 +66,8 @@ export interface PolicyDocument {
   /** The `expiry:` section (expiry_policy.ts); [] when absent. */
   expiry: ExpiryRule[];
   queues: QueueRule[];
+  /** The `accelerators:` section (accelerators.ts); the defaults when absent. */
+  accelerators: readonly string[];
 }
 
 /** The rules of a policy file's text; throws PolicyError listing every problem. */
@@ -85,13 +95,13 @@ export function parsePolicyDocument(text: string): PolicyDocument {
 }
 
 /** The sections whose violations name the line of the file they are on. */
-const LOCATED_SECTIONS = ["rateLimits", "expiry", "queues"];
+const LOCATED_SECTIONS = ["rateLimits", "expiry", "queues", "accelerators"];
 
 /**
- * The violations, those of `rateLimits:`, `expiry:` and `queues:` with the
- * line of the file they are on: an entry of such a list is found by its
- * line sooner than by its index. Made only on the error path, so a good
- * file is parsed once.
+ * The violations, those of `rateLimits:`, `expiry:`, `queues:` and
+ * `accelerators:` with the line of the file they are on: an entry of such
+ * a list is found by its line sooner than by its index. Made only on the
+ * error path, so a good file is parsed once.
  */
 function withSectionLines(
   text: string,
@@ -127,7 +137,13 @@ export function validatePolicy(document: unknown): Rule[] {
 }
 
 /** Top-level keys of a policy file besides `rules`. */
-const SECTIONS = new Set<string>(["rateLimits", "quotas", "expiry", "queues"]);
+const SECTIONS = new Set<string>([
+  "rateLimits",
+  "quotas",
+  "expiry",
+  "queues",
+  "accelerators",
+]);
 
 /** A parsed policy document checked whole; throws PolicyError. */
 export function validatePolicyDocument(document: unknown): PolicyDocument {
@@ -148,11 +164,16 @@ export function validatePolicyDocument(document: unknown): PolicyDocument {
   }
   const rules = rulesOf(document.rules, problem);
   const rateLimits = optional(document.rateLimits, rateLimitsOf, problem);
-  const quotas = optional(document.quotas, quotasOf, problem);
+  const accelerators = acceleratorsOf(document.accelerators, problem);
+  const quotas = optional(
+    document.quotas,
+    (section, told) => quotasOf(section, told, accelerators),
+    problem,
+  );
   const expiry = optional(document.expiry, expiryRulesOf, problem);
   const queues = optional(document.queues, queueRulesOf, problem);
   if (violations.length > 0) throw new PolicyError(violations);
-  return { rules, rateLimits, quotas, expiry, queues };
+  return { rules, rateLimits, quotas, expiry, queues, accelerators };
 }
 
 /** An optional section's entries, read by `read`; [] when it is absent. */

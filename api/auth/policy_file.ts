@@ -12,6 +12,7 @@ import { type Policy, policyOf } from "./policy.ts";
 import { parsePolicyDocument } from "./policy_document.ts";
 import type { GroupRateLimit } from "./rate_limit.ts";
 import type { ExpiryRule } from "./expiry_policy.ts";
+import { DEFAULT_ACCELERATORS } from "./accelerators.ts";
 
 export interface PolicyFileOptions extends WatchedFileSettings {
   /** Corral's own namespace, reserved (policyOf). */
@@ -36,15 +37,10 @@ export async function policyFile(
     kind: "authorization policy file",
     log,
     parse: (text) => {
-      const { rules, rateLimits, quotas, expiry, queues } = parsePolicyDocument(
-        text,
-      );
+      const { rules, ...sections } = parsePolicyDocument(text);
       return policyOf(rules, {
         ownNamespace: options.ownNamespace,
-        rateLimits,
-        quotas,
-        expiry,
-        queues,
+        ...sections,
       });
     },
     onLoad: (policy) =>
@@ -62,6 +58,7 @@ export async function policyFile(
     quotas: () => file.current().quotas?.() ?? [],
     expiry: () => file.current().expiry?.() ?? [],
     queues: () => file.current().queues?.() ?? [],
+    accelerators: () => file.current().accelerators?.() ?? DEFAULT_ACCELERATORS,
     reload: () => file.reload(),
     close: () => file.close(),
   };

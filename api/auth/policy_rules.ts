@@ -26,6 +26,7 @@ const WORKLOAD_LISTS = [
   "secrets",
   "podFields",
   "containerFields",
+  "extendedResources",
 ] as const;
 
 const RULE_KEYS = new Set<string>([

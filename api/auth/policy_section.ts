@@ -1,13 +1,14 @@
 /**
  * A list section of the policy file, read. `rules:`, `rateLimits:`,
- * `quotas:`, `expiry:` and `queues:` are each a list of mappings, and each
- * is read the same way, so that each problem is told the same way, with
- * its path (`queues[1].default`): a section that is not a list, an entry
- * that is not a mapping, an entry's unknown keys (before anything else of
- * the entry), a list of names that is not one. The section's own module
- * reads the rest of an entry (policy_rules.ts, rate_limit.ts, quota.ts,
- * expiry_policy.ts, queue_policy.ts); policy_document.ts reads the file
- * whole and adds the lines.
+ * `quotas:`, `expiry:`, `queues:` and `accelerators:` are each a list of
+ * mappings, and each is read the same way, so that each problem is told
+ * the same way, with its path (`queues[1].default`): a section that is not
+ * a list, an entry that is not a mapping, an entry's unknown keys (before
+ * anything else of the entry), a list of names that is not one. The
+ * section's own module reads the rest of an entry (policy_rules.ts,
+ * rate_limit.ts, quota.ts, expiry_policy.ts, queue_policy.ts,
+ * accelerators.ts); policy_document.ts reads the file whole and adds the
+ * lines.
  */
 
 /** Where a problem of the file is told: its path and what is wrong. */
@@ -19,6 +20,11 @@ export interface ListSection<T> {
   name: string;
   /** The keys an entry may have; any other is an unknown key. */
   keys: ReadonlySet<string>;
+  /**
+   * Whether a key beyond `keys` is one of a family the entry may have (a
+   * quota's accelerator resource names), which `read` checks.
+   */
+  otherKey?(key: string): boolean;
   /** What the section must be: "a list of {namespaces, default, max}". */
   list: string;
   /** What an entry must be: "a mapping with namespaces and default or max". */
@@ -52,7 +58,8 @@ export function listSectionOf<T>(
       return;
     }
     for (const key of Object.keys(item)) {
-      if (!section.keys.has(key)) problem(`${at}.${key}`, "unknown key");
+      if (section.keys.has(key) || section.otherKey?.(key)) continue;
+      problem(`${at}.${key}`, "unknown key");
     }
     const read = section.read(item, at, problem);
     if (read !== undefined) entries.push(read);

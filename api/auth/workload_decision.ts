@@ -19,7 +19,12 @@
  */
 import { type Refusal, workloadRefusals } from "./admission.ts";
 import type { Workload } from "./workload.ts";
-import { defaultGrants, type WorkloadGrants } from "./workload_grants.ts";
+import {
+  defaultGrants,
+  matchesAny,
+  type WorkloadGrants,
+} from "./workload_grants.ts";
+import { isAccelerator, isExtendedResource } from "./accelerators.ts";
 import type { Rule } from "./policy.ts";
 
 /**
@@ -50,12 +55,33 @@ export function admitWorkload(
   resource: Workload,
   /** The request field a cluster comes from (workloadRefusals). */
   subject?: string,
+  /** The policy's accelerators (workloadRefusals). */
+  accelerators?: readonly string[],
 ): WorkloadDecision {
   let closest: Refusal[] | undefined;
   for (const rule of rules) {
-    const refusals = workloadRefusals(resource, grantsOf(rule), subject);
+    const refusals = workloadRefusals(
+      resource,
+      grantsOf(rule),
+      subject,
+      accelerators,
+    );
     if (refusals.length === 0) return { allowed: true, rule };
     if (!closest || refusals.length < closest.length) closest = refusals;
   }
   return { allowed: false, refusals: closest ?? [] };
+}
+
+/**
+ * Whether a pod may ask for the extended resource `name` under `rules` (a
+ * compute template's accelerator, before any cluster uses it): it is one
+ * of the policy's accelerators, or one of the rules allows it.
+ */
+export function allowsExtendedResource(
+  rules: readonly Rule[],
+  name: string,
+  accelerators?: readonly string[],
+): boolean {
+  return !isExtendedResource(name) || isAccelerator(name, accelerators) ||
+    rules.some((rule) => matchesAny(grantsOf(rule).extendedResources, name));
 }

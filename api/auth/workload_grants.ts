@@ -37,6 +37,11 @@ export interface WorkloadGrants {
   /** Pod spec fields listed "refused" below that this rule opens. */
   podFields: string[];
   containerFields: string[];
+  /**
+   * Extended resources a container may ask for beyond the policy's
+   * accelerators (accelerators.ts), which quotas do not count.
+   */
+  extendedResources: string[];
 }
 
 /** The safe defaults: a rule that says nothing of the workload grants this. */
@@ -55,6 +60,7 @@ export function defaultGrants(): WorkloadGrants {
     secrets: [],
     podFields: [],
     containerFields: [],
+    extendedResources: [],
   };
 }
 
@@ -74,6 +80,7 @@ export function anyGrants(): WorkloadGrants {
     secrets: ["*"],
     podFields: ["*"],
     containerFields: ["*"],
+    extendedResources: ["*"],
   };
 }
 

@@ -126,11 +126,13 @@ function drawQuotas(panel, usage) {
 }
 
 /**
- * One quota: its scope, then a row per dimension it limits.
+ * One quota: its scope, then a row per dimension it limits, and one per
+ * accelerator resource it names ("nvidia.com/mig-1g.10gb").
  * @param {QuotaStatus} quota
  */
 function quotaBlock(quota) {
   const limited = new Set(quota.limited ?? []);
+  const named = [...limited].filter((name) => name.includes("/"));
   return h(
     "div",
     { class: "quota-block", "data-scope": quota.scope },
@@ -143,6 +145,14 @@ function quotaBlock(quota) {
         label,
         Number(quota.used?.[key] ?? 0),
         Number(quota.limits?.[key] ?? 0),
+      )
+    ),
+    named.map((name) =>
+      quotaRow(
+        name,
+        name,
+        Number(quota.used?.accelerators?.[name] ?? 0),
+        Number(quota.limits?.accelerators?.[name] ?? 0),
       )
     ),
   );

@@ -4,6 +4,7 @@
  */
 import {
   clusterFromResource,
+  DEFAULT_GPU_RESOURCE,
   referencedTemplates,
 } from "../../domain/conversions.ts";
 import {
@@ -31,6 +32,9 @@ import {
   type Service,
 } from "./service.ts";
 import { KINDS } from "../../domain/kinds.ts";
+import { invalidArgument } from "../../domain/errors.ts";
+import { UNLISTED } from "../auth/accelerators.ts";
+import { allowsExtendedResource } from "../auth/workload_decision.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 
 type NamespaceCall = CallContext<NamespaceScope>;
@@ -40,9 +44,11 @@ export class ComputeTemplateHandlers {
 
   async createComputeTemplate(
     request: CreateComputeTemplateRequest,
-    { log, kube, scope }: NamespaceCall,
+    call: NamespaceCall,
   ): Promise<ComputeTemplate> {
+    const { log, kube, scope } = call;
     validateCreateComputeTemplate(request, this.service.limits);
+    this.checkAccelerator(request.computeTemplate!, call);
     const template = {
       ...request.computeTemplate!,
       namespace: scope.namespace,
@@ -56,6 +62,34 @@ export class ComputeTemplateHandlers {
       name: template.name,
     });
     return computeTemplateFromConfigMap(created);
+  }
+
+  /**
+   * The extended resource a template's pods would ask for (its
+   * gpuAccelerator, nvidia.com/gpu when it has GPUs and names none) must
+   * be an accelerator of the policy or allowed by a rule that grants the
+   * create: INVALID_ARGUMENT otherwise, as the workload admission would
+   * refuse every cluster that used the template.
+   */
+  private checkAccelerator(
+    template: ComputeTemplate,
+    { scope, caller, action }: NamespaceCall,
+  ): void {
+    const named = template.gpuAccelerator !== "";
+    const resource = named
+      ? template.gpuAccelerator
+      : template.gpu > 0
+      ? DEFAULT_GPU_RESOURCE
+      : "";
+    if (
+      allowsExtendedResource(scope.rules, resource, caller.accelerators?.())
+    ) return;
+    throw invalidArgument(action, [{
+      field: "computeTemplate.gpuAccelerator",
+      description: `"${resource}"${
+        named ? "" : " (the default)"
+      } is ${UNLISTED}`,
+    }]);
   }
 
   async getComputeTemplate(

@@ -71,7 +71,8 @@ export class JobHandlers {
   readonly #create: WorkloadCreate<RayJob, RayJobResource> = {
     kind: "jobs",
     field: "job",
-    what: "this job's cluster",
+    // Its own cluster, if it brings one, and its submitter pod.
+    what: "this job",
     validate: (job, { scope, action }) => {
       const violations = jobViolations(
         { job, namespace: scope.namespace },

@@ -25,7 +25,6 @@ import type { RayServiceResource } from "../../domain/service_resources.ts";
 import { HttpError } from "../errors.ts";
 import type { Caller } from "../auth/caller.ts";
 import {
-  clusterUsage,
   DIMENSIONS,
   type Holding,
   holdingsOf,
@@ -33,6 +32,7 @@ import {
   quotaExcess,
   quotasFor,
   type Usage,
+  workloadUsage,
   zeroUsage,
 } from "../auth/quota.ts";
 import { type LedgerOptions, QuotaLedger } from "./quota_ledger.ts";
@@ -59,20 +59,31 @@ export interface QuotaWrite<T> {
   write: () => Promise<T>;
 }
 
-/** The holding of a RayCluster, RayJob or RayService about to be written. */
+/**
+ * The holding of a RayCluster, RayJob or RayService about to be written:
+ * every pod it runs (a RayJob's submitter too, on an existing cluster as
+ * well), quota_usage.ts counting.
+ */
 export function holdingOf(
   object: RayCluster | RayJobResource | RayServiceResource,
 ): Holding {
-  const spec = object.kind === "RayCluster"
-    ? object.spec
-    : object.kind === "RayJob"
-    ? object.spec.rayClusterSpec
-    : object.spec.rayClusterConfig;
   return {
     key: `${object.kind}/${object.metadata.name}`,
     owner: ownerOf(object.metadata),
-    usage: clusterUsage(spec),
+    usage: workloadUsage(object),
   };
+}
+
+/**
+ * Whether `after` holds more than `before` of anything a quota may limit:
+ * a dimension, or an extended resource by name (one accelerator swapped
+ * for another of the same count grows the new one).
+ */
+function growsAny(after: Usage, before: Usage): boolean {
+  if (DIMENSIONS.some((d) => after[d] > before[d])) return true;
+  return Object.entries(after.extended ?? {}).some(([name, amount]) =>
+    amount > (before.extended?.[name] ?? 0)
+  );
 }
 
 /** RESOURCE_EXHAUSTED answered 403 on HTTP: a refusal, not a rate (429). */
@@ -108,8 +119,7 @@ export class QuotaGuard {
       namespace,
       call.caller.identity,
     );
-    const before = intent.before ?? zeroUsage();
-    const grows = DIMENSIONS.some((d) => intent.holding.usage[d] > before[d]);
+    const grows = growsAny(intent.holding.usage, intent.before ?? zeroUsage());
     if (quotas.length === 0 || !grows) return intent.write();
     const charged = await this.#inTurn(namespace, () =>
       this.#ledger.charge({

@@ -5,12 +5,15 @@
  * of quota_guard.ts read Kubernetes itself.
  */
 import {
-  DIMENSIONS,
+  type Dimension,
+  limitedBy,
   quotasFor,
   sumUsage,
   type Usage,
   usageUnder,
+  usageWithAccelerators,
 } from "../auth/quota.ts";
+import { isAccelerator } from "../auth/accelerators.ts";
 import type {
   GetQuotaUsageRequest,
   GetQuotaUsageResponse,
@@ -20,7 +23,7 @@ import type { Service } from "./service.ts";
 import type { CallContext, NamespaceScope } from "./rpcs.ts";
 
 /** The words the API uses for the policy file's dimensions. */
-const API_NAMES: Record<keyof Usage, string> = {
+const API_NAMES: Record<Dimension, string> = {
   maxClusters: "clusters",
   maxWorkers: "workers",
   cpu: "cpu",
@@ -42,24 +45,39 @@ export class QuotaHandlers {
       namespace,
       caller.identity,
     )
-      .map((quota) => ({
-        scope: quota.scope,
-        limits: amounts(quota.limits),
-        limited: DIMENSIONS.filter((d) => quota.limits[d] !== undefined)
-          .map((d) => API_NAMES[d]),
-        used: amounts(usageUnder(quota, holdings)),
-      }));
-    return { namespace, used: amounts(sumUsage(holdings)), quotas };
+      .map((quota) => {
+        const named = Object.keys(quota.limits.extended ?? {});
+        return {
+          scope: quota.scope,
+          limits: amounts(quota.limits, named),
+          limited: limitedBy(quota.limits).map((key) =>
+            API_NAMES[key as Dimension] ?? key
+          ),
+          used: amounts(usageUnder(quota, holdings), named),
+        };
+      });
+    const accelerators = caller.accelerators?.();
+    const used = usageWithAccelerators(sumUsage(holdings), accelerators);
+    const held = Object.keys(used.extended ?? {}).filter((name) =>
+      isAccelerator(name, accelerators)
+    );
+    return { namespace, used: amounts(used, held), quotas };
   }
 }
 
-/** Usage as the API answers it (an absent dimension as 0). */
-function amounts(usage: Partial<Usage>): QuotaAmounts {
+/**
+ * Usage as the API answers it (an absent dimension as 0), with the
+ * accelerators `named` by resource name.
+ */
+function amounts(usage: Partial<Usage>, named: string[]): QuotaAmounts {
   return {
     clusters: usage.maxClusters ?? 0,
     workers: usage.maxWorkers ?? 0,
     cpu: usage.cpu ?? 0,
     gpu: usage.gpu ?? 0,
     memoryGib: usage.memory ?? 0,
+    accelerators: Object.fromEntries(
+      named.sort().map((name) => [name, usage.extended?.[name] ?? 0]),
+    ),
   };
 }

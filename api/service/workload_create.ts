@@ -63,7 +63,7 @@ export interface WorkloadCreate<M extends WorkloadMessage, R> {
   field: string;
   /** How admission's refusals name what it checks: "cluster", "service". */
   admittedAs?: string;
-  /** How a quota's refusal names it: "this cluster", "this job's cluster". */
+  /** How a quota's refusal names it: "this cluster", "this job". */
   what: string;
   /**
    * The kind's own checks of the message, in the call's namespace; throws

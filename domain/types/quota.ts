@@ -8,9 +8,10 @@ export interface GetQuotaUsageRequest {
 }
 
 /**
- * What some clusters hold: clusters, workers (the sum of worker groups'
- * max replicas), and CPUs, GPUs and memory (GiB) of their pods, head
- * included, each worker group at its max replicas.
+ * What some workloads hold: clusters, workers (the sum of worker groups'
+ * max replicas), and CPUs, accelerators and memory (GiB) of their pods,
+ * head included, each worker group at its max replicas, and jobs'
+ * submitter pods.
  */
 export interface QuotaAmounts {
   /** Clusters: RayClusters, jobs' own clusters and services' clusters. */
@@ -19,10 +20,21 @@ export interface QuotaAmounts {
   workers: number;
   /** CPUs of the pods. */
   cpu: number;
-  /** GPUs of the pods (any resource whose name has "gpu" in it). */
+  /**
+   * Accelerators of the pods: the devices of every resource the policy's
+   * `accelerators` names (by default nvidia.com/gpu, nvidia.com/mig-*,
+   * amd.com/gpu, gpu.intel.com/*, google.com/tpu, aws.amazon.com/neuron*,
+   * habana.ai/gaudi).
+   */
   gpu: number;
   /** Memory of the pods, in GiB. */
   memoryGib: number;
+  /**
+   * Accelerators by resource name ("nvidia.com/mig-1g.10gb"), each also
+   * counted in `gpu`: all of them in what a namespace holds, those a quota
+   * names in a quota's limits and usage.
+   */
+  accelerators: Record<string, number>;
 }
 
 /** One quota of the policy as it applies to the caller. */
@@ -37,7 +49,10 @@ export interface QuotaStatus {
    * `limited`.
    */
   limits?: QuotaAmounts;
-  /** The dimensions the quota limits: clusters, workers, cpu, gpu, memory. */
+  /**
+   * The dimensions the quota limits: clusters, workers, cpu, gpu, memory,
+   * and the accelerator resources it names ("nvidia.com/mig-1g.10gb").
+   */
   limited: string[];
   /** What the quota counts now. */
   used?: QuotaAmounts;

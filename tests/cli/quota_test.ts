@@ -54,6 +54,28 @@ Deno.test("quotaTable() shows limited dimensions as used / limit, others as -", 
   );
 });
 
+Deno.test("quotaTable() gives each accelerator a quota names a column of its own", () => {
+  assert.equal(
+    quotaTable({
+      namespace: "team-a",
+      quotas: [{
+        scope: "team-a",
+        limited: ["gpu", "nvidia.com/mig-1g.10gb"],
+        limits: { gpu: 8, accelerators: { "nvidia.com/mig-1g.10gb": 4 } },
+        used: { gpu: 6, accelerators: { "nvidia.com/mig-1g.10gb": 4 } },
+      }, {
+        scope: 'user "ada" in team-a',
+        limited: ["cpu"],
+        limits: { cpu: 4 },
+        used: { cpu: 1 },
+      }],
+    }),
+    "QUOTA                  CLUSTERS   WORKERS   CPUS    GPUS    MEMORY   nvidia.com/mig-1g.10gb\n" +
+      "team-a                 -          -         -       6 / 8   -        4 / 4\n" +
+      'user "ada" in team-a   -          -         1 / 4   -       -        -\n',
+  );
+});
+
 Deno.test("corral quota shows the quotas that apply to the caller, used / limit", async (t) => {
   const box = await sandbox();
   await Deno.writeTextFile(`${box.dir}/tokens.csv`, `${ALICE},alice,1001\n`);
@@ -134,6 +156,7 @@ Deno.test("corral quota shows the quotas that apply to the caller, used / limit"
         cpu: 2,
         gpu: 0,
         memoryGib: 2,
+        accelerators: {},
       });
       assert.deepEqual(
         answer.quotas.map((q: { scope: string }) => q.scope),

@@ -10,7 +10,7 @@ import {
   type WorkloadGrants,
 } from "../../../api/auth/workload_grants.ts";
 import { summarizeWorkload } from "../../../api/auth/workload_summary.ts";
-import type { RayCluster } from "../../../domain/resources.ts";
+import { ANNOTATION, type RayCluster } from "../../../domain/resources.ts";
 
 /** A RayCluster whose one worker's pod spec and container get `pod`, `container`. */
 function cluster(
@@ -168,6 +168,111 @@ Deno.test("workloadRefusals() decides each field against the rule's grants", asy
       assert.deepEqual(got.map((refusal) => refusal.path), want);
     });
   }
+});
+
+/** A worker's container asking for `limits` (and `requests`). */
+function asking(
+  limits: Record<string, string>,
+  requests: Record<string, string> = {},
+): RayCluster {
+  const resource = cluster({ container: { resources: { limits, requests } } });
+  resource.spec.workerGroupSpecs![0].template.metadata = {
+    annotations: { [ANNOTATION.computeTemplate]: "fpga" },
+  };
+  return resource;
+}
+
+Deno.test("workloadRefusals() lets a pod ask for accelerators, and another extended resource only where the rule allows it", async (t) => {
+  const path = "spec.workerGroupSpecs[0].template.spec.containers[0].resources";
+  const cases: [
+    string,
+    RayCluster,
+    Partial<WorkloadGrants>,
+    readonly string[] | undefined,
+    string[],
+  ][] = [
+    [
+      "cpu, memory and a default accelerator",
+      asking({
+        cpu: "2",
+        memory: "4Gi",
+        "ephemeral-storage": "1Gi",
+        "nvidia.com/mig-7g.80gb": "8",
+      }),
+      {},
+      undefined,
+      [],
+    ],
+    [
+      "an extended resource no rule allows",
+      asking({
+        "example.com/fpga": "1",
+      }),
+      {},
+      undefined,
+      [`${path}.limits["example.com/fpga"]`],
+    ],
+    [
+      "one asked for as a request only",
+      asking({}, {
+        "example.com/fpga": "1",
+      }),
+      {},
+      undefined,
+      [`${path}.requests["example.com/fpga"]`],
+    ],
+    [
+      "one the rule allows",
+      asking({ "example.com/fpga": "1" }),
+      {
+        extendedResources: ["example.com/*"],
+      },
+      undefined,
+      [],
+    ],
+    [
+      "one the policy's accelerators list",
+      asking({
+        "example.com/fpga": "1",
+      }),
+      {},
+      ["example.com/fpga"],
+      [],
+    ],
+    [
+      "a default accelerator the policy's list leaves out",
+      asking({
+        "nvidia.com/gpu": "1",
+      }),
+      {},
+      ["example.com/fpga"],
+      [`${path}.limits["nvidia.com/gpu"]`],
+    ],
+  ];
+  for (const [name, resource, grants, accelerators, want] of cases) {
+    await t.step(name, () => {
+      const got = workloadRefusals(
+        resource,
+        { ...defaultGrants(), ...grants },
+        "cluster",
+        accelerators,
+      );
+      assert.deepEqual(got.map((refusal) => refusal.path), want);
+    });
+  }
+  await t.step("the refusal names the compute template's field", () => {
+    const [refusal] = workloadRefusals(
+      asking({ "example.com/fpga": "1" }),
+      defaultGrants(),
+    );
+    assert.deepEqual(refusal, {
+      path: `${path}.limits["example.com/fpga"]`,
+      field: "cluster.clusterSpec.workerGroupSpec[0].computeTemplate",
+      what:
+        'compute template "fpga" asks for "example.com/fpga", which is neither an accelerator of the policy (accelerators) nor allowed by a rule (extendedResources)',
+      reason: "extended-resource",
+    });
+  });
 });
 
 Deno.test("summarizeWorkload() lists images, service accounts, volumes and tolerations once each", () => {

@@ -3,8 +3,8 @@
  * test: who a rule is for (users(), groups()), the few shapes of grant the
  * tests use (allowAll(), allowAllWithProxy(), readOnly(), dashboardAccess(),
  * and allow() for any other), and the policy file those make (policyText(),
- * with any other section: quotas, expiry, queues, rateLimits) or the Rule
- * the parser makes of one (ruleOf()).
+ * with any other section: quotas, expiry, queues, rateLimits, accelerators)
+ * or the Rule the parser makes of one (ruleOf()).
  *
  * The text is what an operator writes: one mapping per rule, each value in
  * YAML's flow style. Tests of the parser itself (policy_test.ts) keep their
@@ -97,6 +97,7 @@ export interface Sections {
   expiry?: Record<string, unknown>[];
   queues?: Record<string, unknown>[];
   rateLimits?: Record<string, unknown>[];
+  accelerators?: Record<string, unknown>[];
 }
 
 /** The policy file of `rules`, then of `sections`, in YAML. */

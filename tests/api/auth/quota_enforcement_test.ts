@@ -195,12 +195,20 @@ Deno.test("GetQuotaUsage answers the quotas that apply and what they count, on b
       const used = { clusters: 1, workers: 1, cpu: 4, gpu: 2, memoryGib: 8 };
       assert.deepEqual(got.result, {
         namespace: "q-gpu",
-        used,
+        // The namespace's accelerators by name; a quota's, those it names.
+        used: { ...used, accelerators: { "nvidia.com/gpu": 2 } },
         quotas: [{
           scope: "q-gpu",
-          limits: { clusters: 0, workers: 0, cpu: 0, gpu: 4, memoryGib: 0 },
+          limits: {
+            clusters: 0,
+            workers: 0,
+            cpu: 0,
+            gpu: 4,
+            memoryGib: 0,
+            accelerators: {},
+          },
           limited: ["gpu"],
-          used,
+          used: { ...used, accelerators: {} },
         }],
       });
       // Alice may do anything in team-a, nothing in q-gpu.

@@ -5,7 +5,13 @@
  * once they have answered, what stands is exactly what was answered OK.
  */
 import assert from "node:assert/strict";
-import { holdingsOf, sumUsage, type Usage } from "../../../api/auth/quota.ts";
+import {
+  type Dimension,
+  DIMENSIONS,
+  holdingsOf,
+  sumUsage,
+  type Usage,
+} from "../../../api/auth/quota.ts";
 import type { RayJobResource } from "../../../domain/job_conversions.ts";
 import type { RayCluster } from "../../../domain/resources.ts";
 import type { RayServiceResource } from "../../../domain/service_resources.ts";
@@ -61,7 +67,7 @@ export async function follower(kubeUrl: string, namespace: string) {
     rayjobs: new Map<string, RayJobResource>(),
     rayservices: new Map<string, RayServiceResource>(),
   };
-  const most: Partial<Usage> = {};
+  const most: Partial<Record<Dimension, number>> = {};
   let changes = 0;
   const measure = () => {
     const usage = sumUsage(
@@ -72,9 +78,8 @@ export async function follower(kubeUrl: string, namespace: string) {
       ),
     );
     changes++;
-    for (const [dimension, value] of Object.entries(usage)) {
-      const key = dimension as keyof Usage;
-      most[key] = Math.max(most[key] ?? 0, value);
+    for (const dimension of DIMENSIONS) {
+      most[dimension] = Math.max(most[dimension] ?? 0, usage[dimension]);
     }
   };
   const stop = new AbortController();
@@ -144,13 +149,13 @@ export interface Racer {
 }
 
 /**
- * Runs `racers` at once while sampling; asserts no sample over `limits`,
+ * Runs `racers` at once while following; asserts no state over `limits`,
  * every answer OK or RESOURCE_EXHAUSTED, and what stands is what passed.
  */
 export async function race(
   kubeUrl: string,
   namespace: string,
-  limits: Partial<Usage>,
+  limits: Partial<Record<Dimension, number>>,
   racers: Racer[],
   round: number,
 ): Promise<string[]> {
@@ -164,8 +169,10 @@ export async function race(
       `round ${round}: ${outcome.code} ${outcome.message}`,
     );
   }
-  for (const [dimension, limit] of Object.entries(limits)) {
-    const seen = most[dimension as keyof Usage] ?? 0;
+  for (const dimension of DIMENSIONS) {
+    const limit = limits[dimension];
+    if (limit === undefined) continue;
+    const seen = most[dimension] ?? 0;
     assert.ok(
       seen <= limit,
       `round ${round}: ${dimension} ${seen} of ${limit} stood at one moment (${changes} states)`,

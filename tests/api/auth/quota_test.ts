@@ -11,6 +11,7 @@ import {
   quotaExcess,
   quotasFor,
   quotaViolations,
+  usageUnder,
 } from "../../../api/auth/quota.ts";
 import { parsePolicyDocument } from "../../../api/auth/policy_document.ts";
 import type { RayCluster } from "../../../domain/resources.ts";
@@ -63,6 +64,7 @@ Deno.test("clusterUsage() counts the head and each worker group at maxReplicas",
     cpu: 6.5,
     gpu: 3,
     memory: 12.5,
+    extended: { "nvidia.com/gpu": 3 },
   });
 });
 
@@ -130,4 +132,134 @@ Deno.test("quotaExcess() names the quota, its usage and the request; a per-user 
     },
   } as unknown as RayCluster;
   assert.deepEqual(holdingsOf([owned], [], []), []);
+});
+
+Deno.test("quotas: an accelerator's name is a dimension; a key that is not an accelerator is refused", () => {
+  assert.deepEqual(
+    quotaViolations([
+      { namespaces: ["a"], "nvidia.com/mig-7g.80gb": 2 },
+      { namespaces: ["a"], "example.com/fpga": 1, "nvidia.com/mig-*": 1 },
+      { namespaces: ["a"], "nvidia.com/gpu": "two", "nvidia.com/gpus": 1 },
+    ]).map((v) => `${v.field}: ${v.description}`),
+    [
+      'quotas[1]["example.com/fpga"]: is not an accelerator of the policy (accelerators): a quota counts accelerators only',
+      'quotas[1]["nvidia.com/mig-*"]: must name one accelerator resource, not a pattern',
+      "quotas[1]: limits nothing: give one of maxClusters, maxWorkers, cpu, gpu, memory or an accelerator resource's name",
+      'quotas[2]["nvidia.com/gpu"]: must be a number, 0 or more',
+      'quotas[2]["nvidia.com/gpus"]: is not an accelerator of the policy (accelerators): a quota counts accelerators only',
+      "quotas[2]: limits nothing: give one of maxClusters, maxWorkers, cpu, gpu, memory or an accelerator resource's name",
+    ],
+  );
+  // Under the policy's own list, its accelerators may be named.
+  assert.deepEqual(
+    quotaViolations([{ namespaces: ["a"], "example.com/fpga": 1 }], [
+      "example.com/*",
+    ]),
+    [],
+  );
+  const document = parsePolicyDocument(`${POLICY}
+accelerators:
+  - names: ["example.com/fpga"]
+quotas:
+  - namespaces: ["a"]
+    gpu: 2
+    "example.com/fpga": 1
+`);
+  assert.deepEqual(document.quotas[0].limits, {
+    gpu: 2,
+    extended: { "example.com/fpga": 1 },
+  });
+  assert.deepEqual(document.quotas[0].accelerators, ["example.com/fpga"]);
+});
+
+Deno.test("quotaExcess() counts every accelerator as gpu, and one by name where a quota names it", () => {
+  const ada = { user: "ada", groups: [], authenticator: "oidc" } as never;
+  const mig = (slices: number, cpu = 0) => ({
+    maxClusters: 1,
+    maxWorkers: 0,
+    cpu,
+    gpu: slices,
+    memory: 0,
+    extended: { "nvidia.com/mig-7g.80gb": slices },
+  });
+  const gpuQuota: Quota = {
+    namespaces: ["*"],
+    users: [],
+    groups: [],
+    limits: { gpu: 2 },
+  };
+  assert.equal(
+    quotaExcess(
+      quotasFor([gpuQuota], "team-a", ada),
+      [],
+      { key: "RayCluster/big", owner: "ada", usage: mig(8) },
+      "this cluster",
+    ),
+    "team-a: GPUs 0 of 2 used, this cluster asks for 8",
+  );
+  const named: Quota = {
+    namespaces: ["*"],
+    users: [],
+    groups: [],
+    limits: { gpu: 16, extended: { "nvidia.com/mig-7g.80gb": 2 } },
+  };
+  const held = [{ key: "RayCluster/a", owner: "bob", usage: mig(1) }];
+  assert.equal(
+    quotaExcess(
+      quotasFor([named], "team-a", ada),
+      held,
+      { key: "RayCluster/b", owner: "ada", usage: mig(2) },
+      "this cluster",
+    ),
+    "team-a: nvidia.com/mig-7g.80gb 1 of 2 used, this cluster asks for 2",
+  );
+  // Other accelerators do not count towards a named one.
+  const other = {
+    ...mig(0),
+    gpu: 4,
+    extended: { "nvidia.com/gpu": 4 },
+  };
+  assert.equal(
+    quotaExcess(
+      quotasFor([named], "team-a", ada),
+      held,
+      { key: "RayCluster/c", owner: "ada", usage: other },
+      "this cluster",
+    ),
+    undefined,
+  );
+});
+
+Deno.test("quotaExcess() counts gpu under the quota's accelerators, whatever the holdings were counted with", () => {
+  const ada = { user: "ada", groups: [], authenticator: "oidc" } as never;
+  const fpga = (n: number) => ({
+    maxClusters: 1,
+    maxWorkers: 0,
+    cpu: 0,
+    // Counted under the defaults, which do not name it.
+    gpu: 0,
+    memory: 0,
+    extended: { "example.com/fpga": n },
+  });
+  const quota: Quota = {
+    namespaces: ["*"],
+    users: [],
+    groups: [],
+    limits: { gpu: 4 },
+    accelerators: ["nvidia.com/gpu", "example.com/fpga"],
+  };
+  const applied = quotasFor([quota], "team-a", ada);
+  assert.equal(
+    quotaExcess(
+      applied,
+      [{ key: "RayCluster/a", owner: "ada", usage: fpga(3) }],
+      { key: "RayCluster/b", owner: "ada", usage: fpga(2) },
+      "this cluster",
+    ),
+    "team-a: GPUs 3 of 4 used, this cluster asks for 2",
+  );
+  assert.equal(
+    usageUnder(applied[0], [{ key: "x", owner: "", usage: fpga(3) }]).gpu,
+    3,
+  );
 });
