@@ -41,7 +41,10 @@ import {
   dashboardProxyPath,
   headServiceOf,
 } from "../../domain/cluster_addresses.ts";
-import type { ClusterAccess } from "../../domain/dashboard_ports.ts";
+import type {
+  ApiServerAnswers,
+  ClusterAccess,
+} from "../../domain/dashboard_ports.ts";
 import type { Credentials } from "../auth/authenticate.ts";
 import {
   cookieValue,
@@ -62,6 +65,7 @@ import {
 } from "./dashboard_headers.ts";
 import { bounded, contentLength } from "./dashboard_limits.ts";
 import { dashboardFailure } from "./dashboard_failures.ts";
+import { apiServerAway, gatedByApiServer } from "./dashboard_api_server.ts";
 import { openTunnel, TunnelLifetime } from "./dashboard_tunnel.ts";
 import {
   endSession,
@@ -86,6 +90,12 @@ export interface DashboardProxyOptions {
   maxResponseBytes: number;
   /** Corral serves TLS: cookies are Secure. */
   secure: boolean;
+  /**
+   * Whether the Kubernetes API server answers (readiness): with
+   * apiserver-proxy, a call while it does not fails at once
+   * (dashboard_api_server.ts).
+   */
+  apiServer?: ApiServerAnswers;
   log: Logger;
 }
 
@@ -107,7 +117,13 @@ export class DashboardProxy {
   readonly #sessionCalls: SessionCallsOptions;
 
   constructor(options: DashboardProxyOptions) {
-    this.#o = options;
+    const { clusterAccess, apiServer } = options;
+    this.#o = clusterAccess.mode === "apiserver-proxy" && apiServer
+      ? {
+        ...options,
+        clusterAccess: gatedByApiServer(clusterAccess, apiServer),
+      }
+      : options;
     this.#sessionCalls = {
       orchestrator: options.orchestrator,
       sessions: options.sessions,
@@ -170,6 +186,7 @@ export class DashboardProxy {
         `${call.action}: the path may not have segments ".", ".." or an encoded "/" or "\\"`,
       );
     }
+    this.#checkApiServer(call.action);
     const cluster = await this.#readyCluster(params, call);
     checkOwner(call, cluster, PROXY_OWNER);
     if (subpath === "") {
@@ -236,6 +253,19 @@ export class DashboardProxy {
       );
     }
     return { credentials: session.credentials, via: "cookie" };
+  }
+
+  /**
+   * Through the API server (apiserver-proxy), UNAVAILABLE at once while it
+   * does not answer (dashboard_api_server.ts).
+   */
+  #checkApiServer(action: string): void {
+    const { clusterAccess, apiServer } = this.#o;
+    if (clusterAccess.mode !== "apiserver-proxy" || !apiServer) return;
+    const away = apiServerAway(apiServer);
+    if (away) {
+      throw new ServiceError(away.code, `${action}: ${away.message}`);
+    }
   }
 
   /** The cluster, ready; FAILED_PRECONDITION with its state otherwise. */
