@@ -27,9 +27,11 @@
  * What is left here: the cluster ready (code 9 with its state otherwise),
  * its owner where the rule says `owners: only`, then the request to the
  * head service's port 8265 the way --cluster-access says
- * (domain/dashboard_ports.ts), with no credentials of the caller's and
- * no hop-by-hop headers (dashboard_headers.ts), bounded in size and time
- * (dashboard_limits.ts). Errors are the API's JSON errors.
+ * (domain/dashboard_ports.ts), with none of the caller's credentials nor
+ * any header the API server or the dashboard would act on as another's
+ * (dashboard_headers.ts), bounded in size and time (dashboard_limits.ts);
+ * through the API server, refused at once while it does not answer
+ * (dashboard_api_server.ts). Errors are the API's JSON errors.
  */
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
