@@ -10,8 +10,16 @@
  * request has reached Kubernetes lately, a readiness check asks it for its
  * version. With a cache, it must also be in step: listed, and its watches
  * not down longer than --cache-stale-after.
+ *
+ * What the ping finds also tells a call that would only wait on the API
+ * server (the dashboard proxy through its service proxy) not to: while
+ * the last ping got no answer (unavailable, or not in time) and no call
+ * has had one since, unanswered() says why, and asks again in the
+ * background (at most once a second), so the API server's return is
+ * noticed without waiting for the next readiness probe.
  */
 import { Code, ServiceError } from "../domain/errors.ts";
+import type { ApiServerAnswers } from "../domain/dashboard_ports.ts";
 import type { CacheState, KubernetesCallRecord } from "../domain/ports.ts";
 
 export interface HealthOptions {
@@ -51,11 +59,21 @@ const ANSWERED = new Set([
   "PERMISSION_DENIED",
 ]);
 
-export class Health {
+/** The least time between two pings unanswered() and recheck() ask for. */
+const RECHECK_MS = 1_000;
+
+/** How a ping that got no answer failed: the API server did not answer. */
+const NO_ANSWER = new Set<Code>([Code.UNAVAILABLE, Code.DEADLINE_EXCEEDED]);
+
+export class Health implements ApiServerAnswers {
   readonly listeners = { http: false, grpc: false };
   #shuttingDown = false;
   #lastAnswer = -Infinity;
   #lastFailure = "no call yet";
+  /** Why the last ping got no answer, until something answers. */
+  #unanswered: string | undefined;
+  /** When the last ping started. */
+  #lastPing = -Infinity;
   #probe?: Promise<void>;
   readonly #options: HealthOptions;
   readonly #now: () => number;
@@ -75,6 +93,7 @@ export class Health {
     if (record.outcome === "CANCELLED") return;
     if (ANSWERED.has(record.outcome)) {
       this.#lastAnswer = this.#now();
+      this.#unanswered = undefined;
       return;
     }
     this.#lastFailure = record.outcome === "UNAVAILABLE"
@@ -122,9 +141,30 @@ export class Health {
     return { ready, reasons };
   }
 
+  /**
+   * Why the Kubernetes API is taken not to answer now: the last ping got
+   * no answer and no call has had one since; undefined otherwise (nothing
+   * known counts as answering). Asks it again, in the background, when it
+   * does not.
+   */
+  unanswered(): string | undefined {
+    if (this.#unanswered !== undefined) this.recheck();
+    return this.#unanswered;
+  }
+
+  /**
+   * Asks the Kubernetes API for its version, in the background, unless a
+   * ping started within the last second: a call through it failed.
+   */
+  recheck(): void {
+    if (this.#now() - this.#lastPing < RECHECK_MS) return;
+    void this.#ping();
+  }
+
   /** One ping at a time, however many checks wait for it. */
   #ping(): Promise<void> {
     if (this.#probe) return this.#probe;
+    this.#lastPing = this.#now();
     const timeoutMs = this.#options.pingTimeoutMs ?? 2_000;
     const controller = new AbortController();
     const timer = setTimeout(
@@ -140,10 +180,15 @@ export class Health {
     this.#probe = this.#options.ping({
       signal: controller.signal,
       observe: this.observe,
-    }).catch((error) => {
+    }).then(() => {
+      this.#unanswered = undefined;
+    }, (error) => {
       this.#lastFailure = error instanceof Error
         ? error.message
         : String(error);
+      if (error instanceof ServiceError && NO_ANSWER.has(error.code)) {
+        this.#unanswered = this.#lastFailure;
+      }
     }).finally(() => {
       clearTimeout(timer);
       this.#probe = undefined;

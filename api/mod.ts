@@ -79,7 +79,10 @@ export interface ApiOptions {
   log: Logger;
   /** The dashboard proxy; without it, no dashboard routes. */
   dashboardProxy?:
-    & Omit<DashboardProxyOptions, "orchestrator" | "secure" | "log">
+    & Omit<
+      DashboardProxyOptions,
+      "orchestrator" | "secure" | "apiServer" | "log"
+    >
     & {
       /**
        * RayJobSubmissionService's way to the dashboards' job API, over
@@ -187,6 +190,7 @@ async function httpPort(
         ...options.dashboardProxy,
         orchestrator: options.orchestrator,
         secure: options.browsers?.secure ?? false,
+        apiServer: health,
         log,
       }).units()
       : []),

@@ -39,6 +39,18 @@ export interface ClusterAccess {
   close(): void;
 }
 
+/**
+ * What is known of whether the Kubernetes API server answers (readiness
+ * knows: api/health.ts), for a way to a service that goes through it
+ * (apiserver-proxy), where a call to one that does not would only wait.
+ */
+export interface ApiServerAnswers {
+  /** Why it is taken not to answer now; undefined when nothing says so. */
+  unanswered(): string | undefined;
+  /** A call through it failed: have it asked again, in the background. */
+  recheck(): void;
+}
+
 /** An open connection for an upgrade, and what its request must carry. */
 export interface Dialed {
   socket: Duplex;

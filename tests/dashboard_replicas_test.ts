@@ -4,7 +4,8 @@
  * operator (so a ready cluster's dashboard is reached through the
  * stand-in's service proxy, as --cluster-access apiserver-proxy does), the
  * same token file and policy, and --dashboard-session-key-file. Replicas A
- * and B share a key file, C has its own.
+ * and B share a key file, C has its own. Each reads through its own cache:
+ * nothing is shared between them but Kubernetes and the key file.
  */
 import assert from "node:assert/strict";
 import {
@@ -27,12 +28,17 @@ import {
 } from "./api/auth/policy_fixtures.ts";
 
 const ALICE = "alice-token-0123456789abcdef0123456789";
+const BOB = "bob-token-0123456789abcdef0123456789abc";
 
-const POLICY = policyText([allowAllWithProxy(users("alice"), ["team-a"])]);
+const POLICY = policyText([
+  allowAllWithProxy(users("alice", "bob"), ["team-a"]),
+]);
 
 const DASHBOARD = "/apis/v1alpha2/namespaces/team-a/clusters/blue/dashboard";
 
 interface Rig {
+  /** The stand-in's base URL. */
+  kubeUrl: string;
   dir: string;
   kubeconfig: string;
   replicas: MainProcess[];
@@ -63,7 +69,12 @@ async function withRig(run: (rig: Rig) => Promise<void>): Promise<void> {
   const standin = startStandin({ hostname: "127.0.0.1", port: 0 });
   let operator: SimulatedOperator | undefined;
   const dir = await Deno.makeTempDir({ prefix: "corral-replicas-" });
-  const rig: Rig = { dir, kubeconfig: `${dir}/kubeconfig`, replicas: [] };
+  const rig: Rig = {
+    kubeUrl: standin.url,
+    dir,
+    kubeconfig: `${dir}/kubeconfig`,
+    replicas: [],
+  };
   try {
     operator = startSimulatedOperator({
       server: standin.url,
@@ -71,7 +82,10 @@ async function withRig(run: (rig: Rig) => Promise<void>): Promise<void> {
       retryIntervalMs: 10,
     });
     await Deno.writeTextFile(rig.kubeconfig, kubeconfigFor(standin.url));
-    await Deno.writeTextFile(`${dir}/tokens.csv`, `${ALICE},alice,1,""\n`);
+    await Deno.writeTextFile(
+      `${dir}/tokens.csv`,
+      `${ALICE},alice,1,""\n${BOB},bob,2,""\n`,
+    );
     await Deno.writeTextFile(`${dir}/policy.yaml`, POLICY);
     for (const key of ["one", "two"]) {
       await Deno.writeFile(
@@ -93,11 +107,12 @@ async function call(
   method: string,
   path: string,
   body?: unknown,
+  token = ALICE,
 ): Promise<Response> {
   return await fetch(`${replica.http}${path}`, {
     method,
     headers: {
-      authorization: `Bearer ${ALICE}`,
+      authorization: `Bearer ${token}`,
       ...(body === undefined ? {} : { "content-type": "application/json" }),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -174,5 +189,78 @@ Deno.test("dashboard cookies: one from replica A opens the dashboard on replica 
     const restarted = await startReplica(rig, one);
     rig.replicas.push(restarted);
     assert.equal(await withCookie(restarted, cookie), 200);
+  });
+});
+
+/** A dashboard cookie opened on `replica` with `token`. */
+async function sessionOn(replica: MainProcess, token: string) {
+  const opened = await call(
+    replica,
+    "POST",
+    `${DASHBOARD}:session`,
+    undefined,
+    token,
+  );
+  assert.equal(opened.status, 200, await opened.clone().text());
+  await opened.body?.cancel();
+  return opened.headers.get("set-cookie")!.split(";")[0];
+}
+
+/** Signs `token`'s user out on `replica`, after `delayMs`. */
+async function signOutOn(replica: MainProcess, token: string, delayMs = 0) {
+  if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+  const answer = await call(
+    replica,
+    "DELETE",
+    `${DASHBOARD}:session`,
+    undefined,
+    token,
+  );
+  assert.equal(answer.status, 200, await answer.clone().text());
+  await answer.body?.cancel();
+}
+
+Deno.test("dashboard sign-out across replicas: each ends the user's cookies on every replica, at once where it was made, and two users signing out at once on two replicas are both recorded (20 rounds)", async () => {
+  await withRig(async (rig) => {
+    const one = `${rig.dir}/one.key`;
+    const started = await Promise.all([
+      startReplica(rig, one),
+      startReplica(rig, one),
+    ]);
+    rig.replicas.push(...started);
+    const [a, b] = started;
+    await readyCluster(a);
+    const rounds = 20;
+    for (let round = 0; round < rounds; round++) {
+      const alices = await sessionOn(a, ALICE);
+      const bobs = await sessionOn(b, BOB);
+      for (const replica of [a, b]) {
+        assert.equal(await withCookie(replica, alices), 200, `round ${round}`);
+        assert.equal(await withCookie(replica, bobs), 200, `round ${round}`);
+      }
+      // Both write the cluster's record at once, in varied order: one of
+      // them finds the other's write first and writes again.
+      await Promise.all([
+        signOutOn(b, ALICE, round % 3 === 0 ? 0 : round % 5),
+        signOutOn(a, BOB, round % 3 === 1 ? 0 : round % 7),
+      ]);
+      assert.equal(await withCookie(b, alices), 401, `round ${round}`);
+      assert.equal(await withCookie(a, bobs), 401, `round ${round}`);
+      await until(
+        `round ${round}: each sign-out to reach the other replica`,
+        async () =>
+          await withCookie(a, alices) === 401 &&
+          await withCookie(b, bobs) === 401,
+      );
+    }
+    const cluster = await (await fetch(
+      `${rig.kubeUrl}/apis/ray.io/v1/namespaces/team-a/rayclusters/blue`,
+    )).json();
+    assert.deepEqual(
+      JSON.parse(
+        cluster.metadata.annotations["corral.dev/dashboard-sign-outs"],
+      ),
+      { alice: rounds, bob: rounds },
+    );
   });
 });

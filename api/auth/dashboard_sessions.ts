@@ -8,12 +8,14 @@
  *   credentials and may `proxy` that cluster; it is for that one cluster
  *   and lasts `ttlMs` at most.
  * - The cookie is a compact JWE (dir, A256GCM) under the key of
- *   dashboard_session_key.ts: a random id, the cluster, the user, when it
- *   was opened and when it expires, and the caller's Authorization header
- *   value. Sealed, not signed: the browser (HttpOnly) and the dashboard
- *   (the proxy drops cookies) never get it, and one who copies the cookie
- *   still cannot read the token out of it. A value that does not open, has
- *   expired, or names another cluster finds nothing.
+ *   dashboard_session_key.ts: a random id, the cluster with its uid, the
+ *   user with their sign-out count for that cluster when it was opened
+ *   (domain/dashboard_sign_outs.ts), when it was opened and when it
+ *   expires, and the caller's Authorization header value. Sealed, not
+ *   signed: the browser (HttpOnly) and the dashboard (the proxy drops
+ *   cookies) never get it, and one who copies the cookie still cannot read
+ *   the token out of it. A value that does not open, has expired, or names
+ *   another cluster finds nothing.
  * - The proxy authenticates and authorizes the sealed credential again on
  *   every request, so a token taken out of the token file, or a policy that
  *   no longer grants `proxy`, ends the session on every replica at once (as
@@ -22,18 +24,20 @@
  *   TLS handshake, not by bytes one could copy): such a session keeps its
  *   credentials in this replica's memory, and its cookie, carrying no
  *   credential, opens only on this replica and only until it restarts.
- * - Sign-out ends the caller's sessions of a cluster on this replica: the
- *   cookies it opened, and any cookie of that user for that cluster opened
- *   before the sign-out, wherever it was opened. Other replicas do not hear
- *   of it: there a copy of the cookie lasts until it expires (the browser's
- *   own copy is cleared by the answer).
- * - At most `maxSessions` sessions opened here, and as many sign-outs, are
- *   remembered at once; the oldest goes first.
+ * - Sign-out is not this module's to remember: it is recorded on the
+ *   cluster (dashboard_session_calls.ts), where every replica reads it and
+ *   no one but the user moves it, and the cookie's sealed count is checked
+ *   against it (stillSignedIn). Here, it only forgets the sessions of that
+ *   user and cluster opened on this replica.
+ * - At most `maxSessions` sessions opened here are remembered at once (for
+ *   a client certificate's credentials, and the count a sign-out answers);
+ *   the oldest goes first. No sign-out depends on it.
  */
 import { compactDecrypt, CompactEncrypt } from "jose";
 import { Buffer } from "node:buffer";
 import { randomBytes } from "node:crypto";
 import { Code, ServiceError } from "../../domain/errors.ts";
+import type { SignedIn } from "../../domain/dashboard_sign_outs.ts";
 import type { Credentials } from "./authenticate.ts";
 import {
   randomSessionKeys,
@@ -49,7 +53,7 @@ export const DASHBOARD_COOKIE = "corral-dashboard";
  */
 export const MAX_COOKIE_VALUE = 3_800;
 
-export interface DashboardSession {
+export interface DashboardSession extends SignedIn {
   namespace: string;
   name: string;
   /** Who opened it: the user its credentials were for. */
@@ -64,7 +68,7 @@ export interface DashboardSessionsOptions {
   ttlMs: number;
   /** The sealing keys; without them, a key made now (this replica only). */
   keys?: SessionKeys;
-  /** 10,000 by default. */
+  /** Sessions opened here remembered at once; 10,000 by default. */
   maxSessions?: number;
   now?: () => number;
 }
@@ -75,7 +79,11 @@ interface Sealed {
   sid: string;
   ns: string;
   name: string;
+  /** The cluster's uid. */
+  uid: string;
   user: string;
+  /** The user's sign-out count for the cluster when it was opened. */
+  outs: number;
   /** Opened and expires, milliseconds since the epoch. */
   iat: number;
   exp: number;
@@ -102,8 +110,6 @@ export class DashboardSessions {
   readonly #keys: SessionKeys;
   /** Sessions opened here, in opening order. */
   readonly #opened = new Map<string, Opened>();
-  /** "namespace/name/user" -> when that user signed out of that cluster. */
-  readonly #signedOut = new Map<string, number>();
   readonly #max: number;
   readonly #now: () => number;
 
@@ -141,7 +147,9 @@ export class DashboardSessions {
       sid,
       ns: session.namespace,
       name: session.name,
+      uid: session.clusterUid,
       user: session.user,
+      outs: session.signOuts,
       iat: now,
       exp: expiresAt,
       via,
@@ -171,6 +179,8 @@ export class DashboardSessions {
   /**
    * The live session a cookie value carries for this cluster, if any; its
    * credentials with `address`, the requester's, for failure limits.
+   * Whether its user has signed out of the cluster since is the caller's
+   * to check (stillSignedIn), on the cluster as it is now.
    */
   async find(
     value: string,
@@ -185,10 +195,6 @@ export class DashboardSessions {
     ) {
       return undefined;
     }
-    const signedOut = this.#signedOut.get(
-      userKey(namespace, name, sealed.user),
-    );
-    if (signedOut !== undefined && sealed.iat <= signedOut) return undefined;
     let credentials: Credentials;
     if (sealed.via === "certificate") {
       const opened = this.#opened.get(sealed.sid);
@@ -207,23 +213,20 @@ export class DashboardSessions {
       namespace,
       name,
       user: sealed.user,
+      clusterUid: sealed.uid,
+      signOuts: sealed.outs,
       credentials,
       expiresAt: sealed.exp,
     };
   }
 
   /**
-   * Ends `user`'s sessions of the cluster, here: those opened before now
-   * are refused from now on. How many of them were opened here.
+   * Forgets `user`'s sessions of the cluster opened here, a client
+   * certificate's credentials with them; how many. The sign-out itself is
+   * the cluster's record (the module's contract).
    */
   end(namespace: string, name: string, user: string): number {
     this.#sweep();
-    const key = userKey(namespace, name, user);
-    this.#signedOut.delete(key);
-    this.#signedOut.set(key, this.#now());
-    while (this.#signedOut.size > this.#max) {
-      this.#signedOut.delete(this.#signedOut.keys().next().value!);
-    }
     let ended = 0;
     for (const [sid, opened] of this.#opened) {
       if (
@@ -279,33 +282,23 @@ export class DashboardSessions {
     this.#opened.set(sid, opened);
   }
 
-  /**
-   * Drops expired sessions and sign-outs older than any session they could
-   * still refuse; Map order is insertion order.
-   */
+  /** Drops expired sessions; Map order is insertion order. */
   #sweep(): void {
     const now = this.#now();
     for (const [sid, opened] of this.#opened) {
       if (opened.expiresAt > now) break;
       this.#opened.delete(sid);
     }
-    for (const [key, at] of this.#signedOut) {
-      if (at + this.ttlMs > now) break;
-      this.#signedOut.delete(key);
-    }
   }
-}
-
-function userKey(namespace: string, name: string, user: string): string {
-  return JSON.stringify([namespace, name, user]);
 }
 
 /** The payload, if it has the shape this version seals. */
 function sealedOf(payload: unknown): Sealed | undefined {
   const p = payload as Partial<Sealed> | null;
-  const strings = [p?.sid, p?.ns, p?.name, p?.user];
+  const strings = [p?.sid, p?.ns, p?.name, p?.uid, p?.user];
   if (
     !p || strings.some((s) => typeof s !== "string") ||
+    !Number.isSafeInteger(p.outs) ||
     typeof p.iat !== "number" || typeof p.exp !== "number" ||
     !["bearer", "certificate", "none"].includes(p.via as string) ||
     (p.via === "bearer") !== (typeof p.authorization === "string")

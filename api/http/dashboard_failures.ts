@@ -1,10 +1,11 @@
 /**
  * How a dashboard that does not answer is the caller's error: 504 when it
  * did not answer in time, 502 when it cannot be reached, the cause in the
- * log only (it names addresses inside the cluster). For a proxied request
- * and a WebSocket's handshake alike.
+ * log only (it names addresses inside the cluster); the error of the way
+ * there (dashboard_api_server.ts: the API server away) as it is, after the
+ * call's action. For a proxied request and a WebSocket's handshake alike.
  */
-import { Code } from "../../domain/errors.ts";
+import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
 import { HttpError } from "../errors.ts";
 
@@ -25,8 +26,13 @@ export function dashboardFailure(
   error: unknown,
   timedOut: boolean,
   log: Logger,
-): HttpError {
+): ServiceError {
   const { action, timeoutMs, awaited } = exchange;
+  if (error instanceof ServiceError) {
+    return new ServiceError(error.code, `${action}: ${error.message}`, {
+      cause: error,
+    });
+  }
   if (timedOut) {
     return new HttpError(
       504,

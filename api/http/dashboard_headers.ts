@@ -1,12 +1,26 @@
 /**
  * The dashboard proxy's headers, both ways, and its paths. Pure.
  *
- * Towards the dashboard: the caller's credentials (Authorization, Cookie,
- * Proxy-Authorization) never go; neither do hop-by-hop headers (RFC 9110,
- * 7.6.1: Connection, those it lists, Keep-Alive, TE, Trailer,
- * Transfer-Encoding, Upgrade, Proxy-Connection) nor the client's own
- * X-Forwarded-* and Forwarded, which Corral sets itself. Accept-Encoding is
- * identity: the answer's bytes are counted and passed on as they come.
+ * Towards the dashboard, and through the Kubernetes API server's service
+ * proxy when --cluster-access says so, nothing goes that the API server or
+ * a dashboard would act on as coming from someone other than Corral:
+ * - the caller's credentials: Authorization, Cookie (all of it: the
+ *   dashboard cannot have cookies of its own on Corral's origin, its
+ *   Set-Cookie never reaches the browser) and every Proxy-* header;
+ * - impersonation (Impersonate-User, -Group, -Uid, -Extra-*) and the API
+ *   server's request-header authentication (X-Remote-User, -Group,
+ *   -Extra-*): the API server would take them from Corral's own
+ *   credentials, and act as whoever they name;
+ * - Audit-ID, which the API server takes as the id of its audit record;
+ * - hop-by-hop headers (RFC 9110, 7.6.1: Connection, those it lists,
+ *   Keep-Alive, TE, Trailer, Transfer-Encoding, Upgrade);
+ * - the client's own Forwarded, X-Forwarded-* and X-Real-IP: Corral sets
+ *   X-Forwarded-For (the client's address as Corral's listener saw it),
+ *   -Proto, -Host and -Prefix itself, which are true.
+ * Accept-Encoding is identity: the answer's bytes are counted and passed on
+ * as they come. Anything else (Accept, Content-Type, the WebSocket
+ * handshake's Sec-WebSocket-*, conditional and range requests) is the
+ * dashboard's to read.
  *
  * Back to the caller: no hop-by-hop headers; no Set-Cookie (the dashboard
  * would be setting cookies on Corral's origin) nor Service-Worker-Allowed
@@ -26,19 +40,27 @@ const HOP_BY_HOP = [
   "upgrade",
 ];
 
-const CREDENTIALS = ["authorization", "cookie", "proxy-authorization"];
-
 /** Never passed on to the dashboard, besides hop-by-hop headers. */
 const NOT_SENT = [
-  ...CREDENTIALS,
+  "authorization",
+  "cookie",
+  "audit-id",
   "host",
   "content-length",
   "accept-encoding",
   "forwarded",
-  "x-forwarded-for",
-  "x-forwarded-host",
-  "x-forwarded-proto",
-  "x-forwarded-prefix",
+  "x-real-ip",
+];
+
+/**
+ * Nor any header whose name starts with one of these: the API server's and
+ * proxies' families, whose members grow (Impersonate-Extra-<key>).
+ */
+const NOT_SENT_PREFIXES = [
+  "impersonate-",
+  "x-remote-",
+  "proxy-",
+  "x-forwarded-",
 ];
 
 /** Never passed back to the caller, besides hop-by-hop headers. */
@@ -74,7 +96,9 @@ export function upstreamHeaders(
   for (const name of NOT_SENT) dropped.add(name);
   const sent = new Headers();
   for (const [name, value] of headers) {
-    if (!dropped.has(name)) sent.append(name, value);
+    if (dropped.has(name)) continue;
+    if (NOT_SENT_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
+    sent.append(name, value);
   }
   sent.set("accept-encoding", "identity");
   if (forwarded.for) sent.set("x-forwarded-for", forwarded.for);

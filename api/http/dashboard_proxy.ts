@@ -11,23 +11,27 @@
  *
  * Each is an HTTP unit (units.ts): the chain authenticates the caller by
  * its own credentials (bearer token, client certificate), or, for the
- * proxy when it sends none, by the dashboard cookie, whose session's
- * credentials are authenticated again (dashboard_sessions.ts); checks the
- * policy verb `proxy` on clusters in the namespace (never implied by "*")
- * and the namespaces served; counts the call against the caller's rate,
- * and a WebSocket against its streams; audits every call (who, which
- * cluster, the method, the path and the status), counts and logs it. A
- * WebSocket lives under the streams' rules: ended when its caller's
- * credentials expire or its access is withdrawn, and at
- * --watch-max-duration. Signing out needs only the caller's own
- * credentials: one may always sign out.
+ * proxy when it sends none, by the dashboard cookie, still signed in to
+ * the cluster, whose session's credentials are authenticated again
+ * (dashboard_sessions.ts, dashboard_session_calls.ts); checks the policy
+ * verb `proxy` on clusters in the namespace (never implied by "*") and the
+ * namespaces served; counts the call against the caller's rate, and a
+ * WebSocket against its streams; audits every call (who, which cluster,
+ * the method, the path and the status), counts and logs it. A WebSocket
+ * lives under the streams' rules: ended when its caller's credentials
+ * expire or its access is withdrawn, and at --watch-max-duration. Opening
+ * a session and signing out take the same row, and the same cluster
+ * checks as proxying (dashboard_session_calls.ts): one signs out only of
+ * a cluster one may use.
  *
  * What is left here: the cluster ready (code 9 with its state otherwise),
  * its owner where the rule says `owners: only`, then the request to the
  * head service's port 8265 the way --cluster-access says
- * (domain/dashboard_ports.ts), with no credentials of the caller's and
- * no hop-by-hop headers (dashboard_headers.ts), bounded in size and time
- * (dashboard_limits.ts). Errors are the API's JSON errors.
+ * (domain/dashboard_ports.ts), with none of the caller's credentials nor
+ * any header the API server or the dashboard would act on as another's
+ * (dashboard_headers.ts), bounded in size and time (dashboard_limits.ts);
+ * through the API server, refused at once while it does not answer
+ * (dashboard_api_server.ts). Errors are the API's JSON errors.
  */
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
@@ -39,13 +43,15 @@ import {
   dashboardProxyPath,
   headServiceOf,
 } from "../../domain/cluster_addresses.ts";
-import type { ClusterAccess } from "../../domain/dashboard_ports.ts";
-import { type Credentials, credentialsOf } from "../auth/authenticate.ts";
+import type {
+  ApiServerAnswers,
+  ClusterAccess,
+} from "../../domain/dashboard_ports.ts";
+import type { Credentials } from "../auth/authenticate.ts";
 import {
   cookieValue,
   DASHBOARD_COOKIE,
   type DashboardSessions,
-  setCookie,
 } from "../auth/dashboard_sessions.ts";
 import { AuthenticationError } from "../auth/identity.ts";
 import { checkOwner } from "../auth/owners.ts";
@@ -61,7 +67,15 @@ import {
 } from "./dashboard_headers.ts";
 import { bounded, contentLength } from "./dashboard_limits.ts";
 import { dashboardFailure } from "./dashboard_failures.ts";
+import { apiServerAway, gatedByApiServer } from "./dashboard_api_server.ts";
 import { openTunnel, TunnelLifetime } from "./dashboard_tunnel.ts";
+import {
+  endSession,
+  openSession,
+  PROXY_OWNER,
+  type SessionCallsOptions,
+  signedInSession,
+} from "./dashboard_session_calls.ts";
 import { isWebSocketUpgrade } from "./upgrade.ts";
 import type { HttpUnit, UnitContext } from "./units.ts";
 import type { Params } from "./router.ts";
@@ -78,6 +92,12 @@ export interface DashboardProxyOptions {
   maxResponseBytes: number;
   /** Corral serves TLS: cookies are Secure. */
   secure: boolean;
+  /**
+   * Whether the Kubernetes API server answers (readiness): with
+   * apiserver-proxy, a call while it does not fails at once
+   * (dashboard_api_server.ts).
+   */
+  apiServer?: ApiServerAnswers;
   log: Logger;
 }
 
@@ -96,9 +116,21 @@ const CLUSTER_PATH = "/apis/v1alpha2/namespaces/{namespace}/clusters/{name}";
 
 export class DashboardProxy {
   readonly #o: DashboardProxyOptions;
+  readonly #sessionCalls: SessionCallsOptions;
 
   constructor(options: DashboardProxyOptions) {
-    this.#o = options;
+    const { clusterAccess, apiServer } = options;
+    this.#o = clusterAccess.mode === "apiserver-proxy" && apiServer
+      ? {
+        ...options,
+        clusterAccess: gatedByApiServer(clusterAccess, apiServer),
+      }
+      : options;
+    this.#sessionCalls = {
+      orchestrator: options.orchestrator,
+      sessions: options.sessions,
+      secure: options.secure,
+    };
   }
 
   /** The proxy and the session routes, as units of the chain. */
@@ -125,20 +157,17 @@ export class DashboardProxy {
         rule: PROXY_RULE,
         action: actionOf,
         handle: (request, params, call) =>
-          this.openSession(request, params, call),
+          openSession(this.#sessionCalls, request, params, call),
       },
       {
         key: "corral.Dashboard/EndSession",
         methods: ["DELETE"],
         path: `${CLUSTER_PATH}/dashboard:session`,
         match: sessionParams,
-        // Named for the audit; any caller known by its own credentials
-        // may sign out.
         rule: PROXY_RULE,
-        check: "authentication",
         action: actionOf,
         handle: (request, params, call) =>
-          this.endSession(request, params, call),
+          endSession(this.#sessionCalls, request, params, call),
       },
     ];
   }
@@ -159,12 +188,9 @@ export class DashboardProxy {
         `${call.action}: the path may not have segments ".", ".." or an encoded "/" or "\\"`,
       );
     }
+    this.#checkApiServer(call.action);
     const cluster = await this.#readyCluster(params, call);
-    // The dashboard runs code in the cluster, as changing it does.
-    checkOwner(call, cluster, {
-      resource: "clusters",
-      doing: "proxy to a cluster",
-    });
+    checkOwner(call, cluster, PROXY_OWNER);
     if (subpath === "") {
       // The dashboard's pages link relative to its root: "dashboard/".
       return new Response(null, {
@@ -197,72 +223,9 @@ export class DashboardProxy {
   }
 
   /**
-   * POST .../dashboard:session: for a caller with its own credentials who
-   * may proxy the cluster, a cookie for that cluster's proxy path. The
-   * cluster need not be ready yet.
-   */
-  async openSession(
-    request: HttpRequest,
-    params: Params,
-    call: UnitContext,
-  ): Promise<Response> {
-    await request.body?.cancel();
-    const path = dashboardProxyPath(params.namespace, params.name);
-    const { value, expiresAt } = await this.#o.sessions.open({
-      namespace: params.namespace,
-      name: params.name,
-      user: call.caller.identity.user,
-      // The credentials the chain authenticated: the session's calls are
-      // authenticated with them again.
-      credentials: ownCredentials(request),
-    });
-    const response = Response.json({
-      url: path,
-      expiresAt: new Date(expiresAt).toISOString(),
-    });
-    response.headers.set(
-      "set-cookie",
-      setCookie(value, {
-        path,
-        maxAgeSeconds: Math.floor(this.#o.sessions.ttlMs / 1000),
-        secure: this.#o.secure,
-      }),
-    );
-    response.headers.set("cache-control", "no-store");
-    return response;
-  }
-
-  /**
-   * DELETE .../dashboard:session: ends the caller's sessions of the cluster
-   * and clears the cookie.
-   */
-  async endSession(
-    request: HttpRequest,
-    params: Params,
-    call: UnitContext,
-  ): Promise<Response> {
-    await request.body?.cancel();
-    const ended = this.#o.sessions.end(
-      params.namespace,
-      params.name,
-      call.caller.identity.user,
-    );
-    const response = Response.json({ ended });
-    response.headers.set(
-      "set-cookie",
-      setCookie("", {
-        path: dashboardProxyPath(params.namespace, params.name),
-        maxAgeSeconds: 0,
-        secure: this.#o.secure,
-      }),
-    );
-    return response;
-  }
-
-  /**
    * Who the proxy's caller is taken to be: its own credentials when it
    * sends any, else the dashboard cookie's session's (refused when the
-   * cookie is not valid for this cluster).
+   * cookie is not valid for this cluster, or signed out of it).
    */
   async #knownBy(
     request: HttpRequest,
@@ -274,11 +237,12 @@ export class DashboardProxy {
       return { credentials: own, via: "credentials" };
     }
     const { sessions } = this.#o;
-    const session = await sessions.find(
+    const session = await signedInSession(
+      this.#sessionCalls,
       value,
-      params.namespace,
-      params.name,
+      params,
       own.address,
+      request.signal,
     );
     if (!session) {
       throw new AuthenticationError(
@@ -291,6 +255,19 @@ export class DashboardProxy {
       );
     }
     return { credentials: session.credentials, via: "cookie" };
+  }
+
+  /**
+   * Through the API server (apiserver-proxy), UNAVAILABLE at once while it
+   * does not answer (dashboard_api_server.ts).
+   */
+  #checkApiServer(action: string): void {
+    const { clusterAccess, apiServer } = this.#o;
+    if (clusterAccess.mode !== "apiserver-proxy" || !apiServer) return;
+    const away = apiServerAway(apiServer);
+    if (away) {
+      throw new ServiceError(away.code, `${action}: ${away.message}`);
+    }
   }
 
   /** The cluster, ready; FAILED_PRECONDITION with its state otherwise. */
@@ -390,16 +367,6 @@ interface Upstream {
   /** The proxy path the dashboard's answers are rewritten under. */
   prefix: string;
   action: string;
-}
-
-/** The caller's own credentials: Authorization and client certificate. */
-function ownCredentials(request: HttpRequest): Credentials {
-  const peer = request.peer;
-  return credentialsOf(
-    request.headers.get("authorization"),
-    peer?.certificate,
-    peer?.address,
-  );
 }
 
 /** What the dashboard is told of the original request (X-Forwarded-*). */

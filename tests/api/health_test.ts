@@ -11,6 +11,7 @@ import {
 } from "../../api/health.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { KubernetesCallRecord } from "../../domain/ports.ts";
+import { until } from "../eventually.ts";
 
 const record = (outcome: string): KubernetesCallRecord => ({
   verb: "get",
@@ -239,4 +240,65 @@ Deno.test("Health ignores calls cancelled because their client gave up", async (
   health.observe(record("CANCELLED"));
   assert.deepEqual(await health.readiness(), { ready: true, reasons: [] });
   assert.equal(kube.pings, 0);
+});
+
+Deno.test("Health.unanswered() is silent until a ping gets no answer; then it says why, and any answer clears it", async () => {
+  const kube = new FakeKubernetes();
+  const { health, advance } = upHealth(kube, { pingTimeoutMs: 50 });
+  assert.equal(health.unanswered(), undefined, "nothing known yet");
+  // A call that failed is readiness's news, not that the API server is away.
+  health.observe(record("UNAVAILABLE"));
+  assert.equal(health.unanswered(), undefined);
+  kube.answer = "hang";
+  await health.readiness();
+  assert.equal(
+    health.unanswered(),
+    "Kubernetes API did not answer within 50 ms",
+  );
+  kube.answer = "unavailable";
+  advance(1_000);
+  await health.readiness();
+  assert.match(health.unanswered()!, /connection refused/);
+  health.observe(record("NOT_FOUND"));
+  assert.equal(health.unanswered(), undefined, "a 404 is an answer");
+});
+
+Deno.test("Health.unanswered() asks again in the background, at most once a second, and an answer clears it", async () => {
+  const kube = new FakeKubernetes();
+  kube.answer = "unavailable";
+  const { health, advance } = upHealth(kube);
+  await health.readiness();
+  assert.equal(kube.pings, 1);
+  assert.ok(health.unanswered());
+  assert.ok(health.unanswered());
+  assert.equal(kube.pings, 1, "within a second of the last ping");
+  advance(1_000);
+  assert.ok(health.unanswered());
+  assert.equal(kube.pings, 2, "a second later");
+  // A readiness check waits for the ping in flight rather than making one.
+  await health.readiness();
+  assert.equal(kube.pings, 2);
+  assert.ok(health.unanswered());
+  kube.answer = "ok";
+  advance(1_000);
+  health.unanswered();
+  assert.equal(kube.pings, 3);
+  await until(
+    "the third ping's answer",
+    () => health.unanswered() === undefined,
+  );
+});
+
+Deno.test("Health.recheck() pings at most once a second; a ping failing on Corral's side says nothing of the API server", async () => {
+  const kube = new FakeKubernetes();
+  kube.answer = "refused";
+  const { health, advance } = upHealth(kube);
+  health.recheck();
+  health.recheck();
+  assert.equal(kube.pings, 1);
+  await health.readiness();
+  assert.equal(health.unanswered(), undefined);
+  advance(1_000);
+  health.recheck();
+  assert.equal(kube.pings, 2);
 });

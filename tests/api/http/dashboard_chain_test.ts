@@ -1,9 +1,10 @@
 /**
  * The dashboard proxy, its sessions and /whoami go through the chain every
  * RPC goes through, as createApi wires them behind the real HTTP listener:
- * a caller over its rate gets 429 code 8 with Retry-After on each of them,
- * a WebSocket through the proxy counts against the caller's cap of open
- * streams, every call is counted in the request metrics under its route
+ * a caller over its rate gets 429 code 8 with Retry-After on each of them
+ * (sign-outs included), a WebSocket through the proxy counts against the
+ * caller's cap of open streams, and another caller's rate and streams are
+ * its own; every call is counted in the request metrics under its route
  * and logged in one line, and a namespace this Corral does not serve is
  * refused with the chain's own message.
  */
@@ -20,10 +21,16 @@ import { startCorral } from "../../harness.ts";
 import { until } from "../../eventually.ts";
 import { RAY_CRD } from "../../orchestrator/cluster_shapes.ts";
 import { readyCluster } from "../../standin/with_standin.ts";
-import { ALICE, bearer, fileAccess } from "../auth/access_fixtures.ts";
+import {
+  ALICE,
+  bearer,
+  BOB,
+  fileAccess,
+  type Person,
+} from "../auth/access_fixtures.ts";
 
 const POLICY = `rules:
-  - users: ["alice"]
+  - users: ["alice", "bob"]
     namespaces: ["team-a", "team-b"]
     resources: ["clusters"]
     verbs: ["get", "proxy"]
@@ -124,19 +131,24 @@ async function withWorld(
   }
 }
 
-function get(world: World, path: string, init: RequestInit = {}) {
+function get(
+  world: World,
+  path: string,
+  init: RequestInit = {},
+  who: Person = ALICE,
+) {
   return fetch(`${world.base}${path}`, {
     ...init,
-    headers: { authorization: bearer(ALICE), ...init.headers },
+    headers: { authorization: bearer(who), ...init.headers },
   });
 }
 
-/** A WebSocket through the proxy with alice's token: open, or refused. */
-function connect(world: World): Promise<WebSocket> {
+/** A WebSocket through the proxy with `who`'s token: open, or refused. */
+function connect(world: World, who: Person = ALICE): Promise<WebSocket> {
   const url = `${world.base.replace("http", "ws")}${DASHBOARD}/echo`;
   // @ts-ignore: Deno's WebSocket takes headers
   const socket: WebSocket = new WebSocket(url, {
-    headers: { authorization: bearer(ALICE) },
+    headers: { authorization: bearer(who) },
   });
   return new Promise((resolve, reject) => {
     socket.onopen = () => resolve(socket);
@@ -154,7 +166,7 @@ function closed(socket: WebSocket): Promise<void> {
 /** No token comes back within a test: a burst, then nothing. */
 const SLOW = { perSecond: 0.0001 };
 
-Deno.test("the dashboard proxy, its sessions and whoami share the caller's rate with the API: past it, 429 code 8 with Retry-After", async () => {
+Deno.test("the dashboard proxy, its sessions and whoami share the caller's rate with the API: past it, 429 code 8 with Retry-After, and another caller's rate is untouched", async () => {
   await withWorld(
     { rate: { ...SLOW, burst: 3 }, maxStreams: 0 },
     async (world) => {
@@ -162,11 +174,15 @@ Deno.test("the dashboard proxy, its sessions and whoami share the caller's rate 
         const answer = await get(world, `${DASHBOARD}/`);
         assert.equal(answer.status, 200, await answer.text());
       }
+      const calls = [
+        ["GET", `${DASHBOARD}/`],
+        ["POST", `${DASHBOARD}:session`],
+        ["DELETE", `${DASHBOARD}:session`],
+        ["GET", "/apis/v1alpha2/whoami"],
+      ];
       for (
         const [method, path] of [
-          ["GET", `${DASHBOARD}/`],
-          ["POST", `${DASHBOARD}:session`],
-          ["GET", "/apis/v1alpha2/whoami"],
+          ...calls,
           ["GET", "/apis/v1alpha2/namespaces/team-a/clusters/blue"],
         ]
       ) {
@@ -176,11 +192,17 @@ Deno.test("the dashboard proxy, its sessions and whoami share the caller's rate 
         assert.equal(body.code, 8, JSON.stringify(body));
         assert.ok(answer.headers.get("retry-after"), `${method} ${path}`);
       }
+      // bob's burst is his own: alice's flood took none of it.
+      for (const [method, path] of calls.slice(0, 3)) {
+        const answer = await get(world, path, { method }, BOB);
+        assert.equal(answer.status, 200, `bob: ${method} ${path}`);
+        await answer.body?.cancel();
+      }
     },
   );
 });
 
-Deno.test("a WebSocket through the dashboard proxy counts against the caller's cap of open streams", async () => {
+Deno.test("a WebSocket through the dashboard proxy counts against the caller's cap of open streams, not against another caller's", async () => {
   await withWorld(
     { rate: { perSecond: 1000, burst: 1000 }, maxStreams: 2 },
     async (world) => {
@@ -197,6 +219,12 @@ Deno.test("a WebSocket through the dashboard proxy counts against the caller's c
       });
       assert.equal(refused.status, 429);
       assert.equal((await refused.json()).code, 8);
+      // bob's cap is his own.
+      const bobs = await connect(world, BOB);
+      const bobGone = closed(bobs);
+      bobs.close();
+      await bobGone;
+      await until("bob's WebSocket to close", () => world.open() === 2);
       // One closed: its place is free again.
       const gone = closed(first);
       first.close();

@@ -218,7 +218,7 @@ Deno.test("dashboard replicas: a revoked token's cookie stops on both replicas w
   });
 });
 
-Deno.test("dashboard replicas: sign-out clears the cookie and ends it on the replica signed out of", async () => {
+Deno.test("dashboard replicas: sign-out on one replica clears the cookie and ends it on every replica, the one it was opened on included", async () => {
   await withReplicas(async ({ a, b }) => {
     const cookie = await openSession(a);
     const signedOut = await b.proxy(
@@ -228,9 +228,11 @@ Deno.test("dashboard replicas: sign-out clears the cookie and ends it on the rep
       }),
     );
     assert.equal(signedOut.status, 200);
-    // Opened on a, so b ended none of its own, but refuses it from now.
+    // Opened on a, so b ended none of its own, but the cluster's record
+    // refuses it on both from now.
     assert.deepEqual(await signedOut.json(), { ended: 0 });
     assert.match(signedOut.headers.get("set-cookie")!, /Max-Age=0/);
     assert.equal(await statusWith(b, cookie), 401);
+    assert.equal(await statusWith(a, cookie), 401);
   });
 });
