@@ -80,6 +80,7 @@ export class JobHandlers {
       if (violations.length > 0) throw invalidArgument(action, violations);
     },
     queueable,
+    expires: (job) => job.clusterSpec !== undefined,
     render: async (job, call) => {
       const rayClusterSpec = job.clusterSpec
         ? (await this.ownCluster(job, call)).spec
