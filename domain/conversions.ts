@@ -37,7 +37,7 @@
  * - The annotation `ray.io/creation-timestamp` uses Go's `time.Time.String()`
  *   layout in UTC (`2023-09-25 10:48:35.766 +0000 UTC`), as KubeRay writes it.
  */
-import { EXPIRES_AT_ANNOTATION, expiryAnnotation, expiryOf } from "./expiry.ts";
+import { expiresAtOf, expiryAnnotations } from "./expiry.ts";
 import { clusterAddressesOf } from "./cluster_addresses.ts";
 import { isLabelValue, MAX_LABEL_LENGTH } from "./kubernetes_names.ts";
 import { queuedClusterState, queueLabels, queueOf } from "./queues.ts";
@@ -184,9 +184,7 @@ export function clusterToResource(
         ...(isLabelValue(cluster.user)
           ? {}
           : { [ANNOTATION.user]: cluster.user }),
-        ...(cluster.expiresAt
-          ? { [EXPIRES_AT_ANNOTATION]: expiryAnnotation(cluster.expiresAt) }
-          : {}),
+        ...expiryAnnotations(cluster.expiresAt),
       },
     },
     spec: {
@@ -428,14 +426,6 @@ export function clusterFromResource(
     ...expiresAtOf(metadata.annotations),
     queue: queueOf(labels),
   };
-}
-
-/** expiresAt when the annotations carry one; no key at all otherwise. */
-function expiresAtOf(
-  annotations: Record<string, string> | undefined,
-): { expiresAt?: Date } {
-  const expiresAt = expiryOf(annotations);
-  return expiresAt ? { expiresAt } : {};
 }
 
 function environmentOf(label: string | undefined): Environment {

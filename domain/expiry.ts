@@ -1,20 +1,49 @@
 /**
- * Cluster expiry, the pure part: durations as people write them ("4h",
- * "1h30m", "90s"), the annotation that carries a cluster's expiry on its
- * RayCluster, and the rules that turn ttl / expires_at / the policy's
- * default and maximum into one time. No I/O; the clock is a parameter.
+ * Expiry, the pure part: durations as people write them ("4h", "1h30m",
+ * "90s"), the annotation that carries a workload's expiry on its object
+ * (a RayCluster, RayJob or RayService), and the rules that turn ttl /
+ * expires_at / the policy's default and maximum into one time. No I/O; the
+ * clock is a parameter.
  */
 import { type FieldViolation, invalidArgument } from "./errors.ts";
 
-/** The RayCluster annotation holding the expiry, RFC 3339 in UTC. */
+/**
+ * The annotation holding the expiry, RFC 3339 in UTC: on a RayCluster, a
+ * RayJob or a RayService (KubeRay copies a RayJob's and a RayService's
+ * annotations to the clusters it makes for them).
+ */
 export const EXPIRES_AT_ANNOTATION = "corral.dev/expires-at";
 
 /** The lifetime limits of one namespace (the policy's `expiry:`). */
 export interface ExpiryLimit {
   /** Applied when a create gives neither ttl nor expires_at. */
   defaultMs?: number;
-  /** The longest lifetime from now a create or an extend may ask for. */
+  /**
+   * The longest lifetime from now a create or an extend may ask for; also
+   * a create's lifetime when it gives none and there is no default, so
+   * that nothing outlives the maximum.
+   */
   maxMs?: number;
+  /**
+   * The workload kinds (by their kind's name: "services") the limits do
+   * not apply to, which then expire only when their create asks.
+   */
+  exempt?: readonly string[];
+}
+
+/** How a workload's create names what the expiry is of. */
+export interface ExpiryTarget {
+  /** The request field of the workload: "cluster", "job", "service". */
+  field: string;
+  /** How messages name it: "cluster", "job", "service". */
+  noun: string;
+}
+
+const CLUSTER: ExpiryTarget = { field: "cluster", noun: "cluster" };
+
+/** The limits a workload of `kind` is created under: none if exempt. */
+export function limitOfKind(limit: ExpiryLimit, kind: string): ExpiryLimit {
+  return limit.exempt?.includes(kind) ? {} : limit;
 }
 
 const UNIT_MS: Record<string, number> = {
@@ -59,6 +88,23 @@ export function expiryOf(
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
+/** expiresAt when the annotations carry one; no key at all otherwise. */
+export function expiresAtOf(
+  annotations: Record<string, string> | undefined,
+): { expiresAt?: Date } {
+  const expiresAt = expiryOf(annotations);
+  return expiresAt ? { expiresAt } : {};
+}
+
+/** The annotations that carry `expiresAt`: none when it is undefined. */
+export function expiryAnnotations(
+  expiresAt: Date | undefined,
+): Record<string, string> {
+  return expiresAt
+    ? { [EXPIRES_AT_ANNOTATION]: expiryAnnotation(expiresAt) }
+    : {};
+}
+
 /** The annotation value of an expiry: RFC 3339 in UTC, whole seconds. */
 export function expiryAnnotation(expiresAt: Date): string {
   return new Date(Math.floor(expiresAt.getTime() / 1000) * 1000)
@@ -66,28 +112,30 @@ export function expiryAnnotation(expiresAt: Date): string {
 }
 
 /**
- * The expiry of a cluster being created: from `ttl`, else `expiresAt`,
- * else the limit's default; undefined when none applies. Throws
- * INVALID_ARGUMENT naming the field when both are given, the ttl is not a
- * duration, the time is not in the future, or it is past now + max.
+ * The expiry of a workload being created (a cluster unless `target` says
+ * otherwise): from `ttl`, else `expiresAt`, else the limit's default, else
+ * its max; undefined when none applies. Throws INVALID_ARGUMENT naming the
+ * field when both are given, the ttl is not a duration, the time is not in
+ * the future, or it is past now + max.
  */
 export function expiryOnCreate(
   request: { ttl?: string; expiresAt?: Date },
   limit: ExpiryLimit,
   now: Date,
   action: string,
+  target: ExpiryTarget = CLUSTER,
 ): Date | undefined {
   const violations: FieldViolation[] = [];
   const ttl = request.ttl ?? "";
   let expiresAt: Date | undefined;
-  let field = "cluster.expires_at";
+  let field = `${target.field}.expires_at`;
   if (ttl !== "" && request.expiresAt) {
     violations.push({
-      field: "cluster.ttl",
+      field: `${target.field}.ttl`,
       description: "give ttl or expires_at, not both",
     });
   } else if (ttl !== "") {
-    field = "cluster.ttl";
+    field = `${target.field}.ttl`;
     const ms = parseDuration(ttl);
     if (ms === undefined || ms <= 0) {
       violations.push({
@@ -101,11 +149,15 @@ export function expiryOnCreate(
     if (expiresAt.getTime() <= now.getTime()) {
       violations.push({ field, description: "must be in the future" });
     }
-  } else if (limit.defaultMs !== undefined) {
-    return new Date(now.getTime() + limit.defaultMs);
+  } else {
+    // A maximum holds for a create that names no lifetime too.
+    const lifetime = limit.defaultMs ?? limit.maxMs;
+    return lifetime === undefined
+      ? undefined
+      : new Date(now.getTime() + lifetime);
   }
   if (violations.length === 0 && expiresAt) {
-    const max = overMax(expiresAt, limit, now, field);
+    const max = overMax(expiresAt, limit, now, field, target.noun);
     if (max) violations.push(max);
   }
   if (violations.length > 0) throw invalidArgument(action, violations);
@@ -134,7 +186,7 @@ export function extendedExpiry(
   }
   const from = current && current.getTime() > now.getTime() ? current : now;
   const expiresAt = new Date(from.getTime() + ms);
-  const max = overMax(expiresAt, limit, now, "by");
+  const max = overMax(expiresAt, limit, now, "by", "cluster");
   if (max) throw invalidArgument(action, [max]);
   return expiresAt;
 }
@@ -145,6 +197,7 @@ function overMax(
   limit: ExpiryLimit,
   now: Date,
   field: string,
+  noun: string,
 ): FieldViolation | undefined {
   if (limit.maxMs === undefined) return undefined;
   const latest = now.getTime() + limit.maxMs;
@@ -152,7 +205,7 @@ function overMax(
   if (expiresAt.getTime() <= latest + 1000) return undefined;
   return {
     field,
-    description: `the cluster would expire at ${
+    description: `the ${noun} would expire at ${
       expiryAnnotation(expiresAt)
     }, past the maximum lifetime of ${formatDuration(limit.maxMs)} (${
       expiryAnnotation(new Date(latest))

@@ -41,6 +41,7 @@ import type {
 import type { FieldViolation } from "./errors.ts";
 import { clusterFromResource, userLabelValue } from "./conversions.ts";
 import { clusterEventFromResource } from "./event_conversions.ts";
+import { expiresAtOf, expiryAnnotations } from "./expiry.ts";
 import { isDns1035Label, isLabelValue } from "./kubernetes_names.ts";
 import { clusterViolations } from "./cluster_validation.ts";
 import { DEFAULT_LIMITS, LIMIT_FLAGS, type Limits } from "./limits.ts";
@@ -329,6 +330,17 @@ function clusterChoiceViolations(
         description: "must be false for a job on an existing cluster",
       });
     }
+    // It holds no cluster of its own to expire: the one it runs on has
+    // its own expiry.
+    for (const field of ["ttl", "expiresAt"] as const) {
+      if (job[field]) {
+        v.push({
+          field: `job.${field === "ttl" ? "ttl" : "expires_at"}`,
+          description:
+            "must be empty for a job on an existing cluster: that cluster's expiry is the job's bound",
+        });
+      }
+    }
     return v;
   }
   // The job's own cluster, as a cluster, its fields named in the job
@@ -406,9 +418,11 @@ export function jobToResource(
         [LABEL.managedBy]: MANAGED_BY,
         ...queueLabels(job.queue),
       },
-      annotations: isLabelValue(job.user)
-        ? {}
-        : { [ANNOTATION.user]: job.user },
+      annotations: {
+        ...(isLabelValue(job.user) ? {} : { [ANNOTATION.user]: job.user }),
+        // The job's expiry, which the operator copies to its cluster.
+        ...expiryAnnotations(job.expiresAt),
+      },
     },
     spec,
   };
@@ -495,6 +509,8 @@ export function jobFromResource(
     suspend: spec.suspend ?? false,
     queue: queueOf(labels),
     events: eventsOfJob(resource, events).map(clusterEventFromResource),
+    ttl: "",
+    ...expiresAtOf(metadata.annotations),
   };
 }
 

@@ -135,7 +135,10 @@ export interface WriteSteps {
    * it, else the namespace's default.
    */
   queue: Step;
-  /** Its lifetime: ttl, expires_at or the policy's default, within its max. */
+  /**
+   * Its lifetime: ttl, expires_at or the policy's default (else its max),
+   * within its max; none where the policy exempts the kind.
+   */
   expiry: Step;
   /**
    * The rendered workload (every pod it would run: head, workers, a job's
@@ -202,10 +205,14 @@ export const KINDS: {
       // Only a job Kueue can hold waits: one with its own cluster, deleted
       // when it ends (api/service/jobs.ts, queueable).
       queue: true,
-      expiry: {
-        not:
-          "a job ends by itself, and its own cluster with it (shutdownAfterJobFinishes)",
-      },
+      // A job that ends by itself still expires: one that never ends (or
+      // waits in its queue for ever) must not hold its cluster past the
+      // maximum, nor one that keeps its cluster after it ends
+      // (shutdownAfterJobFinishes false). The RayJob carries the expiry
+      // and is what expiry deletes, its cluster with it (the operator
+      // copies the annotation to the cluster, and would make a deleted one
+      // again): api/service/expiry_worker.ts.
+      expiry: true,
       admission: true,
       quota: true,
     },
@@ -221,9 +228,10 @@ export const KINDS: {
     writes: {
       owners: true,
       queue: { not: "Kueue admits no RayService: a service serves at once" },
-      expiry: {
-        not: "a service serves until it is deleted; its message has no ttl",
-      },
+      // Its cluster is a cluster like any other: the policy's limits apply
+      // unless its entry says `services: exempt`. The RayService carries
+      // the expiry and is what expiry deletes, as a job.
+      expiry: true,
       admission: true,
       quota: true,
     },

@@ -14,6 +14,7 @@ import {
   userLabelValue,
 } from "./conversions.ts";
 import { clusterEventFromResource } from "./event_conversions.ts";
+import { expiresAtOf } from "./expiry.ts";
 import {
   ANNOTATION,
   APP_NAME,
@@ -78,6 +79,9 @@ export function serviceAsCluster(service: RayService): Cluster {
     // A service is not queued: Kueue admits RayServices by their own
     // integration, which Corral does not write.
     queue: "",
+    // Its expiry is the service's: clusterToResource writes the annotation
+    // that serviceToResource puts on the RayService.
+    ...(service.expiresAt ? { expiresAt: service.expiresAt } : {}),
   };
 }
 
@@ -112,8 +116,9 @@ export function serviceToResource(
         [LABEL.managedBy]: MANAGED_BY,
       },
       // The cluster's own annotations: when it was asked for, the owner's
-      // whole name where a label cannot hold it, and which variables are
-      // the groups' (read back by clusterFromResource).
+      // whole name where a label cannot hold it, which variables are the
+      // groups' (read back by clusterFromResource), and the expiry (which
+      // the operator copies to the clusters it makes for the service).
       annotations: { ...annotations },
     },
     spec: {
@@ -178,6 +183,8 @@ export function serviceFromResource(
     deleteAt: parseTime(metadata.deletionTimestamp),
     serveConfig_V2: spec.serveConfigV2 ?? "",
     version: spec.rayClusterConfig?.rayVersion ?? "",
+    ttl: "",
+    ...expiresAtOf(metadata.annotations),
   };
 }
 

@@ -137,7 +137,8 @@ const SCALING_FIELDS = new Set(["replicas", "minReplicas", "maxReplicas"]);
  * The fields of `wanted` (an UpdateRayService's service) that differ from
  * the service as it is and may not change: everything but serveConfigV2
  * and the worker groups' replicas and bounds. Output fields and empty
- * name, namespace, user and version are taken as unchanged.
+ * name, namespace, user, version, ttl and expiresAt are taken as
+ * unchanged.
  */
 export function serviceUpdateViolations(
   current: RayService,
@@ -150,9 +151,14 @@ export function serviceUpdateViolations(
       description:
         "may not change: an update changes serveConfigV2 and the worker groups' replicas, minReplicas and maxReplicas",
     });
-  for (const key of ["user", "version"] as const) {
+  for (const key of ["user", "version", "ttl"] as const) {
     if (wanted[key] !== "" && wanted[key] !== current[key]) refuse(key);
   }
+  // The service read back and sent whole carries its expiry, unchanged.
+  if (
+    wanted.expiresAt &&
+    wanted.expiresAt.getTime() !== current.expiresAt?.getTime()
+  ) refuse("expiresAt");
   if (wanted.serveDeploymentGraphSpec != null) {
     violations.push({
       field: "service.serveDeploymentGraphSpec",

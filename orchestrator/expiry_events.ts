@@ -1,11 +1,12 @@
 /**
- * Corral's own Events on RayClusters (the expiry's ExpiringSoon and
- * Expired), written as client-go's recorder writes them: named
- * <object>.<unix nanos in hex>, source and reporting component "corral",
- * so `kubectl describe raycluster` and GetCluster's events show them.
+ * Corral's own Events on the objects expiry deletes, RayClusters, RayJobs
+ * and RayServices (the expiry's ExpiringSoon and Expired), written as
+ * client-go's recorder writes them: named <object>.<unix nanos in hex>,
+ * source and reporting component "corral", so `kubectl describe` and
+ * GetCluster's, GetRayJob's and GetRayService's events show them.
  */
 import type { CoreV1Api, CoreV1Event } from "@kubernetes/client-node";
-import type { RayCluster } from "../domain/resources.ts";
+import type { KindObject } from "../domain/kinds.ts";
 import { KubernetesCaller } from "./kubernetes_call.ts";
 
 /** The CoreV1Api method the recorder calls. */
@@ -14,10 +15,13 @@ export type EventPort = Pick<CoreV1Api, "createNamespacedEvent">;
 /** Normal or Warning, as Kubernetes' event types. */
 export type ClusterEventType = "Normal" | "Warning";
 
-/** Records an Event about a cluster; throws the translated error. */
+/**
+ * Records an Event about an object (involvedObject.kind: the object's
+ * `kind`); throws the translated error.
+ */
 export interface ClusterEventRecorder {
   record(
-    cluster: RayCluster,
+    object: KindObject,
     type: ClusterEventType,
     reason: string,
     message: string,
@@ -41,13 +45,12 @@ export class KubernetesEventRecorder implements ClusterEventRecorder {
   }
 
   async record(
-    cluster: RayCluster,
+    object: KindObject,
     type: ClusterEventType,
     reason: string,
     message: string,
   ): Promise<void> {
-    const { namespace = "", name = "", uid, resourceVersion } =
-      cluster.metadata;
+    const { namespace = "", name = "", uid, resourceVersion } = object.metadata;
     const now = this.#now();
     sequence = (sequence + 1) % 1_000_000;
     const nanos = BigInt(now.getTime()) * 1_000_000n + BigInt(sequence);
@@ -58,8 +61,8 @@ export class KubernetesEventRecorder implements ClusterEventRecorder {
       kind: "Event",
       metadata: { name: `${name}.${nanos.toString(16)}`, namespace },
       involvedObject: {
-        apiVersion: cluster.apiVersion,
-        kind: "RayCluster",
+        apiVersion: object.apiVersion,
+        kind: object.kind,
         namespace,
         name,
         uid,
@@ -78,7 +81,7 @@ export class KubernetesEventRecorder implements ClusterEventRecorder {
     await this.#caller.call(
       {
         action:
-          `Cannot record event "${reason}" on cluster "${namespace}/${name}"`,
+          `Cannot record event "${reason}" on ${object.kind} "${namespace}/${name}"`,
         verb: "create",
         noun: "event",
       },

@@ -1,13 +1,17 @@
 /**
  * The `expiry:` section of a policy file: per namespace, the lifetime a
- * cluster gets when its create names none (`default`) and the longest one
- * a create or an extend may ask for (`max`), as durations ("8h", "1h30m").
+ * workload (a cluster, a job, a service: every cluster Corral writes) gets
+ * when its create names none (`default`, else `max`) and the longest one a
+ * create or an extend may ask for (`max`), as durations ("8h", "1h30m").
+ * `services: exempt` leaves the namespace's services out: they serve until
+ * deleted, unless their create asks for a lifetime.
  *
  * ```yaml
  * expiry:
  *   - namespaces: [team-a, team-b]
  *     default: 8h
  *     max: 72h
+ *     services: exempt
  *   - namespaces: ["*"]
  *     max: 24h
  * ```
@@ -29,10 +33,16 @@ export interface ExpiryRule extends ExpiryLimit {
   namespaces: string[];
 }
 
+/** The kinds an entry may exempt, by key: `services: exempt`. */
+const EXEMPTABLE = ["services"] as const;
+
+/** What an exemptable kind's key may say. */
+const EXEMPT = "exempt";
+
 /** The `expiry:` section, as policy_section.ts reads it. */
 const EXPIRY: ListSection<ExpiryRule> = {
   name: "expiry",
-  keys: new Set(["namespaces", "default", "max"]),
+  keys: new Set(["namespaces", "default", "max", ...EXEMPTABLE]),
   list: "a list of {namespaces, default, max}",
   entry: "a mapping with namespaces and default or max",
   read(entry, at, problem) {
@@ -57,7 +67,20 @@ const EXPIRY: ListSection<ExpiryRule> = {
     if (
       defaultMs !== undefined && maxMs !== undefined && defaultMs > maxMs
     ) problem(`${at}.default`, "must not be longer than max");
-    return { namespaces, defaultMs, maxMs };
+    const exempt = EXEMPTABLE.filter((kind) => {
+      const raw = entry[kind];
+      if (raw === undefined) return false;
+      if (raw !== EXEMPT) {
+        problem(`${at}.${kind}`, `must be "${EXEMPT}" (or left out)`);
+      }
+      return raw === EXEMPT;
+    });
+    return {
+      namespaces,
+      defaultMs,
+      maxMs,
+      ...(exempt.length > 0 ? { exempt } : {}),
+    };
   },
 };
 
@@ -75,5 +98,10 @@ export function expiryLimitFor(
   namespace: string,
 ): ExpiryLimit {
   const rule = rules.find((r) => namesNamespace(r, namespace));
-  return rule ? { defaultMs: rule.defaultMs, maxMs: rule.maxMs } : {};
+  if (!rule) return {};
+  return {
+    defaultMs: rule.defaultMs,
+    maxMs: rule.maxMs,
+    ...(rule.exempt ? { exempt: rule.exempt } : {}),
+  };
 }

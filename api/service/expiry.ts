@@ -4,7 +4,10 @@
  * for the namespace. The new time is computed from the stored one and
  * written with the read's resourceVersion as the precondition, so two
  * extends at once both count (the loser is redone on the fresh cluster).
- * The deleting of expired clusters is expiry_worker.ts.
+ * A cluster the operator made for a RayJob or a RayService expires with
+ * its owner, whose expiry it carries (domain/expiring.ts): extending it is
+ * FAILED_PRECONDITION naming the owner, where it would move a time that
+ * nothing acts on. The deleting of what expired is expiry_worker.ts.
  */
 import { Code, ServiceError } from "../../domain/errors.ts";
 import { clusterFromResource } from "../../domain/conversions.ts";
@@ -14,6 +17,9 @@ import {
   expiryOf,
   extendedExpiry,
 } from "../../domain/expiry.ts";
+import { clusterOwner } from "../../domain/expiring.ts";
+import { KINDS } from "../../domain/kinds.ts";
+import type { RayCluster } from "../../domain/resources.ts";
 import type { Cluster, ExtendClusterRequest } from "../../domain/types.ts";
 import { UPDATE_CLUSTER } from "./clusters.ts";
 import { checkOwner } from "../auth/owners.ts";
@@ -40,6 +46,7 @@ export class ExpiryHandlers {
         { ...kube, fresh: true },
       );
       checkOwner(call, resource, UPDATE_CLUSTER);
+      checkOwnExpiry(resource, action);
       const expiresAt = extendedExpiry(
         expiryOf(resource.metadata.annotations),
         request.by,
@@ -73,4 +80,15 @@ export class ExpiryHandlers {
       }
     }
   }
+}
+
+/** FAILED_PRECONDITION for a cluster whose expiry is its owner's. */
+function checkOwnExpiry(resource: RayCluster, action: string): void {
+  const owner = clusterOwner(resource.metadata);
+  if (!owner) return;
+  const noun = KINDS[owner.kind].noun;
+  throw new ServiceError(
+    Code.FAILED_PRECONDITION,
+    `${action}: the cluster is ${noun} "${owner.name}"'s, and expires with the ${noun}`,
+  );
 }

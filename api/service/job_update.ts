@@ -13,8 +13,20 @@
  * counts, and suspending frees nothing. Were suspended jobs to stop
  * counting, a resume would grow the namespace like a create and would have
  * to go through the quota guard (quota_guard.ts) as a scale-up does.
+ *
+ * A queued job that waits (labelled with its queue and suspended) is
+ * resumed by Kueue only, when its queue admits it: an update that would
+ * clear its suspend is refused (queuedResumeRefusal), whatever the queue
+ * (one that does not exist never admits anything). Suspending it, or a
+ * queued job Kueue admitted, is an update like any other.
  */
-import type { FieldViolation } from "../../domain/errors.ts";
+import {
+  Code,
+  type FieldViolation,
+  ServiceError,
+} from "../../domain/errors.ts";
+import type { RayJobResource } from "../../domain/job_conversions.ts";
+import { isWaitingInQueue, queueOf } from "../../domain/queues.ts";
 import type { RayJob, UpdateRayJobRequest } from "../../domain/types.ts";
 
 /** The fields of RayJob the operator writes, never compared. */
@@ -74,6 +86,30 @@ export function jobUpdateViolations(
     });
   }
   return v;
+}
+
+/**
+ * FAILED_PRECONDITION for an update that would resume `current` while it
+ * waits in its queue (suspend false, or left out: proto3's false); undefined
+ * for any other. Only Kueue clears a queued object's suspend: a release by
+ * hand would run the job past its queue's quota, or from a queue that does
+ * not exist.
+ */
+export function queuedResumeRefusal(
+  request: UpdateRayJobRequest,
+  current: RayJobResource,
+  action: string,
+): ServiceError | undefined {
+  const { labels } = current.metadata;
+  if (request.job?.suspend || !isWaitingInQueue(labels, current.spec)) {
+    return undefined;
+  }
+  return new ServiceError(
+    Code.FAILED_PRECONDITION,
+    `${action}: job.suspend: the job waits in queue "${
+      queueOf(labels)
+    }": only Kueue resumes it, when the queue admits it`,
+  );
 }
 
 /** A proto3 default: what a client that does not set a field sends. */

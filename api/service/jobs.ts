@@ -48,7 +48,7 @@ import { lookUpTemplates } from "./template_lookup.ts";
 import { createWorkload, type WorkloadCreate } from "./workload_create.ts";
 import { KINDS } from "../../domain/kinds.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
-import { jobUpdateViolations } from "./job_update.ts";
+import { jobUpdateViolations, queuedResumeRefusal } from "./job_update.ts";
 
 type NamespaceCall = CallContext<NamespaceScope>;
 
@@ -81,6 +81,7 @@ export class JobHandlers {
       if (violations.length > 0) throw invalidArgument(action, violations);
     },
     queueable,
+    expires: (job) => job.clusterSpec !== undefined,
     render: async (job, call) => {
       const rayClusterSpec = job.clusterSpec
         ? (await this.ownCluster(job, call)).spec
@@ -136,8 +137,10 @@ export class JobHandlers {
   }
 
   /**
-   * UpdateRayJob: only `suspend` changes; read fresh, compared, written
-   * back with the read's resourceVersion (a concurrent write is ABORTED).
+   * UpdateRayJob: only `suspend` changes, and a job waiting in its queue
+   * is resumed by Kueue only; read fresh, compared, written back with the
+   * read's resourceVersion (a concurrent write is ABORTED, so a job Kueue
+   * admitted or evicted since the read is not written over).
    */
   async updateRayJob(
     request: UpdateRayJobRequest,
@@ -153,6 +156,8 @@ export class JobHandlers {
     checkOwner(call, current, { resource: "jobs", doing: "update a job" });
     const violations = jobUpdateViolations(request, jobFromResource(current));
     if (violations.length > 0) throw invalidArgument(action, violations);
+    const refusal = queuedResumeRefusal(request, current, action);
+    if (refusal) throw refusal;
     const suspend = request.job!.suspend;
     const next: RayJobResource = {
       ...current,

@@ -6,7 +6,8 @@
  *   owners     `user` filled in with the caller's, and no one else's
  *   validate   the kind's own checks, every violation at once
  *   queue      the queue named (if the policy allows it), else the default
- *   expiry     ttl, expires_at or the policy's default, within its max
+ *   expiry     ttl, expires_at or the policy's default (else its max),
+ *              within its max; none where the policy exempts the kind
  *   render     the kind's resource, with what the steps above decided
  *   admission  every pod the rendered workload would run, against the rules
  *   quota      what it holds counted, and held while it is written
@@ -16,7 +17,7 @@
  * it. A kind cannot skip owners, admission or quota; that it takes no
  * queue or expiry is written in its row, with why.
  */
-import { expiryOnCreate } from "../../domain/expiry.ts";
+import { expiryOnCreate, limitOfKind } from "../../domain/expiry.ts";
 import {
   type Kind,
   type KindObjects,
@@ -76,6 +77,12 @@ export interface WorkloadCreate<M extends WorkloadMessage, R> {
    * admitted already).
    */
   queueable?(message: M): boolean;
+  /**
+   * Whether it takes an expiry, where its row takes one: yes by default (a
+   * job on an existing cluster holds no cluster of its own: that cluster's
+   * expiry is what bounds it).
+   */
+  expires?(message: M): boolean;
   render(message: M, call: NamespaceCall): Promise<Rendered<R>>;
 }
 
@@ -111,12 +118,13 @@ export async function createWorkload<
       `${create.field}.queue`,
     );
   }
-  if (steps.expiry === true) {
+  if (steps.expiry === true && create.expires?.(message) !== false) {
     message.expiresAt = expiryOnCreate(
       message,
-      caller.expiryLimit?.(namespace) ?? {},
+      limitOfKind(caller.expiryLimit?.(namespace) ?? {}, create.kind),
       service.now(),
       action,
+      { field: create.field, noun: KINDS[create.kind].noun },
     );
   }
   const { resource, workload } = await create.render(message, call);

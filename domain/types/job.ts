@@ -192,6 +192,22 @@ export interface RayJob {
    * 103: 101 and 102 are suspend and events.
    */
   queue: string;
+  /**
+   * The job's lifetime, on create: a duration such as "8h", "30m" or
+   * "1h30m" (hours, minutes, seconds) from now. Corral deletes the job, and
+   * its cluster with it, once it is over, whether or not the job has
+   * ended. At most the policy's maximum for the namespace; when neither
+   * ttl nor expires_at is given, the policy's default applies, else its
+   * maximum. Not read back: expires_at says when. Fields 110 and up:
+   * expiry's own, as a cluster's.
+   */
+  ttl: string;
+  /**
+   * When Corral deletes the job: set on create (instead of ttl), or from
+   * ttl or the policy. Stored as the RayJob's annotation
+   * corral.dev/expires-at, which the operator copies to the job's cluster.
+   */
+  expiresAt?: Date;
 }
 
 /** The request of WatchRayJobs. */

@@ -123,6 +123,24 @@ export interface RayService {
   serveConfig_V2: string;
   /** Engine version of the service's cluster; also picks the default image. */
   version: string;
+  /**
+   * The service's lifetime, on create: a duration such as "8h", "30m" or
+   * "1h30m" (hours, minutes, seconds) from now. Corral deletes the service,
+   * and its cluster with it, once it is over. At most the policy's maximum
+   * for the namespace; when neither ttl nor expires_at is given, the
+   * policy's default applies, else its maximum; none of them where the
+   * policy exempts services. Not read back: expires_at says when. Fields
+   * 110 and up: expiry's own, as a cluster's (KubeRay's RayService message
+   * has neither).
+   */
+  ttl: string;
+  /**
+   * When Corral deletes the service: set on create (instead of ttl), or
+   * from ttl or the policy. Stored as the RayService's annotation
+   * corral.dev/expires-at, which the operator copies to the service's
+   * clusters.
+   */
+  expiresAt?: Date;
 }
 
 /** Serve's first config format, as KubeRay v0.6.0 declared it; refused. */

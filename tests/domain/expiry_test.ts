@@ -1,5 +1,5 @@
 /**
- * The pure rules of cluster expiry: durations as people write them, the
+ * The pure rules of expiry: durations as people write them, the
  * annotation's format, and how ttl, expires_at, the default and the
  * maximum make one expiry (or a refusal naming the field).
  */
@@ -11,6 +11,7 @@ import {
   expiryOnCreate,
   extendedExpiry,
   formatDuration,
+  limitOfKind,
   parseDuration,
 } from "../../domain/expiry.ts";
 
@@ -103,6 +104,52 @@ Deno.test("expiryOnCreate(): ttl, expires_at, the default, the max", () => {
   assert.match(
     refusal(() => expiryOnCreate({ ttl: "0s" }, limit, NOW, ACTION)),
     /cluster\.ttl: "0s" is not a duration/,
+  );
+});
+
+Deno.test("expiryOnCreate(): a create naming no lifetime gets the max when there is no default, so nothing outlives it", () => {
+  const at = (ms: number) => new Date(NOW.getTime() + ms);
+  assert.deepEqual(
+    expiryOnCreate({}, { maxMs: 2 * HOUR }, NOW, ACTION),
+    at(2 * HOUR),
+  );
+  assert.deepEqual(
+    expiryOnCreate({}, { defaultMs: HOUR, maxMs: 2 * HOUR }, NOW, ACTION),
+    at(HOUR),
+  );
+});
+
+Deno.test("expiryOnCreate(): a job's or a service's refusal names its own field and noun", () => {
+  const job = { field: "job", noun: "job" };
+  const action = 'Cannot create job "team-a/train"';
+  assert.equal(
+    refusal(() =>
+      expiryOnCreate({ ttl: "3h" }, { maxMs: 2 * HOUR }, NOW, action, job)
+    ),
+    `${action}: job.ttl: the job would expire at 2026-11-26T15:00:00Z, past the maximum lifetime of 2h (2026-11-26T14:00:00Z)`,
+  );
+  assert.match(
+    refusal(() =>
+      expiryOnCreate(
+        { expiresAt: new Date(NOW.getTime() - HOUR) },
+        {},
+        NOW,
+        'Cannot create service "team-a/web"',
+        { field: "service", noun: "service" },
+      )
+    ),
+    /: service\.expires_at: must be in the future$/,
+  );
+});
+
+Deno.test("limitOfKind(): a kind the policy exempts is created under no limit; the others under the namespace's", () => {
+  const limit = { defaultMs: HOUR, maxMs: 2 * HOUR, exempt: ["services"] };
+  assert.deepEqual(limitOfKind(limit, "services"), {});
+  assert.deepEqual(limitOfKind(limit, "jobs"), limit);
+  assert.deepEqual(limitOfKind(limit, "clusters"), limit);
+  assert.deepEqual(
+    limitOfKind({ maxMs: HOUR }, "services"),
+    { maxMs: HOUR },
   );
 });
 

@@ -36,10 +36,10 @@ Deno.test("write steps: a workload kind that takes no queue or expiry says why",
       const { queue, expiry } = writeStepsOf(name);
       return [name, queue === true, expiry === true];
     }),
-    [["clusters", true, true], ["jobs", true, false], [
+    [["clusters", true, true], ["jobs", true, true], [
       "services",
       false,
-      false,
+      true,
     ]],
   );
 });

@@ -41,6 +41,7 @@ Deno.test("with the KubeRay RayService CRD, every cluster shape as a service's c
           version: cluster.version,
           clusterSpec: cluster.clusterSpec,
           serveConfig_V2: SERVE_CONFIG,
+          ttl: "",
         };
         const { resource } = serviceToResource(service, templates, {
           apiVersion: "ray.io/v1",

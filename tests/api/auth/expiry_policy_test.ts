@@ -32,6 +32,25 @@ Deno.test("expiry: entries read as limits, the first naming the namespace applyi
   assert.deepEqual(expiryLimitFor([], "team-a"), {});
 });
 
+Deno.test("expiry: `services: exempt` leaves the entry's services out of its limits", () => {
+  const { expiry } = parsePolicyDocument(`${RULES}expiry:
+  - namespaces: [team-a]
+    max: 2h
+    services: exempt
+  - namespaces: ["*"]
+    default: 1h
+`);
+  assert.deepEqual(expiryLimitFor(expiry, "team-a"), {
+    defaultMs: undefined,
+    maxMs: 2 * 3_600_000,
+    exempt: ["services"],
+  });
+  assert.deepEqual(expiryLimitFor(expiry, "team-b"), {
+    defaultMs: 3_600_000,
+    maxMs: undefined,
+  });
+});
+
 Deno.test("expiry: every problem named with its path and line", () => {
   const text = `${RULES}expiry:
   - namespaces: [team-a]
@@ -43,6 +62,12 @@ Deno.test("expiry: every problem named with its path and line", () => {
     max: 1h
     ttl: 1h
   - namespaces: [team-d]
+  - namespaces: [team-e]
+    max: 1h
+    services: true
+  - namespaces: [team-f]
+    max: 1h
+    jobs: exempt
 `;
   let error: unknown;
   try {
@@ -60,6 +85,8 @@ Deno.test("expiry: every problem named with its path and line", () => {
       "expiry[2].ttl: unknown key (line 14)",
       "expiry[2].default: must not be longer than max (line 12)",
       "expiry[3]: must give default or max (line 15)",
+      'expiry[4].services: must be "exempt" (or left out) (line 18)',
+      "expiry[5].jobs: unknown key (line 21)",
     ],
   );
 });

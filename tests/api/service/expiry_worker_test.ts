@@ -245,14 +245,17 @@ Deno.test("ExpiryWorker: ExpiringSoon is recorded once within the warning time, 
 Deno.test("ExpiryWorker: no pass lists while the cache is not in step (the listing would be every cluster, from Kubernetes)", async () => {
   let inStep = false;
   let listings = 0;
+  const port = {
+    list: () => (listings++, Promise.resolve([])),
+    get: () => Promise.reject(new Error("not called")),
+    delete: () => Promise.reject(new Error("not called")),
+    events: () => Promise.resolve([]),
+  };
   const worker = new ExpiryWorker({
     orchestrator: {
-      clusters: {
-        list: () => (listings++, Promise.resolve([])),
-        get: () => Promise.reject(new Error("not called")),
-        delete: () => Promise.reject(new Error("not called")),
-        events: () => Promise.resolve([]),
-      },
+      clusters: port,
+      jobs: port,
+      services: port,
       cacheState: () => ({
         inStep,
         objects: {},
@@ -270,5 +273,5 @@ Deno.test("ExpiryWorker: no pass lists while the cache is not in step (the listi
   assert.equal(listings, 0);
   inStep = true;
   await worker.runOnce();
-  assert.equal(listings, 1);
+  assert.equal(listings, 3, "clusters, jobs and services");
 });
