@@ -62,14 +62,21 @@ const OWNER_KINDS = ["jobs", "services"] as const;
 
 /**
  * The RayJob or RayService a cluster was made for, by its controller
- * ownerReference, else by KubeRay's labels; undefined for a cluster of its
- * own.
+ * ownerReference (else one naming a RayJob or RayService), else by
+ * KubeRay's labels, which a cache keeps where it drops the references
+ * (orchestrator/trim.ts); undefined for a cluster of its own.
  */
 export function clusterOwner(metadata: ObjectMeta): ClusterOwner | undefined {
   const { ownerReferences } = metadata as {
     ownerReferences?: { kind?: string; name?: string; controller?: boolean }[];
   };
-  const controller = (ownerReferences ?? []).find((ref) => ref.controller);
+  const refs = ownerReferences ?? [];
+  // The controller's, else any of a workload kind (a reference written
+  // without the controller flag).
+  const controller = refs.find((ref) => ref.controller) ??
+    refs.find((ref) =>
+      OWNER_KINDS.some((k) => KINDS[k].resource.kind === ref.kind)
+    );
   const kind = controller?.kind ?? metadata.labels?.[ORIGINATED_FROM_CRD];
   const name = controller?.name ?? metadata.labels?.[ORIGINATED_FROM_NAME];
   const owner = OWNER_KINDS.find((k) => KINDS[k].resource.kind === kind);

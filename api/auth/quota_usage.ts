@@ -8,6 +8,7 @@
  * compares.
  */
 import type { RayJobResource } from "../../domain/job_conversions.ts";
+import { clusterOwner } from "../../domain/expiring.ts";
 import { cpusOf, gibOf, quantityValue } from "../../domain/quantities.ts";
 import {
   ANNOTATION,
@@ -224,28 +225,19 @@ export function ownerOf(metadata: ObjectMeta | undefined): string {
     metadata?.labels?.[LABEL.user] ?? "";
 }
 
-/** A RayJob's deployment states after which its pods are gone. */
+/** A RayJob's deployment states after which its submitter is gone. */
 const FINISHED_JOB = new Set(["Complete", "Failed"]);
-
-type OwnerReference = { kind?: string; name?: string };
-
-/** The RayJob or RayService that owns a RayCluster, if one does. */
-function ownerWorkload(cluster: RayCluster): OwnerReference | undefined {
-  const { ownerReferences } = cluster.metadata as {
-    ownerReferences?: OwnerReference[];
-  };
-  return (ownerReferences ?? []).find((ref) =>
-    ref.kind === "RayJob" || ref.kind === "RayService"
-  );
-}
 
 /**
  * The workloads of one namespace as quotas count them. A RayCluster that a
- * RayJob owns is counted through the job's spec, never twice; a job counts
- * while it has not finished, suspended or not (so UpdateRayJob's suspend
- * and resume change nothing quotas count: job_update.ts). A RayService
- * counts its spec's cluster, or the clusters it owns when they hold more
- * (the pending cluster of an upgrade beside the active one).
+ * RayJob or RayService owns (by its ownerReference, else KubeRay's
+ * originated-from labels, which a cache keeps: domain/expiring.ts) is
+ * counted through its owner, never twice. A job counts its spec while it
+ * has not finished, suspended or not (so UpdateRayJob's suspend and resume
+ * change nothing quotas count: job_update.ts); once finished, the cluster
+ * it keeps (shutdownAfterJobFinishes false), while that stands. A
+ * RayService counts its spec's cluster, or the clusters it owns when they
+ * hold more (the pending cluster of an upgrade beside the active one).
  */
 export function holdingsOf(
   clusters: readonly RayCluster[],
@@ -253,15 +245,20 @@ export function holdingsOf(
   services: readonly RayServiceResource[],
 ): Holding[] {
   const holdings: Holding[] = [];
-  const serviceClusters = new Map<string, Usage>();
+  const owned = {
+    jobs: new Map<string, Usage>(),
+    services: new Map<string, Usage>(),
+  };
   for (const cluster of clusters) {
-    const owner = ownerWorkload(cluster);
-    if (owner?.kind === "RayService") {
-      const name = owner.name ?? "";
-      const held = serviceClusters.get(name) ?? zeroUsage();
-      serviceClusters.set(name, addUsage(held, clusterUsage(cluster.spec)));
+    const owner = clusterOwner(cluster.metadata);
+    if (owner) {
+      const held = owned[owner.kind].get(owner.name) ?? zeroUsage();
+      owned[owner.kind].set(
+        owner.name,
+        addUsage(held, clusterUsage(cluster.spec)),
+      );
+      continue;
     }
-    if (owner) continue;
     holdings.push({
       key: `RayCluster/${cluster.metadata.name}`,
       owner: ownerOf(cluster.metadata),
@@ -270,20 +267,21 @@ export function holdingsOf(
   }
   for (const job of jobs) {
     const state = job.status?.jobDeploymentStatus ?? "";
-    if (FINISHED_JOB.has(state)) continue;
+    const kept = owned.jobs.get(job.metadata.name);
+    if (FINISHED_JOB.has(state) && kept === undefined) continue;
     holdings.push({
       key: `RayJob/${job.metadata.name}`,
       owner: ownerOf(job.metadata),
-      usage: jobUsage(job.spec),
+      usage: FINISHED_JOB.has(state) ? kept! : jobUsage(job.spec),
     });
   }
   for (const service of services) {
     const spec = clusterUsage(service.spec.rayClusterConfig);
-    const owned = serviceClusters.get(service.metadata.name);
+    const running = owned.services.get(service.metadata.name);
     holdings.push({
       key: `RayService/${service.metadata.name}`,
       owner: ownerOf(service.metadata),
-      usage: owned ? largerUsage(spec, owned) : spec,
+      usage: running ? largerUsage(spec, running) : spec,
     });
   }
   return holdings;

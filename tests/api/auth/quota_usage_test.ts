@@ -144,6 +144,39 @@ Deno.test("holdingsOf() counts jobs until they finish, a job's cluster once, on 
   ]);
 });
 
+Deno.test("holdingsOf() counts the cluster a finished job keeps while it stands, and knows owned clusters by KubeRay's labels alone (a cache drops ownerReferences)", () => {
+  const kept = (name: string, owner: string): RayCluster => ({
+    apiVersion: "ray.io/v1",
+    kind: "RayCluster",
+    metadata: {
+      name,
+      labels: {
+        "ray.io/originated-from-crd": "RayJob",
+        "ray.io/originated-from-cr-name": owner,
+      },
+    },
+    spec: spec({ cpu: "4", memory: "2Gi" }, 1),
+  });
+  const jobs = [
+    job("kept", {
+      rayClusterSpec: spec({ cpu: "4", memory: "2Gi" }, 1),
+      shutdownAfterJobFinishes: false,
+    }, "Complete"),
+    job("gone", { rayClusterSpec: spec({ cpu: "4" }, 1) }, "Complete"),
+    job("running", { rayClusterSpec: spec({ cpu: "4", memory: "2Gi" }, 1) }),
+  ];
+  const holdings = holdingsOf(
+    [kept("kept-x", "kept"), kept("running-x", "running")],
+    jobs,
+    [],
+  );
+  const cluster = usage({ maxClusters: 1, maxWorkers: 1, cpu: 8, memory: 4 });
+  assert.deepEqual(holdings.map((h) => [h.key, h.usage]), [
+    ["RayJob/kept", cluster],
+    ["RayJob/running", usage({ ...cluster, cpu: 9, memory: 5 })],
+  ]);
+});
+
 Deno.test("holdingsOf() counts a service's clusters: its spec, or both clusters while it upgrades", () => {
   const service = (name: string): RayServiceResource => ({
     apiVersion: "ray.io/v1",
