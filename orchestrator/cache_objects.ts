@@ -8,7 +8,12 @@
  *   quota's count that must see another replica's writes.
  * - A get that misses asks Kubernetes before answering NOT_FOUND
  *   (cache_misses.ts); what it finds is answered as the store then holds it.
- * - Writes go to Kubernetes; what it answers goes into the store at once.
+ * - Writes go to Kubernetes; what it answers goes into the store at once,
+ *   while the cache is in step. While it is not (a lost watch lists
+ *   again: the API server may have come back without its data) the answer
+ *   is left to the list, which replaces the store: an answer kept before
+ *   it would be news of an API server the cache has not listed yet, told
+ *   to watchers at versions that mean nothing to them.
  */
 import { Code, ServiceError } from "../domain/errors.ts";
 import { type Kind, type KindObject, listedName } from "../domain/kinds.ts";
@@ -22,13 +27,18 @@ import type { KubeEvent } from "../domain/resources.ts";
 import type { MissLookups } from "./cache_misses.ts";
 import type { KindStore } from "./cache_stores.ts";
 
-/** Whether the cache answers reads now (CacheReflectors.staleness). */
+/**
+ * Whether the cache answers reads now (CacheReflectors.staleness), and
+ * keeps answers (CacheReflectors.notInStep).
+ */
 export interface CacheGate {
   /**
    * Undefined while reads come from memory; else why not, and whether it
    * is because the API server does not answer at all.
    */
   staleness(): { reason: string; unanswered: boolean } | undefined;
+  /** Undefined while the cache is in step; else why not. */
+  notInStep(): string | undefined;
 }
 
 /**
@@ -58,14 +68,14 @@ export class CachedObjects<T extends KindObject> implements ObjectPort<T> {
 
   async create(object: T, call?: CallOptions): Promise<T> {
     const created = await this.#direct.create(object, call);
-    this.#held.apply({ type: "upsert", item: created });
+    this.#keep({ type: "upsert", item: created });
     return created;
   }
 
   async get(namespace: string, name: string, call?: CallOptions): Promise<T> {
     if (call?.fresh || this.#readDirectly("get", namespace, name)) {
       const found = await this.#direct.get(namespace, name, call);
-      if (this.#inStep()) this.#held.apply({ type: "upsert", item: found });
+      this.#keep({ type: "upsert", item: found });
       return found;
     }
     const held = this.#held.objects.get(namespace, name);
@@ -97,7 +107,7 @@ export class CachedObjects<T extends KindObject> implements ObjectPort<T> {
 
   async update(object: T, call?: CallOptions): Promise<T> {
     const updated = await this.#direct.update(object, call);
-    this.#held.apply({ type: "upsert", item: updated });
+    this.#keep({ type: "upsert", item: updated });
     return updated;
   }
 
@@ -110,7 +120,7 @@ export class CachedObjects<T extends KindObject> implements ObjectPort<T> {
     // Gone from this replica's reads at once; an object that finalizers
     // keep comes back (with its deletion time) from the watch or a get.
     const held = this.#held.objects.get(namespace, name);
-    if (held) this.#held.apply({ type: "delete", item: held });
+    if (held) this.#keep({ type: "delete", item: held });
   }
 
   async events(
@@ -149,7 +159,12 @@ export class CachedObjects<T extends KindObject> implements ObjectPort<T> {
   }
 
   #inStep(): boolean {
-    return this.#gate.staleness() === undefined;
+    return this.#gate.notInStep() === undefined;
+  }
+
+  /** Applies what Kubernetes answered, while the cache is in step. */
+  #keep(change: { type: "upsert" | "delete"; item: T }): void {
+    if (this.#inStep()) this.#held.apply(change);
   }
 
   /**

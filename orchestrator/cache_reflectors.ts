@@ -10,6 +10,13 @@
  * comes back within a probe of the API server's return rather than after
  * a backoff grown to 30 s.
  *
+ * A reflector whose watch was lost is not in step until its list is in
+ * (reflector.ts: relisting): an API server that went away may come back
+ * without its data. /readyz says not ready meanwhile. Reads still come
+ * from memory while the API server does not answer the probe (for up to
+ * `staleAfterMs`, as before the loss: there is nothing fresher to read),
+ * but go to Kubernetes from the moment it answers until the lists are in.
+ *
  * While they are up, a watch that has been quiet (no event, no bookmark)
  * for half of `staleAfterMs` has the API server asked whether it still
  * answers (the same probe): a quiet watch on a live API server is in step,
@@ -30,7 +37,7 @@ import type { KubeEvent } from "../domain/resources.ts";
 import type { CacheStores } from "./cache_stores.ts";
 import type { RayClusterCoordinates } from "./client_ports.ts";
 import { asEvent, objectOf } from "./json.ts";
-import { listInPages } from "./list_pages.ts";
+import { currentVersion, listInPages } from "./list_pages.ts";
 import {
   type Reflected,
   type Reflector,
@@ -39,6 +46,7 @@ import {
 } from "./reflector.ts";
 import { collectionPath, servedAt } from "./resource_calls.ts";
 import { trimEvent } from "./trim.ts";
+import { VersionLine } from "./version_line.ts";
 import type { WatchTransport } from "./watch_stream.ts";
 
 /**
@@ -110,6 +118,10 @@ export class CacheReflectors {
   #probing = false;
   /** When a probe of a live API server last answered (performance.now()). */
   #lastAnswered = -Infinity;
+  /** The last probe while a reflector was down failed. */
+  #unreachable = false;
+  /** The versions every reflector shares (version_line.ts). */
+  readonly #versions = new VersionLine();
   /** Ends the probe's pause and its request when the reflectors stop. */
   readonly #stopping = new AbortController();
   readonly #clock = { wall: Date.now(), mono: performance.now() };
@@ -147,23 +159,44 @@ export class CacheReflectors {
     });
   }
 
-  /** Why reads cannot come from the cache now; undefined when they can. */
+  /**
+   * Why the cache is not in step now (not ready, no watch starts, no
+   * answer kept); undefined when it is.
+   */
   notInStep(): string | undefined {
-    return this.staleness()?.reason;
+    return this.#whyStale() ?? this.#whyRelisting();
   }
 
   /**
    * Why reads cannot come from the cache now, and whether it is because
    * the API server does not answer (a quiet watch, a failed probe): then a
-   * read sent to it would only wait out its time limit.
+   * read sent to it would only wait out its time limit. Reads come from
+   * memory while a lost watch lists again only if the API server does not
+   * answer (see above).
    */
   staleness(): { reason: string; unanswered: boolean } | undefined {
-    const reason = this.#whyNotInStep();
-    if (reason === undefined) return undefined;
-    return { reason, unanswered: reason.endsWith(NOT_ANSWERING) };
+    const stale = this.#whyStale();
+    if (stale !== undefined) {
+      return { reason: stale, unanswered: stale.endsWith(NOT_ANSWERING) };
+    }
+    const relisting = this.#whyRelisting();
+    if (relisting === undefined || this.#unreachable) return undefined;
+    return { reason: relisting, unanswered: false };
   }
 
-  #whyNotInStep(): string | undefined {
+  /** Why a reflector's store may hold what the API server lost. */
+  #whyRelisting(): string | undefined {
+    const lost = this.#reflectors.find((r) => r.reflector.relisting);
+    if (lost === undefined) return undefined;
+    const down = lost.reflector.downSince;
+    return down === undefined
+      ? `cache not in step: Kubernetes' resource versions started again, and the ${lost.resource} are listed again`
+      : `cache not in step: the ${lost.resource} watch has been down for ${
+        Math.round((performance.now() - down) / 1000)
+      } s, and is listed again when the API server answers`;
+  }
+
+  #whyStale(): string | undefined {
     if (!this.#running) return "cache not started";
     if (!this.#isSynced) {
       // Why, when a list failed: /readyz says it, not only the log.
@@ -254,9 +287,9 @@ export class CacheReflectors {
     const every = Math.max(this.#options.backoffMs ?? 1_000, 10);
     let failed = false;
     try {
+      // At once, then every first backoff: whether the API server answers
+      // decides where reads go (see above).
       while (this.#running && this.#anyDown()) {
-        await this.#pause(every);
-        if (!this.#running) break;
         try {
           await ping(
             AbortSignal.any([
@@ -264,16 +297,19 @@ export class CacheReflectors {
               this.#stopping.signal,
             ]),
           );
+          this.#unreachable = false;
+          if (failed) {
+            failed = false;
+            for (const { reflector } of this.#reflectors) reflector.retryNow();
+          }
         } catch {
-          failed = true;
-          continue;
+          failed = this.#unreachable = true;
         }
-        if (!failed) continue;
-        failed = false;
-        for (const { reflector } of this.#reflectors) reflector.retryNow();
+        await this.#pause(every);
       }
     } finally {
       this.#probing = false;
+      this.#unreachable = false;
     }
   }
 
@@ -369,6 +405,7 @@ export class CacheReflectors {
       resource,
       namespace,
       list: (from) => listInPages(watch, path, selector, normalize, from),
+      currentVersion: (signal) => currentVersion(watch, path, selector, signal),
       watchPath: path,
       ...selector,
       watch,
@@ -387,6 +424,7 @@ export class CacheReflectors {
       log,
       backoffMs,
       silenceLimitMs: bookmarkIntervalMs && 2 * bookmarkIntervalMs,
+      versions: this.#versions,
     });
     this.#reflectors.push({ resource, namespace, reflector });
   }

@@ -63,3 +63,24 @@ export async function listInPages<T>(
   } while (token !== "");
   return { items, metadata: { resourceVersion } };
 }
+
+/**
+ * The API server's current resourceVersion, as the cache asks for it after
+ * a lost watch: a consistent read ("": no resourceVersion) of one object
+ * of the collection, whose version is etcd's current revision, higher
+ * than any version the API server ever answered unless its data was lost
+ * or restored. One object: the read costs the API server little.
+ */
+export async function currentVersion(
+  watch: WatchTransport,
+  path: string,
+  selector: Record<string, string>,
+  signal: AbortSignal,
+): Promise<string> {
+  const answer = await watch.list(
+    path,
+    { ...selector, limit: "1" },
+    signal,
+  ) as ListAnswer<unknown>;
+  return answer.metadata?.resourceVersion ?? "";
+}

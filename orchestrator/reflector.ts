@@ -12,8 +12,13 @@
  * answers of Corral's own writes, and its Watch does not notice a dropped
  * connection under Deno (watch_stream.ts says why and carries the stream).
  *
- * - A watch that ends cleanly resumes from the last resourceVersion seen
- *   (events and bookmarks advance it).
+ * - A watch that ends cleanly at its time limit resumes from the last
+ *   resourceVersion seen (events and bookmarks advance it).
+ * - A watch lost (its connection failed, the API server ended it before
+ *   its time limit, or answered that its version is too large) is listed
+ *   again, never resumed: an API server that went away may come back
+ *   without its data, and only a list tells. From the loss until that list
+ *   is in the reflector is `relisting`: what it holds may be gone.
  * - A watch silent for longer than `silenceLimitMs` (twice the API server's
  *   bookmark interval: a live watch gets a BOOKMARK at least that often) is
  *   ended and started again; the silence counts as time down, so a hung API
@@ -32,9 +37,15 @@
  * - A list answered at a version lower than the last one synced means the
  *   API server's versions started again (its data was lost, or restored
  *   from a backup): the change it makes is marked a reset, and the store
- *   takes the list as it stands (store.ts).
+ *   takes the list as it stands (store.ts). After a loss the API server's
+ *   current version (a consistent read) is asked first and compared with
+ *   the highest any reflector of the cache synced (version_line.ts): a
+ *   reflector whose own resource changed little, and which the new API
+ *   server has already passed, still tells. A reset one reflector finds
+ *   makes the others list again too.
  */
 import type { Logger } from "../domain/log.ts";
+import { VersionLine } from "./version_line.ts";
 import type { WatchTransport } from "./watch_stream.ts";
 
 /** The metadata a reflected object must carry. */
@@ -86,6 +97,17 @@ export interface ReflectorOptions<T extends Reflected> {
   silenceLimitMs?: number;
   /** The clock and timers; the real ones by default, a test's own in tests. */
   timers?: ReflectorTimers;
+  /**
+   * The versions shared with the cache's other reflectors; one of its own
+   * when unset.
+   */
+  versions?: VersionLine;
+  /**
+   * The API server's current version: the resourceVersion of a consistent
+   * read ("") of one object of the collection. Asked after a loss; none
+   * asked when unset.
+   */
+  currentVersion?: (signal: AbortSignal) => Promise<string>;
 }
 
 /** Where a reflector reads the time and sets its timers. */
@@ -113,8 +135,9 @@ export type StoreChange<T> =
     /**
      * Set when the list's version is lower than the last one synced: the
      * API server lost its data or had it restored (an etcd restore), and
-     * its versions started again. `count`: the resets this reflector has
-     * seen, this one included (every reflector sees the same resets).
+     * its versions started again; and on the list another reflector's
+     * reset made. `count`: the resets the cache has seen (its versions'
+     * epoch), this one included.
      */
     reset?: { count: number };
   }
@@ -138,6 +161,11 @@ export interface Reflector {
   /** Why the last list or watch failed, until the API server answers again. */
   readonly lastFailure?: string;
   /**
+   * From the loss of its watch (or a reset another reflector found) until
+   * its next list is in: what it holds may be gone from the API server.
+   */
+  readonly relisting: boolean;
+  /**
    * Ends the pause after a failure at once, the backoff back to its first
    * value: the API server answers again. Nothing while not pausing.
    */
@@ -160,7 +188,17 @@ interface WatchProgress {
   latest: string;
   /** Answered 410 Expired: list again. */
   expired: boolean;
+  /** Answered that its version is too large: list again, as a loss. */
+  tooLarge: boolean;
+  /** Answered another error: a failure. */
+  failure?: Error;
 }
+
+/**
+ * A watch that ends cleanly this long before its time limit was ended by
+ * the API server (a restart, a watch cache started over): a loss.
+ */
+const EARLY_END_MARGIN_MS = 1_000;
 
 class ListWatch<T extends Reflected> implements Reflector {
   readonly synced: Promise<void>;
@@ -174,17 +212,26 @@ class ListWatch<T extends Reflected> implements Reflector {
   /** Aborted by stop(): a list in progress asks for no more pages. */
   readonly #stopping = new AbortController();
   /**
-   * The last resourceVersion synced (a list's, an event's, a bookmark's):
-   * where a list after a failure starts; "" before the first list.
+   * The last resourceVersion synced (a list's, an event's, a bookmark's);
+   * "" before the first list.
    */
   #lastSynced = "";
+  /** A list is in: versions synced since can be compared. */
+  #listed = false;
   /** That version is gone (410, or too large): the next list asks for "". */
   #lastSyncedGone = false;
-  /** Lists answered at a version lower than the last one synced. */
-  #resets = 0;
+  /** The versions shared with the cache's other reflectors. */
+  readonly #versions: VersionLine;
+  /** The epoch of #versions this reflector's store is of. */
+  #epoch = 0;
+  readonly #unfollowLine: () => void;
+  #relisting = false;
   #current: AbortController | undefined;
-  /** Ends the watch being followed at once (stop() cannot wait for it). */
-  #endWatch: (() => void) | undefined;
+  /**
+   * Ends the watch being followed at once (stop() cannot wait for it),
+   * resuming from `next` ("" lists again).
+   */
+  #endWatch: ((next: string) => void) | undefined;
   /** Ends the pause after a failure at once. */
   #wake: (() => void) | undefined;
   #lastInStep = -Infinity;
@@ -197,6 +244,8 @@ class ListWatch<T extends Reflected> implements Reflector {
     this.#downSince = this.#timers.now();
     this.#firstBackoff = options.backoffMs ?? 1_000;
     this.#backoff = this.#firstBackoff;
+    this.#versions = options.versions ?? new VersionLine();
+    this.#unfollowLine = this.#versions.onStartAgain(() => this.#leftBehind());
     this.synced = new Promise<void>((resolve) => this.#markSynced = resolve);
   }
 
@@ -212,6 +261,10 @@ class ListWatch<T extends Reflected> implements Reflector {
     return this.#downSince;
   }
 
+  get relisting(): boolean {
+    return this.#relisting;
+  }
+
   /** Lists, then follows watches, until stopped; after a failure, backs off. */
   run(): void {
     this.#running = this.#loop();
@@ -225,11 +278,12 @@ class ListWatch<T extends Reflected> implements Reflector {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#unfollowLine();
     this.#stopping.abort();
     // A watch on a hung API server need not call back when aborted: the
     // watch being followed is ended here.
     this.#current?.abort();
-    this.#endWatch?.();
+    this.#endWatch?.("");
     this.#wake?.();
     // A list in progress is aborted; it is not waited for long (its
     // answer goes nowhere once stopped).
@@ -263,16 +317,71 @@ class ListWatch<T extends Reflected> implements Reflector {
   }
 
   /**
+   * Another reflector found the versions started again: this one's store
+   * is of the data before, whatever its own versions say. Its watch is
+   * ended, or its pause, and it lists again (a list in progress is made
+   * again: its answer may be of either side).
+   */
+  #leftBehind(): void {
+    if (!this.#listed || this.#epoch === this.#versions.epoch) return;
+    this.#relisting = true;
+    this.#current?.abort();
+    this.#endWatch?.("");
+    this.#wake?.();
+  }
+
+  /**
    * The list phase: the whole collection replaces the store. From the
-   * version client-go's reflector would ask for; a list answered that this
-   * version is gone is made again at once as a consistent read.
+   * version client-go's reflector would ask for, or "" once that is gone;
+   * a list answered that it is gone is made again at once as a consistent
+   * read. After a loss, the API server's current version is asked first
+   * (#checkVersions). A list during which a reset was found is made again,
+   * as of it.
    */
   async #relist(): Promise<string> {
-    this.#options.onEvent?.("relist");
-    const from = this.#lastSyncedGone ? "" : this.#lastSynced || "0";
-    let answer: ListAnswer<T>;
+    for (;;) {
+      this.#options.onEvent?.("relist");
+      const epoch = this.#versions.epoch;
+      // Listed before, and a reset was found since.
+      const behind = this.#listed && this.#epoch < epoch;
+      if (!behind && this.#listed && this.#relisting) {
+        await this.#checkVersions();
+        if (this.#versions.epoch !== epoch) continue;
+      }
+      const consistent = behind || this.#lastSyncedGone;
+      const answer = await this.#listFrom(
+        consistent ? "" : this.#lastSynced || "0",
+      );
+      if (this.#versions.epoch !== epoch) continue;
+      return this.#replace(answer, behind);
+    }
+  }
+
+  /**
+   * Whether the API server's versions started again, asked after a loss:
+   * its current version (a consistent read of one object) lower than the
+   * highest any reflector of the cache synced. Only a consistent read is
+   * compared with other resources' versions: an API server's watch cache
+   * of a quiet resource may lag behind another's. A reset found starts a
+   * new epoch, of which every reflector (this one too) lists again.
+   */
+  async #checkVersions(): Promise<void> {
+    const ask = this.#options.currentVersion;
+    if (ask === undefined) return;
+    const epoch = this.#versions.epoch;
+    const current = await ask(this.#stopping.signal);
+    // Another reflector found the reset meanwhile.
+    if (this.#versions.epoch !== epoch) return;
+    const highest = this.#versions.highestWith(this.#lastSynced);
+    if (!wentBack(current, highest)) return;
+    this.#wentBack(highest, current);
+    this.#versions.startAgain(current);
+  }
+
+  /** One list from `from`; from "" when the API server says it is gone. */
+  async #listFrom(from: string): Promise<ListAnswer<T>> {
     try {
-      answer = await this.#options.list({
+      return await this.#options.list({
         resourceVersion: from,
         signal: this.#stopping.signal,
       });
@@ -280,18 +389,39 @@ class ListWatch<T extends Reflected> implements Reflector {
       if (from === "" || !isVersionGone(error)) throw error;
       this.#lastSyncedGone = true;
       this.#options.onEvent?.("relist");
-      answer = await this.#options.list({
+      return await this.#options.list({
         resourceVersion: "",
         signal: this.#stopping.signal,
       });
     }
+  }
+
+  /**
+   * A list's answer replaces the store: a reset when the reflector was
+   * `behind` one found, or when the list went back from the last version
+   * synced (a consistent read, from the highest the cache synced: see
+   * #checkVersions). Answers its version.
+   */
+  #replace(answer: ListAnswer<T>, behind: boolean): string {
     const resourceVersion = answer.metadata?.resourceVersion ?? "";
-    const reset = wentBack(resourceVersion, this.#lastSynced)
-      ? { count: ++this.#resets }
-      : undefined;
-    if (reset) this.#wentBack(this.#lastSynced, resourceVersion);
+    const versions = this.#versions;
+    const since = this.#lastSyncedGone
+      ? versions.highestWith(this.#lastSynced)
+      : this.#lastSynced;
+    let reset: { count: number } | undefined;
+    if (behind) reset = { count: versions.epoch };
+    else if (this.#listed && wentBack(resourceVersion, since)) {
+      this.#wentBack(since, resourceVersion);
+      // This reflector's epoch first: the others are told, not it.
+      this.#epoch = versions.epoch + 1;
+      reset = { count: versions.startAgain(resourceVersion) };
+    }
+    this.#epoch = versions.epoch;
+    this.#listed = true;
     this.#lastSynced = resourceVersion;
+    versions.note(resourceVersion, this.#epoch);
     this.#lastSyncedGone = false;
+    this.#relisting = false;
     this.#options.onChange({
       type: "replace",
       items: answer.items ?? [],
@@ -305,12 +435,16 @@ class ListWatch<T extends Reflected> implements Reflector {
 
   /**
    * The watch phase: follows one watch; the resourceVersion to resume
-   * from, "" to relist. A watch silent past the limit is ended, and
-   * resumed from where it was.
+   * from, "" to relist; fails when the watch is lost. A watch silent past
+   * the limit is ended, and resumed from where it was.
    */
   #follow(resourceVersion: string): Promise<string> {
     return new Promise<string>((resolve, reject) => {
-      const progress = { latest: resourceVersion, expired: false };
+      const progress: WatchProgress = {
+        latest: resourceVersion,
+        expired: false,
+        tooLarge: false,
+      };
       const ending = new AbortController();
       // This watch's controller, once the API server answered; settled once
       // it ended. A watch's late callbacks (its stream closing after it was
@@ -324,7 +458,11 @@ class ListWatch<T extends Reflected> implements Reflector {
         controller?.abort();
         resolve(progress.latest);
       });
-      const endWatch = () => resolve(resourceVersion);
+      const endWatch = (next: string) => {
+        // A watch the API server answers only now is ended with it.
+        ending.abort();
+        resolve(next);
+      };
       const settle = <A>(to: (value: A) => void) => (value: A) => {
         if (settled) return;
         settled = true;
@@ -337,17 +475,21 @@ class ListWatch<T extends Reflected> implements Reflector {
       };
       [resolve, reject] = [settle(resolve), settle(reject)];
       this.#endWatch = endWatch;
+      const query = this.#watchQuery(resourceVersion);
+      const endsAt = this.#timers.now() + Number(query.timeoutSeconds) * 1000;
       this.#options.watch.watch(
         this.#options.watchPath,
-        this.#watchQuery(resourceVersion),
+        query,
         (type: string, received: never) => {
           silence.heard();
           this.#received(type, received, progress);
         },
         (error: unknown) => {
-          if (progress.expired || statusOf(error) === 410) resolve("");
-          else if (error && !isTimeout(error)) reject(error);
-          else resolve(progress.latest);
+          try {
+            resolve(this.#watchEnded(error, progress, endsAt));
+          } catch (lost) {
+            reject(lost);
+          }
         },
         ending.signal,
       ).then((answered) => {
@@ -363,6 +505,27 @@ class ListWatch<T extends Reflected> implements Reflector {
       if (next === "") this.#lastSyncedGone = true;
       return next;
     });
+  }
+
+  /**
+   * Where to go on from a watch that ended with `error` (null: cleanly):
+   * "" to list again after 410 Expired, or after "too large" (as a loss);
+   * the last version seen after a clean end at its time limit. Throws,
+   * the watch lost, when it failed, or ended cleanly before `endsAt` (the
+   * API server ended it: it may come back without its data).
+   */
+  #watchEnded(error: unknown, progress: WatchProgress, endsAt: number): string {
+    if (progress.expired || statusOf(error) === 410) return "";
+    if (progress.tooLarge) {
+      this.#relisting = true;
+      return "";
+    }
+    if (progress.failure) throw progress.failure;
+    if (error && !isTimeout(error)) throw error;
+    if (!error && this.#timers.now() < endsAt - EARLY_END_MARGIN_MS) {
+      throw new Error("the API server ended the watch before its time limit");
+    }
+    return progress.latest;
   }
 
   /** Calls `onSilent` once the watch is silent past the limit. */
@@ -432,20 +595,17 @@ class ListWatch<T extends Reflected> implements Reflector {
 
   /** One event of a watch, into the store. */
   #received(type: string, received: never, progress: WatchProgress): void {
-    const object = received as T & { code?: number };
+    const object = received as T & WatchStatus;
     if (type === "ERROR") {
-      // 410 Expired: the resourceVersion is compacted away.
-      progress.expired = true;
-      if (object.code !== 410) {
-        this.#options.log.warn("Watch answered an error", {
-          resource: this.#options.resource,
-          code: object.code,
-        });
-      }
+      this.#watchAnswered(object, progress);
       return;
     }
+    // A watch of the data before another reflector's reset: its events
+    // mean nothing now (it is being ended).
+    if (this.#epoch !== this.#versions.epoch) return;
     progress.latest = object.metadata?.resourceVersion ?? progress.latest;
     this.#lastSynced = progress.latest;
+    this.#versions.note(progress.latest, this.#epoch);
     this.#heardFrom();
     if (type === "ADDED" || type === "MODIFIED") {
       this.#options.onChange({ type: "upsert", item: object });
@@ -454,8 +614,34 @@ class ListWatch<T extends Reflected> implements Reflector {
     }
   }
 
+  /**
+   * An ERROR event (a Status): 410 Expired (the resourceVersion is
+   * compacted away), "too large" (the API server is behind the version:
+   * it restarted, perhaps without its data), or another failure.
+   */
+  #watchAnswered(status: WatchStatus, progress: WatchProgress): void {
+    if (status.code === 410) {
+      progress.expired = true;
+      return;
+    }
+    this.#options.log.warn("Watch answered an error", {
+      resource: this.#options.resource,
+      code: status.code,
+      message: status.message,
+    });
+    if (isTooLarge(status.code, status.details?.causes)) {
+      progress.tooLarge = true;
+      return;
+    }
+    progress.failure = Object.assign(
+      new Error(`the watch answered ${status.code}: ${status.message ?? ""}`),
+      { statusCode: status.code },
+    );
+  }
+
   /** The backoff phase begins: the failure noted and logged. */
   #failed(error: unknown, backoff: number): void {
+    this.#relisting = true;
     this.#options.onEvent?.("failure");
     this.#downSince ??= this.#timers.now();
     this.#lastFailure = error instanceof Error ? error.message : String(error);
@@ -515,7 +701,18 @@ export function statusOf(error: unknown): number | undefined {
 export function isVersionGone(error: unknown): boolean {
   const status = statusOf(error);
   if (status === 410) return true;
-  const causes = (error as { causes?: unknown } | null)?.causes;
-  return status === 504 && Array.isArray(causes) &&
+  return isTooLarge(status, (error as { causes?: unknown } | null)?.causes);
+}
+
+/** Whether a Status of `code` with `causes` says "Too large resource version". */
+function isTooLarge(code: unknown, causes: unknown): boolean {
+  return code === 504 && Array.isArray(causes) &&
     causes.some((cause) => cause?.reason === "ResourceVersionTooLarge");
+}
+
+/** The Status an ERROR event of a watch carries. */
+interface WatchStatus {
+  code?: number;
+  message?: string;
+  details?: { causes?: unknown };
 }

@@ -16,7 +16,8 @@
  * A replace marked a reset (the API server's versions started again: its
  * data was lost or restored) is the one exception: versions before it mean
  * nothing after it, so the list is taken as it stands, and the tombstones
- * are forgotten.
+ * are forgotten. An object it holds at the same uid and version (restored
+ * from a backup as it was) is still no change: it is not told again.
  */
 import type { Reflected, StoreChange } from "./reflector.ts";
 
@@ -113,9 +114,8 @@ export class Store<T extends Reflected> {
     const put = (item: T) => {
       const held = this.get(namespaceOf(item), nameOf(item));
       if (held === item) return;
-      if (!reset && held !== undefined) {
-        if (isSameVersion(held, item) || isOlder(item, held)) return;
-      }
+      if (held !== undefined && isSameVersion(held, item)) return;
+      if (!reset && held !== undefined && isOlder(item, held)) return;
       if (!reset && this.#wasDeleted(item)) return;
       this.#tombstones.delete(keyOf(item));
       this.#put(item);

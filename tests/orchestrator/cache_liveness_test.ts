@@ -17,7 +17,7 @@ import { kubeconfigFor, startStandin } from "../../standin/mod.ts";
 import { until } from "../eventually.ts";
 import { startFaultProxy } from "../fault_proxy.ts";
 import { kubeFetch } from "../standin/with_standin.ts";
-import { createElsewhere } from "./helpers.ts";
+import { codeOf, createElsewhere } from "./helpers.ts";
 import { startPausingProxy } from "./pausing_proxy.ts";
 
 const NS = "team-a";
@@ -47,11 +47,29 @@ async function cacheThrough(
 
 const inStep = (cache: Orchestrator) => cache.cacheState!().inStep;
 
-/** The resourceVersion parameter of each RayCluster list (not watch). */
+/** How many RayCluster watches were asked for. */
+function watchesOf(requests: readonly URL[]): number {
+  return requests.filter((url) =>
+    url.pathname === CLUSTERS && url.searchParams.get("watch") === "true"
+  ).length;
+}
+
+/**
+ * The resourceVersion parameter of each RayCluster list (not watch, nor
+ * the read of one object that asks the API server's current version).
+ */
 function listedFrom(requests: readonly URL[]): (string | null)[] {
   return requests.filter((url) =>
-    url.pathname === CLUSTERS && url.searchParams.get("watch") !== "true"
+    url.pathname === CLUSTERS && url.searchParams.get("watch") !== "true" &&
+    url.searchParams.get("limit") !== "1"
   ).map((url) => url.searchParams.get("resourceVersion"));
+}
+
+/** The queries of the reads of one RayCluster that ask the current version. */
+function currentVersionReads(requests: readonly URL[]): string[] {
+  return requests.filter((url) =>
+    url.pathname === CLUSTERS && url.searchParams.get("limit") === "1"
+  ).map((url) => url.search);
 }
 
 Deno.test("a watch held silent makes the cache stale within twice the bookmark interval plus the stale limit; it recovers on resume", async () => {
@@ -128,14 +146,63 @@ Deno.test("after an outage long enough for the backoff to grow, the cache is in 
   }
 });
 
-Deno.test('a list after a dropped watch asks for the last version synced; after a 410, for ""', async () => {
+Deno.test("a lost watch: not in step until its list is in; reads come from memory while the API server does not answer, and from it once it answers", async () => {
+  const standin = startStandin({ hostname: "127.0.0.1", port: 0 });
+  const proxy = await startFaultProxy(standin.url);
+  const cache = await cacheThrough(proxy.url, { backoffMs: 100 });
+  try {
+    await createElsewhere(standin, "blue");
+    await until(
+      "the cache holds blue",
+      () => cache.cacheState!().objects.rayclusters === 1,
+    );
+    await proxy.refuse();
+    await until("the watch lost", () => !inStep(cache));
+    // Nothing answers but memory.
+    await until(
+      "a read from memory",
+      async () => (await codeOf(cache.clusters.get(NS, "blue"))) === "ok",
+    );
+    const state = cache.cacheState!();
+    assert.equal(state.inStep, false, "not in step while the watch is lost");
+    assert.match(state.reason ?? "", /watch has been down/);
+
+    // Back, its lists of clusters slow: reads go to it meanwhile.
+    await proxy.heal();
+    proxy.inject({ kind: "delay", ms: 1_000 }, {
+      method: "GET",
+      path: /\/rayclusters$/,
+    });
+    const direct = () => proxy.count("GET", /\/rayclusters\/blue$/);
+    await until("a read from the API server", async () => {
+      await codeOf(cache.clusters.get(NS, "blue"));
+      return direct() > 0;
+    });
+    assert.equal(inStep(cache), false, "not in step until the list is in");
+    await until("the cache in step", () => inStep(cache));
+    const reads = direct();
+    assert.equal(await codeOf(cache.clusters.get(NS, "blue")), "ok");
+    assert.equal(direct(), reads, "from memory again");
+  } finally {
+    await cache.close?.();
+    await proxy.close();
+    await standin.close();
+  }
+});
+
+Deno.test('a list after a dropped watch asks for the last version synced, once a consistent read of one object showed no reset; after a 410, for ""', async () => {
   const standin = startStandin({
     hostname: "127.0.0.1",
     port: 0,
     watchHistory: 3,
   });
   const proxy = startPausingProxy(standin.url);
-  const cache = await cacheThrough(proxy.url, { backoffMs: 50 });
+  // A watch silent for 200 ms is resumed (the stand-in sends no bookmark
+  // that soon): the resume the 410 answers below.
+  const cache = await cacheThrough(proxy.url, {
+    backoffMs: 50,
+    bookmarkIntervalMs: 100,
+  });
   try {
     const version = await createElsewhere(standin, "blue");
     await until(
@@ -143,20 +210,28 @@ Deno.test('a list after a dropped watch asks for the last version synced; after 
       () => cache.cacheState!().objects.rayclusters === 1,
     );
     const lists = listedFrom(proxy.requests).length;
+    assert.deepEqual(currentVersionReads(proxy.requests), []);
     proxy.endStreams("abruptly");
     await until(
       "a list after the dropped watch",
       () => listedFrom(proxy.requests).length > lists,
     );
     assert.equal(listedFrom(proxy.requests)[lists], version);
+    // Before it, the API server's current version: a consistent read.
+    assert.deepEqual(currentVersionReads(proxy.requests), [
+      `?labelSelector=${
+        encodeURIComponent("app.kubernetes.io/managed-by=kuberay-apiserver")
+      }&limit=1`,
+    ]);
     await until("the watch from that list", () => {
       const last = proxy.requests.findLast((url) => url.pathname === CLUSTERS);
       return last?.searchParams.get("watch") === "true";
     });
 
     // Changes the watch never sees, more than the stand-in keeps: resuming
-    // from the last version is answered 410.
+    // from the last version (the silent watch's) is answered 410.
     proxy.pause();
+    const watches = watchesOf(proxy.requests);
     for (let i = 0; i < 5; i++) {
       const patched = await kubeFetch(
         standin.url,
@@ -169,7 +244,10 @@ Deno.test('a list after a dropped watch asks for the last version synced; after 
       assert.equal(patched.status, 200);
     }
     const later = listedFrom(proxy.requests).length;
-    proxy.endStreams("cleanly");
+    await until(
+      "the silent watch resumed",
+      () => watchesOf(proxy.requests) > watches,
+    );
     proxy.resume();
     await until(
       "a list after the 410",

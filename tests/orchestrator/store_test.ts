@@ -97,6 +97,29 @@ Deno.test("Store: a replace marked a reset (versions started again) is taken as 
   assert.equal(store.get("a", "x")?.metadata?.resourceVersion, "100");
 });
 
+Deno.test("Store: a replace marked a reset tells no change of an object it holds at the same uid and version", () => {
+  const store = new Store<Reflected>();
+  store.apply({
+    type: "replace",
+    items: [item("a", "x", "100"), item("a", "y", "110")],
+    resourceVersion: "1238",
+  });
+  // Restored from a backup: x as it was, y at another version.
+  const changed = store.apply({
+    type: "replace",
+    items: [item("a", "x", "100"), item("a", "y", "105")],
+    resourceVersion: "121",
+    reset: { count: 1 },
+  });
+  assert.deepEqual(
+    changed.map(([before, after]) => [
+      before?.metadata?.resourceVersion,
+      after?.metadata?.resourceVersion,
+    ]),
+    [["110", "105"]],
+  );
+});
+
 Deno.test("Store: a list taken before a write does not drop the write's answer applied first, nor hide it from the watch", () => {
   const store = new Store<Reflected>();
   // A template created while the first list was on its way: the write's
