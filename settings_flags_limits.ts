@@ -69,7 +69,7 @@ export const LIMIT_SPECS = {
     default: "30s",
     value: "DURATION",
     help:
-      "a cache whose watch has been down this long (or quiet, with the API server not answering a probe) is stale: not ready, and reads go to Kubernetes until it is back (503 code 14 at once while it does not answer)",
+      "a lost watch (its connection failed, or the API server ended it early) makes the cache not ready at once, until it is listed again; reads come from memory while the API server does not answer, for up to this long (or while a watch is quiet and the API server does not answer a probe), then go to Kubernetes (503 code 14 at once while it does not answer)",
   },
   "cache-miss-qps": {
     env: "CORRAL_CACHE_MISS_QPS",
