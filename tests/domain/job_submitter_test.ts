@@ -35,6 +35,7 @@ function job(cpu: string, memory: string): RayJob {
     suspend: false,
     events: [],
     queue: "",
+    ttl: "",
   };
 }
 

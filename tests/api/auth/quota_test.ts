@@ -123,7 +123,7 @@ Deno.test("quotaExcess() names the quota, its usage and the request; a per-user 
   const owned = {
     apiVersion: "ray.io/v1",
     kind: "RayCluster",
-    metadata: { name: "j-x", ownerReferences: [{ kind: "RayJob" }] },
+    metadata: { name: "j-x", ownerReferences: [{ kind: "RayJob", name: "j" }] },
     spec: {
       headGroupSpec: {
         rayStartParams: {},
