@@ -285,11 +285,11 @@ Deno.test("a hung API server makes the cache stale within the stale limit, thoug
     );
     assert.equal(inStep(cache), true, String(cache.cacheState!().reason));
     proxy.pause();
-    const paused = performance.now();
     // Due at the stale limit (the probes fail); without them, after 120 s.
+    // When exactly depends on when the API server was last heard from
+    // before the pause (a probe, an event): that it is for the API server's
+    // silence is what the reason says.
     await until("the cache stale", () => !inStep(cache), 10_000);
-    const took = performance.now() - paused;
-    assert.ok(took >= staleAfterMs * 0.5, `stale after ${Math.round(took)} ms`);
     assert.match(cache.cacheState!().reason ?? "", /does not answer/);
     // Reads are refused at once (code 14), not sent to wait out the time
     // limit of a Kubernetes call (code 4).
