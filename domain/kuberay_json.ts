@@ -2,8 +2,9 @@
  * KubeRay's dialect of the proto3 JSON mapping, so that its clients (its
  * Python client, tools written against its API server) are served as it
  * serves them: on input, the EnvironmentVariables shape of its later API
- * and the start parameters under the product's name; on output (with
- * --kuberay-json), JSON as its API server writes it.
+ * and the start parameters under the product's name (in either dialect);
+ * on output (with --kuberay-json), JSON as its API server writes it, the
+ * start parameters under that name too.
  */
 import type { Enum, Field, Type } from "protobufjs";
 import { KeptForms } from "./kept.ts";
@@ -77,10 +78,28 @@ export function aliasedField(type: Type, key: string): Field | undefined {
 }
 
 /**
+ * Fields KubeRay's API server writes under the product's name, by the JSON
+ * name ours have: every KubeRay client reads a group's start parameters as
+ * `rayStartParams` (its Python client fails on a group without them), so
+ * KubeRay's dialect writes them so. Errors keep our names: a violation
+ * names a field alike on both transports, and gRPC has no JSON names.
+ */
+const GATEWAY_JSON_NAMES: Readonly<Record<string, string>> = {
+  engineStartParams: "rayStartParams",
+};
+
+/** The key KubeRay's API server writes `field` under. */
+function gatewayJsonName(field: Field): string {
+  const key = field.jsonName ?? field.name;
+  return Object.hasOwn(GATEWAY_JSON_NAMES, key) ? GATEWAY_JSON_NAMES[key] : key;
+}
+
+/**
  * Encodes a message as KubeRay's API server writes JSON (grpc-gateway with
  * `UseEnumNumbers: true` and without `EmitUnpopulated`): enums as numbers,
  * fields at their default value left out, proto3 `optional` fields kept
- * when set. A kept message's form is kept as messageToJson() keeps its
+ * when set, and KubeRay's names where ours say "engine"
+ * (GATEWAY_JSON_NAMES). A kept message's form is kept as messageToJson() keeps its
  * own: a list of 10,000 cached clusters was encoded anew for every
  * request, 0.7 s each.
  */
@@ -115,7 +134,7 @@ function encodeGatewayMessage(
   for (const field of type.fieldsArray) {
     const value = message[field.name];
     if (!isPopulated(field, value)) continue;
-    const key = field.jsonName ?? field.name;
+    const key = gatewayJsonName(field);
     if (isMap(field)) {
       const entries: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) {

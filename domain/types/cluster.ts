@@ -297,7 +297,11 @@ export interface HeadGroupSpec {
    * LoadBalancer.
    */
   serviceType: string;
-  /** Start parameters of the head group. */
+  /**
+   * Start parameters of the head group. On HTTP, KubeRay's name for them,
+   * rayStartParams, is taken too, and answers in KubeRay's JSON dialect
+   * (--kuberay-json) use it.
+   */
   engineStartParams: Record<string, string>;
   /** Volumes mounted into the head pod. */
   volumes: Volume[];
@@ -363,7 +367,11 @@ export interface WorkerGroupSpec {
    * Undefined when not set (proto3 `optional`).
    */
   maxReplicas?: number;
-  /** Start parameters of the worker group. */
+  /**
+   * Start parameters of the worker group. On HTTP, KubeRay's name for them,
+   * rayStartParams, is taken too, and answers in KubeRay's JSON dialect
+   * (--kuberay-json) use it.
+   */
   engineStartParams: Record<string, string>;
   /** Volumes mounted into the worker pods. */
   volumes: Volume[];

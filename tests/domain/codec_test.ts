@@ -520,6 +520,22 @@ Deno.test("messageToGatewayJson() writes KubeRay's JSON: enum numbers, no unpopu
   assert.deepEqual(messageToGatewayJson(Cluster, { environment: "DEV" }), {});
 });
 
+Deno.test("messageToGatewayJson() writes a group's start parameters as rayStartParams, as KubeRay's API server names them", () => {
+  const json = messageToGatewayJson(Cluster, {
+    clusterSpec: {
+      headGroupSpec: { engineStartParams: { "num-cpus": "0" } },
+      workerGroupSpec: [{ groupName: "w", engineStartParams: { a: "1" } }],
+    },
+  });
+  assert.deepEqual(json.clusterSpec, {
+    headGroupSpec: { rayStartParams: { "num-cpus": "0" } },
+    workerGroupSpec: [{ groupName: "w", rayStartParams: { a: "1" } }],
+  });
+  // The default dialect keeps Corral's name.
+  const plain = messageToJson(WorkerGroupSpec, { engineStartParams: {} });
+  assert.deepEqual((plain as Record<string, unknown>).engineStartParams, {});
+});
+
 Deno.test("a FieldMask is one string of lowerCamelCase paths in JSON, snake_case in message form", () => {
   const Update = root.lookupType("proto.UpdateClusterRequest");
   for (

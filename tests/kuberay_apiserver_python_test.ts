@@ -1,0 +1,168 @@
+/**
+ * Acceptance: the requests KubeRay's Python API server client makes
+ * (clients/python-apiserver-client in ray-project/kuberay, read at v1.7.0
+ * and at its first version of November 2023), made here by Python's
+ * `requests` as it makes them, against main.ts in embedded mode with
+ * --kuberay-json, on KubeRay's current paths (/apis/v1/) and on v0.6.0's
+ * (/apis/v1alpha2/): its cluster flow (template, create, get, list, list
+ * all, status until ready, endpoints, delete), reading each answer as its
+ * decoders do (a group's `rayStartParams` updated with its defaults, the
+ * environment read with int()), and the job flow of KubeRay's API server
+ * examples (create, get, list, list all, delete).
+ *
+ * Needs a python3 with requests (Debian's python3-requests); without one
+ * the test is reported as ignored, saying why.
+ */
+import assert from "node:assert/strict";
+import { DEV_PERMISSIONS, EMBEDDED, startMain } from "./main_process.ts";
+
+/**
+ * Debian's python3 (python3-requests), else the first python3 on PATH
+ * that has requests.
+ */
+const PYTHONS = ["/usr/bin/python3", "python3"];
+
+/**
+ * The flow, at `sys.argv[1]` + `sys.argv[2]` (the server and the API
+ * base) in the namespace `sys.argv[3]`; prints one line "ok" or fails with
+ * the client's own exception.
+ */
+const FLOW = `
+import sys, time, requests
+server, api_base, ns = sys.argv[1], sys.argv[2], sys.argv[3]
+headers = {"Content-Type": "application/json", "accept": "application/json"}
+url = lambda path: server + api_base + path
+
+def ok(response):
+    if response.status_code // 100 != 2:
+        raise AssertionError(f"{response.request.method} {response.url}: "
+                             f"{response.status_code} {response.json()['message']}")
+    return response.json()
+
+def group_params(group, defaults):
+    params = group.get("rayStartParams")
+    params.update(defaults)  # the client's constructors do this
+    return params
+
+def read_cluster(c):
+    if "environment" in c:
+        int(c.get("environment", "0"))
+    spec = c.get("clusterSpec")
+    head = group_params(spec.get("headGroupSpec"), {"num-cpus": "0"})
+    workers = [group_params(w, {"node-ip-address": "$MY_POD_IP"})
+               for w in spec.get("workerGroupSpec", [])]
+    return c.get("name"), head, workers, c.get("clusterState"), c.get("serviceEndpoint")
+
+requests.delete(url(f"namespaces/{ns}/compute_templates/default-template"), headers=headers)
+requests.delete(url(f"namespaces/{ns}/clusters/test"), headers=headers)
+ok(requests.post(url(f"namespaces/{ns}/compute_templates"), headers=headers,
+   json={"name": "default-template", "namespace": ns, "cpu": 2, "memory": 4}))
+environment = {"values": {"key": "value"}}
+ok(requests.post(url(f"namespaces/{ns}/clusters"), headers=headers, json={
+    "name": "test", "namespace": ns, "user": "kuberay", "version": "2.46.0",
+    "clusterSpec": {
+        "headGroupSpec": {
+            "computeTemplate": "default-template",
+            "rayStartParams": {"dashboard-host": "0.0.0.0", "metrics-export-port": "8080", "num-cpus": "0"},
+            "image": "rayproject/ray:2.46.0-py310", "serviceType": "ClusterIP",
+            "imagePullPolicy": "Always", "environment": environment},
+        "workerGroupSpec": [{
+            "groupName": "small", "computeTemplate": "default-template",
+            "replicas": 1, "minReplicas": 1, "maxReplicas": 1,
+            "rayStartParams": {"node-ip-address": "$MY_POD_IP"},
+            "image": "rayproject/ray:2.46.0-py310", "imagePullPolicy": "Always",
+            "environment": environment}]}}))
+name, head, workers, _, _ = read_cluster(ok(requests.get(url(f"namespaces/{ns}/clusters/test"), headers=headers)))
+assert name == "test" and head["dashboard-host"] == "0.0.0.0", head
+assert workers == [{"node-ip-address": "$MY_POD_IP"}], workers
+for path in ["clusters", f"namespaces/{ns}/clusters"]:
+    clusters = [read_cluster(c) for c in ok(requests.get(url(path), headers=headers))["clusters"]]
+    assert [c[0] for c in clusters] == ["test"], clusters
+for _ in range(300):
+    _, _, _, state, endpoints = read_cluster(ok(requests.get(url(f"namespaces/{ns}/clusters/test"), headers=headers)))
+    if (state or "creating") == "ready":
+        break
+    time.sleep(0.1)
+assert state == "ready", state
+assert endpoints["dashboard"], endpoints
+ok(requests.delete(url(f"namespaces/{ns}/clusters/test"), headers=headers))
+gone = requests.delete(url(f"namespaces/{ns}/clusters/test"), headers=headers)
+assert gone.status_code == 404 and gone.json()["message"], gone.text
+
+job = {"name": "job-test", "namespace": ns, "user": "kuberay",
+       "entrypoint": "python /home/ray/samples/sample_code.py",
+       "activeDeadlineSeconds": 120,
+       "clusterSpec": {
+           "headGroupSpec": {"computeTemplate": "default-template",
+                             "image": "rayproject/ray:2.46.0-py310", "serviceType": "NodePort",
+                             "rayStartParams": {"dashboard-host": "0.0.0.0"}},
+           "workerGroupSpec": [{"groupName": "small-wg", "computeTemplate": "default-template",
+                                "image": "rayproject/ray:2.46.0-py310", "replicas": 1,
+                                "minReplicas": 0, "maxReplicas": 5,
+                                "rayStartParams": {"node-ip-address": "$MY_POD_IP"}}]}}
+ok(requests.post(url(f"namespaces/{ns}/jobs"), headers=headers, json=job))
+got = ok(requests.get(url(f"namespaces/{ns}/jobs/job-test"), headers=headers))
+group_params(got["clusterSpec"]["headGroupSpec"], {})
+for path in ["jobs", f"namespaces/{ns}/jobs"]:
+    jobs = ok(requests.get(url(path), headers=headers))["jobs"]
+    assert [j["name"] for j in jobs] == ["job-test"], jobs
+    group_params(jobs[0]["clusterSpec"]["workerGroupSpec"][0], {})
+ok(requests.delete(url(f"namespaces/{ns}/jobs/job-test"), headers=headers))
+# The template stays: the job's cluster, which uses it, goes in the background.
+print("ok")
+`;
+
+/** The first of PYTHONS that imports requests, if any. */
+function pythonWithRequests(): string | undefined {
+  return PYTHONS.find((python) => {
+    try {
+      return new Deno.Command(python, {
+        args: ["-c", "import requests"],
+        stdout: "null",
+        stderr: "null",
+      }).outputSync().success;
+    } catch {
+      return false; // no such python at all
+    }
+  });
+}
+
+const PYTHON = pythonWithRequests();
+const NAME =
+  "KubeRay's Python API server client's requests work against main.ts --kuberay-json, at /apis/v1 and at /apis/v1alpha2";
+
+Deno.test({
+  name: PYTHON
+    ? NAME
+    : `${NAME} (ignored: no python3 imports requests; apt-get install python3-requests)`,
+  ignore: !PYTHON,
+  async fn(t) {
+    const corral = await startMain({
+      permissions: DEV_PERMISSIONS,
+      args: [...EMBEDDED, "--kuberay-json"],
+      startTimeoutMs: 30_000,
+    });
+    try {
+      const bases = [["/apis/v1/", "default"], ["/apis/v1alpha2/", "team-a"]];
+      for (const [apiBase, namespace] of bases) {
+        await t.step(apiBase, async () => {
+          const { code, stdout, stderr } = await new Deno.Command(PYTHON!, {
+            args: ["-c", FLOW, corral.http, apiBase, namespace],
+            stdin: "null",
+          }).output();
+          const out = new TextDecoder().decode(stdout);
+          const err = new TextDecoder().decode(stderr);
+          assert.equal(code, 0, `python exited with ${code}:\n${out}${err}`);
+          assert.equal(out.trim(), "ok");
+        });
+      }
+    } finally {
+      const status = await corral.stop();
+      assert.equal(
+        status.code,
+        0,
+        `main.ts exit code; logs:\n${corral.logs.join("\n")}`,
+      );
+    }
+  },
+});
