@@ -37,6 +37,12 @@ export interface ExpiryTarget {
   field: string;
   /** How messages name it: "cluster", "job", "service". */
   noun: string;
+  /**
+   * Where the ttl and the time are given, where not `<field>.ttl` and
+   * `<field>.expires_at`: a whole Kubernetes object carries them in
+   * annotations.
+   */
+  fields?: { ttl: string; expiresAt: string };
 }
 
 const CLUSTER: ExpiryTarget = { field: "cluster", noun: "cluster" };
@@ -127,15 +133,17 @@ export function expiryOnCreate(
 ): Date | undefined {
   const violations: FieldViolation[] = [];
   const ttl = request.ttl ?? "";
+  const fields = target.fields ??
+    { ttl: `${target.field}.ttl`, expiresAt: `${target.field}.expires_at` };
   let expiresAt: Date | undefined;
-  let field = `${target.field}.expires_at`;
+  let field = fields.expiresAt;
   if (ttl !== "" && request.expiresAt) {
     violations.push({
-      field: `${target.field}.ttl`,
+      field: fields.ttl,
       description: "give ttl or expires_at, not both",
     });
   } else if (ttl !== "") {
-    field = `${target.field}.ttl`;
+    field = fields.ttl;
     const ms = parseDuration(ttl);
     if (ms === undefined || ms <= 0) {
       violations.push({
