@@ -14,6 +14,13 @@ import { type FieldViolation, invalidArgument } from "./errors.ts";
  */
 export const EXPIRES_AT_ANNOTATION = "corral.dev/expires-at";
 
+/**
+ * The lifetime a create of a whole object asks for (a RayCluster sent to
+ * the Kubernetes-shaped routes), as a ttl ("8h"): read on create, never
+ * written; the expiry it decides is (EXPIRES_AT_ANNOTATION).
+ */
+export const TTL_ANNOTATION = "corral.dev/ttl";
+
 /** The lifetime limits of one namespace (the policy's `expiry:`). */
 export interface ExpiryLimit {
   /** Applied when a create gives neither ttl nor expires_at. */

@@ -246,7 +246,12 @@ function unsupportedBody(why: string): ServiceError {
   );
 }
 
-async function readJsonBody(
+/**
+ * The JSON of `request`'s body (undefined for an empty one): 413 over
+ * `maxBodyBytes`, 415 without a Content-Type, INVALID_ARGUMENT for one
+ * that is not UTF-8 JSON.
+ */
+export async function readJsonBody(
   request: HttpRequest,
   maxBodyBytes: number,
 ): Promise<unknown> {
