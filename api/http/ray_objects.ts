@@ -239,12 +239,12 @@ function createUnit(route: Route): HttpUnit {
     ...unitBase(route, false, "Create"),
     methods: ["POST"],
     rule: ruleOf(route, "create", true),
-    decode: (request, params) => decodeObject(route, request, params),
-    handle: async (_request, _params, call, message) => {
+    decode: (request, params) => decodeBody(route, request, params),
+    handle: async (_request, params, call, message) => {
       const created = await createObject(
         route.options.service,
         route.kind,
-        message.object as RayObject,
+        objectOf(route, message, params),
         call,
       );
       return Response.json(created, { status: 201 });
@@ -275,12 +275,12 @@ function updateUnit(route: Route): HttpUnit {
     ...unitBase(route, true, "Update"),
     methods: ["PUT"],
     rule: ruleOf(route, "update", true),
-    decode: (request, params) => decodeObject(route, request, params),
-    handle: async (_request, _params, call, message) => {
+    decode: (request, params) => decodeBody(route, request, params),
+    handle: async (_request, params, call, message) => {
       const updated = await updateObject(
         route.options.service,
         route.kind,
-        message.object as RayObject,
+        objectOf(route, message, params),
         call,
       );
       return Response.json(updated);
@@ -318,12 +318,13 @@ function deleteUnit(route: Route): HttpUnit {
 }
 
 /**
- * The request of a create or replace: the object in the body, put in the
- * path's namespace, and its name. 400 (as the API server answers) for a
- * body that is no object of the route's kind, or that names another
- * namespace, or (a replace) another name than the path.
+ * The request of a create or replace as the chain sees it: the path's
+ * namespace, the name the body's metadata gives (what the row and the
+ * audit name), and the body. What the body must be is checked once the
+ * caller is authorized (objectOf), as the API server checks it after
+ * authorizing: a caller without the right learns nothing of it.
  */
-async function decodeObject(
+async function decodeBody(
   route: Route,
   request: HttpRequest,
   params: Params,
@@ -331,6 +332,23 @@ async function decodeObject(
   const unsupported = contentTypeRefusal(request);
   if (unsupported) throw unsupported;
   const body = await readJsonBody(request, route.options.maxBodyBytes);
+  const metadata = isRecord(body) && isRecord(body.metadata)
+    ? body.metadata
+    : {};
+  const name = typeof metadata.name === "string"
+    ? metadata.name
+    : params.name ?? "";
+  return { namespace: params.namespace, name, body };
+}
+
+/**
+ * The object of a create or replace, put in the path's namespace. 400 (as
+ * the API server answers) for a body that is no object of the route's
+ * kind, or that names another namespace, or (a replace) another name than
+ * the path; 422 for one without a spec.
+ */
+function objectOf(route: Route, message: Message, params: Params): RayObject {
+  const { body } = message;
   if (!isRecord(body)) {
     throw badRequest(`the body must be a ${route.objectKind} object`);
   }
@@ -366,11 +384,7 @@ async function decodeObject(
       },
     );
   }
-  return {
-    namespace,
-    name,
-    object: { ...body, metadata: { ...metadata, namespace } },
-  };
+  return { ...body, metadata: { ...metadata, namespace } } as RayObject;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -142,8 +142,11 @@ async function serveUnit(
     request.signal,
   );
   if (error) {
-    // A body the unit never read is the caller's to stop sending.
-    await request.body?.cancel().catch(() => {});
+    // A body the unit never read is left as the gateway's refusals leave
+    // it, for the listener to pass over: cancelled here, after the chain's
+    // awaits, node's web view of the request can still be handed data,
+    // which it then throws out of its event handler (Deno 2.9), taking
+    // the process with it.
     return unit.refuse
       ? unit.refuse(error, call.requestId, params)
       : errorResponse(error, { requestId: call.requestId });

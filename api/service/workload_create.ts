@@ -15,7 +15,10 @@
  * What a kind declares is only what differs (WorkloadCreate): how it is
  * validated and rendered, and what admission and the quota refusal call
  * it. A kind cannot skip owners, admission or quota; that it takes no
- * queue or expiry is written in its row, with why.
+ * queue or expiry is written in its row, with why. The RPCs' creates and
+ * those of whole objects through the Kubernetes-shaped routes
+ * (object_writes.ts, whose render is the object sent, with what the steps
+ * decided stamped on it) run the same steps: writeWorkload.
  */
 import { expiryOnCreate, limitOfKind } from "../../domain/expiry.ts";
 import {
