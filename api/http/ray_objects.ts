@@ -20,22 +20,26 @@
  */
 import { Code, ServiceError } from "../../domain/errors.ts";
 import { KINDS, type WorkloadKindName } from "../../domain/kinds.ts";
-import type { Message } from "../../domain/message_form.ts";
-import { HttpError } from "../errors.ts";
 import type { ObjectWatches } from "../service/object_watch.ts";
 import {
   createObject,
   deleteObject,
   portOf,
-  type RayObject,
   updateObject,
 } from "../service/object_writes.ts";
-import type { Service } from "../service/service.ts";
+import { readToChange, type Service } from "../service/service.ts";
 import type { HttpRequest } from "./http_request.ts";
 import { listAnswer, listQuery } from "./kube_lists.ts";
 import { statusResponse, type StatusTarget } from "./kube_status.ts";
 import { expiredIfAborted, watchAnswer } from "./kube_watch.ts";
-import { contentTypeRefusal, readJsonBody } from "./request_decoding.ts";
+import {
+  type BodyKind,
+  decodeBody,
+  decodePatch,
+  objectOf,
+  patchedObject,
+  patchesAtVersion,
+} from "./ray_object_bodies.ts";
 import type { Params } from "./router.ts";
 import type { HttpUnit, UnitContext, UnitRule } from "./units.ts";
 
@@ -81,6 +85,7 @@ export function rayObjectUnits(options: RayObjectsOptions): HttpUnit[] {
       createUnit(route),
       getUnit(route),
       updateUnit(route),
+      patchUnit(route),
       deleteUnit(route),
     ];
   });
@@ -117,6 +122,15 @@ function unitBase(route: Route, item: boolean, action: string) {
         : undefined,
     refuse: (error: ServiceError, requestId: string, params: Params) =>
       statusResponse(error, { requestId, target: targetOf(route, params) }),
+  };
+}
+
+/** What the route's bodies must be. */
+function bodyKind(route: Route): BodyKind {
+  return {
+    apiVersion: route.apiVersion,
+    objectKind: route.objectKind,
+    maxBodyBytes: route.options.maxBodyBytes,
   };
 }
 
@@ -239,12 +253,12 @@ function createUnit(route: Route): HttpUnit {
     ...unitBase(route, false, "Create"),
     methods: ["POST"],
     rule: ruleOf(route, "create", true),
-    decode: (request, params) => decodeBody(route, request, params),
+    decode: (request, params) => decodeBody(bodyKind(route), request, params),
     handle: async (_request, params, call, message) => {
       const created = await createObject(
         route.options.service,
         route.kind,
-        objectOf(route, message, params),
+        objectOf(bodyKind(route), message, params),
         call,
       );
       return Response.json(created, { status: 201 });
@@ -275,15 +289,58 @@ function updateUnit(route: Route): HttpUnit {
     ...unitBase(route, true, "Update"),
     methods: ["PUT"],
     rule: ruleOf(route, "update", true),
-    decode: (request, params) => decodeBody(route, request, params),
+    decode: (request, params) => decodeBody(bodyKind(route), request, params),
     handle: async (_request, params, call, message) => {
       const updated = await updateObject(
         route.options.service,
         route.kind,
-        objectOf(route, message, params),
+        objectOf(bodyKind(route), message, params),
         call,
       );
       return Response.json(updated);
+    },
+  };
+}
+
+/** Writes of a PATCH without a resourceVersion, when others keep winning. */
+const PATCH_ATTEMPTS = 5;
+
+/**
+ * PATCH of one object, a JSON merge patch: applied to the object as
+ * stored and written as a replace is (updateObject). Without a
+ * resourceVersion in the patch, a write that loses a race is made again
+ * on the fresh object, as the API server retries a patch.
+ */
+function patchUnit(route: Route): HttpUnit {
+  return {
+    ...unitBase(route, true, "Patch"),
+    methods: ["PATCH"],
+    rule: ruleOf(route, "update", true),
+    decode: (request, params) => decodePatch(bodyKind(route), request, params),
+    handle: async (_request, params, call, message) => {
+      const { service } = route.options;
+      const port = portOf(service, route.kind);
+      for (let attempt = 1;; attempt++) {
+        const current = await readToChange(
+          call.action,
+          port.get(call.scope.namespace, params.name, {
+            ...call.kube,
+            fresh: true,
+          }),
+        );
+        const object = patchedObject(bodyKind(route), current, message, params);
+        try {
+          return Response.json(
+            await updateObject(service, route.kind, object, call),
+          );
+        } catch (error) {
+          const lost = error instanceof ServiceError &&
+            error.code === Code.ABORTED;
+          if (!lost || patchesAtVersion(message) || attempt >= PATCH_ATTEMPTS) {
+            throw error;
+          }
+        }
+      }
     },
   };
 }
@@ -294,9 +351,9 @@ function deleteUnit(route: Route): HttpUnit {
     ...unitBase(route, true, "Delete"),
     methods: ["DELETE"],
     rule: ruleOf(route, "delete", true),
-    handle: async (request, params, call) => {
-      // DeleteOptions (propagation, preconditions) are not taken.
-      await request.body?.cancel();
+    // DeleteOptions in a body (propagation, preconditions) are not taken;
+    // the body is left to the listener, as a refused call's is (units.ts).
+    handle: async (_request, params, call) => {
       const deleted = await deleteObject(
         route.options.service,
         route.kind,
@@ -315,83 +372,4 @@ function deleteUnit(route: Route): HttpUnit {
       });
     },
   };
-}
-
-/**
- * The request of a create or replace as the chain sees it: the path's
- * namespace, the name the body's metadata gives (what the row and the
- * audit name), and the body. What the body must be is checked once the
- * caller is authorized (objectOf), as the API server checks it after
- * authorizing: a caller without the right learns nothing of it.
- */
-async function decodeBody(
-  route: Route,
-  request: HttpRequest,
-  params: Params,
-): Promise<Message> {
-  const unsupported = contentTypeRefusal(request);
-  if (unsupported) throw unsupported;
-  const body = await readJsonBody(request, route.options.maxBodyBytes);
-  const metadata = isRecord(body) && isRecord(body.metadata)
-    ? body.metadata
-    : {};
-  const name = typeof metadata.name === "string"
-    ? metadata.name
-    : params.name ?? "";
-  return { namespace: params.namespace, name, body };
-}
-
-/**
- * The object of a create or replace, put in the path's namespace. 400 (as
- * the API server answers) for a body that is no object of the route's
- * kind, or that names another namespace, or (a replace) another name than
- * the path; 422 for one without a spec.
- */
-function objectOf(route: Route, message: Message, params: Params): RayObject {
-  const { body } = message;
-  if (!isRecord(body)) {
-    throw badRequest(`the body must be a ${route.objectKind} object`);
-  }
-  if (body.apiVersion !== route.apiVersion || body.kind !== route.objectKind) {
-    throw badRequest(
-      `the object's apiVersion and kind (${JSON.stringify(body.apiVersion)}, ${
-        JSON.stringify(body.kind)
-      }) are not those of the route (${route.apiVersion}, ${route.objectKind})`,
-    );
-  }
-  const metadata = isRecord(body.metadata) ? body.metadata : {};
-  const name = typeof metadata.name === "string" ? metadata.name : "";
-  const { namespace } = params;
-  if (metadata.namespace !== undefined && metadata.namespace !== namespace) {
-    throw badRequest(
-      "the namespace of the provided object does not match the namespace sent on the request",
-    );
-  }
-  if (params.name !== undefined && name !== params.name) {
-    throw badRequest(
-      `the name of the object (${name}) does not match the name on the URL (${params.name})`,
-    );
-  }
-  if (!isRecord(body.spec)) {
-    throw new ServiceError(
-      Code.INVALID_ARGUMENT,
-      `Invalid ${route.objectKind} "${name}": spec: is required`,
-      {
-        details: [{
-          "@type": "type.googleapis.com/google.rpc.BadRequest",
-          fieldViolations: [{ field: "spec", description: "is required" }],
-        }],
-      },
-    );
-  }
-  return { ...body, metadata: { ...metadata, namespace } } as RayObject;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** 400 BadRequest with the API server's words. */
-function badRequest(message: string): ServiceError {
-  return new HttpError(400, Code.INVALID_ARGUMENT, message);
 }

@@ -307,3 +307,58 @@ Deno.test("a create asks for a queue and a ttl in the object's metadata, decided
     assert.equal(elsewhere.body.reason, "BadRequest");
   });
 });
+
+Deno.test("a PATCH is a JSON merge patch of the object as stored, written as a replace is; what Corral decided stays, and other patch types are 415", async () => {
+  await withWorld(async (world) => {
+    const created = await call(
+      world,
+      ALICE,
+      "POST",
+      CLUSTERS,
+      rayCluster("blue"),
+    );
+    assert.equal(created.status, 201, await created.text());
+    const patch = (type: string, body: unknown) =>
+      fetch(`${world.base}${CLUSTERS}/blue`, {
+        method: "PATCH",
+        headers: {
+          authorization: `Bearer ${ALICE.token}`,
+          "content-type": type,
+        },
+        body: JSON.stringify(body),
+      });
+    const patched = await answer(
+      await patch("application/merge-patch+json", {
+        metadata: { labels: { team: "ml", "ray.io/user": "mallory" } },
+        spec: {
+          workerGroupSpecs: [{
+            ...rayCluster("blue").spec.workerGroupSpecs[0],
+            replicas: 0,
+            minReplicas: 0,
+          }],
+        },
+      }),
+    );
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    const labels = (patched.body.metadata as {
+      labels: Record<string, string>;
+    }).labels;
+    assert.equal(labels.team, "ml");
+    assert.equal(labels["ray.io/user"], "alice");
+    const workers = (patched.body.spec as {
+      workerGroupSpecs: { replicas: number }[];
+    }).workerGroupSpecs;
+    assert.equal(workers[0].replicas, 0);
+
+    for (
+      const type of [
+        "application/json-patch+json",
+        "application/strategic-merge-patch+json",
+      ]
+    ) {
+      const refused = await answer(await patch(type, []));
+      assert.equal(refused.status, 415, type);
+      assert.equal(refused.body.kind, "Status");
+    }
+  });
+});
