@@ -171,14 +171,22 @@ async function listObjects(
   request: HttpRequest,
   { scope, kube, action }: UnitContext,
 ): Promise<Response> {
-  const query = listQuery(new URL(request.url), action);
+  const url = new URL(request.url);
+  const query = listQuery(url, action);
+  const name = nameSelected(
+    url.searchParams.get("fieldSelector") ?? "",
+    action,
+  );
   const { service, watches } = route.options;
   // Read before the list: a watch from it misses nothing the list lacks.
   const resourceVersion = watches?.of(route.kind)?.resumePoint();
-  const objects = await portOf(service, route.kind).list(
+  const listed = await portOf(service, route.kind).list(
     scope.namespace,
     kube,
   );
+  const objects = name === undefined
+    ? listed
+    : listed.filter((object) => object.metadata.name === name);
   return Response.json(
     listAnswer(objects, query, {
       apiVersion: route.apiVersion,
@@ -233,9 +241,9 @@ function watchObjects(
 }
 
 /**
- * The name a watch's field selector narrows it to (`metadata.name=blue`,
- * as clients watch one object); undefined for none. Any other field is
- * refused: only names are selected here.
+ * The name a list's or watch's field selector narrows it to
+ * (`metadata.name=blue`, as clients watch one object); undefined for
+ * none. Any other field is refused: only names are selected here.
  */
 function nameSelected(selector: string, action: string): string | undefined {
   if (selector.trim() === "") return undefined;

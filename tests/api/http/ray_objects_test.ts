@@ -121,6 +121,16 @@ Deno.test("a list of RayClusters is a RayClusterList with a resourceVersion, pag
       "RayCluster/c",
     ]);
 
+    const named = await answer(
+      await call(
+        world,
+        ALICE,
+        "GET",
+        `${CLUSTERS}?fieldSelector=${encodeURIComponent("metadata.name=b")}`,
+      ),
+    );
+    assert.deepEqual(names(named.body.items), ["RayCluster/b"]);
+
     const bad = await answer(
       await call(world, ALICE, "GET", `${CLUSTERS}?continue=nonsense`),
     );
