@@ -37,9 +37,14 @@ export async function decodeBody(
   request: HttpRequest,
   params: Params,
 ): Promise<Message> {
-  const unsupported = contentTypeRefusal(request);
+  // A body without a Content-Type is JSON, as the API server takes it
+  // (`kubectl create --raw -f` sends none); any other type but JSON is
+  // refused. A browser cannot send one cross-origin: the browser guard
+  // refuses cross-origin writes.
+  const typed = request.headers.get("content-type") !== null;
+  const unsupported = typed ? contentTypeRefusal(request) : undefined;
   if (unsupported) throw unsupported;
-  const body = await readJsonBody(request, kind.maxBodyBytes);
+  const body = await readJsonBody(request, kind.maxBodyBytes, true);
   const metadata = isRecord(body) && isRecord(body.metadata)
     ? body.metadata
     : {};

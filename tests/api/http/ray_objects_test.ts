@@ -310,6 +310,14 @@ Deno.test("a create asks for a queue and a ttl in the object's metadata, decided
       /may not create clusters for "bob"/,
     );
 
+    // kubectl create --raw -f sends its body without a Content-Type.
+    const untyped = await fetch(`${world.base}${CLUSTERS}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ALICE.token}` },
+      body: new Blob([JSON.stringify(rayCluster("plain"))]),
+    });
+    assert.equal(untyped.status, 201, await untyped.text());
+
     const elsewhere = await answer(
       await call(world, ALICE, "PUT", `${CLUSTERS}/other`, rayCluster("blue")),
     );
