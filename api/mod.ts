@@ -32,8 +32,13 @@ import { Metrics, metricsPage } from "./metrics.ts";
 import { metricsUnit } from "./metrics_unit.ts";
 import { openApiDocument } from "./openapi.ts";
 import { type ApiSchema, loadApiSchema } from "./schema.ts";
+import type { Service } from "./service/service.ts";
 import { createDispatcher, type Dispatcher } from "./service/dispatcher.ts";
-import { createHandlers } from "./service/handlers.ts";
+import { handlersOf } from "./service/handlers.ts";
+import { serviceOf } from "./service/service.ts";
+import { ObjectWatches } from "./service/object_watch.ts";
+import { rayObjectUnits } from "./http/ray_objects.ts";
+import { eventsUnit } from "./http/kube_events.ts";
 import {
   type ClusterWatch,
   type JobWatch,
@@ -107,6 +112,11 @@ export interface Api {
   watches?: ClusterWatch;
   /** WatchRayJobs' streams, ended on shutdown; none without a cache. */
   jobWatches?: JobWatch;
+  /**
+   * The Kubernetes-shaped routes' watches (`?watch=1`), ended on
+   * shutdown; none without a cache.
+   */
+  objectWatches?: ObjectWatches;
 }
 
 export async function createApi(options: ApiOptions): Promise<Api> {
@@ -118,17 +128,22 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     converted,
     options.watch,
   );
-  const handlers = createHandlers({
+  const service = serviceOf({
     orchestrator,
     clusterApiVersion: options.clusterApiVersion,
     limits: options.limits,
     converted,
     watches,
     jobWatches,
-    ...(options.dashboardProxy
-      ? { jobSubmissions: { jobs: options.dashboardProxy.jobs } }
-      : {}),
   });
+  const handlers = handlersOf(
+    service,
+    options.dashboardProxy ? { jobs: options.dashboardProxy.jobs } : undefined,
+  );
+  // The Kubernetes-shaped routes' watches: over the cache, as the RPCs'.
+  const objectWatches = watches
+    ? new ObjectWatches(orchestrator, options.clusterApiVersion, options.watch)
+    : undefined;
   const cache = orchestrator.cacheState?.bind(orchestrator);
   const metrics = new Metrics({
     version: options.version,
@@ -147,7 +162,14 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     streamMaxDurationMs: options.streamMaxDurationMs,
     fairUse: options.fairUse,
   });
-  const served = { schema, dispatcher, metrics, health };
+  const served = {
+    schema,
+    dispatcher,
+    metrics,
+    health,
+    service,
+    objectWatches,
+  };
   const { grpc, grpcHealth } = grpcPort(options, served);
   return {
     http: await httpPort(options, served),
@@ -157,6 +179,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     httpInFlight: (delta: 1 | -1) => metrics.inFlight.http += delta,
     watches,
     jobWatches,
+    objectWatches,
   };
 }
 
@@ -166,6 +189,9 @@ interface Served {
   dispatcher: Dispatcher;
   metrics: Metrics;
   health: Health;
+  /** What the handlers act with, shared by the Kubernetes-shaped routes. */
+  service: Service;
+  objectWatches?: ObjectWatches;
 }
 
 /**
@@ -176,7 +202,7 @@ interface Served {
  */
 async function httpPort(
   options: ApiOptions,
-  { schema, dispatcher, metrics, health }: Served,
+  { schema, dispatcher, metrics, health, service, objectWatches }: Served,
 ): Promise<Router> {
   const { log } = options;
   // Compiled once: the gateway routes with them, the document describes them.
@@ -194,6 +220,13 @@ async function httpPort(
         log,
       }).units()
       : []),
+    // KubeRay's Kubernetes-shaped routes ("V2"), and the Events of them.
+    ...rayObjectUnits({
+      service,
+      watches: objectWatches,
+      maxBodyBytes: options.maxBodyBytes,
+    }),
+    eventsUnit(service),
   ];
   const pages = {
     ...docsPages(openApiDocument(routes), await loadScalarBundle()),

@@ -28,7 +28,12 @@ export function named(
 export interface StopperOptions {
   api: Pick<
     Api,
-    "health" | "grpc" | "grpcHealth" | "watches" | "jobWatches"
+    | "health"
+    | "grpc"
+    | "grpcHealth"
+    | "watches"
+    | "jobWatches"
+    | "objectWatches"
   >;
   httpServer: Pick<HttpServer, "drain" | "inFlight" | "shutdown">;
   /**
@@ -61,6 +66,7 @@ export function stopper(options: StopperOptions): (signal: string) => void {
     api.grpcHealth.shutdown();
     api.watches?.close();
     api.jobWatches?.close();
+    api.objectWatches?.close();
     await Promise.all([
       httpServer.shutdown(graceMs),
       shutdownGrpc(api.grpc, graceMs),

@@ -14,6 +14,13 @@ import { type FieldViolation, invalidArgument } from "./errors.ts";
  */
 export const EXPIRES_AT_ANNOTATION = "corral.dev/expires-at";
 
+/**
+ * The lifetime a create of a whole object asks for (a RayCluster sent to
+ * the Kubernetes-shaped routes), as a ttl ("8h"): read on create, never
+ * written; the expiry it decides is (EXPIRES_AT_ANNOTATION).
+ */
+export const TTL_ANNOTATION = "corral.dev/ttl";
+
 /** The lifetime limits of one namespace (the policy's `expiry:`). */
 export interface ExpiryLimit {
   /** Applied when a create gives neither ttl nor expires_at. */
@@ -37,6 +44,12 @@ export interface ExpiryTarget {
   field: string;
   /** How messages name it: "cluster", "job", "service". */
   noun: string;
+  /**
+   * Where the ttl and the time are given, where not `<field>.ttl` and
+   * `<field>.expires_at`: a whole Kubernetes object carries them in
+   * annotations.
+   */
+  fields?: { ttl: string; expiresAt: string };
 }
 
 const CLUSTER: ExpiryTarget = { field: "cluster", noun: "cluster" };
@@ -127,15 +140,17 @@ export function expiryOnCreate(
 ): Date | undefined {
   const violations: FieldViolation[] = [];
   const ttl = request.ttl ?? "";
+  const fields = target.fields ??
+    { ttl: `${target.field}.ttl`, expiresAt: `${target.field}.expires_at` };
   let expiresAt: Date | undefined;
-  let field = `${target.field}.expires_at`;
+  let field = fields.expiresAt;
   if (ttl !== "" && request.expiresAt) {
     violations.push({
-      field: `${target.field}.ttl`,
+      field: fields.ttl,
       description: "give ttl or expires_at, not both",
     });
   } else if (ttl !== "") {
-    field = `${target.field}.ttl`;
+    field = fields.ttl;
     const ms = parseDuration(ttl);
     if (ms === undefined || ms <= 0) {
       violations.push({

@@ -53,9 +53,9 @@ export function wholeBodyOf(
 }
 
 /**
- * Answers whose body is made as it is written (streamedResponse()): the
- * listener writes them chunk by chunk, where it reads any other answer in
- * full first.
+ * Answers whose body is made as it is written (streamedResponse(),
+ * streamingResponse()): the listener writes them chunk by chunk, where it
+ * reads any other answer in full first.
  */
 const streamed = new WeakSet<Response>();
 
@@ -84,7 +84,22 @@ export function streamedResponse(
   return response;
 }
 
-/** Whether `response` was made by streamedResponse(). */
+/**
+ * A 200 answer of `body`, which comes as it is made for as long as it
+ * lasts, with `headers`: a Kubernetes watch, whose Content-Type
+ * (application/json) does not tell the listener it is a stream.
+ */
+export function streamingResponse(
+  body: ReadableStream<Uint8Array>,
+  headers: Record<string, string>,
+): Response {
+  const response = new Response(body);
+  for (const name in headers) response.headers.set(name, headers[name]);
+  streamed.add(response);
+  return response;
+}
+
+/** Whether `response` was made by streamedResponse() or streamingResponse(). */
 export function isStreamedAnswer(response: Response): boolean {
   return streamed.has(response);
 }

@@ -246,9 +246,16 @@ function unsupportedBody(why: string): ServiceError {
   );
 }
 
-async function readJsonBody(
+/**
+ * The JSON of `request`'s body (undefined for an empty one): 413 over
+ * `maxBodyBytes`, 415 without a Content-Type (unless `untyped` takes one
+ * without as JSON, as the Kubernetes API server does), INVALID_ARGUMENT
+ * for one that is not UTF-8 JSON.
+ */
+export async function readJsonBody(
   request: HttpRequest,
   maxBodyBytes: number,
+  untyped = false,
 ): Promise<unknown> {
   const tooLarge = () =>
     new HttpError(
@@ -269,7 +276,7 @@ async function readJsonBody(
   if (text.trim() === "") return undefined;
   // A body that arrived without Content-Length (a Request made in process):
   // contentTypeRefusal() could not know it was there.
-  if (request.headers.get("content-type") === null) {
+  if (request.headers.get("content-type") === null && !untyped) {
     throw unsupportedBody("it has no Content-Type");
   }
   try {

@@ -77,6 +77,10 @@ async function writeStream(
   response: Response,
 ): Promise<void> {
   if (response.body === null) return void res.end();
+  // The status and headers go out at once, as the Kubernetes API server
+  // sends a watch's: a client waits for them before it reads, and a watch
+  // resumed where nothing has changed since has nothing else to send.
+  res.flushHeaders();
   for await (const chunk of response.body) {
     // Leaving the loop cancels the body: a stream stops with its client.
     if (res.destroyed) break;

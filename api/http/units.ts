@@ -9,10 +9,14 @@
  * audits by itself.
  *
  * A unit's request, as the chain sees it, is its path variables
- * (`{namespace, name}`): what the row authorizes, the audit names and the
- * log line says. Its answer is a Response, or an HttpAnswer whose lifetime
- * (a WebSocket) the chain then guards and follows to its end.
+ * (`{namespace, name}`), or what its own `decode` makes of the request
+ * once the caller is known (a body it reads): what the row authorizes, the
+ * audit names and the log line says. Its answer is a Response, or an
+ * HttpAnswer whose lifetime (a WebSocket, a watch) the chain then guards
+ * and follows to its end. Its refusals are Corral's error answers, or
+ * what its own `refuse` makes of them (a Kubernetes Status).
  */
+import type { ServiceError } from "../../domain/errors.ts";
 import type { Message } from "../../domain/message_form.ts";
 import type { Call } from "../service/call.ts";
 import { type Dispatcher, HttpAnswer } from "../service/dispatcher.ts";
@@ -45,7 +49,12 @@ export interface HttpUnit {
    * Its row in the policy table (Declaration's), of one namespace, the
    * path's: a unit acts on one cluster, or on none (whoami).
    */
-  rule?: RpcRule & { namespace: "request" };
+  rule?: UnitRule;
+  /**
+   * The row of one call, where the request says which (an Events list
+   * narrowed to one kind's); `rule` otherwise.
+   */
+  ruleOf?(request: HttpRequest): UnitRule;
   /** What the chain asks before the handler; Declaration's. */
   check?: Declaration["check"];
   /** What its errors start with; Declaration's. */
@@ -58,12 +67,26 @@ export interface HttpUnit {
     request: HttpRequest,
     params: Params,
   ): Pick<Call, "credentials" | "opensStream">;
+  /**
+   * The request as the chain sees it, where it is more than the path
+   * variables: called once the caller is authenticated, before the row is
+   * checked; what it throws is the call's refusal. Its `namespace` and
+   * `name` are what the row authorizes.
+   */
+  decode?(request: HttpRequest, params: Params): Promise<Message>;
+  /** How its refusals are answered, where not as Corral's (errorResponse). */
+  refuse?(error: ServiceError, requestId: string, params: Params): Response;
   handle(
     request: HttpRequest,
     params: Params,
     call: UnitContext,
+    /** The request as the chain saw it (`decode`'s, or the path's). */
+    message: Message,
   ): Promise<Response | HttpAnswer>;
 }
+
+/** A unit's row: of one namespace, the path's. */
+export type UnitRule = RpcRule & { namespace: "request" };
 
 /** What a unit's handler knows of the call: its path's one namespace. */
 export type UnitContext = CallContext<NamespaceScope>;
@@ -101,27 +124,32 @@ async function serveUnit(
   };
   const declaration: Declaration = {
     key: unit.key,
-    rule: unit.rule,
+    rule: unit.ruleOf?.(request) ?? unit.rule,
     check: unit.check,
     action: unit.action,
     streaming: false,
-    handle: async (_message, context) => {
+    handle: async (message, context) => {
       // One namespace: the row's (HttpUnit.rule), or none (authenticatedOnly).
       const scoped = context as UnitContext;
-      const answer = await unit.handle(request, params, scoped);
+      const answer = await unit.handle(request, params, scoped, message);
       return answer instanceof HttpAnswer ? answer : new HttpAnswer(answer);
     },
   };
   const { response, error } = await dispatcher.serve(
     call,
     declaration,
-    () => requestOf(params),
+    unit.decode ? () => unit.decode!(request, params) : () => requestOf(params),
     request.signal,
   );
   if (error) {
-    // A body the unit never read is the caller's to stop sending.
-    await request.body?.cancel().catch(() => {});
-    return errorResponse(error, { requestId: call.requestId });
+    // A body the unit never read is left as the gateway's refusals leave
+    // it, for the listener to pass over: cancelled here, after the chain's
+    // awaits, node's web view of the request can still be handed data,
+    // which it then throws out of its event handler (Deno 2.9), taking
+    // the process with it.
+    return unit.refuse
+      ? unit.refuse(error, call.requestId, params)
+      : errorResponse(error, { requestId: call.requestId });
   }
   return response!;
 }

@@ -20,7 +20,7 @@ import { QuotaHandlers } from "./quotas.ts";
 import { RayServiceHandlers } from "./ray_services.ts";
 import type { Handlers } from "./rpcs.ts";
 import { bindService } from "./bind_service.ts";
-import { serviceOf, type ServiceOptions } from "./service.ts";
+import { type Service, serviceOf, type ServiceOptions } from "./service.ts";
 import { WatchHandlers } from "./watch.ts";
 
 export type { ServiceOptions } from "./service.ts";
@@ -34,7 +34,17 @@ export function createHandlers(
     jobSubmissions?: Omit<JobSubmissionOptions, "orchestrator">;
   },
 ): Handlers {
-  const service = serviceOf(options);
+  return handlersOf(serviceOf(options), options.jobSubmissions);
+}
+
+/**
+ * The handlers over `service`, which what else serves the API shares (the
+ * Kubernetes-shaped routes: their quotas take turns with the RPCs').
+ */
+export function handlersOf(
+  service: Service,
+  jobSubmissions?: Omit<JobSubmissionOptions, "orchestrator">,
+): Handlers {
   const clusters = new ClusterHandlers(service);
   const expiry = new ExpiryHandlers(service);
   const templates = new ComputeTemplateHandlers(service);
@@ -43,7 +53,7 @@ export function createHandlers(
   const services = new RayServiceHandlers(service);
   const quotas = new QuotaHandlers(service);
   const submissions = new JobSubmissionHandlers({
-    ...options.jobSubmissions,
+    ...jobSubmissions,
     orchestrator: service.orchestrator,
   });
   return {

@@ -49,6 +49,7 @@ import { createWorkload, type WorkloadCreate } from "./workload_create.ts";
 import { KINDS } from "../../domain/kinds.ts";
 import type { CallContext, NamespaceScope, NamespacesScope } from "./rpcs.ts";
 import { jobUpdateViolations, queuedResumeRefusal } from "./job_update.ts";
+import { checkSelectedCluster } from "./selected_cluster.ts";
 
 type NamespaceCall = CallContext<NamespaceScope>;
 
@@ -86,7 +87,14 @@ export class JobHandlers {
       const rayClusterSpec = job.clusterSpec
         ? (await this.ownCluster(job, call)).spec
         : undefined;
-      if (!rayClusterSpec) await this.checkSelectedCluster(job, call);
+      if (!rayClusterSpec) {
+        await checkSelectedCluster(
+          this.service.orchestrator,
+          job.clusterSelector[CLUSTER_SELECTOR_KEY],
+          `job.clusterSelector["${CLUSTER_SELECTOR_KEY}"]`,
+          call,
+        );
+      }
       // The whole RayJob: its own cluster's pods and its submitter pod,
       // which runs in the namespace whichever cluster the job chose.
       const resource = jobToResource(job, job.namespace, {
@@ -222,54 +230,6 @@ export class JobHandlers {
       apiVersion: this.service.clusterApiVersion,
       now: this.service.now(),
     });
-  }
-
-  /**
-   * A job on an existing cluster: the cluster must be one Corral manages
-   * in the job's namespace (FAILED_PRECONDITION otherwise), and the caller
-   * must be allowed to update it (PERMISSION_DENIED), its owners rule
-   * included: running code on a cluster is changing what it does.
-   */
-  private async checkSelectedCluster(
-    job: RayJob,
-    { kube, caller, scope, action }: NamespaceCall,
-  ): Promise<void> {
-    const name = job.clusterSelector[CLUSTER_SELECTOR_KEY];
-    const field = `job.clusterSelector["${CLUSTER_SELECTOR_KEY}"]`;
-    const rules = caller.authorize(
-      `${action}: ${field}`,
-      "update",
-      "clusters",
-      scope.namespace,
-    );
-    let cluster: RayCluster;
-    try {
-      cluster = await this.service.orchestrator.clusters.get(
-        scope.namespace,
-        name,
-        kube,
-      );
-    } catch (error) {
-      if (error instanceof ServiceError && error.code === Code.NOT_FOUND) {
-        throw new ServiceError(
-          Code.FAILED_PRECONDITION,
-          `${action}: ${field}: cluster "${name}" not found in namespace "${scope.namespace}"`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
-    // The owner rule of the cluster it runs on: the rules that let the
-    // caller update that cluster, not the job's.
-    checkOwner(
-      {
-        caller,
-        scope: { namespace: scope.namespace, rules },
-        action: `${action}: ${field}`,
-      },
-      cluster,
-      { resource: "clusters", doing: "run jobs on a cluster" },
-    );
   }
 
   /** The jobs of one namespace, of several, or (undefined) of all. */

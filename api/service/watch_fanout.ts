@@ -242,6 +242,17 @@ export class WatchFanout<I, M> {
     return watcher;
   }
 
+  /**
+   * Where a watch started now would resume from, as answers say it (a
+   * Kubernetes list's resourceVersion): every change after it is kept
+   * from now on, so a watch that follows a list read after this call
+   * misses nothing (and may be told again of what the list had).
+   */
+  resumePoint(): string {
+    this.#startHistory();
+    return resumePointText({ version: this.#revision, epoch: this.#epoch });
+  }
+
   /** Ends every watch (cleanly: clients resume elsewhere) and the feed. */
   close(): void {
     this.#unsubscribe();

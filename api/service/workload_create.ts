@@ -15,7 +15,10 @@
  * What a kind declares is only what differs (WorkloadCreate): how it is
  * validated and rendered, and what admission and the quota refusal call
  * it. A kind cannot skip owners, admission or quota; that it takes no
- * queue or expiry is written in its row, with why.
+ * queue or expiry is written in its row, with why. The RPCs' creates and
+ * those of whole objects through the Kubernetes-shaped routes
+ * (object_writes.ts, whose render is the object sent, with what the steps
+ * decided stamped on it) run the same steps: writeWorkload.
  */
 import { expiryOnCreate, limitOfKind } from "../../domain/expiry.ts";
 import {
@@ -57,6 +60,14 @@ export interface Rendered<R> {
   workload: Workload;
 }
 
+/** Where a workload's queue, lifetime and owner are given. */
+export interface WorkloadFields {
+  queue: string;
+  ttl: string;
+  expiresAt: string;
+  user: string;
+}
+
 /** The part of a create that differs from kind to kind. */
 export interface WorkloadCreate<M extends WorkloadMessage, R> {
   kind: WorkloadKindName;
@@ -66,6 +77,13 @@ export interface WorkloadCreate<M extends WorkloadMessage, R> {
   admittedAs?: string;
   /** How a quota's refusal names it: "this cluster", "this job". */
   what: string;
+  /**
+   * Where the queue, the lifetime and the owner are given, where not the
+   * message's fields under `field` (`cluster.queue`, `cluster.ttl`): a
+   * whole Kubernetes object carries them in its labels and annotations
+   * (object_writes.ts), and refusals name those.
+   */
+  fields?: WorkloadFields;
   /**
    * The kind's own checks of the message, in the call's namespace; throws
    * INVALID_ARGUMENT listing every violation.
@@ -100,13 +118,34 @@ export async function createWorkload<
   requested: M | undefined,
   call: NamespaceCall,
 ): Promise<M> {
+  const created = await writeWorkload(service, create, requested, call);
+  const kind = KINDS[create.kind] as unknown as Kind<R, M>;
+  return kind.message(created, []);
+}
+
+/**
+ * The steps of a workload's create, in their one order, then the write:
+ * the resource as stored. What `requested` is (a message of the API, or a
+ * whole Kubernetes object: object_writes.ts) is `create`'s to say; the
+ * steps are the same.
+ */
+export async function writeWorkload<
+  M extends WorkloadMessage,
+  R extends KindObjects[WorkloadKindName],
+>(
+  service: Service,
+  create: WorkloadCreate<M, R>,
+  requested: M | undefined,
+  call: NamespaceCall,
+): Promise<R> {
   const steps = writeStepsOf(create.kind);
   const { caller, scope, action, log, kube } = call;
   const namespace = scope.namespace;
+  const fields = fieldsOf(create);
   const owned = ownedBy(requested, call);
   create.validate(owned, call);
   const message = { ...owned!, namespace };
-  checkCreator(message, create, call);
+  checkCreator(message, create.kind, fields.user, call);
   if (steps.queue === true) {
     const limit = caller.queueLimit?.(namespace) ?? {};
     message.queue = queueOnCreate(
@@ -115,7 +154,7 @@ export async function createWorkload<
         ? { allowed: limit.allowed }
         : limit,
       action,
-      `${create.field}.queue`,
+      fields.queue,
     );
   }
   if (steps.expiry === true && create.expires?.(message) !== false) {
@@ -124,7 +163,7 @@ export async function createWorkload<
       limitOfKind(caller.expiryLimit?.(namespace) ?? {}, create.kind),
       service.now(),
       action,
-      { field: create.field, noun: KINDS[create.kind].noun },
+      { field: create.field, noun: KINDS[create.kind].noun, fields },
     );
   }
   const { resource, workload } = await create.render(message, call);
@@ -136,9 +175,24 @@ export async function createWorkload<
     what: create.what,
     write: () => port.create(resource, kube),
   });
-  const kind = KINDS[create.kind] as unknown as Kind<R, M>;
-  log.info(`Created ${kind.noun}`, { namespace, name: message.name });
-  return kind.message(created, []);
+  log.info(`Created ${KINDS[create.kind].noun}`, {
+    namespace,
+    name: message.name,
+  });
+  return created;
+}
+
+/** Where `create`'s refusals say its queue, lifetime and owner are. */
+function fieldsOf(
+  create: { field: string; fields?: WorkloadFields },
+): WorkloadFields {
+  const { field } = create;
+  return create.fields ?? {
+    queue: `${field}.queue`,
+    ttl: `${field}.ttl`,
+    expiresAt: `${field}.expires_at`,
+    user: `${field}.user`,
+  };
 }
 
 /**
@@ -156,14 +210,15 @@ function ownedBy<M extends WorkloadMessage>(
 /** PERMISSION_DENIED for an authenticated caller creating for another. */
 function checkCreator(
   message: WorkloadMessage,
-  create: { kind: WorkloadKindName; field: string },
+  kind: WorkloadKindName,
+  field: string,
   { caller, action }: NamespaceCall,
 ): void {
   const { user } = caller.identity;
   if (!caller.authenticated || message.user === user) return;
-  const { noun } = KINDS[create.kind];
+  const { noun } = KINDS[kind];
   throw new AuthorizationError(
     "no-rule",
-    `${action}: ${create.field}.user: user "${user}" may not create ${noun}s for "${message.user}"`,
+    `${action}: ${field}: user "${user}" may not create ${noun}s for "${message.user}"`,
   );
 }

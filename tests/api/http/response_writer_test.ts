@@ -15,6 +15,7 @@ class SlowResponse extends EventEmitter {
   written = 0;
   ended = false;
   setHeader(): void {}
+  flushHeaders(): void {}
   write(): boolean {
     this.written++;
     return false;
