@@ -101,6 +101,6 @@ export const SERVING_SPECS = {
     value: "BOOL",
     boolean: true,
     help:
-      "HTTP answers in the JSON KubeRay's API server writes (enums as numbers, unpopulated fields left out) and request fields the API does not know are dropped with a warning instead of refused",
+      "HTTP answers in the JSON KubeRay's API server writes (enums as numbers, unpopulated fields left out, a group's start parameters as rayStartParams) and request fields the API does not know are dropped with a warning instead of refused",
   },
 } as const satisfies Record<string, Spec>;
