@@ -1,0 +1,34 @@
+/**
+ * The Kubernetes API stand-in and the simulated operator, as embedded mode
+ * runs them, in a process of their own: what bench/soak.ts runs Corral in
+ * kubernetes mode against, so that Corral's memory is Corral's alone (in
+ * `deno task dev` the stand-in and the operator share Corral's process).
+ *
+ *   deno run -A bench/soak_standin.ts --operator-delay 300ms
+ *
+ * Prints one JSON line when ready: {"url": ..., "kubeconfig": <path>}.
+ */
+import { parseArgs } from "node:util";
+import { silentLogger } from "../api/log.ts";
+import { startEmbedded } from "../standin/mod.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: { "operator-delay-ms": { type: "string", default: "300" } },
+});
+const embedded = startEmbedded({
+  group: "ray.io",
+  version: "v1",
+  plural: "rayclusters",
+  crds: [],
+  operatorDelayMs: Number(values["operator-delay-ms"]),
+  logger: silentLogger(),
+});
+const kubeconfig = await Deno.makeTempFile({ suffix: ".kubeconfig" });
+await Deno.writeTextFile(kubeconfig, embedded.kubeconfig);
+console.log(JSON.stringify({ url: embedded.url, kubeconfig }));
+Deno.addSignalListener("SIGTERM", async () => {
+  await embedded.close();
+  await Deno.remove(kubeconfig).catch(() => {});
+  Deno.exit(0);
+});
