@@ -4,13 +4,22 @@
  * kubernetes mode against, so that Corral's memory is Corral's alone (in
  * `deno task dev` the stand-in and the operator share Corral's process).
  *
- *   deno run -A bench/soak_standin.ts --operator-delay 300ms
+ *   deno run -A bench/soak_standin.ts --operator-delay-ms 300
  *
  * Prints one JSON line when ready: {"url": ..., "kubeconfig": <path>}.
  */
 import { parseArgs } from "node:util";
-import { silentLogger } from "../api/log.ts";
+import type { Logger } from "../domain/log.ts";
 import { startEmbedded } from "../standin/mod.ts";
+
+/** The operator's log goes nowhere: the soak measures memory, not lines. */
+const silent: Logger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  with: () => silent,
+};
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -22,7 +31,7 @@ const embedded = startEmbedded({
   plural: "rayclusters",
   crds: [],
   operatorDelayMs: Number(values["operator-delay-ms"]),
-  logger: silentLogger(),
+  logger: silent,
 });
 const kubeconfig = await Deno.makeTempFile({ suffix: ".kubeconfig" });
 await Deno.writeTextFile(kubeconfig, embedded.kubeconfig);
