@@ -4,8 +4,6 @@
  * /proc/PID (Linux), the V8 heap from Corral's /metrics, and the slope of
  * each per minute after the warm-up, by least squares.
  */
-import { metric } from "./processes.ts";
-
 /** One sample of one process. */
 export interface Sample {
   /** Seconds since the workload started. */
@@ -17,6 +15,8 @@ export interface Sample {
   liveHeapMb?: number;
   fds: number;
   sockets: number;
+  /** The series /metrics answers (lines that are not comments). */
+  series?: number;
 }
 
 /** The resident set of `pid`, in MiB, from /proc/PID/status. */
@@ -49,16 +49,18 @@ export async function sampleCorral(
   at: number,
   liveHeapMb?: number,
 ): Promise<Sample> {
-  const heapBytes = await metric(
-    http,
-    /^process_memory_bytes\{kind="heap_used"\}/,
+  const lines = (await (await fetch(`${http}/metrics`)).text()).split("\n")
+    .filter((line) => line !== "" && !line.startsWith("#"));
+  const heap = lines.find((line) =>
+    line.startsWith('process_memory_bytes{kind="heap_used"}')
   );
   return {
     at,
     rssMb: await procRssMb(pid),
-    heapMb: heapBytes / 2 ** 20,
+    heapMb: Number(heap?.split(" ").at(-1)) / 2 ** 20,
     liveHeapMb,
     ...await procFds(pid),
+    series: lines.length,
   };
 }
 
@@ -103,6 +105,7 @@ export const COLUMNS = [
   "live_heap_mib",
   "fds",
   "sockets",
+  "metric_series",
 ] as const;
 
 /** One sample as the values of COLUMNS. */
@@ -114,5 +117,6 @@ export function row(sample: Sample): string[] {
     sample.liveHeapMb === undefined ? "" : sample.liveHeapMb.toFixed(1),
     String(sample.fds),
     String(sample.sockets),
+    sample.series === undefined ? "" : String(sample.series),
   ];
 }

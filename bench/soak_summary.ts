@@ -23,6 +23,7 @@ const FIGURES: [string, (s: Sample) => number | undefined, number][] = [
   ["live heap after a full GC (MiB)", (s) => s.liveHeapMb, 2],
   ["file descriptors", (s) => s.fds, 0],
   ["sockets", (s) => s.sockets, 0],
+  ["series in /metrics", (s) => s.series, 0],
 ];
 
 function table(title: string, samples: Sample[], warmUpSeconds: number) {
