@@ -17,7 +17,10 @@
  * --inspect the heap is also read after a full collection through the V8
  * inspector (the live heap, without the garbage that blurs the figure from
  * /metrics); --snapshots DIR writes heap snapshots at the end of the
- * warm-up and at the end, for bench/heap_diff.ts or Chrome's DevTools.
+ * warm-up and at the end, of Corral and (standin-*.heapsnapshot) of the
+ * stand-in's process, for bench/heap_diff.ts or Chrome's DevTools. A
+ * snapshot stops the process for seconds and leaves its RSS high: with
+ * --snapshots, only the heap figures say anything.
  *
  *   deno task bench:soak                                  # 30 min, 9 calls/s
  *   deno task bench:soak --duration 8m --warm-up 2m --rate 10
@@ -30,7 +33,7 @@
  */
 import { parseArgs } from "node:util";
 import { Inspector } from "./inspector.ts";
-import { spawn } from "./processes.ts";
+import { freePort, spawn } from "./processes.ts";
 import {
   COLUMNS,
   row,
@@ -77,21 +80,39 @@ const INTERVAL_MS = duration(values.interval);
 const inspect = values.inspect || values.snapshots !== undefined;
 
 /** The workload and the samples, from the start to the summary. */
-async function soak(corral: SoakCorral, standinPid?: number): Promise<void> {
-  const inspector = corral.inspect
-    ? await Inspector.connect(corral.inspect)
-    : undefined;
+async function soak(corral: SoakCorral, standin?: Standin): Promise<void> {
+  const inspectors: Inspected = {
+    corral: corral.inspect
+      ? await Inspector.connect(corral.inspect)
+      : undefined,
+    standin: standin?.inspect
+      ? await Inspector.connect(standin.inspect)
+      : undefined,
+  };
   try {
-    await measure(corral, inspector, standinPid);
+    await measure(corral, inspectors, standin?.pid);
   } finally {
     // Deno keeps a process whose inspector has a client from exiting.
-    inspector?.close();
+    inspectors.corral?.close();
+    inspectors.standin?.close();
   }
+}
+
+/** The stand-in's process, and its inspector with --snapshots. */
+interface Standin {
+  pid: number;
+  inspect?: string;
+}
+
+/** The inspectors of the processes measured, where asked for. */
+interface Inspected {
+  corral?: Inspector;
+  standin?: Inspector;
 }
 
 async function measure(
   corral: SoakCorral,
-  inspector: Inspector | undefined,
+  inspectors: Inspected,
   standinPid: number | undefined,
 ): Promise<void> {
   const workload = new Workload({
@@ -120,9 +141,9 @@ async function measure(
     const at = (performance.now() - started) / 1000;
     if (values.snapshots && at >= WARM_UP_S && !table.snapshotTaken) {
       table.snapshotTaken = true;
-      await snapshot(inspector!, "warm-up");
+      await snapshot(inspectors, "warm-up");
     }
-    const live = await inspector?.liveHeapMb();
+    const live = await inspectors.corral?.liveHeapMb();
     const sample = await sampleCorral(corral.pid, corral.http, at, live);
     samples.push(sample);
     const of = standinPid ? await sampleProcess(standinPid, at) : undefined;
@@ -137,7 +158,7 @@ async function measure(
   if (unended > 0) {
     console.log(`${unended} calls had not ended 30 s after the last`);
   }
-  if (values.snapshots) await snapshot(inspector!, "end");
+  if (values.snapshots) await snapshot(inspectors, "end");
   table.close();
   printSummary({
     samples,
@@ -149,11 +170,20 @@ async function measure(
   });
 }
 
-async function snapshot(inspector: Inspector, name: string): Promise<void> {
+/** Heap snapshots of Corral and of the stand-in, named `name`. */
+async function snapshot(inspectors: Inspected, name: string): Promise<void> {
   await Deno.mkdir(values.snapshots!, { recursive: true });
-  const path = `${values.snapshots}/${name}.heapsnapshot`;
-  await inspector.snapshot(path);
-  console.log(`Wrote ${path}`);
+  for (
+    const [prefix, inspector] of [["", inspectors.corral], [
+      "standin-",
+      inspectors.standin,
+    ]] as const
+  ) {
+    if (!inspector) continue;
+    const path = `${values.snapshots}/${prefix}${name}.heapsnapshot`;
+    await inspector.snapshot(path);
+    console.log(`Wrote ${path}`);
+  }
 }
 
 /** The samples as they come, on standard output and in the --csv file. */
@@ -191,8 +221,14 @@ class SampleTable {
 }
 
 const work = await Deno.makeTempDir({ prefix: "corral-soak-" });
+const standinInspect = values.snapshots && `127.0.0.1:${freePort()}`;
 const standin = mode === "kubernetes"
-  ? await spawn(["run", "-A", "bench/soak_standin.ts"])
+  ? await spawn([
+    "run",
+    "-A",
+    ...(standinInspect ? [`--inspect=${standinInspect}`] : []),
+    "bench/soak_standin.ts",
+  ])
   : undefined;
 try {
   const corral = await startSoakCorral({
@@ -202,7 +238,13 @@ try {
     inspect,
   });
   try {
-    await soak(corral, standin?.child.pid);
+    await soak(
+      corral,
+      standin && {
+        pid: standin.child.pid,
+        inspect: standinInspect || undefined,
+      },
+    );
   } finally {
     await corral.stop();
   }
