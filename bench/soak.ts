@@ -22,6 +22,16 @@
  * snapshot stops the process for seconds and leaves its RSS high: with
  * --snapshots, only the heap figures say anything.
  *
+ * The warm-up (12 minutes by default) is what Corral holds by design
+ * filling up: the objects alive (--alive clusters and as many jobs), the
+ * last 5 minutes' Events of objects gone (orchestrator/orphan_events.ts)
+ * and above all the watch history, 4,096 changes of clusters and of jobs
+ * (api/service/watch_fanout.ts), which at 9 calls/s takes some 11
+ * minutes to fill. A shorter warm-up shows the history filling. Flags:
+ * --duration, --warm-up, --interval, --rate (calls a second), --alive,
+ * --watch (how long a watch stays open), --max-watches, --csv FILE,
+ * --mode, --inspect, --snapshots DIR.
+ *
  *   deno task bench:soak                                  # 30 min, 9 calls/s
  *   deno task bench:soak --duration 8m --warm-up 2m --rate 10
  *   deno task bench:soak --mode dev --csv /tmp/dev.csv
@@ -50,7 +60,7 @@ const { values } = parseArgs({
   options: {
     mode: { type: "string", default: "kubernetes" },
     duration: { type: "string", default: "30m" },
-    "warm-up": { type: "string", default: "5m" },
+    "warm-up": { type: "string", default: "12m" },
     interval: { type: "string", default: "10s" },
     rate: { type: "string", default: "9" },
     alive: { type: "string", default: "20" },
