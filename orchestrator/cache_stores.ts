@@ -23,6 +23,7 @@ import type { Change } from "../domain/ports.ts";
 import type { KubeEvent } from "../domain/resources.ts";
 import { SharedParts } from "../domain/shared_parts.ts";
 import type { Reflected, StoreChange } from "./reflector.ts";
+import { OrphanEvents, type OrphanEventsOptions } from "./orphan_events.ts";
 import { type Changed, keyOf, Store } from "./store.ts";
 import { KEPT, trimEvent } from "./trim.ts";
 
@@ -35,12 +36,19 @@ export class CacheStores {
   readonly #epochs = new Epochs();
   /** The clusters' groups, held once however many clusters have them. */
   readonly #groups = new SharedParts();
-  readonly kinds: KindStores = {
-    clusters: this.#kindStore("clusters"),
-    templates: this.#kindStore("templates"),
-    jobs: this.#kindStore("jobs"),
-    services: this.#kindStore("services"),
-  };
+  readonly #options: OrphanEventsOptions;
+  readonly kinds: KindStores;
+
+  /** `options`: how long Events about objects not held are kept. */
+  constructor(options: OrphanEventsOptions = {}) {
+    this.#options = options;
+    this.kinds = {
+      clusters: this.#kindStore("clusters"),
+      templates: this.#kindStore("templates"),
+      jobs: this.#kindStore("jobs"),
+      services: this.#kindStore("services"),
+    };
+  }
 
   /** How many times the cache saw Kubernetes' versions start again. */
   get epoch(): number {
@@ -54,6 +62,7 @@ export class CacheStores {
       KINDS[name],
       (object) => keep(object, shared),
       this.#epochs,
+      this.#options,
     );
   }
 }
@@ -63,7 +72,8 @@ type Listener<T> = (change: Change<T>) => void;
 /**
  * One kind's objects, the Events about them (none for a kind whose Events
  * are not read), and the listeners told of every change of an object or
- * of the events about one.
+ * of the events about one. Events about an object the store does not hold
+ * are dropped once it has been missing a while (orphan_events.ts).
  */
 export class KindStore<T extends KindObject> {
   readonly objects = new Store<T>();
@@ -79,15 +89,24 @@ export class KindStore<T extends KindObject> {
   readonly #involved: string;
   readonly #listeners = new Set<Listener<T>>();
   readonly #epochs: Epochs;
+  readonly #orphans: OrphanEvents;
 
-  constructor(kind: Kind<T>, trim: (object: T) => T, epochs: Epochs) {
+  constructor(
+    kind: Kind<T>,
+    trim: (object: T) => T,
+    epochs: Epochs,
+    options: OrphanEventsOptions = {},
+  ) {
     const involved = kind.resource.kind;
     this.#involved = involved;
     this.events = kind.events === undefined
       ? undefined
-      : new Store<KubeEvent>((event) => involvedKey(event, involved));
+      : new Store<KubeEvent>((event) => involvedKey(event, involved), {
+        now: options.now,
+      });
     this.trim = trim;
     this.#epochs = epochs;
+    this.#orphans = new OrphanEvents(options);
     epochs.onStart((started) => {
       for (const listener of this.#listeners) listener(started);
     });
@@ -102,11 +121,15 @@ export class KindStore<T extends KindObject> {
   applyKept(change: StoreChange<T>, namespace = ""): void {
     this.#epochs.note(change);
     const changed = this.objects.apply(change, namespace);
-    if (this.#listeners.size === 0) return;
     for (const pair of changed) {
       const key = keyOf((pair[1] ?? pair[0])!);
-      this.#tell(key, pair[1], pair[0], versionOf(change, pair));
+      if (pair[1]) this.#orphans.found(key);
+      else if (this.#hasEvents(key)) this.#orphans.missing(key);
+      if (this.#listeners.size > 0) {
+        this.#tell(key, pair[1], pair[0], versionOf(change, pair));
+      }
     }
+    this.#dropOrphanEvents();
   }
 
   /** Applies a change of the Events, trimmed; tells of their objects. */
@@ -118,13 +141,40 @@ export class KindStore<T extends KindObject> {
   applyKeptEvents(change: StoreChange<KubeEvent>, namespace = ""): void {
     this.#epochs.note(change);
     const changed = this.events?.apply(change, namespace) ?? [];
-    if (this.#listeners.size === 0) return;
     for (const pair of changed) {
       const about = (pair[1] ?? pair[0])!.involvedObject;
       if (about?.kind !== this.#involved) continue;
       const object = this.objects.get(about.namespace ?? "", about.name ?? "");
-      if (object) {
+      if (!object) {
+        if (pair[1]) {
+          this.#orphans.missing(involvedKey(pair[1], this.#involved)!);
+        }
+      } else if (this.#listeners.size > 0) {
         this.#tell(keyOf(object), object, object, versionOf(change, pair));
+      }
+    }
+    this.#dropOrphanEvents();
+  }
+
+  /** Whether the store holds Events about the object `key` names. */
+  #hasEvents(key: string): boolean {
+    return this.events !== undefined &&
+      !this.events.indexed(key)[Symbol.iterator]().next().done;
+  }
+
+  /**
+   * Drops the Events about objects missing for longer than the orphans'
+   * time (orphan_events.ts), unless held again by now; as deletions, so
+   * that the store's tombstones keep a relist from bringing them back.
+   */
+  #dropOrphanEvents(): void {
+    const events = this.events;
+    if (events === undefined) return;
+    for (const key of this.#orphans.expired()) {
+      const at = key.indexOf("/");
+      if (this.objects.get(key.slice(0, at), key.slice(at + 1))) continue;
+      for (const event of [...events.indexed(key)]) {
+        events.apply({ type: "delete", item: event });
       }
     }
   }

@@ -52,6 +52,9 @@
  * garbage collector does with background propagation
  * (garbage_collector.ts), so a RayJob's cluster goes with it.
  *
+ * Events: stored like any kind, and deleted an hour after their last
+ * write, as kube-apiserver's --event-ttl deletes them (event_ttl.ts).
+ *
  * Services: core/v1 Services are stored like any kind (one not headless
  * gets clusterIP 127.0.0.1), and the API server's service proxy,
  * `/api/v1/namespaces/{ns}/services/{name}:{port}/proxy/{path}`, forwards

@@ -8,6 +8,7 @@ import type { Logger } from "../domain/log.ts";
 import { isCrdResource, syncCrd } from "./crd.ts";
 import { installCrdFiles } from "./crd_files.ts";
 import { collectGarbage } from "./garbage_collector.ts";
+import { DEFAULT_EVENT_TTL_MS, EventTtl } from "./event_ttl.ts";
 import { json } from "./json.ts";
 import { defaultResources, findResource } from "./registry.ts";
 import { route } from "./routing.ts";
@@ -48,8 +49,14 @@ export interface StandinOptions {
   /** How often a watch with allowWatchBookmarks gets a BOOKMARK (60 s). */
   bookmarkIntervalMs?: number;
   /**
-   * The clock of service-account token lifetimes, in milliseconds since the
-   * epoch; Date.now by default. Tests move it to expire tokens.
+   * How long an Event lives after its last write, as kube-apiserver's
+   * --event-ttl (1 hour), on the `now` clock (event_ttl.ts).
+   */
+  eventTtlMs?: number;
+  /**
+   * The clock of service-account token lifetimes and of Events' expiry, in
+   * milliseconds since the epoch; Date.now by default. Tests move it to
+   * expire tokens and Events.
    */
   now?: () => number;
   logger?: Logger;
@@ -97,10 +104,15 @@ export function startStandin(options: StandinOptions = {}): Standin {
     tokens: new Map(),
     now: options.now ?? Date.now,
   };
+  const eventTtl = new EventTtl(
+    state,
+    options.eventTtlMs ?? DEFAULT_EVENT_TTL_MS,
+  );
   state.store.subscribe((event) => {
     if (isCrdResource(event.resource)) syncCrd(state, event);
     createDefaultServiceAccount(state, event);
     collectGarbage(state, event);
+    eventTtl.observe(event);
   });
   if (state.namespaceResource) {
     for (const name of INITIAL_NAMESPACES) {

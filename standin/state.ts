@@ -20,7 +20,7 @@ export interface State {
   namespaceResource?: ResourceType;
   /** The service-account tokens issued, by token (token_request.ts). */
   tokens: Map<string, IssuedToken>;
-  /** The clock of token lifetimes, in milliseconds since the epoch. */
+  /** The clock of token lifetimes and Events' expiry, in ms since the epoch. */
   now: () => number;
 }
 

@@ -121,8 +121,15 @@ export class GuardedStream<T> implements AsyncIterableIterator<T> {
   readonly #inner: AsyncIterableIterator<T>;
   readonly #options: GuardOptions;
   readonly #timers: StreamTimers;
-  readonly #stopped: Promise<Stop>;
-  #stop!: (stop: Stop) => void;
+  /**
+   * The next() calls waiting on the handler's stream, each told if the
+   * guard stops it. A promise of each call's own, not one for the
+   * stream's life: a race against a promise that outlives it leaves a
+   * reaction on that promise, holding the race's answer, for every call,
+   * and a watch open for its whole --watch-max-duration held every answer
+   * it had sent.
+   */
+  readonly #waiting = new Set<(stop: Stop) => void>();
   /** Set once the guard has decided how the stream ends. */
   #stopping: Stop | undefined;
   #done = false;
@@ -137,7 +144,6 @@ export class GuardedStream<T> implements AsyncIterableIterator<T> {
     this.#inner = inner;
     this.#options = options;
     this.#timers = options.timers ?? realTimers;
-    this.#stopped = new Promise((resolve) => this.#stop = resolve);
     this.#unsubscribe = options.onAccessChange?.(() => this.check());
     if (options.maxDurationMs !== undefined) {
       this.#maxTimer = this.#timers.setTimeout(
@@ -212,7 +218,7 @@ export class GuardedStream<T> implements AsyncIterableIterator<T> {
     }
     // Settled first, so that next() answers with the guard's ending rather
     // than with the end the handler's stream is about to give.
-    this.#stop(stop);
+    for (const interrupt of this.#waiting) interrupt(stop);
     Promise.resolve(this.#inner.return?.()).catch(() => {});
   }
 
@@ -228,18 +234,23 @@ export class GuardedStream<T> implements AsyncIterableIterator<T> {
     if (this.#done) return { done: true, value: undefined };
     const stop = this.#stopping;
     if (stop && !("finish" in stop && isFinishable(this.#inner))) {
-      return this.#stopped.then((s) => this.#ended(s));
+      return this.#ended(stop);
     }
     const pending = this.#inner.next();
     // Once the guard has stopped the stream, nobody awaits this answer.
     pending.catch(() => {});
+    let interrupt!: (stop: Stop) => void;
+    const interrupted = new Promise<Stop>((resolve) => interrupt = resolve);
+    this.#waiting.add(interrupt);
     let result: IteratorResult<T> | Stop;
     try {
-      result = await Promise.race([pending, this.#stopped]);
+      result = await Promise.race([pending, interrupted]);
     } catch (error) {
       this.#done = true;
       this.#release();
       throw error;
+    } finally {
+      this.#waiting.delete(interrupt);
     }
     if ("error" in result || "finish" in result) return this.#ended(result);
     if (result.done) {

@@ -327,6 +327,13 @@ export class ApiClient {
       throw new HttpStatusError(response.status, `Watching ${this.plural}`);
     }
     for await (const line of lines(response.body)) {
+      // Checked at each line, not left to the fetch: past a megabyte or so
+      // of a watch read without a pause, Deno's fetch no longer ended the
+      // body when the signal aborted, and the operator's stop() waited on
+      // the watch for as long as the stand-in sent (bench/soak.ts's
+      // stand-in never exited on SIGTERM). Leaving the loop cancels the
+      // body.
+      if (signal.aborted) return;
       yield JSON.parse(line) as WatchEvent<T>;
     }
   }

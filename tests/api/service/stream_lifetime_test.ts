@@ -13,21 +13,22 @@ import {
   lostNamespaces,
 } from "../../../api/service/stream_lifetime.ts";
 import { ManualClock } from "../../manual_clock.ts";
+import { Watched } from "../../collected.ts";
 
 /** A handler's stream: answers what is pushed, ends on return(). */
-class Answers implements AsyncIterableIterator<number> {
+class Answers<T = number> implements AsyncIterableIterator<T> {
   returned = 0;
-  #wake: ((result: IteratorResult<number>) => void) | undefined;
+  #wake: ((result: IteratorResult<T>) => void) | undefined;
 
-  push(value: number): void {
+  push(value: T): void {
     this.#wake?.({ done: false, value });
   }
 
-  next(): Promise<IteratorResult<number>> {
+  next(): Promise<IteratorResult<T>> {
     return new Promise((resolve) => this.#wake = resolve);
   }
 
-  return(): Promise<IteratorResult<number>> {
+  return(): Promise<IteratorResult<T>> {
     this.returned++;
     this.#wake?.({ done: true, value: undefined });
     return Promise.resolve({ done: true, value: undefined });
@@ -184,6 +185,25 @@ Deno.test("GuardedStream asks a Finishable stream to finish at its maximum durat
   assert.equal(inner.finished, 1);
   assert.equal(inner.returned, 0, "the stream ends itself");
   await stream.return();
+});
+
+Deno.test("GuardedStream holds none of the answers it has passed on, however many a long stream passes", async () => {
+  const inner = new Answers<{ n: number }>();
+  const stream = new GuardedStream(inner, {
+    authorizeAgain: () => Promise.resolve(undefined),
+    log: silentLogger(),
+  });
+  const watched = new Watched();
+  for (let n = 0; n < 1_000; n++) {
+    const next = stream.next();
+    inner.push(watched.add({ n }));
+    assert.equal((await next).done, false);
+  }
+  // Open and quiet, as a watch between changes.
+  const waiting = stream.next();
+  assert.equal(await watched.held(), 0, "answers still held");
+  await stream.return();
+  assert.equal((await waiting).done, true);
 });
 
 Deno.test("lostNamespaces() says where a call across namespaces no longer reaches", () => {
