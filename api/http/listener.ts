@@ -21,7 +21,8 @@ import {
   refusalBeforeHandler,
 } from "./listener_refusals.ts";
 import { BodyBudget } from "./body_budget.ts";
-import { type BodyStream, bodyStream, listenedRequest } from "./web_request.ts";
+import { listenedRequest } from "./web_request.ts";
+import { type BodyStream, bodyStream } from "./request_body.ts";
 import type { HttpRequest } from "./http_request.ts";
 import { writeResponse } from "./response_writer.ts";
 import { type Deadline, Deadlines } from "./deadlines.ts";
@@ -292,9 +293,16 @@ export class Listener {
       await response.body?.cancel();
       return;
     }
-    // The parser gave up on what followed: nothing more can be read. Or the
-    // server is stopping.
-    if (this.#sockets.get(req.socket)?.broken || this.#stopping) {
+    // The connection carries no more requests when the body is still
+    // arriving (#send says why: a body the handler cancelled is discarded
+    // only until this answer is out); when the parser gave up on what
+    // followed (the refusal of what broke it, if any, comes next and closes
+    // the connection: #answered); or when the server is stopping.
+    const state = this.#sockets.get(req.socket);
+    if (
+      !req.complete || (state?.broken && state.refusal === undefined) ||
+      this.#stopping
+    ) {
       res.setHeader("connection", "close");
     }
     return writeResponse(res, response, method === "HEAD");

@@ -4,25 +4,18 @@
  * listener can fail, and the peer it came from. Made for the cost per
  * request, which a fetch `Request` multiplies: its URL parsed again, each
  * header checked and copied into native headers (node:http's parser has
- * already refused what `Headers` would).
+ * already refused what `Headers` would). The body is request_body.ts's.
  */
 import type http from "node:http";
 import type { TLSSocket } from "node:tls";
 import type { Socket } from "node:net";
-import { Readable } from "node:stream";
 import { certificateIdentity, formatAddress } from "../tls.ts";
 import type { Peer } from "../service/call.ts";
 import type { HttpRequest, RequestHeaders } from "./http_request.ts";
+import type { BodyStream } from "./request_body.ts";
 
 /** The origin request URLs are made on; only their paths are read. */
 const ORIGIN = "http://corral.invalid";
-
-/** A request's body as a stream, and how the listener fails it. */
-export interface BodyStream {
-  stream: ReadableStream<Uint8Array>;
-  /** Errors the stream: the handler reading it stops at once. */
-  fail(error: Error): void;
-}
 
 /**
  * The HttpRequest of `req`, whose client going away aborts `signal`, with
@@ -109,54 +102,6 @@ class ListenedHeaders implements RequestHeaders {
     }
     return this.#byName = byName;
   }
-}
-
-/**
- * A request's body as a stream the listener can fail: with the error of a
- * time-out, the handler reading it stops at once. Underneath, node:stream's
- * web view of the request, which node:http's keep-alive handling expects.
- */
-export function bodyStream(
-  req: http.IncomingMessage,
-  onChunk: (bytes: number) => void,
-): BodyStream {
-  const source = (Readable.toWeb(req) as unknown as ReadableStream<
-    Uint8Array
-  >).getReader();
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let open = true;
-  const stream = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
-    },
-    async pull() {
-      try {
-        const { done, value } = await source.read();
-        if (!open) return;
-        if (done) {
-          open = false;
-          controller.close();
-        } else {
-          onChunk(value.byteLength);
-          controller.enqueue(value);
-        }
-      } catch (error) {
-        if (open) controller.error(error);
-        open = false;
-      }
-    },
-    cancel(reason) {
-      open = false;
-      return source.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
-  return {
-    stream,
-    fail(error) {
-      if (open) controller.error(error);
-      open = false;
-    },
-  };
 }
 
 /** The client's address, and its verified client certificate's subject. */
