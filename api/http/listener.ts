@@ -1,7 +1,8 @@
 /**
  * The listener's side of each node:http server event: the connections'
  * state and their idle and header deadlines, the requests in flight with
- * their time-outs and body budget, upgrades, and the settling at shutdown.
+ * their time-outs and body budget, and upgrades. How it stops (drain,
+ * quiesce, settle) is listener_stop.ts's.
  */
 import type http from "node:http";
 import type { Socket } from "node:net";
@@ -28,15 +29,14 @@ import { writeResponse } from "./response_writer.ts";
 import { type Deadline, Deadlines } from "./deadlines.ts";
 import { tunnelOf } from "./upgrade.ts";
 import { rawAnswer, writeRawResponse } from "./raw_answers.ts";
+import { type ConnectionUse, ListenerStop } from "./listener_stop.ts";
 import {
   deadlineResolutionMs,
   type HttpServerOptions,
   type Limits,
 } from "./server_options.ts";
 
-interface SocketState {
-  /** Requests of this socket being handled. */
-  active: number;
+interface SocketState extends ConnectionUse {
   /** The request of this socket handled last, and its response. */
   current?: { req: http.IncomingMessage; res: http.ServerResponse };
   /** Set when the parser gave up on this socket: close it once answered. */
@@ -61,12 +61,9 @@ export class Listener {
   readonly #upgraded = new Set<Duplex>();
   readonly #budget: BodyBudget;
   readonly #deadlines: Deadlines;
+  /** How it stops: drain(), quiesce(), settle(). */
+  readonly stop: ListenerStop;
   inFlight = 0;
-  /** Every answer closes its connection (drain()). */
-  draining = false;
-  /** Shutting down: connections close as their requests end. */
-  closing = false;
-  #drained: (() => void) | undefined;
 
   constructor(options: HttpServerOptions, limits: Limits) {
     this.#options = options;
@@ -76,12 +73,18 @@ export class Listener {
     this.#allowed = handler.allowed?.bind(handler);
     this.#budget = new BodyBudget(limits.maxInflightBodyBytes);
     this.#deadlines = new Deadlines(deadlineResolutionMs(limits));
+    this.stop = new ListenerStop(this.#sockets, this.#upgraded, limits.quietMs);
   }
 
   /** A new connection: its request head is due within the header time-out. */
   connected(socket: Socket): void {
-    const state: SocketState = { active: 0 };
+    const state: SocketState = {
+      active: 0,
+      idleSince: performance.now(),
+      readAtIdle: 0,
+    };
     this.#sockets.set(socket, state);
+    this.stop.arrived();
     this.#armHeaderTimer(socket, state, this.#limits.headerTimeoutMs);
     // A request still waiting for its answer is --request-timeout's to end
     // (with a 504), not this one's; once its answer has begun, a client
@@ -94,6 +97,7 @@ export class Listener {
     socket.on("close", () => {
       state.headerTimer?.cancel();
       this.#sockets.delete(socket);
+      this.stop.closed();
     });
   }
 
@@ -129,13 +133,21 @@ export class Listener {
   /** A request: counted in flight until its response closes, and handled. */
   request(req: http.IncomingMessage, res: http.ServerResponse): void {
     const socket = req.socket;
-    const state = this.#sockets.get(socket) ?? { active: 0 };
+    const state = this.#sockets.get(socket) ??
+      { active: 0, idleSince: 0, readAtIdle: 0 };
     state.headerTimer?.cancel();
     state.active++;
     state.current = { req, res };
     this.inFlight++;
     this.#options.onInFlight?.(1);
+    this.stop.arrived();
     res.on("close", () => this.#answered(socket, state));
+    this.stop.start(() => this.#start(req, res));
+  }
+
+  /** Hands `req` to the handler, unless its client has gone. */
+  #start(req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (res.destroyed) return;
     this.#handle(req, res).catch((error) => {
       // Answered already when the listener cut the request short.
       if (res.writableEnded) return;
@@ -144,26 +156,6 @@ export class Listener {
       });
       res.destroy();
     });
-  }
-
-  /**
-   * Closes the connections without requests now, waits for the requests
-   * in flight (at most `graceMs`), then closes every connection.
-   */
-  async settle(graceMs: number): Promise<void> {
-    for (const [socket, state] of this.#sockets) {
-      if (state.active === 0) socket.destroy();
-    }
-    if (this.inFlight > 0) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        new Promise<void>((resolve) => this.#drained = resolve),
-        new Promise<void>((resolve) => timer = setTimeout(resolve, graceMs)),
-      ]);
-      clearTimeout(timer);
-    }
-    for (const socket of this.#sockets.keys()) socket.destroy();
-    for (const socket of this.#upgraded) socket.destroy();
   }
 
   /**
@@ -220,11 +212,6 @@ export class Listener {
     tunnel(socket, head);
   }
 
-  /** Whether answers close their connections: the server is stopping. */
-  get #stopping(): boolean {
-    return this.draining || this.closing;
-  }
-
   #parseRefusal(error: ParseError): Refusal {
     return parseRefusal(error, this.#limits.maxHeaderBytes, this.#allowed);
   }
@@ -234,16 +221,14 @@ export class Listener {
     state.active--;
     this.inFlight--;
     this.#options.onInFlight?.(-1);
-    if (state.broken && state.active === 0) {
-      socket.end(state.refusal ?? "");
-    } else if (this.closing) {
-      socket.destroy();
-      if (this.inFlight === 0) this.#drained?.();
-    } else if (state.active === 0) {
-      // The next request on this keep-alive connection must arrive, head
-      // complete, within the idle time-out.
-      this.#armHeaderTimer(socket, state, this.#limits.idleTimeoutMs);
-    }
+    if (state.active > 0) return;
+    state.idleSince = performance.now();
+    state.readAtIdle = socket.bytesRead;
+    if (state.broken) return void socket.end(state.refusal ?? "");
+    // The next request on this keep-alive connection must arrive, head
+    // complete, within the idle time-out; stopping, within the quiet time.
+    this.#armHeaderTimer(socket, state, this.#limits.idleTimeoutMs);
+    this.stop.idle();
   }
 
   /** Closes the socket unless a request's headers arrive in time. */
@@ -301,7 +286,7 @@ export class Listener {
     const state = this.#sockets.get(req.socket);
     if (
       !req.complete || (state?.broken && state.refusal === undefined) ||
-      this.#stopping
+      this.stop.stopping
     ) {
       res.setHeader("connection", "close");
     }
@@ -367,7 +352,7 @@ export class Listener {
   #send(res: http.ServerResponse, refusal: Refusal): void {
     // A body left unread cannot be trusted to end where the next request
     // begins.
-    if (!res.req.complete || this.#stopping) {
+    if (!res.req.complete || this.stop.stopping) {
       res.setHeader("connection", "close");
     }
     writeErrorAnswer(res, refusal.error, refusal);

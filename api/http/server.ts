@@ -28,17 +28,26 @@ export interface HttpServer {
   /** Requests being handled now. */
   readonly inFlight: number;
   /**
-   * From now on every answer carries `Connection: close`, so that
-   * keep-alive clients move to new connections (which a load balancer sends
-   * elsewhere) before the listener closes.
+   * From now on every answer carries `Connection: close`, and keep-alive
+   * connections left idle are closed, so that keep-alive clients move to
+   * new connections (which a load balancer sends elsewhere) before the
+   * listener closes (listener_stop.ts).
    */
   drain(): void;
   /**
-   * Stops accepting connections, lets the requests in flight finish (at
-   * most `graceMs`), then closes every connection.
+   * Drains, holds new requests until no connection nor request has arrived
+   * for the quiet time (quiet.ts says why), stops accepting connections,
+   * answers the requests held and lets those in flight finish (at most
+   * `graceMs`), then closes every connection.
    */
   shutdown(graceMs: number): Promise<void>;
 }
+
+/**
+ * The longest wait for arrivals to pause, in quiet times: clients that
+ * connect whatever they are answered do not hold the shutdown.
+ */
+const QUIET_WAIT_LIMIT = 10;
 
 export async function serveHttp(
   options: HttpServerOptions,
@@ -99,14 +108,16 @@ export async function serveHttp(
       return listener.inFlight;
     },
     drain() {
-      listener.draining = true;
+      listener.stop.drain();
     },
     async shutdown(graceMs) {
-      listener.closing = true;
+      await listener.stop.quiesce(
+        Math.min(graceMs, QUIET_WAIT_LIMIT * limits.quietMs),
+      );
       const closed = new Promise<void>((resolve) =>
         server.close(() => resolve())
       );
-      await listener.settle(graceMs);
+      await listener.stop.settle(graceMs);
       tls?.close();
       await closed;
     },
@@ -124,11 +135,16 @@ function createNodeServer(
     // listener answers it with the error body.
     requireHostHeader: false,
   };
-  return source
+  const server = source
     ? https.createServer({
       ...serverOptions,
       ...secureContextOptions(source.current),
       ...clientCertificateOptions(source.current),
     })
     : http.createServer(serverOptions);
+  // close() would also destroy each connection that has answered a request
+  // and is waiting for the next, which may be on its way (reset): the
+  // listener closes idle connections itself (listener_stop.ts).
+  server.closeIdleConnections = () => {};
+  return server;
 }

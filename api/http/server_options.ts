@@ -42,6 +42,12 @@ export interface HttpServerOptions {
    * code 8 with Retry-After before any of it is read.
    */
   maxInflightBodyBytes?: number;
+  /**
+   * Stopping: how long no connection nor request must have arrived before
+   * the listening socket closes (quiet.ts), and how long a connection
+   * must have been without a request to be closed; 250 ms.
+   */
+  quietMs?: number;
   /** Told when a request arrives (+1) and when it is done (-1). */
   onInFlight?: (delta: 1 | -1) => void;
   /** Longest request line URL; 8 KiB. Longer: 414. */
@@ -68,6 +74,7 @@ export interface Limits {
   maxInflightBodyBytes: number;
   maxUrlBytes: number;
   maxHeaderBytes: number;
+  quietMs: number;
 }
 
 export function limitsOf(options: HttpServerOptions): Limits {
@@ -79,6 +86,7 @@ export function limitsOf(options: HttpServerOptions): Limits {
     maxInflightBodyBytes: options.maxInflightBodyBytes ?? 64 * 1024 ** 2,
     maxUrlBytes: options.maxUrlBytes ?? 8 * 1024,
     maxHeaderBytes: options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES,
+    quietMs: options.quietMs ?? 250,
   };
 }
 
