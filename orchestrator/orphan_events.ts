@@ -7,12 +7,12 @@
  * (involvedObject.kind=RayCluster), and Kubernetes keeps Events an hour
  * after their last update (kube-apiserver's --event-ttl), whatever became
  * of their object. Events about a deleted object, or about one of the kind
- * the cache does not hold (a RayCluster Corral does not manage, such as a
- * RayJob's own), are shown by no read, and the cache held them all: under
- * a steady stream of creates and deletes its Events grew for the whole hour
- * (bench/soak.ts). An Event may arrive before its object does (the
- * objects' and the Events' watches are separate streams), which is why
- * they are kept for a while rather than refused.
+ * the cache does not hold (a RayCluster Corral does not manage), are shown
+ * by no read, and the cache held them all: under a steady stream of
+ * creates and deletes its Events grew for the whole hour (bench/soak.ts).
+ * An Event may arrive before its object does (the objects' and the Events'
+ * watches are separate streams), which is why they are kept for a while
+ * rather than refused.
  *
  * Bound: the Events of objects held, and the Events that arrived about
  * objects not held over the last `orphanEventsMs`. Dropped Events leave
