@@ -187,6 +187,23 @@ Deno.test("GuardedStream asks a Finishable stream to finish at its maximum durat
   await stream.return();
 });
 
+/**
+ * Passes `n` answers, each watched, through `stream`; in a function of its
+ * own, so that no variable of the test's holds the last of them.
+ */
+async function passOn(
+  inner: Answers<{ n: number }>,
+  stream: GuardedStream<{ n: number }>,
+  n: number,
+  watched: Watched,
+): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const next = stream.next();
+    inner.push(watched.add({ n: i }));
+    assert.equal((await next).done, false);
+  }
+}
+
 Deno.test("GuardedStream holds none of the answers it has passed on, however many a long stream passes", async () => {
   const inner = new Answers<{ n: number }>();
   const stream = new GuardedStream(inner, {
@@ -194,11 +211,7 @@ Deno.test("GuardedStream holds none of the answers it has passed on, however man
     log: silentLogger(),
   });
   const watched = new Watched();
-  for (let n = 0; n < 1_000; n++) {
-    const next = stream.next();
-    inner.push(watched.add({ n }));
-    assert.equal((await next).done, false);
-  }
+  await passOn(inner, stream, 1_000, watched);
   // Open and quiet, as a watch between changes.
   const waiting = stream.next();
   assert.equal(await watched.held(), 0, "answers still held");
