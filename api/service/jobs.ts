@@ -19,9 +19,9 @@ import {
   jobCluster,
   jobFromResource,
   jobToResource,
-  jobViolations,
   type RayJobResource,
 } from "../../domain/job_conversions.ts";
+import { jobViolations } from "../../domain/job_validation.ts";
 import type { PageRequest } from "../../domain/pagination.ts";
 import type { RayCluster } from "../../domain/resources.ts";
 import type {

@@ -1,11 +1,11 @@
 /**
  * A job's submitter pod is bounded as a compute template bounds a pod
- * (jobViolations, domain/job_conversions.ts): more than 0, at most
+ * (jobViolations, domain/job_validation.ts): more than 0, at most
  * --max-template-cpu CPUs and --max-template-memory GiB, however its
  * quantity is written.
  */
 import assert from "node:assert/strict";
-import { jobViolations } from "../../domain/job_conversions.ts";
+import { jobViolations } from "../../domain/job_validation.ts";
 import { DEFAULT_LIMITS } from "../../domain/limits.ts";
 import type { RayJob } from "../../domain/types.ts";
 
