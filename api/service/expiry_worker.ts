@@ -40,6 +40,7 @@ import {
 } from "../../domain/kinds.ts";
 import type { Logger } from "../../domain/log.ts";
 import type { ObjectPort, Orchestrator } from "../../domain/ports.ts";
+import { Passes } from "./passes.ts";
 
 /** Who may act: the leader election's answer, asked before every write. */
 export interface Leadership {
@@ -103,29 +104,24 @@ export class ExpiryWorker {
   readonly #now: () => Date;
   /** "<uid>/<expiry>" of the warnings recorded or found recorded. */
   readonly #warned = new Set<string>();
-  #timer: ReturnType<typeof setInterval> | undefined;
-  #pass: Promise<void> | undefined;
-  #stopped = false;
+  readonly #passes: Passes;
 
   constructor(options: ExpiryWorkerOptions) {
     this.#options = options;
     this.#warningMs = options.warningMs ?? 3_600_000;
     this.#now = options.now ?? (() => new Date());
+    this.#passes = new Passes(
+      () => this.runOnce(),
+      options.intervalMs ?? 5_000,
+    );
   }
 
   start(): void {
-    if (this.#timer !== undefined || this.#stopped) return;
-    this.#timer = setInterval(() => {
-      // A pass still running (a slow API) is not overlapped.
-      this.#pass ??= this.runOnce().finally(() => this.#pass = undefined);
-    }, this.#options.intervalMs ?? 5_000);
+    this.#passes.start();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#pass;
+  stop(): Promise<void> {
+    return this.#passes.stop();
   }
 
   /**
@@ -144,7 +140,7 @@ export class ExpiryWorker {
     const listing = await this.#listing();
     const now = this.#now().getTime();
     for (const expiring of expiringOf(listing)) {
-      if (this.#stopped || !this.#options.leader.isLeader()) return;
+      if (this.#passes.stopped || !this.#options.leader.isLeader()) return;
       const { kind, object, expiresAt } = expiring;
       try {
         if (expiresAt.getTime() <= now) await this.#expire(expiring);

@@ -15,6 +15,7 @@
 import type { Logger } from "../../domain/log.ts";
 import type { QuotaRecordPort } from "../../domain/ports.ts";
 import type { Leadership } from "./expiry_worker.ts";
+import { Passes } from "./passes.ts";
 import type { QuotaLedger } from "./quota_ledger.ts";
 
 export interface QuotaSweeperOptions {
@@ -30,26 +31,22 @@ export interface QuotaSweeperOptions {
 
 export class QuotaSweeper {
   readonly #options: QuotaSweeperOptions;
-  #timer: ReturnType<typeof setInterval> | undefined;
-  #pass: Promise<void> | undefined;
-  #stopped = false;
+  readonly #passes: Passes;
 
   constructor(options: QuotaSweeperOptions) {
     this.#options = options;
+    this.#passes = new Passes(
+      () => this.runOnce(),
+      options.intervalMs ?? 30_000,
+    );
   }
 
   start(): void {
-    if (this.#timer !== undefined || this.#stopped) return;
-    this.#timer = setInterval(() => {
-      this.#pass ??= this.runOnce().finally(() => this.#pass = undefined);
-    }, this.#options.intervalMs ?? 30_000);
+    this.#passes.start();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#pass;
+  stop(): Promise<void> {
+    return this.#passes.stop();
   }
 
   /** One pass over every record. Never throws: a failure is logged. */
@@ -64,7 +61,7 @@ export class QuotaSweeper {
       return;
     }
     for (const namespace of namespaces) {
-      if (this.#stopped || !leader.isLeader()) return;
+      if (this.#passes.stopped || !leader.isLeader()) return;
       try {
         await ledger.sweep(namespace);
       } catch (error) {
