@@ -41,6 +41,15 @@ export interface CacheGate {
   notInStep(): string | undefined;
 }
 
+/** A write's answer, as the store applies it. */
+type WriteChange<T> = { type: "upsert" | "delete"; item: T };
+
+/**
+ * At most this many write answers wait for the store to be back in step
+ * (the oldest go first): a replica out of step for long keeps no more.
+ */
+const MAX_PENDING = 1_000;
+
 /**
  * Reads from `held` while the cache is in step, from `direct` otherwise;
  * writes through `direct`, their answers kept.
@@ -51,6 +60,13 @@ export class CachedObjects<T extends KindObject> implements ObjectPort<T> {
   readonly #held: KindStore<T>;
   readonly #misses: MissLookups<T>;
   readonly #gate: CacheGate;
+  /**
+   * Write answers made while the cache was out of step, with the epoch
+   * they were made in: kept for the first read once it is back in step
+   * (#caughtUp), so that a relist taken just before a write does not hide
+   * that write from this replica until the watch brings it.
+   */
+  #pending: { change: WriteChange<T>; epoch: number }[] = [];
 
   constructor(
     kind: Kind<T>,
@@ -78,6 +94,7 @@ export class CachedObjects<T extends KindObject> implements ObjectPort<T> {
       this.#keep({ type: "upsert", item: found });
       return found;
     }
+    this.#caughtUp();
     const held = this.#held.objects.get(namespace, name);
     if (held !== undefined) return held;
     const action = this.#action("get", namespace, name);
@@ -96,6 +113,7 @@ export class CachedObjects<T extends KindObject> implements ObjectPort<T> {
       // store is left to the watch (a list is no news of any one object).
       return await this.#direct.list(namespace, call);
     }
+    this.#caughtUp();
     // The store's own array, the same object until something changes (the
     // handlers keep what they made of it while it stays the same).
     const held = this.#held.objects.list(namespace) as T[];
@@ -131,6 +149,7 @@ export class CachedObjects<T extends KindObject> implements ObjectPort<T> {
     if (call?.fresh || this.#readDirectly("list events")) {
       return await this.#direct.events(namespace, name, call);
     }
+    this.#caughtUp();
     if (name !== undefined) {
       return this.#held.eventsOf(`${namespace ?? ""}/${name}`);
     }
@@ -162,9 +181,31 @@ export class CachedObjects<T extends KindObject> implements ObjectPort<T> {
     return this.#gate.notInStep() === undefined;
   }
 
-  /** Applies what Kubernetes answered, while the cache is in step. */
-  #keep(change: { type: "upsert" | "delete"; item: T }): void {
-    if (this.#inStep()) this.#held.apply(change);
+  /**
+   * Applies what Kubernetes answered while the cache is in step; else keeps
+   * it for when it is (a store out of step is being listed again, and may be
+   * replaced, so the answer would be lost).
+   */
+  #keep(change: WriteChange<T>): void {
+    if (this.#inStep()) return this.#held.apply(change);
+    if (this.#pending.length >= MAX_PENDING) this.#pending.shift();
+    this.#pending.push({ change, epoch: this.#held.epoch });
+  }
+
+  /**
+   * Before a read from memory: the write answers kept while out of step,
+   * applied now the store is listed again. The store takes none older than
+   * what it holds, nor one it saw deleted since; an answer of an epoch
+   * before the current one (an API server that lost its data since) is
+   * dropped, since what it names may be what was lost.
+   */
+  #caughtUp(): void {
+    if (this.#pending.length === 0 || !this.#inStep()) return;
+    const epoch = this.#held.epoch;
+    for (const kept of this.#pending) {
+      if (kept.epoch === epoch) this.#held.apply(kept.change);
+    }
+    this.#pending = [];
   }
 
   /**

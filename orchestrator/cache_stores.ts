@@ -112,6 +112,11 @@ export class KindStore<T extends KindObject> {
     });
   }
 
+  /** The cache's epoch: how many resets of versions it has seen. */
+  get epoch(): number {
+    return this.#epochs.current;
+  }
+
   /** Applies a change of objects as Kubernetes answered them (a write's). */
   apply(change: StoreChange<T>, namespace = ""): void {
     this.applyKept(trimmed(change, this.trim), namespace);
