@@ -3,7 +3,7 @@
  * the cache holds (managed_counts.ts): no Kubernetes call per scrape, and
  * no gauge kept up to date between scrapes.
  *
- * Without a cache (--cache=false) these gauges are not registered: each
+ * Without a cache (--cache=off) these gauges are not registered: each
  * scrape would have to list every workload of every namespace from the
  * API server. While the cache is out of step they show what it last held
  * (corral_cache_in_step says so). Every replica holds the same cache, so
