@@ -146,6 +146,28 @@ export function expiringCounts(
   return [...counts.values()];
 }
 
+/** The workloads of each namespace, in one pass over them. */
+function byNamespace(objects: ManagedObjects): Map<string, ManagedObjects> {
+  const held = new Map<string, {
+    clusters: RayCluster[];
+    jobs: RayJobResource[];
+    services: RayServiceResource[];
+  }>();
+  const of = (namespace: string | undefined) => {
+    const key = namespace ?? "";
+    let lists = held.get(key);
+    if (!lists) {
+      lists = { clusters: [], jobs: [], services: [] };
+      held.set(key, lists);
+    }
+    return lists;
+  };
+  for (const c of objects.clusters) of(c.metadata.namespace).clusters.push(c);
+  for (const j of objects.jobs) of(j.metadata.namespace).jobs.push(j);
+  for (const s of objects.services) of(s.metadata.namespace).services.push(s);
+  return held;
+}
+
 /** Per namespace and dimension, the quota's limit and what is used. */
 export interface QuotaFigures {
   limits: Sample[];
@@ -166,23 +188,16 @@ export function quotaFigures(
   accelerators: readonly string[] = DEFAULT_ACCELERATORS,
 ): QuotaFigures {
   const totals = quotas.filter(namesNoCaller);
+  const held = byNamespace(objects);
   const namespaces = new Set([
-    ...namespacesOf(objects.clusters),
-    ...namespacesOf(objects.jobs),
-    ...namespacesOf(objects.services),
+    ...held.keys(),
     ...totals.flatMap((q) => q.namespaces).filter((n) => n !== "*"),
   ]);
   const figures: QuotaFigures = { limits: [], used: [] };
-  const inNamespace = <T extends { metadata: { namespace?: string } }>(
-    list: readonly T[],
-    namespace: string,
-  ) => list.filter((o) => (o.metadata.namespace ?? "") === namespace);
   for (const namespace of [...namespaces].sort()) {
-    const holdings = holdingsOf(
-      inNamespace(objects.clusters, namespace),
-      inNamespace(objects.jobs, namespace),
-      inNamespace(objects.services, namespace),
-    );
+    const { clusters, jobs, services } = held.get(namespace) ??
+      { clusters: [], jobs: [], services: [] };
+    const holdings = holdingsOf(clusters, jobs, services);
     const used = usageWithAccelerators(sumUsage(holdings), accelerators);
     const limits = new Map<string, number>();
     for (const quota of totals) {
