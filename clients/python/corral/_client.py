@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Callable, Optional
+from typing import Callable, Mapping, Optional
 
 import requests
 
@@ -28,8 +28,9 @@ class Client(Resources, Watching, Submissions):
 
     `clock` and `sleep` are what the waits measure time with and pause
     with (time.monotonic and time.sleep); `poll_interval` is how many
-    seconds apart a wait that cannot watch reads again. Use it as a context
-    manager, or call close(), to close its connections.
+    seconds apart a wait that cannot watch reads again; `env` is the
+    environment read for credentials (os.environ unless given). Use it as
+    a context manager, or call close(), to close its connections.
     """
 
     def __init__(
@@ -46,6 +47,7 @@ class Client(Resources, Watching, Submissions):
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
         poll_interval: float = 1.0,
+        env: Optional[Mapping[str, str]] = None,
     ) -> None:
         self.connection: Connection = resolve_connection(
             {
@@ -57,6 +59,7 @@ class Client(Resources, Watching, Submissions):
                 "client_key": client_key,
             },
             context,
+            env,
         )
         self.namespace = self.connection.namespace
         self.clock = clock

@@ -68,7 +68,9 @@ def package_directory(directory: str) -> Package:
             name = relative.encode("utf-8")
             digest.update(len(name).to_bytes(8, "big") + name)
             digest.update(len(data).to_bytes(8, "big") + data)
-            entry = zipfile.ZipInfo(relative, time.localtime(os.stat(full).st_mtime)[:6])
+            # Zip times start in 1980; an older file is dated then.
+            modified = max(time.localtime(os.stat(full).st_mtime)[:6], (1980, 1, 1, 0, 0, 0))
+            entry = zipfile.ZipInfo(relative, modified)
             entry.external_attr = 0o100644 << 16
             entry.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(entry, data)
