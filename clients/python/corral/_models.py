@@ -233,13 +233,15 @@ class JobSubmissionInfo(TypedDict, total=False):
     runtimeEnv: dict[str, str]
 
 
-class ListAllClustersResponse(TypedDict, total=False):
-    """The answer of ListAllClusters."""
-
+#: The answer of ListAllClusters.
+ListAllClustersResponse = TypedDict("ListAllClustersResponse", {
     #: The clusters of every namespace.
-    clusters: list[Cluster]
+    "clusters": "list[Cluster]",
     #: The token of the next page; empty on the last page. (The number KubeRay v0.6.0 set aside for it.)
-    nextPageToken: str
+    "nextPageToken": "str",
+    #: next_page_token again, under KubeRay's current name and number.
+    "continue": "str",
+}, total=False)
 
 
 class ListAllComputeTemplatesResponse(TypedDict, total=False):
@@ -251,13 +253,15 @@ class ListAllComputeTemplatesResponse(TypedDict, total=False):
     nextPageToken: str
 
 
-class ListAllRayJobsResponse(TypedDict, total=False):
-    """The answer of ListAllRayJobs."""
-
+#: The answer of ListAllRayJobs.
+ListAllRayJobsResponse = TypedDict("ListAllRayJobsResponse", {
     #: The jobs of every namespace.
-    jobs: list[RayJob]
+    "jobs": "list[RayJob]",
     #: The token of the next page; empty on the last page.
-    nextPageToken: str
+    "nextPageToken": "str",
+    #: next_page_token again, under KubeRay's current name and number.
+    "continue": "str",
+}, total=False)
 
 
 class ListAllRayServicesResponse(TypedDict, total=False):
@@ -271,13 +275,15 @@ class ListAllRayServicesResponse(TypedDict, total=False):
     nextPageToken: str
 
 
-class ListClustersResponse(TypedDict, total=False):
-    """The answer of ListCluster."""
-
+#: The answer of ListCluster.
+ListClustersResponse = TypedDict("ListClustersResponse", {
     #: The clusters of the namespace.
-    clusters: list[Cluster]
+    "clusters": "list[Cluster]",
     #: The token of the next page; empty on the last page. (The number KubeRay v0.6.0 set aside for it.)
-    nextPageToken: str
+    "nextPageToken": "str",
+    #: next_page_token again, under KubeRay's current name and number.
+    "continue": "str",
+}, total=False)
 
 
 class ListComputeTemplatesResponse(TypedDict, total=False):
@@ -296,13 +302,15 @@ class ListJobSubmissionInfo(TypedDict, total=False):
     submissions: list[JobSubmissionInfo]
 
 
-class ListRayJobsResponse(TypedDict, total=False):
-    """The answer of ListRayJobs."""
-
+#: The answer of ListRayJobs.
+ListRayJobsResponse = TypedDict("ListRayJobsResponse", {
     #: The jobs of the namespace.
-    jobs: list[RayJob]
+    "jobs": "list[RayJob]",
     #: The token of the next page; empty on the last page. Numbered past the fields KubeRay's later releases gave this message.
-    nextPageToken: str
+    "nextPageToken": "str",
+    #: next_page_token again, under KubeRay's current name and number.
+    "continue": "str",
+}, total=False)
 
 
 class ListRayServicesResponse(TypedDict, total=False):
