@@ -8,9 +8,10 @@ unbroken sequence until it stops reading or `timeout` passes.
 
 The waits are built on them: wait_for_cluster() until a cluster is ready
 (or gone), wait_for_job() until a RayJob has finished. From a Corral that
-cannot watch (one without its cache answers code 12 UNIMPLEMENTED) they
-read the object every `poll_interval` seconds instead. Time is the
-client's `clock` (time.monotonic unless given), so a test can give its own.
+cannot watch (one without its cache answers code 12 UNIMPLEMENTED, one
+from before the watch routes 404) they read the object every
+`poll_interval` seconds instead. Time is the client's `clock`
+(time.monotonic unless given), so a test can give its own.
 """
 
 from __future__ import annotations
@@ -180,7 +181,10 @@ class Watching:
                     if done(last):
                         return last
         except CorralError as error:
-            if error.code != 12:
+            # A Corral that cannot watch answers the watch route 501 (code
+            # 12: no cache) or, from before the route, 404; `done`'s own
+            # errors have no HTTP status.
+            if error.status is None or error.code not in (5, 12):
                 raise
             return self._poll(kind, name, namespace, deadline, done)
         raise WaitTimeout(f"{field} {self._key(namespace, name)}: not done after {timeout:g}s", last)
