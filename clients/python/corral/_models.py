@@ -626,6 +626,15 @@ class SubmitRayJobReply(TypedDict, total=False):
     submissionId: str
 
 
+class UpdateRayServiceBody(TypedDict, total=False):
+    """What UpdateRayServiceConfigs changes: at least one worker group."""
+
+    #: The worker groups to change, each named; the others stay as they are.
+    workerGroupUpdateSpec: list[WorkerGroupUpdateSpec]
+    #: Serve's first config format: refused (INVALID_ARGUMENT), as on create. Declared so that such a request decodes and is told to use serve_config_V2 with UpdateRayService.
+    serveDeploymentGraphSpec: Optional[ServeDeploymentGraphSpec]
+
+
 class Volume(TypedDict, total=False):
     """A volume mounted into the pods of a group."""
 
@@ -707,6 +716,19 @@ class WorkerGroupSpec(TypedDict, total=False):
     labels: dict[str, str]
     #: Environment variables of the worker containers whose values come from a Secret's or ConfigMap's key, or from the pod (Kubernetes' valueFrom), by variable name; a name may be set in one of envs, environment and this. KubeRay has them as the valuesFrom of its EnvironmentVariables message, in field 11, whose type replaced the map that Corral keeps there: changing a field's type breaks every gRPC client of it. So this is a new field, numbered past every field KubeRay's releases gave this message (15).
     environmentValuesFrom: dict[str, EnvValueFrom]
+
+
+class WorkerGroupUpdateSpec(TypedDict, total=False):
+    """The new replicas and bounds of one worker group, each greater than 0."""
+
+    #: The worker group's name.
+    groupName: str
+    #: Its replicas, within its bounds.
+    replicas: int
+    #: Its least replicas.
+    minReplicas: int
+    #: Its most replicas.
+    maxReplicas: int
 
 
 class Empty(TypedDict, total=False):
