@@ -209,8 +209,17 @@ function typedDict(name: string, schema: Schema, extra: string[]): string[] {
 export function modelsSource(schemas: Schemas): string {
   const aliases: string[] = [];
   const classes: string[] = [];
+  const named = new Map<string, string>();
   for (const [schemaName, schema] of Object.entries(schemas).sort()) {
     const name = pythonName(schemaName);
+    if (named.has(name)) {
+      throw new Error(
+        `schemas ${
+          named.get(name)
+        } and ${schemaName} are both ${name} in Python: give pythonName() a way to tell them apart`,
+      );
+    }
+    named.set(name, schemaName);
     const s = schema as Record<string, unknown>;
     if (s.type === "object") {
       const extra: string[] = [];

@@ -84,3 +84,14 @@ Deno.test("modelsSource() writes a TypedDict per object, a Literal per enum, the
     );
   }
 });
+
+Deno.test("modelsSource() refuses two schemas that would have one Python name", () => {
+  assert.throws(
+    () =>
+      modelsSource({
+        "Thing": { type: "object", properties: {} },
+        "ThingService_Thing": { type: "object", properties: {} },
+      }),
+    /schemas Thing and ThingService_Thing are both Thing in Python/,
+  );
+});
