@@ -19,6 +19,9 @@ ClusterEnvironment = Literal["DEV", "TESTING", "STAGING", "PRODUCTION"]
 #: The kind of source. KubeRay's values: CONFIGMAP is the zero value.
 EnvValueFromSource = Literal["CONFIGMAP", "SECRET", "RESOURCEFIELD", "FIELD"]
 
+#: Access modes of an ephemeral volume's claim, as KubeRay names them.
+VolumeAccessMode = Literal["RWO", "ROX", "RWX"]
+
 #: What a host path must be.
 VolumeHostPathType = Literal["DIRECTORY", "FILE"]
 
@@ -26,7 +29,7 @@ VolumeHostPathType = Literal["DIRECTORY", "FILE"]
 VolumeMountPropagationMode = Literal["NONE", "HOSTTOCONTAINER", "BIDIRECTIONAL"]
 
 #: The kind of volume.
-VolumeVolumeType = Literal["PERSISTENT_VOLUME_CLAIM", "HOST_PATH"]
+VolumeVolumeType = Literal["PERSISTENT_VOLUME_CLAIM", "HOST_PATH", "EPHEMERAL", "CONFIGMAP", "SECRET", "EMPTY_DIR"]
 
 #: What happened. Values as Kubernetes names its watch events (AIP-126: unprefixed, zero unspecified).
 WatchClustersResponseEventType = Literal["EVENT_TYPE_UNSPECIFIED", "ADDED", "MODIFIED", "DELETED", "BOOKMARK"]
@@ -49,6 +52,36 @@ class ActorOptions(TypedDict, total=False):
     customResource: str
     #: Accelerator type of the replicas (KubeRay's spelling).
     accceleratorType: str
+
+
+class AutoscalerOptions(TypedDict, total=False):
+    """Settings of Ray's autoscaler, as KubeRay's message of this name has them (same names and numbers)."""
+
+    #: Seconds a worker stays idle before it is removed; the operator's default (60) when 0.
+    idleTimeoutSeconds: int
+    #: How fast to scale up: Default, Aggressive or Conservative; the operator's default when empty.
+    upscalingMode: str
+    #: Container image of the autoscaler; the head's when empty.
+    image: str
+    #: Always, or empty for the operator's default (IfNotPresent).
+    imagePullPolicy: str
+    #: CPU of the autoscaler container, a Kubernetes quantity ("500m"); with memory set and this empty, 500m.
+    cpu: str
+    #: Memory of the autoscaler container, a Kubernetes quantity ("512Mi"); with cpu set and this empty, 512Mi.
+    memory: str
+    #: Environment variables of the autoscaler container, each valuesFrom entry one variable from one key, as a group's. (KubeRay's API server brings in every key of the Secret or ConfigMap instead, its variable name and key unused.)
+    envs: Optional[EnvironmentVariables]
+    #: Mounts of the head pod's volumes into the autoscaler container, by name: each names a volume of the head group.
+    volumes: list[Volume]
+
+
+class Capabilities(TypedDict, total=False):
+    """Linux capabilities of a container, such as "NET_ADMIN" or "SYS_PTRACE"."""
+
+    #: Capabilities added.
+    add: list[str]
+    #: Capabilities dropped.
+    drop: list[str]
 
 
 class Cluster(TypedDict, total=False):
@@ -92,6 +125,10 @@ class Cluster(TypedDict, total=False):
     expiresAt: Optional[str]
     #: The Kueue LocalQueue the cluster waits in for capacity, in its namespace: a Kubernetes object name of at most 63 characters. Written as the RayCluster's label kueue.x-k8s.io/queue-name (and read back from it); the cluster is then created suspended (spec.suspend) and Kueue starts it once the queue's ClusterQueue has room. When empty, the policy's default queue of the namespace applies, if it names one. Set on create only. Field 112: Corral's own, past expiry's.
     queue: str
+    #: Fields 20 and up: those of KubeRay's current Cluster message that KubeRay v0.6.0 did not have, under KubeRay's JSON names, at numbers v0.6.0 never used here (KubeRay's own numbers for them, 7 and 8, were v0.6.0's created_at and deleted_at). Annotations of the RayCluster itself, as KubeRay's API server writes them. Keys under ray.io/, app.kubernetes.io/ and kueue.x-k8s.io/ and corral.dev/ are the service's own, but for KubeRay's ray.io/enable-serve-service ("true" opens the head's serve ports).
+    annotations: dict[str, str]
+    #: Environment variables of every container of the cluster whose values come from a Secret's or ConfigMap's key, or from the pod, by variable name. KubeRay's current Cluster has them as the valuesFrom of envs (an EnvironmentVariables message where v0.6.0 had the map Corral keeps in 12): on HTTP, envs takes that shape too, {"values": {...}, "valuesFrom": {...}}, the values going to envs and valuesFrom here.
+    envsValuesFrom: dict[str, EnvValueFrom]
 
 
 class ClusterEvent(TypedDict, total=False):
@@ -131,6 +168,12 @@ class ClusterSpec(TypedDict, total=False):
     headGroupSpec: HeadGroupSpec
     #: The worker groups.
     workerGroupSpec: list[WorkerGroupSpec]
+    #: Fields 3 to 5: KubeRay's current ones, at KubeRay's numbers (v0.6.0 used only 1 and 2 here). Let the operator run Ray's autoscaler beside the head (a container of the head pod, counted in quotas), scaling worker groups between their bounds.
+    enableInTreeAutoscaling: bool
+    #: Settings of that autoscaler; taken only with enable_in_tree_autoscaling, as KubeRay's API server takes them.
+    autoscalerOptions: Optional[AutoscalerOptions]
+    #: Annotations of the head's Kubernetes service.
+    headServiceAnnotations: dict[str, str]
 
 
 class ComputeTemplate(TypedDict, total=False):
@@ -150,6 +193,10 @@ class ComputeTemplate(TypedDict, total=False):
     gpuAccelerator: str
     #: Tolerations of every pod of a group that uses the template, so that it can run on tainted nodes (GPU node pools usually are).
     tolerations: list[PodToleration]
+    #: Fields 8 and 9: KubeRay's after v0.6.0, at its numbers. More resources each pod of a group using the template requests (and is limited to), by Kubernetes resource name, such as "vpc.amazonaws.com/efa": 1.
+    extendedResources: dict[str, int]
+    #: The unit of memory: a Kubernetes quantity suffix such as "Gi" (the default when empty), "Mi" or "G".
+    memoryUnit: str
 
 
 class EnvValueFrom(TypedDict, total=False):
@@ -161,6 +208,15 @@ class EnvValueFrom(TypedDict, total=False):
     name: str
     #: The Secret's or ConfigMap's key, the resource, or the field path.
     key: str
+
+
+class EnvironmentVariables(TypedDict, total=False):
+    """Environment variables, as KubeRay's message of this name has them."""
+
+    #: Variables by name, with their values.
+    values: dict[str, str]
+    #: Variables by name, with where their values come from.
+    valuesFrom: dict[str, EnvValueFrom]
 
 
 class GetJobLogReply(TypedDict, total=False):
@@ -206,6 +262,12 @@ class HeadGroupSpec(TypedDict, total=False):
     labels: dict[str, str]
     #: Environment variables of the head container whose values come from a Secret's or ConfigMap's key, or from the pod (Kubernetes' valueFrom), by variable name; a name may be set in one of envs, environment and this. KubeRay has them as the valuesFrom of its EnvironmentVariables message, in field 9, whose type replaced the map of field 8 that Corral keeps: changing a field's type breaks every gRPC client of it, and Corral's 9 is annotations. So this is a new field, numbered past every field KubeRay's releases gave this message (13).
     environmentValuesFrom: dict[str, EnvValueFrom]
+    #: Fields 12, 13 and 21: KubeRay's current ones that v0.6.0 did not have (12 and 13 at KubeRay's numbers; its 4 for enable_ingress was v0.6.0's ray_start_params, so 21, past Corral's 20). Always pulls the head's image on every start; empty or any other value leaves Kubernetes' default (IfNotPresent), as KubeRay's API server does.
+    imagePullPolicy: str
+    #: The security context of the head's Ray container.
+    securityContext: Optional[SecurityContext]
+    #: Let the operator create an Ingress for the head's dashboard.
+    enableIngress: bool
 
 
 class JobSubmissionInfo(TypedDict, total=False):
@@ -490,6 +552,10 @@ class RayService(TypedDict, total=False):
     deleteAt: Optional[str]
     #: The Serve config (Serve's config file format, YAML): a mapping with `applications`, a list of applications each with an import_path.
     serveConfigV2: str
+    #: Seconds the service may stay unhealthy before the operator replaces its cluster (the RayService's serviceUnhealthySecondThreshold); the operator's default when 0. Deprecated in KubeRay's CRD, which its operator no longer reads since Serve config v2. Fields 10 and 11: KubeRay's after v0.6.0, at its numbers.
+    serviceUnhealthySecondThreshold: int
+    #: Seconds a deployment may stay unhealthy before the operator replaces the cluster (deploymentUnhealthySecondThreshold); as the above.
+    deploymentUnhealthySecondThreshold: int
     #: Engine version of the service's cluster; also picks the default image.
     version: str
     #: The service's lifetime, on create: a duration such as "8h", "30m" or "1h30m" (hours, minutes, seconds) from now. Corral deletes the service, and its cluster with it, once it is over. At most the policy's maximum for the namespace; when neither ttl nor expires_at is given, the policy's default applies, else its maximum; none of them where the policy exempts services. Not read back: expires_at says when. Fields 110 and up: expiry's own, as a cluster's (KubeRay's RayService message has neither).
@@ -563,6 +629,15 @@ class RayServiceStatus(TypedDict, total=False):
     numServeEndpoints: int
     #: The RayService's conditions (Ready, UpgradeInProgress...).
     conditions: list[RayServiceCondition]
+
+
+class SecurityContext(TypedDict, total=False):
+    """A container's security context, as KubeRay's message of this name has it: set on the group's Ray container."""
+
+    #: Linux capabilities added and dropped.
+    capabilities: Optional[Capabilities]
+    #: Run the container privileged.
+    privileged: Optional[bool]
 
 
 class ServeApplicationStatus(TypedDict, total=False):
@@ -652,6 +727,14 @@ class Volume(TypedDict, total=False):
     hostPathType: VolumeHostPathType
     #: How mounts propagate between host and container.
     mountPropagationMode: VolumeMountPropagationMode
+    #: Fields 8 to 11: KubeRay's after v0.6.0, at its numbers. For an ephemeral volume: its claim's storage class; the cluster's default when empty.
+    storageClassName: str
+    #: For an ephemeral volume: its claim's access mode.
+    accessMode: VolumeAccessMode
+    #: A Kubernetes quantity ("10Gi"): an ephemeral volume's size (required), an empty directory's size limit.
+    storage: str
+    #: For a ConfigMap or Secret: the keys mounted, each to its path in the volume; every key when empty.
+    items: dict[str, str]
 
 
 class WatchClustersResponse(TypedDict, total=False):
@@ -716,6 +799,10 @@ class WorkerGroupSpec(TypedDict, total=False):
     labels: dict[str, str]
     #: Environment variables of the worker containers whose values come from a Secret's or ConfigMap's key, or from the pod (Kubernetes' valueFrom), by variable name; a name may be set in one of envs, environment and this. KubeRay has them as the valuesFrom of its EnvironmentVariables message, in field 11, whose type replaced the map that Corral keeps there: changing a field's type breaks every gRPC client of it. So this is a new field, numbered past every field KubeRay's releases gave this message (15).
     environmentValuesFrom: dict[str, EnvValueFrom]
+    #: Fields 14 and 15: KubeRay's current ones, at KubeRay's numbers (v0.6.0 used 1 to 13 here). Always pulls the workers' image on every start; empty or any other value leaves Kubernetes' default (IfNotPresent), as KubeRay does.
+    imagePullPolicy: str
+    #: The security context of the workers' Ray container.
+    securityContext: Optional[SecurityContext]
 
 
 class WorkerGroupUpdateSpec(TypedDict, total=False):
