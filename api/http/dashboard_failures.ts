@@ -18,6 +18,8 @@ export interface DashboardExchange {
   /** The bound it had, and what it was for: "answer", "answer the WebSocket upgrade". */
   timeoutMs: number;
   awaited: string;
+  /** Who the errors name: "the dashboard" unless said. */
+  peer?: string;
 }
 
 /** The error of a failed exchange; `timedOut` when its bound had passed. */
@@ -27,7 +29,7 @@ export function dashboardFailure(
   timedOut: boolean,
   log: Logger,
 ): ServiceError {
-  const { action, timeoutMs, awaited } = exchange;
+  const { action, timeoutMs, awaited, peer = "the dashboard" } = exchange;
   if (error instanceof ServiceError) {
     return new ServiceError(error.code, `${action}: ${error.message}`, {
       cause: error,
@@ -37,7 +39,7 @@ export function dashboardFailure(
     return new HttpError(
       504,
       Code.DEADLINE_EXCEEDED,
-      `${action}: the dashboard did not ${awaited} within ${timeoutMs} ms`,
+      `${action}: ${peer} did not ${awaited} within ${timeoutMs} ms`,
     );
   }
   log.warn("Failed to reach a dashboard", {
@@ -47,6 +49,6 @@ export function dashboardFailure(
   return new HttpError(
     502,
     Code.UNAVAILABLE,
-    `${action}: the dashboard cannot be reached`,
+    `${action}: ${peer} cannot be reached`,
   );
 }

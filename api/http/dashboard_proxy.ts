@@ -9,6 +9,10 @@
  *   POST   .../clusters/{name}/dashboard:session   a cookie for that path
  *   DELETE .../clusters/{name}/dashboard:session   signs out of it
  *
+ * and the Ray client port's tunnel (client_tunnel.ts):
+ *
+ *   GET    .../clusters/{name}/client                a WebSocket of bytes
+ *
  * Each is an HTTP unit (units.ts): the chain authenticates the caller by
  * its own credentials (bearer token, client certificate), or, for the
  * proxy when it sends none, by the dashboard cookie, still signed in to
@@ -69,6 +73,7 @@ import { bounded, contentLength } from "./dashboard_limits.ts";
 import { dashboardFailure } from "./dashboard_failures.ts";
 import { apiServerAway, gatedByApiServer } from "./dashboard_api_server.ts";
 import { openTunnel, TunnelLifetime } from "./dashboard_tunnel.ts";
+import { clientTunnel } from "./client_tunnel.ts";
 import {
   endSession,
   openSession,
@@ -173,6 +178,20 @@ export class DashboardProxy {
           this.proxyService(request, params, call),
       },
       {
+        key: "corral.Dashboard/ClientTunnel",
+        methods: ["GET"],
+        path: `${CLUSTER_PATH}/client`,
+        match: (parts) =>
+          parts.length === 7 ? clusterParams(parts, "client") : undefined,
+        rule: PROXY_RULE,
+        action: connectActionOf,
+        // The caller's own credentials only: no dashboard cookie here.
+        prepare: (request) => ({
+          opensStream: isWebSocketUpgrade(request.headers),
+        }),
+        handle: (request, params, call) => this.client(request, params, call),
+      },
+      {
         key: "corral.Dashboard/OpenSession",
         methods: ["POST"],
         path: `${CLUSTER_PATH}/dashboard:session`,
@@ -228,6 +247,21 @@ export class DashboardProxy {
     const prefix = new URL(request.url).pathname.split("/").slice(0, 8)
       .join("/");
     return this.#proxyUnder(prefix, request, params, call);
+  }
+
+  /**
+   * A WebSocket carrying a TCP connection to the cluster's Ray client port
+   * (client_tunnel.ts), or 204 for a probe without the upgrade.
+   */
+  async client(
+    request: HttpRequest,
+    params: Params,
+    call: UnitContext,
+  ): Promise<Response | HttpAnswer> {
+    this.#checkApiServer(call.action);
+    const cluster = await this.#readyCluster(params, call);
+    checkOwner(call, cluster, PROXY_OWNER);
+    return await clientTunnel(this.#o, request, cluster, call.action);
   }
 
   async #proxyUnder(
@@ -492,6 +526,13 @@ function forwardedFor(request: HttpRequest): string | undefined {
     /^\[|\]$/g,
     "",
   );
+}
+
+/** `Cannot connect to cluster "team-a/blue"`. */
+function connectActionOf(
+  request: { namespace?: unknown; name?: unknown },
+): string {
+  return `Cannot connect to cluster "${request.namespace}/${request.name}"`;
 }
 
 /** `Cannot proxy to cluster "team-a/blue"`. */

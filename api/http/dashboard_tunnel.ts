@@ -53,6 +53,8 @@ export interface TunnelOptions {
   log: Logger;
   /** Told when the tunnel opens and closes; closes it when returned. */
   lifetime?: TunnelLifetime;
+  /** Who errors name as the other end: "the dashboard" unless said. */
+  peer?: string;
 }
 
 /**
@@ -107,7 +109,7 @@ interface AnswerHead {
  * 404 for a path it does not serve) or 504 (too slow).
  */
 export async function openTunnel(options: TunnelOptions): Promise<Response> {
-  const { action, timeoutMs } = options;
+  const { action, timeoutMs, peer = "the dashboard" } = options;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([timeout, options.signal]);
   let upstream: Duplex | undefined;
@@ -126,6 +128,7 @@ export async function openTunnel(options: TunnelOptions): Promise<Response> {
         upstream: options.upstream,
         timeoutMs,
         awaited: "answer the WebSocket upgrade",
+        peer,
       },
       error,
       timeout.aborted,
@@ -138,12 +141,12 @@ export async function openTunnel(options: TunnelOptions): Promise<Response> {
       ? new HttpError(
         404,
         Code.NOT_FOUND,
-        `${action}: the dashboard has no WebSocket at this path`,
+        `${action}: ${peer} has no WebSocket at this path`,
       )
       : new HttpError(
         502,
         Code.UNAVAILABLE,
-        `${action}: the dashboard refused the WebSocket upgrade with status ${head.status}`,
+        `${action}: ${peer} refused the WebSocket upgrade with status ${head.status}`,
       );
   }
   return joined(upstream, head, options);
