@@ -36,6 +36,11 @@ export interface CorralClient {
    * does it throw, an UnreachableError.
    */
   forward(path: string, init: ForwardInit): Promise<Response>;
+  /**
+   * A WebSocket to `path` (ws:// or wss:// on the server), with the token,
+   * the CA and the client certificate, as fetch is sent.
+   */
+  webSocket(path: string): WebSocket;
   /** An error answer (status and body text) as the CLI reports it. */
   errorOf(status: number, text: string): ApiError;
   close(): void;
@@ -140,6 +145,15 @@ export async function connect(connection: Connection): Promise<CorralClient> {
         const why = reason(error as Error);
         throw new UnreachableError(server, why, tlsHint(why, connection));
       }
+    },
+    webSocket(path: string): WebSocket {
+      const url = `${server.replace(/^http/, "ws")}${path}`;
+      return new WebSocket(url, {
+        headers: connection.token
+          ? { authorization: `Bearer ${connection.token}` }
+          : {},
+        ...(httpClient ? { client: httpClient } : {}),
+      });
     },
     errorOf: refused,
     close() {

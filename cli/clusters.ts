@@ -1,8 +1,9 @@
 /**
  * `corral clusters ...`: list, get, describe, create, delete, scale, watch
- * and open the dashboard of clusters through the cluster routes of the HTTP
- * API (`/apis/v1alpha2/...`); describe and dashboard live in
- * cluster_describe.ts and dashboard.ts.
+ * and open the dashboard or the Ray client port of clusters through the
+ * cluster routes of the HTTP
+ * API (`/apis/v1alpha2/...`); describe, dashboard and connect live in
+ * cluster_describe.ts, dashboard.ts and connect.ts.
  */
 import {
   type Flags,
@@ -26,6 +27,7 @@ import {
   WIDE_HEADER,
   wideCells,
 } from "./cluster_describe.ts";
+import { CONNECT_COMMAND } from "./connect.ts";
 import { DASHBOARD_COMMAND } from "./dashboard.ts";
 import { defaultUser } from "./jobs.ts";
 import { type CommandGroup, withClient, write } from "./command.ts";
@@ -500,5 +502,6 @@ export const CLUSTERS: CommandGroup = {
       run: watch,
     },
     DASHBOARD_COMMAND,
+    CONNECT_COMMAND,
   ],
 };
