@@ -20,6 +20,7 @@ const GROUPS = {
     "extend",
     "watch",
     "dashboard",
+    "connect",
   ],
   templates: ["list", "get", "create", "delete"],
   config: ["set-context", "use-context", "get-contexts", "current-context"],
