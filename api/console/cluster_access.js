@@ -4,7 +4,10 @@
  * A cluster page's "Access" panel, while the cluster is ready: "Open
  * dashboard" (a session cookie for that one cluster's proxy path, then the
  * dashboard through Corral in a new tab) and the cluster's addresses inside
- * Kubernetes, each with a copy button. A caller the policy refuses `proxy`
+ * Kubernetes, each with a copy button. The `ray://` address answers only
+ * inside the Kubernetes cluster, and says so; beside it, the command that
+ * forwards it to a laptop through Corral (`corral clusters connect`), and
+ * what `ray.init` then takes. A caller the policy refuses `proxy`
  * is shown that refusal in place of the button and the proxied address,
  * for as long as the page is open: not a link that fails.
  */
@@ -21,6 +24,18 @@ import { h, panel } from "./html.js";
 const refusals = new Map();
 
 /** @typedef {import("./api.js").Cluster} Cluster */
+
+/** The local port `corral clusters connect` listens on by default. */
+const LOCAL_CLIENT_PORT = 10001;
+
+/**
+ * The command that forwards the cluster's Ray client port to this machine
+ * through Corral (it needs `proxy`, as the dashboard does).
+ * @param {Cluster} cluster
+ */
+function connectCommand(cluster) {
+  return `corral clusters connect ${cluster.name} -n ${cluster.namespace}`;
+}
 
 /**
  * The panel; none while the cluster is not ready (it has no addresses).
@@ -48,7 +63,23 @@ export function accessPanel(cluster) {
     h(
       "dl",
       { class: "facts" },
-      address("Ray client", "client-url", cluster.clientUrl ?? ""),
+      address(
+        "Ray client (inside the Kubernetes cluster only)",
+        "client-url",
+        cluster.clientUrl ?? "",
+      ),
+      address(
+        "Ray client from this machine",
+        "connect-command",
+        connectCommand(cluster),
+        "connect command",
+      ),
+      address(
+        "Then, in Python",
+        "connect-init",
+        `ray.init("ray://127.0.0.1:${LOCAL_CLIENT_PORT}")`,
+        "ray.init call",
+      ),
       address("Dashboard", "dashboard-url", cluster.dashboardUrl ?? ""),
       refusal === undefined && address(
         "Dashboard through Corral",
@@ -83,16 +114,17 @@ async function openDashboard(cluster, status) {
 }
 
 /**
- * An address and its copy button.
+ * An address (or a command) and its copy button.
  * @param {string} label
  * @param {string} id
  * @param {string} value
+ * @param {string} [what] what the copy button copies, for screen readers
  */
-function address(label, id, value) {
+function address(label, id, value, what = `${label.toLowerCase()} address`) {
   const copy = h("button", {
     type: "button",
     class: "link",
-    "aria-label": `Copy the ${label.toLowerCase()} address`,
+    "aria-label": `Copy the ${what}`,
     onclick: async () => {
       await navigator.clipboard.writeText(value);
       copy.textContent = "Copied";
