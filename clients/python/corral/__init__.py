@@ -13,6 +13,7 @@ See the README for the whole tour.
 from . import _models as models
 from ._client import Client
 from ._config import DEFAULT_NAMESPACE, DEFAULT_SERVER, ConfigError, Connection
+from ._connect import Forwarding
 from ._errors import (
     AlreadyExistsError,
     CorralError,
@@ -37,6 +38,7 @@ __all__ = [
     "CorralError",
     "DEFAULT_NAMESPACE",
     "DEFAULT_SERVER",
+    "Forwarding",
     "InvalidArgumentError",
     "NotFoundError",
     "Package",

@@ -8,13 +8,14 @@ from typing import Callable, Mapping, Optional
 import requests
 
 from ._config import Connection, resolve_connection
+from ._connect import Connecting
 from ._http import Transport
 from ._resources import Resources
 from ._submissions import Submissions
 from ._watching import Watching
 
 
-class Client(Resources, Watching, Submissions):
+class Client(Resources, Watching, Submissions, Connecting):
     """A client of Corral's HTTP API.
 
     Each of `server`, `token`, `namespace`, `certificate_authority`,
