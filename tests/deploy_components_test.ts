@@ -186,7 +186,7 @@ function checkGrafanaDashboard(objects: Obj[]): void {
   }
 }
 
-/** Corral's egress: exactly DNS, the API server and heads' port 8265. */
+/** Corral's egress: exactly DNS, the API server and heads' ports 8265 and 10001. */
 function checkNetworkPolicy(objects: Obj[]): void {
   const policy = only(objects, "NetworkPolicy");
   const labels = only(objects, "Deployment").spec.template.metadata.labels;
@@ -205,7 +205,7 @@ function checkNetworkPolicy(objects: Obj[]): void {
   assert.deepEqual(egress, [
     ["TCP/53", "UDP/53"],
     ["TCP/443", "TCP/6443"],
-    ["TCP/8265"],
+    ["TCP/10001", "TCP/8265"],
   ]);
   const heads = policy.spec.egress[2].to[0];
   assert.deepEqual(heads.podSelector.matchLabels, {
