@@ -8,7 +8,13 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { until } from "../../eventually.ts";
-import { ALICE, bearer, BOB, CAROL } from "../auth/access_fixtures.ts";
+import {
+  ALICE,
+  auditLines,
+  bearer,
+  BOB,
+  CAROL,
+} from "../auth/access_fixtures.ts";
 import { CLIENT, withWorld, type World } from "./client_tunnel_world.ts";
 
 /** A WebSocket to `path` with `token`, open, reading bytes. */
@@ -103,7 +109,7 @@ async function rawUpgrade(
 }
 
 for (const mode of ["direct", "apiserver-proxy"] as const) {
-  Deno.test(`client tunnel (${mode}): 1 MiB goes both ways in messages of uneven sizes, for a caller with proxy alone`, async () => {
+  Deno.test(`client tunnel (${mode}): 1 MiB goes both ways in messages of uneven sizes, for a caller with proxy alone, audited`, async () => {
     await withWorld(mode, async (world) => {
       const socket = await open(world);
       const sent = pattern(1024 * 1024);
@@ -113,6 +119,22 @@ for (const mode of ["direct", "apiserver-proxy"] as const) {
       const end = closed(socket);
       socket.close();
       await end;
+      // Written once the tunnel has closed on Corral's side too.
+      await until(
+        "the tunnel audited",
+        async () => (await auditLines(world.auditLog)).length > 0,
+      );
+      const audited = (await auditLines(world.auditLog)).map((line) => [
+        line.user,
+        line.verb,
+        line.namespace,
+        line.name,
+        line.path,
+        line.status,
+      ]);
+      assert.deepEqual(audited, [
+        ["alice", "proxy", "team-a", "blue", CLIENT, 101],
+      ]);
     });
   });
 }

@@ -106,6 +106,8 @@ function webSocketEcho() {
 
 export interface World {
   listener: HttpServer;
+  /** The audit log's path. */
+  auditLog: string;
   echo: ReturnType<typeof echoServer>;
 }
 
@@ -187,7 +189,7 @@ export async function withWorld(
       }),
       log: silentLogger(),
     });
-    await run({ listener, echo });
+    await run({ listener, echo, auditLog: files.auditLog });
   } finally {
     await listener?.shutdown(0);
     clusterAccess?.close();
