@@ -379,6 +379,8 @@ Deno.test("generateExample() gives every message an example the codec accepts", 
       value: "value",
       effect: "effect",
     }],
+    extendedResources: { key: 1 },
+    memoryUnit: "memory-unit",
   });
   // Output-only fields are left out.
   const cluster = generateExample(api.root.lookupType("proto.Cluster"));
