@@ -15,11 +15,11 @@
  * `-`, and `-1`, `-2`, ... after a heading whose slug came before.
  *
  * Flags. A flag's reference entry is a row of a Markdown table whose first
- * cell starts with a code span of a flag and names it in one of its code
- * spans (`--http-port`, `` `--crd` (repeatable) ``, `` `-n`, `--namespace
- * NS` ``, `` `--oidc-issuer-url`, `--oidc-client-id` ``); a row that only
- * mentions a flag after words of its own (`` a `Host` not in
- * `--allowed-hosts` ``) is no entry.
+ * column is headed `Flag`, the row's first cell starting with a code span
+ * of a flag and naming it in one of its code spans (`--http-port`,
+ * `` `--crd` (repeatable) ``, `` `-n`, `--namespace NS` ``,
+ * `` `--oidc-issuer-url`, `--oidc-client-id` ``). A flag mentioned anywhere
+ * else (in prose, in a table of ports or of errors) is no entry.
  * Corral's flags (settings_flags.ts, in --help order, with --version and
  * --help) each have exactly one such row among the pages of docs/ other
  * than cli.md (the table of configuration.md); the command line's flags
@@ -207,10 +207,19 @@ Deno.test("links are found in prose, across a line break, and not in code", () =
 export function flagRows(texts: string[]): Map<string, number> {
   const rows = new Map<string, number>();
   for (const text of texts) {
+    // Whether the table the line is in has its first column headed Flag.
+    let flagTable: boolean | undefined;
     for (const line of proseLines(text)) {
-      if (!line.startsWith("|") || /^\|[\s|:-]+\|?$/.test(line)) continue;
+      if (!line.startsWith("|")) {
+        flagTable = undefined;
+        continue;
+      }
       const first = line.split("|")[1].trim();
-      if (!first.startsWith("`-")) continue;
+      if (flagTable === undefined) {
+        flagTable = first === "Flag";
+        continue;
+      }
+      if (!flagTable || !first.startsWith("`-")) continue;
       const named = new Set<string>();
       for (const span of first.matchAll(/`([^`]+)`/g)) {
         const flag = span[1].match(/^(--[a-z0-9-]+)/);
@@ -260,7 +269,7 @@ Deno.test("every flag the command line's --help prints has one reference entry i
   assert.deepEqual(mismatches(cliFlags(), flagRows([text])), []);
 });
 
-Deno.test("a flag's reference entry is a table row whose first cell names it", () => {
+Deno.test("a flag's reference entry is a row of a table headed Flag whose first cell names it", () => {
   const rows = flagRows([[
     "| Flag | Meaning |",
     "| ---- | ------- |",
@@ -269,6 +278,10 @@ Deno.test("a flag's reference entry is a table row whose first cell names it", (
     "| `-n`, `--namespace NS` | the namespace |",
     "| a limit | `--max-body-bytes` (3Mi) |",
     "| a `Host` not in `--allowed-hosts` | 421 |",
+    "",
+    "| Port | For |",
+    "| ---- | --- |",
+    "| `--grpc-port` (8887) | a table of ports, not of flags |",
     "```",
     "| `--in-code` | not a row |",
     "```",
