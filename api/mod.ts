@@ -240,7 +240,10 @@ async function httpPort(
   ];
   const pages = {
     ...docsPages(openApiDocument(routes), await loadScalarBundle()),
-    ...consolePages(await loadConsole()),
+    ...consolePages(
+      await loadConsole(),
+      options.signIn ? [new URL(options.signIn.issuerUrl).origin] : [],
+    ),
     "/healthz": livenessPage,
     "/readyz": () => readinessPage(health),
     [AUTH_CONFIG_PATH]: authConfigPage(options.signIn),
