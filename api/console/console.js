@@ -20,12 +20,11 @@ import { restartWatch, watchClusters } from "./watch.js";
 import { onReachableAgain } from "./connection.js";
 
 // Back from the issuer of a single sign-on: its token first.
-const signInFailure = await resumeSignIn();
+if (await resumeSignIn()) signIn();
 listenForSignIn(() => {
   restartWatch();
   route();
 });
-if (signInFailure) signIn(signInFailure);
 addEventListener("hashchange", () => route());
 route();
 watchClusters(redrawSoon);

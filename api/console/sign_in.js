@@ -18,6 +18,12 @@ import { beginSsoSignIn, finishSsoSignIn, ssoConfig } from "./sso.js";
 /** The user Corral takes this tab to be, once known; else "". */
 let signedInAs = "";
 
+/**
+ * Why the single sign-on this load came back from failed, which the
+ * dialog says until a sign-in works; "" when it did not.
+ */
+let ssoFailure = "";
+
 /** What anonymous callers are, when Corral lets them in. */
 const ANONYMOUS = "system:anonymous";
 
@@ -38,11 +44,12 @@ export function currentUser() {
 }
 
 /**
- * Asks for a token, saying `message` (why) when there is one.
+ * Asks for a token, saying `message` (why) when there is one, else why the
+ * single sign-on this load came back from failed, if it did.
  * @param {string} [message]
  */
 export function signIn(message = "") {
-  byId("sign-in-error").textContent = message;
+  byId("sign-in-error").textContent = message || ssoFailure;
   if (!dialog().open) dialog().showModal();
   tokenInput().focus();
 }
@@ -95,6 +102,7 @@ async function submitToken(onSignedIn) {
       return;
     }
     setToken(given);
+    ssoFailure = "";
     signedInAs = identity.user;
     tokenInput().value = "";
     dialog().close();
@@ -132,7 +140,8 @@ async function offerSso() {
  * console's first call; resolves with why it failed, "" when it did not.
  */
 export async function resumeSignIn() {
-  return await finishSsoSignIn();
+  ssoFailure = await finishSsoSignIn();
+  return ssoFailure;
 }
 
 /**

@@ -43,6 +43,11 @@ export interface SsoIssuer {
    * ten minutes from the grant when unset. Cleared once used.
    */
   nextExp?: number;
+  /**
+   * Origins whose pages may read its answers (CORS), as an issuer lists
+   * the console's: discovery and the token endpoint are called from there.
+   */
+  corsOrigins: string[];
   /** Token requests by grant type, and other requests by path. */
   counts: Record<string, number>;
   /** The device codes' user codes, in the order asked for. */
@@ -76,6 +81,7 @@ export async function startSsoIssuer(): Promise<SsoIssuer> {
     interval: 1,
     expiresIn: 300,
     deviceAnswers: [],
+    corsOrigins: [],
     counts: {},
     userCodes: [],
     approve: (userCode) => decide(userCode, "approved"),
@@ -206,6 +212,17 @@ export async function startSsoIssuer(): Promise<SsoIssuer> {
     onListen: ({ port }) => resolve(port),
     onError: () => new Response("error", { status: 500 }),
   }, async (request) => {
+    const response = await serve(request);
+    const origin = request.headers.get("origin");
+    if (origin && issuer.corsOrigins.includes(origin)) {
+      response.headers.set("access-control-allow-origin", origin);
+    }
+    return response;
+  });
+  issuer.url = `https://127.0.0.1:${await listening}`;
+  return issuer;
+
+  async function serve(request: Request): Promise<Response> {
     const url = new URL(request.url);
     issuer.counts[url.pathname] = (issuer.counts[url.pathname] ?? 0) + 1;
     switch (`${request.method} ${url.pathname}`) {
@@ -224,9 +241,7 @@ export async function startSsoIssuer(): Promise<SsoIssuer> {
       default:
         return new Response("not found", { status: 404 });
     }
-  });
-  issuer.url = `https://127.0.0.1:${await listening}`;
-  return issuer;
+  }
 }
 
 function discovery(url: string) {
