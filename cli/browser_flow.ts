@@ -40,6 +40,8 @@ export async function browserSignIn(
   metadata: IssuerMetadata,
   client: { clientId: string; scopes: readonly string[] },
   print: (line: string) => void,
+  /** The loopback port; 0 (any free one) unless the issuer needs one. */
+  port = 0,
 ): Promise<Tokens> {
   if (!metadata.authorization_endpoint) {
     throw new CliError(
@@ -49,7 +51,7 @@ export async function browserSignIn(
   }
   const pkce = await newPkce();
   const state = base64url(crypto.getRandomValues(new Uint8Array(16)));
-  const callback = listenForCode(state);
+  const callback = listenForCode(state, port);
   try {
     const redirectUri = `http://127.0.0.1:${await callback.port}/callback`;
     const url = new URL(metadata.authorization_endpoint);
@@ -87,14 +89,14 @@ interface Callback {
   close(): Promise<void>;
 }
 
-function listenForCode(state: string): Callback {
+function listenForCode(state: string, wanted: number): Callback {
   const port = Promise.withResolvers<number>();
   const code = Promise.withResolvers<string>();
   // A refusal may come before anyone awaits it; it is awaited all the same.
   code.promise.catch(() => {});
   const server = Deno.serve({
     hostname: "127.0.0.1",
-    port: 0,
+    port: wanted,
     onListen: (address) => port.resolve(address.port),
   }, (request) => {
     const url = new URL(request.url);

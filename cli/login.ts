@@ -9,7 +9,12 @@
  * (sso_tokens.ts). Logout forgets them.
  */
 import { resolve } from "node:path";
-import { noPositionals, type ParsedArgs, stringFlag } from "./args.ts";
+import {
+  noPositionals,
+  type ParsedArgs,
+  stringFlag,
+  wholeNumber,
+} from "./args.ts";
 import { browserSignIn } from "./browser_flow.ts";
 import { connect } from "./client.ts";
 import type { Command } from "./command.ts";
@@ -21,7 +26,7 @@ import {
   selectContext,
 } from "./config.ts";
 import { deviceSignIn } from "./device_flow.ts";
-import { CliError, EXIT_API_ERROR, EXIT_OK } from "./errors.ts";
+import { CliError, EXIT_API_ERROR, EXIT_OK, UsageError } from "./errors.ts";
 import {
   discoverIssuer,
   type Issuer,
@@ -39,6 +44,10 @@ const NEW_CONTEXT = "default";
 
 async function login({ values, positionals }: ParsedArgs): Promise<number> {
   noPositionals(positionals, "login [--browser]");
+  const port = wholeNumber(values, "callback-port") ?? 0;
+  if (port > 65535) {
+    throw new UsageError(`--callback-port ${port} is not a port`);
+  }
   const { config, context } = await selectContext(values);
   const connection = await resolveConnection(values, { signIn: false });
   const signIn = await signInConfig(connection);
@@ -57,7 +66,7 @@ async function login({ values, positionals }: ParsedArgs): Promise<number> {
     const browser = values.browser === true ||
       !metadata.device_authorization_endpoint;
     tokens = browser
-      ? await browserSignIn(issuer, metadata, signIn, print)
+      ? await browserSignIn(issuer, metadata, signIn, print, port)
       : await deviceSignIn(issuer, metadata, signIn, print);
   } finally {
     http?.close();
@@ -157,12 +166,19 @@ async function logout({ values, positionals }: ParsedArgs): Promise<number> {
 export const LOGIN: Command = {
   name: "login",
   summary: "sign in with the server's single sign-on (OIDC)",
-  usage: "login [--browser] [--issuer-certificate-authority FILE]",
+  usage:
+    "login [--browser [--callback-port N]] [--issuer-certificate-authority FILE]",
   flags: {
     browser: {
       type: "boolean",
       help:
         "sign in in a browser on this machine (authorization code with PKCE on a 127.0.0.1 redirect) rather than with a code (device grant)",
+    },
+    "callback-port": {
+      type: "string",
+      value: "N",
+      help:
+        "with --browser: the port of the 127.0.0.1 redirect, for an issuer that allows only the one registered (default: any free port)",
     },
     "issuer-certificate-authority": {
       type: "string",

@@ -210,6 +210,28 @@ Deno.test("corral login signs in against the OIDC issuer Corral names, and later
     );
 
     await t.step(
+      "--browser --callback-port: the redirect on that port",
+      async () => {
+        const other = await sandbox();
+        // A port free a moment ago, as a user would register one.
+        const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+        const port = listener.addr.port;
+        listener.close();
+        try {
+          const got = await browserLogin(
+            other,
+            sso,
+            [...loginArgs, "--callback-port", String(port)],
+            (callback) => assert.equal(callback.port, String(port)),
+          );
+          assert.equal(got.code, 0, got.stderr);
+        } finally {
+          await other.remove();
+        }
+      },
+    );
+
+    await t.step(
       "--browser: a redirect with another state is refused",
       async () => {
         const other = await sandbox();
