@@ -20,6 +20,7 @@ import { connect } from "./client.ts";
 import type { Command } from "./command.ts";
 import {
   type Config,
+  type Connection,
   type Context,
   resolveConnection,
   saveConfig,
@@ -89,7 +90,7 @@ async function login({ values, positionals }: ParsedArgs): Promise<number> {
 
 /** What the server says of its issuer; an error when it has none. */
 async function signInConfig(
-  connection: Awaited<ReturnType<typeof resolveConnection>>,
+  connection: Connection,
 ): Promise<SignInConfig> {
   const client = await connect(connection);
   try {
@@ -114,7 +115,7 @@ async function signInConfig(
 
 /** Who the server takes the new token's bearer to be. */
 async function whoami(
-  connection: Awaited<ReturnType<typeof resolveConnection>>,
+  connection: Connection,
 ): Promise<string> {
   const client = await connect(connection);
   try {

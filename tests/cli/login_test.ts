@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { parse, stringify } from "yaml";
 import { EMBEDDED, startMain } from "../main_process.ts";
-import { type Sandbox, sandbox } from "./cli_process.ts";
+import { type Sandbox, sandbox, startCorral } from "./cli_process.ts";
 import { SSO_CLIENT_ID, type SsoIssuer, startSsoIssuer } from "./sso_issuer.ts";
 import type { Config } from "../../cli/config.ts";
 
@@ -264,5 +264,23 @@ Deno.test("corral login signs in against the OIDC issuer Corral names, and later
     await main.stop();
     await sso.close();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("corral login against a Corral without single sign-on says so and keeps nothing", async () => {
+  const main = await startCorral();
+  const box = await sandbox();
+  try {
+    const got = await box.run(["login", "--server", main.http]);
+    assert.equal(got.code, 1);
+    assert.equal(
+      got.stderr,
+      `error: ${main.http} has no single sign-on configured\n` +
+        "  ask its operators for a token, and keep it with: corral config set-context NAME --token TOKEN\n",
+    );
+    await assert.rejects(Deno.stat(box.config), Deno.errors.NotFound);
+  } finally {
+    await box.remove();
+    await main.stop();
   }
 });
