@@ -251,6 +251,34 @@ Deno.test("corral login signs in against the OIDC issuer Corral names, and later
       },
     );
 
+    await t.step(
+      "config get-contexts says the context is signed in; a token set replaces the sign-in",
+      async () => {
+        const listed = await box.run(["config", "get-contexts"]);
+        assert.match(listed.stdout, /^\*\s+default\s+\S+\s+signed in$/m);
+        const other = await sandbox();
+        try {
+          await Deno.writeTextFile(
+            other.config,
+            await Deno.readTextFile(box.config),
+          );
+          const got = await other.run([
+            "config",
+            "set-context",
+            "default",
+            "--token",
+            "static-token",
+          ]);
+          assert.equal(got.code, 0, got.stderr);
+          const context = (await readConfig(other)).contexts[0];
+          assert.equal(context.token, "static-token");
+          assert.equal(context.signIn, undefined);
+        } finally {
+          await other.remove();
+        }
+      },
+    );
+
     await t.step("corral logout forgets the tokens", async () => {
       const got = await box.run(["logout"]);
       assert.equal(got.code, 0, got.stderr);
