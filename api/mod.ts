@@ -49,12 +49,22 @@ import {
 } from "./service/kind_watch.ts";
 import { ConvertedClusters } from "./service/converted_clusters.ts";
 import { whoamiUnit } from "./whoami.ts";
+import {
+  AUTH_CONFIG_PATH,
+  authConfigPage,
+  type SignInSettings,
+} from "./auth_config.ts";
 import { type HttpUnit, unitEndpoints } from "./http/units.ts";
 
 export interface ApiOptions {
   orchestrator: Orchestrator;
   /** Who may call: authenticators, policy, audit trail. */
   access: Access;
+  /**
+   * The issuer clients sign users in with (--oidc-*), as
+   * /apis/v1alpha2/auth-config tells them; none without OIDC.
+   */
+  signIn?: SignInSettings;
   /** /metrics answers only authenticated callers (--metrics-require-auth). */
   metricsRequireAuth?: boolean;
   /** apiVersion of the RayClusters written, e.g. "ray.io/v1". */
@@ -240,9 +250,13 @@ async function httpPort(
   ];
   const pages = {
     ...docsPages(openApiDocument(routes), await loadScalarBundle()),
-    ...consolePages(await loadConsole()),
+    ...consolePages(
+      await loadConsole(),
+      options.signIn ? [new URL(options.signIn.issuerUrl).origin] : [],
+    ),
     "/healthz": livenessPage,
     "/readyz": () => readinessPage(health),
+    [AUTH_CONFIG_PATH]: authConfigPage(options.signIn),
     // As the Kubernetes API server's /version: what a client talks to.
     "/version": () =>
       Response.json({
