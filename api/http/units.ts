@@ -85,8 +85,12 @@ export interface HttpUnit {
   ): Promise<Response | HttpAnswer>;
 }
 
-/** A unit's row: of one namespace, the path's. */
-export type UnitRule = RpcRule & { namespace: "request" };
+/**
+ * A unit's row: of one namespace, the path's; or of every namespace the
+ * caller may use (a list across namespaces), whose handler is then given
+ * a NamespacesScope.
+ */
+export type UnitRule = RpcRule & { namespace: "request" | "all" };
 
 /** What a unit's handler knows of the call: its path's one namespace. */
 export type UnitContext = CallContext<NamespaceScope>;
