@@ -18,11 +18,19 @@ import { type Route, ruleOf, targetOf, unitBase } from "./ray_object_routes.ts";
 import type { Params } from "./router.ts";
 import type { HttpUnit, UnitContext, UnitRule } from "./units.ts";
 
+/**
+ * Whether a query parameter is true as the API server parses it (Go's
+ * ParseBool): the Python client sends `watch=True`.
+ */
+function isTrue(value: string | null): boolean {
+  return value !== null &&
+    ["1", "t", "T", "true", "TRUE", "True"].includes(value);
+}
+
 /** Whether the request asks for a watch (`?watch=1`, `?watch=true`). */
 function isWatch(request: HttpRequest): boolean {
   if (!request.url.includes("?")) return false;
-  const watch = new URL(request.url).searchParams.get("watch");
-  return watch === "1" || watch === "true";
+  return isTrue(new URL(request.url).searchParams.get("watch"));
 }
 
 /** GET of one namespace's collection: a list, or a watch. */
@@ -163,7 +171,7 @@ function watchObjects(
     throw expiredIfAborted(error);
   }
   return watchAnswer(events, {
-    bookmarks: query.get("allowWatchBookmarks") === "true",
+    bookmarks: isTrue(query.get("allowWatchBookmarks")),
     ...(Number(timeout) > 0 ? { timeoutMs: Number(timeout) * 1000 } : {}),
     target: targetOf(route, params),
   });
