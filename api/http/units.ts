@@ -92,7 +92,11 @@ export interface HttpUnit {
  */
 export type UnitRule = RpcRule & { namespace: "request" | "all" };
 
-/** What a unit's handler knows of the call: its path's one namespace. */
+/**
+ * What a unit's handler knows of the call: its path's one namespace (a
+ * unit whose row is of every namespace is given a NamespacesScope instead,
+ * and reads its scope as a Scope).
+ */
 export type UnitContext = CallContext<NamespaceScope>;
 
 /** The router's endpoints of `units`, each call through `dispatcher`. */
