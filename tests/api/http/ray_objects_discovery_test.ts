@@ -12,6 +12,7 @@ import {
   call,
   pathOf,
   rayCluster,
+  watchEvents,
   withWorld,
 } from "./ray_objects_world.ts";
 
@@ -84,7 +85,7 @@ Deno.test("discovery names the three kinds with their verbs and categories, and 
   });
 });
 
-Deno.test("the list-all routes list every namespace the caller may list, and nothing of the others", async () => {
+Deno.test("the list-all routes list and watch every namespace the caller may list, and nothing of the others", async () => {
   await withWorld(async (world) => {
     for (
       const [who, namespace, name] of [
@@ -114,6 +115,49 @@ Deno.test("the list-all routes list every namespace the caller may list, and not
     assert.deepEqual(await names(ALICE), ["a1", "q1"]);
     assert.deepEqual(await names(BOB), ["b1"]);
     assert.deepEqual(await names(CAROL), ["a1"]);
+    const watch = await call(
+      world,
+      ALICE,
+      "GET",
+      "/apis/ray.io/v1/rayclusters?watch=true",
+    );
+    assert.equal(watch.status, 200);
+    const events = watchEvents(watch);
+    try {
+      const more = await call(
+        world,
+        BOB,
+        "POST",
+        pathOf("team-b"),
+        rayCluster("b2"),
+      );
+      assert.equal(more.status, 201, await more.text());
+      const mine = await call(
+        world,
+        ALICE,
+        "POST",
+        pathOf("team-a"),
+        rayCluster("a2"),
+      );
+      assert.equal(mine.status, 201, await mine.text());
+      // Up to alice's second create: every object's namespace is hers.
+      const seen = new Set<string>();
+      for (;;) {
+        const event = await events.next();
+        const { name, namespace } = (event?.object as {
+          metadata: { name: string; namespace: string };
+        }).metadata;
+        seen.add(`${namespace}/${name}`);
+        if (event?.type === "ADDED" && name === "a2") break;
+      }
+      assert.deepEqual([...seen].sort(), [
+        "team-a/a1",
+        "team-a/a2",
+        "team-q/q1",
+      ]);
+    } finally {
+      await events.close();
+    }
     const jobs = await answer(
       await call(world, CAROL, "GET", "/apis/ray.io/v1/rayjobs"),
     );
