@@ -40,7 +40,9 @@ import { handlersOf } from "./service/handlers.ts";
 import { serviceOf } from "./service/service.ts";
 import { ObjectWatches } from "./service/object_watch.ts";
 import { rayObjectUnits } from "./http/ray_objects.ts";
-import { eventsUnit } from "./http/kube_events.ts";
+import { eventsUnits } from "./http/kube_events.ts";
+import { discoveryUnits } from "./http/kube_discovery.ts";
+import { openApiV3Units } from "./http/kube_openapi.ts";
 import {
   type ClusterWatch,
   type JobWatch,
@@ -246,7 +248,10 @@ async function httpPort(
       watches: objectWatches,
       maxBodyBytes: options.maxBodyBytes,
     }),
-    eventsUnit(service),
+    ...eventsUnits(service),
+    // What kubectl and other clients find those routes by.
+    ...discoveryUnits(service.clusterApiVersion),
+    ...openApiV3Units(service.clusterApiVersion),
   ];
   const pages = {
     ...docsPages(openApiDocument(routes), await loadScalarBundle()),
