@@ -348,7 +348,8 @@ export const ERROR_ANSWERS: ErrorAnswer[] = [
  * (the path ends in a variable) may not find it (404); a PUT or PATCH would
  * also meet a concurrent change (409). A list has neither 404 nor 409. A
  * stream (a watch) may be asked to resume from a point too old (409). A
- * job submission's cluster, named in the path, may not be found (404).
+ * job submission's cluster, named in the path, may not be found (404), nor
+ * may the job whose log is read (`{name}` before `/log`).
  */
 export function errorStatusesOf(route: Route): number[] {
   // 429: every call counts against its caller's rate (rate_limit.ts).
@@ -363,10 +364,12 @@ export function errorStatusesOf(route: Route): number[] {
     statuses.add(404);
   }
   if (last && "variable" in last) statuses.add(404);
-  // Job submission acts on a cluster named in the path, even to list: the
-  // cluster may not exist.
+  // Job submission acts on a cluster named in the path, even to list, and a
+  // job's log on the job: it may not exist.
   if (
-    route.segments.some((s) => "variable" in s && s.variable === "clustername")
+    route.segments.some((s) =>
+      "variable" in s && (s.variable === "clustername" || s.variable === "name")
+    )
   ) {
     statuses.add(404);
   }
