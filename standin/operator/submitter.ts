@@ -21,6 +21,7 @@
  * not take over the pods of the one before (they keep what they had).
  */
 
+import { SUBMITTER_CONTAINER } from "../../domain/job_conversions.ts";
 import { formatKubernetesTime } from "../../domain/timestamps.ts";
 import { runLines } from "../dashboard/jobs.ts";
 import {
@@ -30,9 +31,6 @@ import {
 } from "../pod_logs.ts";
 import type { ApiClient, KubeResource } from "./api_client.ts";
 import type { ObservedJob, SimulatedRayJob } from "./ray_job_status.ts";
-
-/** The submitter container's name (SubmitterContainerName). */
-export const SUBMITTER_CONTAINER = "ray-job-submitter";
 
 const BATCH = "/apis/batch/v1";
 const MERGE_PATCH = "application/merge-patch+json";
@@ -90,8 +88,9 @@ export class SimulatedSubmitter {
 
   /**
    * Creates the Job and its running Pod, whose log starts with the
-   * submission; false when the API server refused either (the reason is
-   * the answer's message).
+   * submission; `created: false` with the API server's message when it
+   * refused either. A Job already there (made by an operator before this
+   * one) is left as it is.
    */
   async create(
     job: ObservedJob,
@@ -100,77 +99,20 @@ export class SimulatedSubmitter {
     const { namespace, name, uid } = job.metadata;
     const submissionId = job.status?.jobId ?? "";
     const address = `http://${dashboardURL}`;
-    const template = {
-      metadata: { labels: submitterLabels(job) },
-      spec: {
-        restartPolicy: "Never",
-        containers: [{
-          name: SUBMITTER_CONTAINER,
-          image: headImage(job),
-          command: ["ray", "job", "submit"],
-          args: [
-            "--address",
-            address,
-            "--submission-id",
-            submissionId,
-            "--",
-            job.spec?.entrypoint ?? "",
-          ],
-        }],
-      },
-    };
+    const template = podTemplate(job, address, submissionId);
     const made = await this.#api.send(
       "POST",
       `${BATCH}/namespaces/${namespace}/jobs`,
-      {
-        apiVersion: "batch/v1",
-        kind: "Job",
-        metadata: {
-          name,
-          namespace,
-          labels: submitterLabels(job),
-          ownerReferences: [{
-            apiVersion: job.apiVersion ?? this.#api.apiVersion,
-            kind: "RayJob",
-            name,
-            uid,
-            controller: true,
-            blockOwnerDeletion: true,
-          }],
-        },
-        spec: { backoffLimit: 2, template },
-      },
+      batchJobOf(job, template, this.#api.apiVersion),
     );
+    if (made.status === 409) return { created: true };
     if (made.status !== 201) return refused(made);
-    const batchJob = made.body as KubeResource;
-    const podName = `${name}-${batchJob.metadata.uid.slice(0, 5)}`;
+    const batchJob = (made.body as KubeResource).metadata;
+    const podName = `${name}-${batchJob.uid.slice(0, 5)}`;
     const pod = await this.#api.send(
       "POST",
       `/api/v1/namespaces/${namespace}/pods`,
-      {
-        apiVersion: "v1",
-        kind: "Pod",
-        metadata: {
-          name: podName,
-          namespace,
-          labels: {
-            ...template.metadata.labels,
-            "batch.kubernetes.io/controller-uid": batchJob.metadata.uid,
-            "batch.kubernetes.io/job-name": name,
-            "controller-uid": batchJob.metadata.uid,
-            "job-name": name,
-          },
-          ownerReferences: [{
-            apiVersion: "batch/v1",
-            kind: "Job",
-            name,
-            uid: batchJob.metadata.uid,
-            controller: true,
-            blockOwnerDeletion: true,
-          }],
-        },
-        spec: template.spec,
-      },
+      podOf(batchJob, podName, template),
     );
     if (pod.status !== 201) return refused(pod);
     const now = formatKubernetesTime();
@@ -326,6 +268,91 @@ export class SimulatedSubmitter {
       MERGE_PATCH,
     );
   }
+}
+
+/** The submitter's pod template: its labels, one container. */
+function podTemplate(job: ObservedJob, address: string, submissionId: string) {
+  return {
+    metadata: { labels: submitterLabels(job) },
+    spec: {
+      restartPolicy: "Never",
+      containers: [{
+        name: SUBMITTER_CONTAINER,
+        image: headImage(job),
+        command: ["ray", "job", "submit"],
+        args: [
+          "--address",
+          address,
+          "--submission-id",
+          submissionId,
+          "--",
+          job.spec?.entrypoint ?? "",
+        ],
+      }],
+    },
+  };
+}
+
+type PodTemplate = ReturnType<typeof podTemplate>;
+
+/** The submitter Job of `job`: its name, labels, owner and template. */
+function batchJobOf(
+  job: ObservedJob,
+  template: PodTemplate,
+  rayApiVersion: string,
+): Record<string, unknown> {
+  const { namespace, name, uid } = job.metadata;
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: {
+      name,
+      namespace,
+      labels: submitterLabels(job),
+      ownerReferences: [{
+        apiVersion: job.apiVersion ?? rayApiVersion,
+        kind: "RayJob",
+        name,
+        uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      }],
+    },
+    spec: { backoffLimit: 2, template },
+  };
+}
+
+/** The pod the Job controller would make of `batchJob`'s template. */
+function podOf(
+  batchJob: KubeResource["metadata"],
+  podName: string,
+  template: PodTemplate,
+): Record<string, unknown> {
+  const { namespace, name, uid } = batchJob;
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: podName,
+      namespace,
+      labels: {
+        ...template.metadata.labels,
+        "batch.kubernetes.io/controller-uid": uid,
+        "batch.kubernetes.io/job-name": name,
+        "controller-uid": uid,
+        "job-name": name,
+      },
+      ownerReferences: [{
+        apiVersion: "batch/v1",
+        kind: "Job",
+        name,
+        uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      }],
+    },
+    spec: template.spec,
+  };
 }
 
 /** A refused write, with the API server's message. */
