@@ -50,7 +50,7 @@ import {
   authConfigPage,
   type SignInSettings,
 } from "./auth_config.ts";
-import { unitEndpoints } from "./http/units.ts";
+import { type HttpUnit, unitEndpoints } from "./http/units.ts";
 import { httpUnits } from "./http_units.ts";
 
 export interface ApiOptions {
@@ -109,6 +109,8 @@ export interface ApiOptions {
 export interface Api {
   /** Everything the HTTP port serves. */
   http: Router;
+  /** The HTTP units among it (api/http_units.ts), as served. */
+  httpUnits: readonly HttpUnit[];
   /** The gRPC server with every service added, not yet bound. */
   grpc: grpc.Server;
   /** Readiness, shared by /readyz and gRPC health. */
@@ -188,8 +190,10 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     objectWatches,
   };
   const { grpc, grpcHealth } = grpcPort(options, served);
+  const { router, units } = await httpPort(options, served);
   return {
-    http: await httpPort(options, served),
+    http: router,
+    httpUnits: units,
     grpc,
     health,
     grpcHealth,
@@ -220,7 +224,7 @@ interface Served {
 async function httpPort(
   options: ApiOptions,
   { schema, dispatcher, metrics, health, service, objectWatches }: Served,
-): Promise<Router> {
+): Promise<{ router: Router; units: HttpUnit[] }> {
   const { log } = options;
   // Compiled once: the gateway routes with them, the document describes them.
   const routes = compileRoutes(schema.services);
@@ -276,12 +280,13 @@ async function httpPort(
     refuse: (request, error, allow) =>
       refuseRequest(dispatcher, request, error, allow),
   });
-  return guardBrowsers(app, {
+  const router = guardBrowsers(app, {
     allowedHosts: ["*"],
     corsAllowedOrigins: [],
     ...options.browsers,
     refuse: (request, error) => refuseRequest(dispatcher, request, error),
   });
+  return { router, units };
 }
 
 /** The gRPC server with the API, grpc.health.v1 and reflection added. */
