@@ -1,0 +1,206 @@
+/**
+ * The JSON between KubeRay's current messages (proto/kuberay/, the second
+ * gRPC port) and the API's own, both ways. A call on that port is read as
+ * KubeRay's message, written as JSON under KubeRay's names, and read by the
+ * API's JSON reader in KubeRay's dialect (codec.ts, kuberay_json.ts), so it
+ * meets the handlers as the same call over HTTP would; an answer goes back
+ * the same way. What the two definitions name alike passes as it is; what
+ * differs in shape is carried here, by the reflection of both types, so a
+ * field either definition gains needs no edit here:
+ *
+ * - KubeRay's EnvironmentVariables (`{values, valuesFrom}`) where the API
+ *   has a map of variables, with the `valuesFrom` in the API's sibling
+ *   `<name>ValuesFrom` field when it has one;
+ * - the lists' `limit` and `continue` (Kubernetes' names), which are the
+ *   API's `pageSize` and `pageToken`, and `nextPageToken` back as
+ *   `continue`.
+ *
+ * What KubeRay's message carries and the API has no field for is left in
+ * the JSON, so the API's reader refuses it by name (code 3, "unknown
+ * field"): a field a client sent is never dropped without a word. What an
+ * answer of the API carries and KubeRay's message has no field for (Corral's
+ * own: etag, ttl, expiresAt, the URLs) is left out of KubeRay's message.
+ */
+import type { Field, Type } from "protobufjs";
+import { fieldByJsonKey } from "./codec.ts";
+import type { FieldViolation } from "./errors.ts";
+import { environmentValuesFromField } from "./kuberay_json.ts";
+import {
+  fullName,
+  isMap,
+  isPlainObject,
+  join,
+  messageTypeOf,
+  UNKNOWN_FIELD,
+} from "./message_form.ts";
+
+/** KubeRay's message of the variables that replaced v0.6.0's maps. */
+const ENVIRONMENT_VARIABLES = "proto.EnvironmentVariables";
+
+/** Kubernetes' names of a list's paging fields, and the API's. */
+const PAGING_NAMES: Readonly<Record<string, string>> = {
+  limit: "pageSize",
+  continue: "pageToken",
+};
+
+/** The API's field an answer's next page is in, and KubeRay's name of it. */
+const NEXT_PAGE = { api: "nextPageToken", kuberay: "continue" };
+
+type Json = Record<string, unknown>;
+
+/**
+ * KubeRay's JSON of a message of `kuberay` as JSON the API's reader takes
+ * for `api` (see above). A `valuesFrom` the API has no home for is added to
+ * `violations`.
+ */
+export function kuberayToApiJson(
+  kuberay: Type,
+  api: Type,
+  json: Json,
+  path: string,
+  violations: FieldViolation[],
+): Json {
+  const out: Json = {};
+  for (const [key, value] of Object.entries(json)) {
+    const kuberayField = fieldByJsonKey(kuberay, key);
+    const paged = !fieldByJsonKey(api, key) && Object.hasOwn(PAGING_NAMES, key)
+      ? PAGING_NAMES[key]
+      : undefined;
+    const apiKey = paged && api.fields[paged] ? paged : key;
+    const apiField = fieldByJsonKey(api, apiKey);
+    if (!kuberayField || !apiField) {
+      out[apiKey] = value; // the API's reader names what it lacks
+      continue;
+    }
+    const fieldPath = join(path, apiField.name);
+    if (isEnvironmentVariables(kuberayField) && isMap(apiField)) {
+      environmentToApi(
+        api,
+        apiField,
+        key,
+        value as Json,
+        out,
+        fieldPath,
+        violations,
+      );
+      continue;
+    }
+    out[apiKey] = eachMessage(
+      kuberayField,
+      apiField,
+      value,
+      (k, a, v, p) => kuberayToApiJson(k, a, v, p, violations),
+      fieldPath,
+    );
+  }
+  return out;
+}
+
+/**
+ * KubeRay's `{values, valuesFrom}` for the API's map `field`: as it is when
+ * the API's reader takes that shape there (a group's environment), else
+ * the values as the map and the `valuesFrom` in the sibling field or,
+ * without one, refused by name.
+ */
+function environmentToApi(
+  api: Type,
+  field: Field,
+  key: string,
+  value: Json,
+  out: Json,
+  path: string,
+  violations: FieldViolation[],
+): void {
+  if (environmentValuesFromField(api, field, value)) {
+    out[key] = value;
+    return;
+  }
+  if (value.values !== undefined) out[key] = value.values;
+  if (value.valuesFrom === undefined) return;
+  const sibling = api.fields[`${field.name}ValuesFrom`];
+  if (sibling) out[sibling.name] = value.valuesFrom;
+  else {violations.push({
+      field: `${path}.valuesFrom`,
+      description: UNKNOWN_FIELD,
+    });}
+}
+
+/**
+ * The API's JSON (KubeRay's dialect of it, kuberay_json.ts) of a message
+ * of `api` as JSON of a message of `kuberay`: only KubeRay's fields, in
+ * KubeRay's shapes (see above).
+ */
+export function apiToKuberayJson(api: Type, kuberay: Type, json: Json): Json {
+  const out: Json = {};
+  for (const field of kuberay.fieldsArray) {
+    const key = field.jsonName ?? field.name;
+    const apiKey = keyOf(api, json, field);
+    if (apiKey === undefined) continue;
+    const apiField = fieldByJsonKey(api, apiKey);
+    const value = json[apiKey];
+    if (isEnvironmentVariables(field) && apiField && isMap(apiField)) {
+      const from = json[`${apiField.name}ValuesFrom`];
+      out[key] = { values: value, ...(from ? { valuesFrom: from } : {}) };
+      continue;
+    }
+    out[key] = apiField
+      ? eachMessage(
+        apiField,
+        field,
+        value,
+        (a, k, v) => apiToKuberayJson(a, k, v),
+        "",
+      )
+      : value;
+  }
+  return out;
+}
+
+/**
+ * The key of `json` that holds KubeRay's `field`, if any does: its own
+ * name (the API's JSON in KubeRay's dialect says `rayStartParams` too), or
+ * `nextPageToken` for a list's `continue`.
+ */
+function keyOf(api: Type, json: Json, field: Field): string | undefined {
+  const names = [field.jsonName, field.name];
+  if (field.name === NEXT_PAGE.kuberay && !api.fields[field.name]) {
+    names.push(NEXT_PAGE.api);
+  }
+  return names.find((name) => name !== undefined && Object.hasOwn(json, name));
+}
+
+/**
+ * `value` of `from` with `convert` applied to each message it holds (the
+ * value, each item, each map value), when both fields hold messages.
+ */
+function eachMessage(
+  from: Field,
+  to: Field,
+  value: unknown,
+  convert: (from: Type, to: Type, value: Json, path: string) => Json,
+  path: string,
+): unknown {
+  const fromType = messageTypeOf(from);
+  const toType = messageTypeOf(to);
+  if (!fromType || !toType || isWellKnown(fromType)) return value;
+  const one = (v: unknown, p: string) =>
+    isPlainObject(v) ? convert(fromType, toType, v, p) : v;
+  if (isMap(from) && isPlainObject(value)) {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, one(v, `${path}["${k}"]`)]),
+    );
+  }
+  if (Array.isArray(value)) {
+    return value.map((v, i) => one(v, `${path}[${i}]`));
+  }
+  return one(value, path);
+}
+
+function isEnvironmentVariables(field: Field): boolean {
+  const type = messageTypeOf(field);
+  return type !== undefined && fullName(type) === ENVIRONMENT_VARIABLES;
+}
+
+function isWellKnown(type: Type): boolean {
+  return fullName(type).startsWith("google.protobuf.");
+}
