@@ -101,8 +101,7 @@ function notKept(violation: FieldViolation): FieldViolation {
 }
 
 /** Still "unknown field" first: isUnknownField() knows it so. */
-export const NOT_KEPT =
-  `${UNKNOWN_FIELD}: KubeRay's, which Corral does not keep (refused, not dropped)`;
+export const NOT_KEPT = `${UNKNOWN_FIELD}: KubeRay's, not kept by Corral`;
 
 /** The API's answer `message` of `api` as KubeRay's message of `kuberay`. */
 function toKuberayMessage(
