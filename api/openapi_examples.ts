@@ -90,4 +90,12 @@ export const EXAMPLES: Record<string, unknown> = {
       }],
     },
   },
+  "proto.UpdateRayServiceBody": {
+    workerGroupUpdateSpec: [{
+      groupName: "workers",
+      replicas: 2,
+      minReplicas: 1,
+      maxReplicas: 3,
+    }],
+  },
 };

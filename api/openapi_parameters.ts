@@ -55,6 +55,9 @@ export function parametersOf(
   ));
 }
 
+/** Paging parameters, under Corral's names and KubeRay's current ones. */
+const PAGING = new Set(["pageToken", "pageSize", "continue", "limit"]);
+
 /**
  * The example of a query parameter, which "Test Request" sends: none for
  * paging (a page token is only ever one an answer gave, and a list is
@@ -64,7 +67,7 @@ export function parametersOf(
  */
 function queryExample(route: Route, field: protobuf.Field): unknown {
   if (route.streaming) return undefined;
-  if (field.name === "pageToken" || field.name === "pageSize") return undefined;
+  if (PAGING.has(field.name)) return undefined;
   return fieldExample(field, new Set());
 }
 

@@ -15,6 +15,10 @@ export interface PageRequest {
   /** 0: everything from the token on (KubeRay's clients send none). */
   pageSize: number;
   pageToken: string;
+  /** KubeRay's current name of pageSize (its clusters' and jobs' lists). */
+  limit?: number;
+  /** KubeRay's current name of pageToken. */
+  continue?: string;
 }
 
 export interface Page<T> {
@@ -43,21 +47,25 @@ export function pageCursor(
   action: string,
 ): { page<T extends Keyed>(items: readonly T[]): Page<T> } {
   const violations: FieldViolation[] = [];
-  if (request.pageSize < 0) {
-    violations.push({ field: "pageSize", description: "must not be negative" });
+  const { pageSize, pageToken, sizeField, tokenField } = spelledOnce(
+    request,
+    violations,
+  );
+  if (pageSize < 0) {
+    violations.push({ field: sizeField, description: "must not be negative" });
   }
   let after: [string, string] | undefined;
-  if (request.pageToken !== "") {
-    const token = decodeToken(request.pageToken);
+  if (pageToken !== "") {
+    const token = decodeToken(pageToken);
     if (token === undefined) {
       violations.push({
-        field: "pageToken",
+        field: tokenField,
         description:
           "is not a page token of this API: pass the nextPageToken of the previous page, or none for the first",
       });
     } else if (token.list !== list) {
       violations.push({
-        field: "pageToken",
+        field: tokenField,
         description:
           "belongs to another list: a token is valid only with the request that gave it",
       });
@@ -66,9 +74,7 @@ export function pageCursor(
     }
   }
   if (violations.length > 0) throw invalidArgument(action, violations);
-  const size = request.pageSize === 0
-    ? Infinity
-    : Math.min(request.pageSize, MAX_PAGE_SIZE);
+  const size = pageSize === 0 ? Infinity : Math.min(pageSize, MAX_PAGE_SIZE);
   return {
     page<T extends Keyed>(items: readonly T[]): Page<T> {
       // Everything asked for: the list itself (kept lists stay shared).
@@ -87,6 +93,42 @@ export function pageCursor(
       };
     },
   };
+}
+
+/**
+ * The page size and token of `request`, each under either of its names
+ * (Corral's and AIP-158's, or KubeRay's current `limit` and `continue`):
+ * both names may be given only with the same value.
+ */
+function spelledOnce(
+  request: PageRequest,
+  violations: FieldViolation[],
+): {
+  pageSize: number;
+  pageToken: string;
+  sizeField: string;
+  tokenField: string;
+} {
+  const pageSize = request.pageSize || request.limit || 0;
+  const pageToken = request.pageToken || request.continue || "";
+  const sizeField = request.pageSize ? "pageSize" : "limit";
+  const tokenField = request.pageToken ? "pageToken" : "continue";
+  if (request.limit && request.pageSize && request.limit !== request.pageSize) {
+    violations.push({
+      field: "limit",
+      description: "and pageSize name the same thing: give one, or both alike",
+    });
+  }
+  if (
+    request.continue && request.pageToken &&
+    request.continue !== request.pageToken
+  ) {
+    violations.push({
+      field: "continue",
+      description: "and pageToken name the same thing: give one, or both alike",
+    });
+  }
+  return { pageSize, pageToken, sizeField, tokenField };
 }
 
 function compareKeys(a: [string, string], b: [string, string]): number {

@@ -74,6 +74,7 @@ import type {
   ListRayServicesRequest,
   ListRayServicesResponse,
   RayService,
+  UpdateRayServiceConfigsRequest,
   UpdateRayServiceRequest,
 } from "./types/serve.ts";
 export * from "./types/cluster.ts";
@@ -291,6 +292,18 @@ export interface ApiMethods {
    */
   "proto.RayServeService/UpdateRayService": {
     request: UpdateRayServiceRequest;
+    response: RayService;
+    streaming: false;
+  };
+  /**
+   * Changes the replicas and bounds of a service's worker groups by name:
+   * KubeRay's call of v0.6.0 to 1.0.0 (which 1.1.0 removed), kept for the
+   * clients of those versions. The service changes as UpdateRayService
+   * would change it (the same checks, admission, quotas and owners); Serve's
+   * first config format, the call's other half, is refused as everywhere.
+   */
+  "proto.RayServeService/UpdateRayServiceConfigs": {
+    request: UpdateRayServiceConfigsRequest;
     response: RayService;
     streaming: false;
   };

@@ -124,7 +124,7 @@ export class JobHandlers {
     call: NamespaceCall,
   ): Promise<ListRayJobsResponse> {
     const { items, nextPageToken } = await this.#page(request, call);
-    return { jobs: items, nextPageToken };
+    return { jobs: items, nextPageToken, continue: nextPageToken };
   }
 
   async listAllRayJobs(
@@ -132,7 +132,7 @@ export class JobHandlers {
     call: CallContext<NamespacesScope>,
   ): Promise<ListAllRayJobsResponse> {
     const { items, nextPageToken } = await this.#page(request, call);
-    return { jobs: items, nextPageToken };
+    return { jobs: items, nextPageToken, continue: nextPageToken };
   }
 
   #page(request: PageRequest, call: CallContext) {

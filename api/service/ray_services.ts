@@ -31,8 +31,13 @@ import type {
   ListRayServicesRequest,
   ListRayServicesResponse,
   RayService,
+  UpdateRayServiceConfigsRequest,
   UpdateRayServiceRequest,
 } from "../../domain/types.ts";
+import {
+  serviceConfigsViolations,
+  withWorkerGroupUpdates,
+} from "../../domain/service_configs.ts";
 import { clusterUsage } from "../auth/quota.ts";
 import { holdingOf } from "./quota_guard.ts";
 import { summarizeWorkload } from "../auth/workload_summary.ts";
@@ -135,29 +140,61 @@ export class RayServiceHandlers {
   /**
    * UpdateRayService: the service sent whole (PUT), of which only the
    * Serve config and the worker groups' replicas and bounds may differ
-   * from what is; validated and admitted as a create, then written with
-   * the read's resourceVersion as the precondition (ABORTED when another
-   * write came between).
+   * from what is.
    */
   async updateRayService(
     request: UpdateRayServiceRequest,
     call: NamespaceCall,
   ): Promise<RayService> {
-    const { log, kube, caller, scope, action, wrote } = call;
     const wanted = request.service;
     if (wanted == null) {
-      throw invalidArgument(action, [{
+      throw invalidArgument(call.action, [{
         field: "service",
         description: "is required",
       }]);
     }
-    checkKey(wanted, request, action);
-    const resource = await this.currentService(call, request.name);
+    checkKey(wanted, request, call.action);
+    return await this.#update(call, request.name, () => wanted);
+  }
+
+  /**
+   * UpdateRayServiceConfigs (KubeRay v0.6.0 to 1.0.0): the named worker
+   * groups' replicas and bounds, changed as UpdateRayService changes them.
+   */
+  async updateRayServiceConfigs(
+    request: UpdateRayServiceConfigsRequest,
+    call: NamespaceCall,
+  ): Promise<RayService> {
+    const problems = serviceConfigsViolations(request);
+    if (problems.length > 0) throw invalidArgument(call.action, problems);
+    const updates = request.updateService?.workerGroupUpdateSpec ?? [];
+    return await this.#update(call, request.name, (current) => {
+      const { service, violations } = withWorkerGroupUpdates(current, updates);
+      if (violations.length > 0) throw invalidArgument(call.action, violations);
+      return service;
+    });
+  }
+
+  /**
+   * Changes the service `name` to what `want` makes of it as it stands:
+   * read fresh, under the owners rule; only what the operator applies to a
+   * running service may differ from what is; validated and admitted as a
+   * create, then written with the read's resourceVersion as the
+   * precondition (ABORTED when another write came between).
+   */
+  async #update(
+    call: NamespaceCall,
+    name: string,
+    want: (current: RayService) => RayService,
+  ): Promise<RayService> {
+    const { log, kube, caller, scope, action, wrote } = call;
+    const resource = await this.currentService(call, name);
     checkOwner(call, resource, {
       resource: "services",
       doing: "update a service",
     });
     const current = serviceFromResource(resource, []);
+    const wanted = want(current);
     const problems = serviceUpdateViolations(current, wanted);
     if (problems.length > 0) throw invalidArgument(action, problems);
     const next = updatedService(resource, current, wanted);
@@ -176,10 +213,7 @@ export class RayServiceHandlers {
       before: clusterUsage(resource.spec.rayClusterConfig),
       write: () => this.service.orchestrator.services.update(next, kube),
     });
-    log.info("Updated service", {
-      namespace: scope.namespace,
-      name: request.name,
-    });
+    log.info("Updated service", { namespace: scope.namespace, name });
     return serviceFromResource(updated, []);
   }
 

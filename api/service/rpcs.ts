@@ -210,6 +210,12 @@ export const RPC_RULES = {
     namespace: "request",
     name: "name",
   },
+  "proto.RayServeService/UpdateRayServiceConfigs": {
+    verb: "update",
+    resource: "services",
+    namespace: "request",
+    name: "name",
+  },
   "proto.RayServeService/DeleteRayService": {
     verb: "delete",
     resource: "services",

@@ -75,11 +75,11 @@ const keptAnswers = new WeakMap<readonly Cluster[], ListClustersResponse>();
 export function clusterListAnswer(page: Page<Cluster>): ListClustersResponse {
   const { items, nextPageToken } = page;
   if (nextPageToken !== "" || !isKept(items)) {
-    return { clusters: items, nextPageToken };
+    return { clusters: items, nextPageToken, continue: nextPageToken };
   }
   let kept = keptAnswers.get(items);
   if (kept === undefined) {
-    kept = keep({ clusters: items, nextPageToken: "" });
+    kept = keep({ clusters: items, nextPageToken: "", continue: "" });
     keptAnswers.set(items, kept);
   }
   return kept;

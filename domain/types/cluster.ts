@@ -76,6 +76,16 @@ export interface ListClustersRequest {
   pageSize: number;
   /** The next_page_token of the previous page; empty for the first page. */
   pageToken: string;
+  /**
+   * KubeRay's current name of page_token, with its number: the token of
+   * the next page. Either name may be given; both, only if they agree.
+   */
+  continue: string;
+  /**
+   * KubeRay's current name of page_size, with its number (int64, as
+   * KubeRay's). Either name may be given; both, only if they agree.
+   */
+  limit: number;
 }
 
 /** The answer of ListCluster. */
@@ -87,6 +97,8 @@ export interface ListClustersResponse {
    * KubeRay v0.6.0 set aside for it.)
    */
   nextPageToken: string;
+  /** next_page_token again, under KubeRay's current name and number. */
+  continue: string;
 }
 
 /** The request of ListAllClusters. */
@@ -99,6 +111,16 @@ export interface ListAllClustersRequest {
   pageSize: number;
   /** The next_page_token of the previous page; empty for the first page. */
   pageToken: string;
+  /**
+   * KubeRay's current name of page_token, with its number: the token of
+   * the next page. Either name may be given; both, only if they agree.
+   */
+  continue: string;
+  /**
+   * KubeRay's current name of page_size, with its number (int64, as
+   * KubeRay's). Either name may be given; both, only if they agree.
+   */
+  limit: number;
 }
 
 /** The answer of ListAllClusters. */
@@ -110,6 +132,8 @@ export interface ListAllClustersResponse {
    * KubeRay v0.6.0 set aside for it.)
    */
   nextPageToken: string;
+  /** next_page_token again, under KubeRay's current name and number. */
+  continue: string;
 }
 
 /** The request of DeleteCluster. */

@@ -31,6 +31,16 @@ export interface ListRayJobsRequest {
   pageSize: number;
   /** The next_page_token of the previous page; empty for the first page. */
   pageToken: string;
+  /**
+   * KubeRay's current name of page_token, with its number: the token of
+   * the next page. Either name may be given; both, only if they agree.
+   */
+  continue: string;
+  /**
+   * KubeRay's current name of page_size, with its number (int64, as
+   * KubeRay's). Either name may be given; both, only if they agree.
+   */
+  limit: number;
 }
 
 /** The answer of ListRayJobs. */
@@ -42,6 +52,8 @@ export interface ListRayJobsResponse {
    * fields KubeRay's later releases gave this message.
    */
   nextPageToken: string;
+  /** next_page_token again, under KubeRay's current name and number. */
+  continue: string;
 }
 
 /** The request of ListAllRayJobs. */
@@ -53,6 +65,16 @@ export interface ListAllRayJobsRequest {
   pageSize: number;
   /** The next_page_token of the previous page; empty for the first page. */
   pageToken: string;
+  /**
+   * KubeRay's current name of page_token, with its number: the token of
+   * the next page. Either name may be given; both, only if they agree.
+   */
+  continue: string;
+  /**
+   * KubeRay's current name of page_size, with its number (int64, as
+   * KubeRay's). Either name may be given; both, only if they agree.
+   */
+  limit: number;
 }
 
 /** The answer of ListAllRayJobs. */
@@ -61,6 +83,8 @@ export interface ListAllRayJobsResponse {
   jobs: RayJob[];
   /** The token of the next page; empty on the last page. */
   nextPageToken: string;
+  /** next_page_token again, under KubeRay's current name and number. */
+  continue: string;
 }
 
 /** The request of UpdateRayJob. */

@@ -24,6 +24,40 @@ export interface UpdateRayServiceRequest {
   name: string;
 }
 
+/** The request of UpdateRayServiceConfigs, with KubeRay v0.6.0's numbers. */
+export interface UpdateRayServiceConfigsRequest {
+  /** The name of the service. */
+  name: string;
+  /** The namespace of the service. */
+  namespace: string;
+  /** What to change. */
+  updateService?: UpdateRayServiceBody;
+}
+
+/** What UpdateRayServiceConfigs changes: at least one worker group. */
+export interface UpdateRayServiceBody {
+  /** The worker groups to change, each named; the others stay as they are. */
+  workerGroupUpdateSpec: WorkerGroupUpdateSpec[];
+  /**
+   * Serve's first config format: refused (INVALID_ARGUMENT), as on create.
+   * Declared so that such a request decodes and is told to use
+   * serve_config_V2 with UpdateRayService.
+   */
+  serveDeploymentGraphSpec?: ServeDeploymentGraphSpec;
+}
+
+/** The new replicas and bounds of one worker group, each greater than 0. */
+export interface WorkerGroupUpdateSpec {
+  /** The worker group's name. */
+  groupName: string;
+  /** Its replicas, within its bounds. */
+  replicas: number;
+  /** Its least replicas. */
+  minReplicas: number;
+  /** Its most replicas. */
+  maxReplicas: number;
+}
+
 /** The request of GetRayService. */
 export interface GetRayServiceRequest {
   /** The name of the service. */

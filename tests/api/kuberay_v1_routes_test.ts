@@ -61,6 +61,11 @@ const KUBERAY_V1_ROUTES: [string, string][] = [
     "DELETE /apis/v1/namespaces/{namespace}/services/{name}",
     `${SS}/DeleteRayService`,
   ],
+  // 1.0.0's only: KubeRay removed UpdateRayServiceConfigs in 1.1.0.
+  [
+    "PATCH /apis/v1/namespaces/{namespace}/services/{name}/configs",
+    `${SS}/UpdateRayServiceConfigs`,
+  ],
 ];
 
 const routes = compileRoutes((await schema()).services);

@@ -160,3 +160,75 @@ Deno.test("a bad page request is code 3 naming the field, the same on both trans
     assert.equal(other.code, 0);
   });
 });
+
+Deno.test("KubeRay's current names, limit and continue, page clusters and jobs as pageSize and pageToken do, on both transports", async () => {
+  await withCorral(true, async (corral) => {
+    const [, first] = TRANSPORTS[0];
+    const template = await first(
+      corral,
+      "proto.ComputeTemplateService/CreateComputeTemplate",
+      { namespace: NS, computeTemplate: { name: "small", cpu: 1, memory: 1 } },
+    );
+    assert.equal(template.code, 0, template.message);
+    for (let i = 0; i < 3; i++) await create(corral, NS, `c${i}`);
+    for (const [transport, via] of TRANSPORTS) {
+      const seen: string[] = [];
+      let token = "";
+      do {
+        const got = await via(corral, LIST, {
+          namespace: NS,
+          limit: 2,
+          continue: token,
+        });
+        assert.equal(got.code, 0, `${transport}: ${got.message}`);
+        const result = got.result as {
+          clusters: { name: string }[];
+          continue: string;
+          nextPageToken: string;
+        };
+        assert.ok(result.clusters.length <= 2, transport);
+        assert.equal(result.continue, result.nextPageToken, transport);
+        seen.push(...result.clusters.map((c) => c.name));
+        token = result.continue;
+      } while (token !== "");
+      assert.deepEqual(seen, ["c0", "c1", "c2"], transport);
+      const jobs = await via(corral, "proto.RayJobService/ListRayJobs", {
+        namespace: NS,
+        limit: 1,
+      });
+      assert.equal(jobs.code, 0, `${transport}: ${jobs.message}`);
+    }
+  });
+});
+
+Deno.test("limit and continue refused by their own names, and beside pageSize and pageToken only when they agree", async () => {
+  await withCorral(true, async (corral) => {
+    const page = await TRANSPORTS[0][1](corral, LIST_ALL, { pageSize: 1 });
+    assert.equal(page.code, 0, page.message);
+    for (
+      const [request, field] of [
+        [{ limit: -1 }, "limit"],
+        [{ continue: "not-a-token" }, "continue"],
+        [{ limit: 2, pageSize: 3 }, "limit"],
+        [{ continue: "a", pageToken: "b" }, "continue"],
+      ] as const
+    ) {
+      const answers = [];
+      for (const [, via] of TRANSPORTS) {
+        const got = await via(corral, LIST_ALL, request);
+        assert.equal(got.code, 3, got.message);
+        assert.match(
+          got.message,
+          new RegExp(`^Cannot list clusters: ${field}: `),
+        );
+        answers.push(got.message);
+      }
+      assert.equal(answers[0], answers[1]);
+    }
+    const agreeing = await TRANSPORTS[1][1](corral, LIST_ALL, {
+      limit: 1,
+      pageSize: 1,
+    });
+    assert.equal(agreeing.code, 0, agreeing.message);
+  });
+});

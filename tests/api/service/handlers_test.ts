@@ -185,7 +185,7 @@ Deno.test("ClusterHandlers.createCluster() makes the caller the owner, refuses a
     );
     assert.equal(got.name, "blue");
     const page = await clusters.listCluster(
-      { namespace: NS, pageSize: 0, pageToken: "" },
+      { namespace: NS, pageSize: 0, pageToken: "", continue: "", limit: 0 },
       inNamespace('Cannot list clusters in namespace "team-a"'),
     );
     assert.deepEqual(page.clusters.map((c) => c.name), ["blue"]);
