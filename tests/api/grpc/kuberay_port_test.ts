@@ -21,6 +21,7 @@ import {
 } from "../auth/access_fixtures.ts";
 import { DEV_PERMISSIONS, EMBEDDED, startMain } from "../../main_process.ts";
 import { grpcCaller, type GrpcOutcome } from "./client.ts";
+import { discoveryClient } from "./discovery_client.ts";
 
 const NS = "team-a";
 const TEMPLATE = "small";
@@ -244,6 +245,39 @@ Deno.test("the KubeRay gRPC port serves KubeRay's current messages through Corra
       );
       assert.deepEqual(names.sort(), ["page-a", "page-b"]);
     });
+
+    await t.step(
+      "reflection describes KubeRay's services and numbering",
+      async () => {
+        const discovery = await discoveryClient(
+          `127.0.0.1:${main.started.kuberayGrpcPort}`,
+          (await loadApiSchema()).root,
+        );
+        try {
+          assert.deepEqual((await discovery.listServices()).sort(), [
+            "proto.ClusterService",
+            "proto.ComputeTemplateService",
+            "proto.RayJobService",
+            "proto.RayServeService",
+          ]);
+          const files = await discovery.fileContainingSymbol(
+            "proto.HeadGroupSpec",
+          );
+          const head = files.flatMap((f) =>
+            (f.messageType ?? []) as {
+              name: string;
+              field: { name: string; number: number }[];
+            }[]
+          ).find((m) => m.name === "HeadGroupSpec");
+          const startParams = head?.field.find((f) =>
+            f.name === "ray_start_params"
+          );
+          assert.equal(startParams?.number, 5);
+        } finally {
+          discovery.close();
+        }
+      },
+    );
 
     await t.step(
       "its writes and refusals are audited as gRPC calls",
