@@ -8,12 +8,10 @@
  * differs in shape is carried here, by the reflection of both types, so a
  * field either definition gains needs no edit here:
  *
- * - KubeRay's EnvironmentVariables (`{values, valuesFrom}`) where the API
- *   has a map of variables, with the `valuesFrom` in the API's sibling
- *   `<name>ValuesFrom` field when it has one;
- * - the lists' `limit` and `continue` (Kubernetes' names), which are the
- *   API's `pageSize` and `pageToken`, and `nextPageToken` back as
- *   `continue`.
+ * KubeRay's EnvironmentVariables (`{values, valuesFrom}`) where the API
+ * has a map of variables, with the `valuesFrom` in the API's sibling
+ * `<name>ValuesFrom` field when it has one. (The lists' `limit` and
+ * `continue` are the API's own fields too, and pass as they are.)
  *
  * What KubeRay's message carries and the API has no field for is left in
  * the JSON, so the API's reader refuses it by name (code 3, "unknown
@@ -37,15 +35,6 @@ import {
 /** KubeRay's message of the variables that replaced v0.6.0's maps. */
 const ENVIRONMENT_VARIABLES = "proto.EnvironmentVariables";
 
-/** Kubernetes' names of a list's paging fields, and the API's. */
-const PAGING_NAMES: Readonly<Record<string, string>> = {
-  limit: "pageSize",
-  continue: "pageToken",
-};
-
-/** The API's field an answer's next page is in, and KubeRay's name of it. */
-const NEXT_PAGE = { api: "nextPageToken", kuberay: "continue" };
-
 type Json = Record<string, unknown>;
 
 /**
@@ -63,13 +52,9 @@ export function kuberayToApiJson(
   const out: Json = {};
   for (const [key, value] of Object.entries(json)) {
     const kuberayField = fieldByJsonKey(kuberay, key);
-    const paged = !fieldByJsonKey(api, key) && Object.hasOwn(PAGING_NAMES, key)
-      ? PAGING_NAMES[key]
-      : undefined;
-    const apiKey = paged && api.fields[paged] ? paged : key;
-    const apiField = fieldByJsonKey(api, apiKey);
+    const apiField = fieldByJsonKey(api, key);
     if (!kuberayField || !apiField) {
-      out[apiKey] = value; // the API's reader names what it lacks
+      out[key] = value; // the API's reader names what it lacks
       continue;
     }
     const fieldPath = join(path, apiField.name);
@@ -85,7 +70,7 @@ export function kuberayToApiJson(
       );
       continue;
     }
-    out[apiKey] = eachMessage(
+    out[key] = eachMessage(
       kuberayField,
       apiField,
       value,
@@ -118,11 +103,14 @@ function environmentToApi(
   if (value.values !== undefined) out[key] = value.values;
   if (value.valuesFrom === undefined) return;
   const sibling = api.fields[`${field.name}ValuesFrom`];
-  if (sibling) out[sibling.name] = value.valuesFrom;
-  else {violations.push({
+  if (sibling) {
+    out[sibling.name] = value.valuesFrom;
+  } else {
+    violations.push({
       field: `${path}.valuesFrom`,
       description: UNKNOWN_FIELD,
-    });}
+    });
+  }
 }
 
 /**
@@ -134,7 +122,11 @@ export function apiToKuberayJson(api: Type, kuberay: Type, json: Json): Json {
   const out: Json = {};
   for (const field of kuberay.fieldsArray) {
     const key = field.jsonName ?? field.name;
-    const apiKey = keyOf(api, json, field);
+    // Its own name: the API's JSON in KubeRay's dialect says
+    // `rayStartParams` too.
+    const apiKey = [field.jsonName, field.name].find((name) =>
+      name !== undefined && Object.hasOwn(json, name)
+    );
     if (apiKey === undefined) continue;
     const apiField = fieldByJsonKey(api, apiKey);
     const value = json[apiKey];
@@ -154,19 +146,6 @@ export function apiToKuberayJson(api: Type, kuberay: Type, json: Json): Json {
       : value;
   }
   return out;
-}
-
-/**
- * The key of `json` that holds KubeRay's `field`, if any does: its own
- * name (the API's JSON in KubeRay's dialect says `rayStartParams` too), or
- * `nextPageToken` for a list's `continue`.
- */
-function keyOf(api: Type, json: Json, field: Field): string | undefined {
-  const names = [field.jsonName, field.name];
-  if (field.name === NEXT_PAGE.kuberay && !api.fields[field.name]) {
-    names.push(NEXT_PAGE.api);
-  }
-  return names.find((name) => name !== undefined && Object.hasOwn(json, name));
 }
 
 /**
