@@ -9,8 +9,8 @@
  * field either definition gains needs no edit here:
  *
  * KubeRay's EnvironmentVariables (`{values, valuesFrom}`) where the API
- * has a map of variables, with the `valuesFrom` in the API's sibling
- * `<name>ValuesFrom` field when it has one. (The lists' `limit` and
+ * has a map of variables, with the `valuesFrom` in the field the API keeps
+ * them in beside it (kuberay_json.ts) when it has one. (The lists' `limit` and
  * `continue` are the API's own fields too, and pass as they are.)
  *
  * What KubeRay's message carries and the API has no field for is left in
@@ -22,7 +22,7 @@
 import type { Field, Type } from "protobufjs";
 import { fieldByJsonKey } from "./codec.ts";
 import type { FieldViolation } from "./errors.ts";
-import { environmentValuesFromField } from "./kuberay_json.ts";
+import { environmentSibling } from "./kuberay_json.ts";
 import {
   fullName,
   isMap,
@@ -83,9 +83,9 @@ export function kuberayToApiJson(
 
 /**
  * KubeRay's `{values, valuesFrom}` for the API's map `field`: as it is when
- * the API's reader takes that shape there (a group's environment), else
- * the values as the map and the `valuesFrom` in the sibling field or,
- * without one, refused by name.
+ * the API's reader takes that shape there (a group's environment, whose
+ * `valuesFrom` has a field of its own), else the values as the map and
+ * the `valuesFrom` refused by name.
  */
 function environmentToApi(
   api: Type,
@@ -96,16 +96,12 @@ function environmentToApi(
   path: string,
   violations: FieldViolation[],
 ): void {
-  if (environmentValuesFromField(api, field, value)) {
+  if (environmentSibling(api, field)) {
     out[key] = value;
     return;
   }
   if (value.values !== undefined) out[key] = value.values;
-  if (value.valuesFrom === undefined) return;
-  const sibling = api.fields[`${field.name}ValuesFrom`];
-  if (sibling) {
-    out[sibling.name] = value.valuesFrom;
-  } else {
+  if (value.valuesFrom !== undefined) {
     violations.push({
       field: `${path}.valuesFrom`,
       description: UNKNOWN_FIELD,
@@ -131,7 +127,8 @@ export function apiToKuberayJson(api: Type, kuberay: Type, json: Json): Json {
     const apiField = fieldByJsonKey(api, apiKey);
     const value = json[apiKey];
     if (isEnvironmentVariables(field) && apiField && isMap(apiField)) {
-      const from = json[`${apiField.name}ValuesFrom`];
+      const sibling = environmentSibling(api, apiField);
+      const from = sibling && json[sibling.jsonName ?? sibling.name];
       out[key] = { values: value, ...(from ? { valuesFrom: from } : {}) };
       continue;
     }

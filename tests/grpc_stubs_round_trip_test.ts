@@ -29,7 +29,7 @@ import { enumOf, messageTypeOf } from "../domain/message_form.ts";
 import { NOT_KEPT } from "../api/grpc/kuberay_codec.ts";
 import { loadApiSchema } from "../api/schema.ts";
 import { DEV_PERMISSIONS, EMBEDDED, startMain } from "./main_process.ts";
-import { KUBERAY_SAMPLES, V060_SAMPLES } from "./grpc_stubs_samples.ts";
+import { KUBERAY_SAMPLES, v060Samples } from "./grpc_stubs_samples.ts";
 
 const PYTHON = "/usr/bin/python3";
 const SCRIPT = new URL("./grpc_stubs_round_trip.py", import.meta.url).pathname;
@@ -184,7 +184,7 @@ Deno.test({
         KUBERAY_SAMPLES,
       );
       checkReport(kuberay, api.root, "KubeRay's current protos");
-      const v060 = await runScript("corral", main.grpc, V060_SAMPLES);
+      const v060 = await runScript("corral", main.grpc, v060Samples(api.root));
       checkReport(v060, api.root, "v0.6.0's numbering", {
         // Serve's first config format, which KubeRay's operator dropped in
         // 1.0: every field of it is set, and refused as one.

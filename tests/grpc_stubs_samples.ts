@@ -1,11 +1,23 @@
 /**
  * The samples tests/grpc_stubs_round_trip_test.ts sends through Python
  * stubs, as proto3 JSON, per kind a list: between them they set every field
- * of the stubs' messages but those KubeRay marks OUTPUT_ONLY, with values
- * Corral's validation and admission take. KUBERAY_SAMPLES speak KubeRay's
- * current messages (proto/kuberay/), V060_SAMPLES the API's (proto/*.proto,
- * v0.6.0's numbering with Corral's additions).
+ * of the stubs' messages but those marked OUTPUT_ONLY, with values Corral's
+ * validation and admission take. KUBERAY_SAMPLES speak KubeRay's current
+ * messages (proto/kuberay/); v060Samples() makes the main port's of them,
+ * in the API's messages (proto/*.proto: v0.6.0's numbering with Corral's
+ * additions).
  */
+import type protobuf from "protobufjs";
+import { fieldByJsonKey } from "../domain/codec.ts";
+import { environmentSibling } from "../domain/kuberay_json.ts";
+import {
+  enumOf,
+  isMap,
+  isPlainObject,
+  messageTypeOf,
+} from "../domain/message_form.ts";
+
+type Json = Record<string, unknown>;
 
 const NS = "team-rt";
 const TEMPLATE = "rt-small";
@@ -197,130 +209,139 @@ export const KUBERAY_SAMPLES = {
   }],
 };
 
-/** The API's Volume (v0.6.0's), every field set across the two. */
-const v060Volumes = [kuberayVolumes[0], kuberayVolumes[1]];
-
-/** Fields a head group and a worker group share, the API's names. */
-function v060Group(startParams: Record<string, string>) {
-  return {
-    computeTemplate: TEMPLATE,
-    image: IMAGE,
-    engineStartParams: startParams,
-    volumes: v060Volumes,
-    serviceAccount: "ray",
-    imagePullSecret: "registry",
-    environment: kuberayEnvironment.values,
-    environmentValuesFrom: kuberayEnvironment.valuesFrom,
-    annotations: { team: "rt" },
-    labels: { app: "ray" },
-  };
+/**
+ * `json`, KubeRay's sample of a message of `type`'s name, as far as the
+ * API's `type` (proto/*.proto) has it, under the API's names: a KubeRay
+ * field it lacks left out, KubeRay's `{values, valuesFrom}` split into
+ * the API's map of variables and the field beside it, and an item of a list
+ * with an enum value the API lacks (a volume type) left out, as the
+ * whole object is (undefined). So the main port's samples hold every field
+ * KubeRay's do that Corral's protos have, whatever they come to have.
+ */
+function apiSample(type: protobuf.Type, json: Json): Json | undefined {
+  const out: Json = {};
+  for (const [key, value] of Object.entries(json)) {
+    const field = fieldByJsonKey(type, key);
+    if (!field) continue;
+    const e = enumOf(field);
+    if (e && !field.repeated && e.values[value as string] === undefined) {
+      return undefined;
+    }
+    const inner = messageTypeOf(field);
+    if (isMap(field) && !inner && isEnvironmentVariables(value)) {
+      out[jsonName(field)] = value.values ?? {};
+      const sibling = environmentSibling(type, field);
+      if (sibling && value.valuesFrom) {
+        out[jsonName(sibling)] = value.valuesFrom;
+      }
+    } else if (inner && field.repeated && !isMap(field)) {
+      out[jsonName(field)] = (value as Json[]).map((v) => apiSample(inner, v))
+        .filter((v) => v !== undefined);
+    } else if (inner && !isMap(field) && !isWellKnown(inner)) {
+      const converted = apiSample(inner, value as Json);
+      if (converted) out[jsonName(field)] = converted;
+    } else {
+      out[jsonName(field)] = value;
+    }
+  }
+  return out;
 }
 
-function v060ClusterSpec() {
-  return {
-    headGroupSpec: {
-      ...v060Group({ "dashboard-host": "0.0.0.0" }),
-      serviceType: "ClusterIP",
-    },
-    workerGroupSpec: [{
-      ...v060Group({ "num-cpus": "2" }),
-      groupName: "workers",
-      replicas: 2,
-      minReplicas: 1,
-      maxReplicas: 3,
-    }],
-  };
+function isEnvironmentVariables(
+  value: unknown,
+): value is { values?: Json; valuesFrom?: Json } {
+  return isPlainObject(value) &&
+    Object.keys(value).every((k) => k === "values" || k === "valuesFrom");
+}
+
+/** The field's proto3 JSON name, which Python's json_format reads. */
+function jsonName(field: protobuf.Field): string {
+  return field.jsonName ?? field.name;
+}
+
+function isWellKnown(type: protobuf.Type): boolean {
+  return type.fullName.startsWith(".google.protobuf.");
 }
 
 /** Corral's additions every kind shares. */
 const expiry = { ttl: "2h" };
+const dated = { expiresAt: "2099-01-01T00:00:00Z" };
 
-export const V060_SAMPLES = {
-  namespace: NS,
-  // Corral's etag is the object's version, whatever a create sent; a ttl
-  // sets the expiry time.
-  serverSet: { always: ["etag"], unlessSent: ["expiresAt"] },
-  template: [template],
-  cluster: [{
-    name: "rt-cluster",
+/**
+ * The samples of the main port, v0.6.0's numbering (proto/*.proto): each
+ * of KubeRay's as far as the API's protos have it (apiSample), and more
+ * with Corral's additions: expiry (a ttl, or a time), queues, a suspended
+ * job, and Serve's first config format of v0.6.0 (every field set), which
+ * Corral refuses.
+ */
+export function v060Samples(api: protobuf.Root) {
+  const as = (type: string, json: Json, extra: Json = {}) => ({
+    ...apiSample(api.lookupType(type), json),
+    ...extra,
+  });
+  const [cluster] = KUBERAY_SAMPLES.cluster;
+  const [ownCluster, onCluster] = KUBERAY_SAMPLES.job;
+  const [service] = KUBERAY_SAMPLES.service;
+  return {
     namespace: NS,
-    user: "ada",
-    version: "2.9.0",
-    environment: "TESTING",
-    clusterSpec: v060ClusterSpec(),
-    envs: { REGION: "eu" },
-    ...expiry,
-  }, {
-    name: "rt-cluster-queued",
-    namespace: NS,
-    user: "ada",
-    version: "2.9.0",
-    clusterSpec: v060ClusterSpec(),
-    etag: "1",
-    expiresAt: "2099-01-01T00:00:00Z",
-    queue: "rt-queue",
-  }],
-  job: [
-    {
-      ...job,
-      name: "rt-job",
-      clusterSpec: v060ClusterSpec(),
-      suspend: true,
-      queue: "rt-queue",
-      expiresAt: "2099-01-01T00:00:00Z",
-    },
-    {
-      ...job,
-      name: "rt-job-ttl",
-      jobId: "rt-job-ttl-id",
-      clusterSpec: v060ClusterSpec(),
-      ...expiry,
-    },
-    {
-      ...job,
-      name: "rt-job-selector",
-      jobId: "rt-job-selector-id",
-      clusterSelector: { "ray.io/cluster": "rt-cluster" },
-    },
-  ],
-  service: [{
-    name: "rt-service",
-    namespace: NS,
-    user: "ada",
-    version: "2.9.0",
-    serveConfigV2: SERVE_CONFIG,
-    clusterSpec: v060ClusterSpec(),
-    ...expiry,
-  }, {
-    name: "rt-service-dated",
-    namespace: NS,
-    user: "ada",
-    version: "2.9.0",
-    serveConfigV2: SERVE_CONFIG,
-    clusterSpec: v060ClusterSpec(),
-    expiresAt: "2099-01-01T00:00:00Z",
-    // Serve's first config format, which Corral refuses (as the operator
-    // does since KubeRay 1.0): every field set, to be refused by name.
-    serveDeploymentGraphSpec: {
-      importPath: "app:graph",
-      runtimeEnv: "working_dir: /app\n",
-      serveConfigs: [{
-        deploymentName: "app",
-        replicas: 1,
-        routePrefix: "/",
-        maxConcurrentQueries: 10,
-        userConfig: "{}",
-        autoscalingConfig: "{}",
-        actorOptions: {
-          runtimeEnv: "{}",
-          cpusPerActor: 1,
-          gpusPerActor: 1,
-          memoryPerActor: 1024,
-          objectStoreMemoryPerActor: 1024,
-          customResource: "{}",
-          accceleratorType: "T4",
-        },
-      }],
+    // Corral's etag is the object's version, whatever a create sent; a ttl
+    // sets the expiry time.
+    serverSet: { always: ["etag"], unlessSent: ["expiresAt"] },
+    template: KUBERAY_SAMPLES.template.map((t) =>
+      as("proto.ComputeTemplate", t)
+    ),
+    cluster: [
+      as("proto.Cluster", cluster, expiry),
+      as("proto.Cluster", cluster, {
+        name: "rt-cluster-queued",
+        etag: "1",
+        queue: "rt-queue",
+        ...dated,
+      }),
+    ],
+    job: [
+      as("proto.RayJob", ownCluster, {
+        suspend: true,
+        queue: "rt-queue",
+        ...dated,
+      }),
+      as("proto.RayJob", ownCluster, {
+        name: "rt-job-ttl",
+        jobId: "rt-job-ttl-id",
+        ...expiry,
+      }),
+      as("proto.RayJob", onCluster),
+    ],
+    service: [
+      as("proto.RayService", service, expiry),
+      as("proto.RayService", service, {
+        name: "rt-service-dated",
+        ...dated,
+        serveDeploymentGraphSpec,
+      }),
+    ],
+  };
+}
+
+/** Serve's first config format, v0.6.0's, every field set. */
+const serveDeploymentGraphSpec = {
+  importPath: "app:graph",
+  runtimeEnv: "working_dir: /app\n",
+  serveConfigs: [{
+    deploymentName: "app",
+    replicas: 1,
+    routePrefix: "/",
+    maxConcurrentQueries: 10,
+    userConfig: "{}",
+    autoscalingConfig: "{}",
+    actorOptions: {
+      runtimeEnv: "{}",
+      cpusPerActor: 1,
+      gpusPerActor: 1,
+      memoryPerActor: 1024,
+      objectStoreMemoryPerActor: 1024,
+      customResource: "{}",
+      accceleratorType: "T4",
     },
   }],
 };
