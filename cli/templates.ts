@@ -41,7 +41,7 @@ const TEMPLATE_KIND: Kind<ComputeTemplate> = {
   cells: (t) => [
     t.name,
     String(t.cpu ?? 0),
-    `${t.memory ?? 0}Gi`,
+    `${t.memory ?? 0}${t.memoryUnit || "Gi"}`,
     t.gpuAccelerator && t.gpu
       ? `${t.gpu} (${t.gpuAccelerator})`
       : String(t.gpu ?? 0),

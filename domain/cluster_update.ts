@@ -128,6 +128,9 @@ export function mergeUpdate(
   const merged = structuredClone(current);
   if (paths.includes("cluster_spec.worker_group_spec")) {
     merged.clusterSpec = {
+      enableInTreeAutoscaling: false,
+      headServiceAnnotations: {},
+      ...merged.clusterSpec,
       headGroupSpec: merged.clusterSpec?.headGroupSpec,
       workerGroupSpec: structuredClone(
         update.clusterSpec?.workerGroupSpec ?? [],
@@ -209,8 +212,15 @@ export function updatedResource(
     ...(merged.clusterSpec?.workerGroupSpec ?? []),
   ];
   const annotations = next.metadata.annotations ??= {};
-  if (groups.some((g) => g !== undefined && hasOwnEnvironment(g))) {
-    annotations[ANNOTATION.envs] = JSON.stringify(Object.keys(merged.envs));
+  const envsFrom = Object.keys(merged.envsValuesFrom ?? {});
+  if (
+    groups.some((g) => g !== undefined && hasOwnEnvironment(g)) ||
+    envsFrom.length > 0
+  ) {
+    annotations[ANNOTATION.envs] = JSON.stringify([
+      ...Object.keys(merged.envs),
+      ...envsFrom,
+    ]);
   } else {
     delete annotations[ANNOTATION.envs];
   }

@@ -37,6 +37,14 @@ import {
   podSettingsViolations,
 } from "./pod_validation.ts";
 import { queueViolations } from "./queues.ts";
+import {
+  checkClusterAnnotations,
+  checkClusterSpecFields,
+  checkContainerSettings,
+  checkVolumeKind,
+} from "./current_fields_validation.ts";
+import { HEAD_CONTAINER } from "./env_conversions.ts";
+import { sourceViolations } from "./pod_validation.ts";
 import { shellWordProblem } from "./shell_words.ts";
 import type {
   Cluster,
@@ -101,8 +109,52 @@ export function clusterViolations(
   checkUser(v, `${message}.user`, cluster.user);
   v.addAll(`${message}.version`, labelValueProblems(cluster.version));
   checkEnvs(v, `${message}.envs`, cluster.envs, limits);
+  checkEnvsValuesFrom(v, message, cluster, limits);
+  checkClusterAnnotations(v, `${message}.annotations`, cluster, limits);
   checkClusterSpec(v, `${message}.clusterSpec`, cluster, limits);
   return v.list;
+}
+
+/**
+ * The cluster's `envsValuesFrom`: names set nowhere else in the cluster's
+ * variables, sources as a group's; a container's resource names no
+ * container, since the variable is in every group's.
+ */
+function checkEnvsValuesFrom(
+  v: Violations,
+  message: string,
+  cluster: Cluster,
+  limits: Limits,
+): void {
+  const path = `${message}.envsValuesFrom`;
+  checkMapSize(v, path, cluster.envsValuesFrom, limits);
+  for (const [name, from] of Object.entries(cluster.envsValuesFrom ?? {})) {
+    const at = `${path}[${JSON.stringify(name)}]`;
+    const add = (field: string, description: string) =>
+      v.add(field === "" ? at : `${at}.${field}`, description);
+    const problem = envNameProblem(name);
+    if (problem !== undefined) add("", problem);
+    if (Object.hasOwn(cluster.envs ?? {}, name)) {
+      add("", `is also set in ${message}.envs: set a variable in one place`);
+    }
+    if (from.source === "RESOURCEFIELD" && from.name !== "") {
+      add("name", "must be empty: the variable is in every group's container");
+    }
+    sourceViolations(
+      { ...from, name: from.source === "RESOURCEFIELD" ? "" : from.name },
+      HEAD_CONTAINER,
+      add,
+    );
+  }
+}
+
+/** The names of the cluster's variables, each group's must differ from. */
+function clusterVariables(cluster: Cluster): Record<string, string> {
+  const names: Record<string, string> = { ...cluster.envs };
+  for (const name of Object.keys(cluster.envsValuesFrom ?? {})) {
+    names[name] = "";
+  }
+  return names;
 }
 
 /**
@@ -147,10 +199,11 @@ function checkClusterSpec(
       `${path}.headGroupSpec`,
       spec.headGroupSpec,
       hasVersion,
-      cluster.envs ?? {},
+      clusterVariables(cluster),
       limits,
     );
   }
+  checkClusterSpecFields(v, path, spec, limits);
   const workers = spec.workerGroupSpec ?? [];
   if (workers.length > limits.maxWorkerGroups) {
     v.add(
@@ -166,7 +219,7 @@ function checkClusterSpec(
       groupPath,
       group,
       hasVersion,
-      cluster.envs ?? {},
+      clusterVariables(cluster),
       limits,
     );
     const first = groupNames.get(group.groupName);
@@ -287,6 +340,7 @@ function checkGroup(
     limits,
   );
   checkVolumes(v, `${path}.volumes`, group.volumes ?? []);
+  checkContainerSettings(v, path, group);
   checkEnvs(v, `${path}.environment`, group.environment, limits);
   for (const name of Object.keys(group.environment ?? {})) {
     if (Object.hasOwn(clusterEnvs, name)) {
@@ -343,7 +397,13 @@ function checkVolumes(v: Violations, path: string, volumes: Volume[]): void {
       }
     }
 
-    if (volume.source === "") {
+    checkVolumeKind(v, at, volume);
+    if (
+      volume.volumeType !== "PERSISTENT_VOLUME_CLAIM" &&
+      volume.volumeType !== "HOST_PATH"
+    ) {
+      // Its source is checked by its kind.
+    } else if (volume.source === "") {
       v.add(`${at}.source`, "is required");
     } else if (volume.volumeType === "HOST_PATH") {
       if (!volume.source.startsWith("/")) {

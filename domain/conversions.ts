@@ -51,15 +51,30 @@ import {
 import { parseKubernetesTime } from "./timestamps.ts";
 import {
   clusterEnvs,
+  clusterValuesFrom,
   containerEnv,
   groupEnvironment,
   groupValuesFrom,
   hasOwnEnvironment,
   HEAD_CONTAINER,
+  listedNames,
   plainEnv,
   WORKER_CONTAINER,
 } from "./env_conversions.ts";
 import { applyPodSettings, podSettingsOf } from "./pod_conversions.ts";
+import { podVolume, volumeMount, volumesOf } from "./volume_conversions.ts";
+import {
+  applyContainerSettings,
+  containerSettingsOf,
+} from "./container_settings.ts";
+import {
+  autoscalerOf,
+  autoscalerToResource,
+} from "./autoscaler_conversions.ts";
+import {
+  clusterAnnotationsOf,
+  ENABLE_SERVE_SERVICE,
+} from "./cluster_annotations.ts";
 import {
   ANNOTATION,
   APP_NAME,
@@ -69,9 +84,7 @@ import {
   LABEL,
   MANAGED_BY,
   type PodTemplateSpec,
-  type PodVolume,
   type RayCluster,
-  type VolumeMount,
   type WorkerGroup,
 } from "./resources.ts";
 import {
@@ -80,9 +93,8 @@ import {
   type ComputeTemplate,
   type Environment,
   ENVIRONMENTS,
+  type EnvValueFrom,
   type HeadGroupSpec,
-  type MountPropagationMode,
-  type Volume,
   type WorkerGroupSpec,
 } from "./types.ts";
 
@@ -98,14 +110,14 @@ export const HEAD_PORTS: readonly { name: string; containerPort: number }[] = [
   { name: "metrics", containerPort: 8080 },
 ];
 
-const MOUNT_PROPAGATION: Record<
-  MountPropagationMode,
-  VolumeMount["mountPropagation"] | undefined
-> = {
-  NONE: undefined,
-  HOSTTOCONTAINER: "HostToContainer",
-  BIDIRECTIONAL: "Bidirectional",
-};
+/**
+ * The head's serve ports, added when the cluster's annotation
+ * ray.io/enable-serve-service is "true", as KubeRay's API server adds them.
+ */
+export const SERVE_PORTS: readonly { name: string; containerPort: number }[] = [
+  { name: "dashboard-agent", containerPort: 52365 },
+  { name: "serve", containerPort: 8000 },
+];
 
 // ---------------------------------------------------------------------------
 // Cluster -> RayCluster
@@ -142,16 +154,21 @@ export function clusterToResource(
   const template = (name: string) =>
     name === "" ? undefined : templates.get(name);
 
+  const serve = cluster.annotations?.[ENABLE_SERVE_SERVICE] === "true";
   const headGroup: HeadGroup = {
     ...(head.serviceType !== "" ? { serviceType: head.serviceType } : {}),
+    ...(head.enableIngress ? { enableIngress: true } : {}),
     rayStartParams: { ...head.engineStartParams },
     template: podTemplate({
       containerName: HEAD_CONTAINER,
       group: head,
       version: cluster.version,
       envs: cluster.envs,
+      envsValuesFrom: cluster.envsValuesFrom,
       template: template(head.computeTemplate),
-      ports: HEAD_PORTS.map((port) => ({ ...port })),
+      ports: [...HEAD_PORTS, ...(serve ? SERVE_PORTS : [])].map((port) => ({
+        ...port,
+      })),
     }),
   };
 
@@ -161,6 +178,7 @@ export function clusterToResource(
   );
 
   const groups: (HeadGroupSpec | WorkerGroupSpec)[] = [head, ...workers];
+  const envsFrom = Object.keys(cluster.envsValuesFrom ?? {});
   const resource: RayCluster = {
     apiVersion: options.apiVersion,
     kind: "RayCluster",
@@ -177,9 +195,15 @@ export function clusterToResource(
         ...queueLabels(cluster.queue),
       },
       annotations: {
+        ...cluster.annotations,
         [ANNOTATION.creationTimestamp]: goTimeString(options.now),
-        ...(groups.some(hasOwnEnvironment)
-          ? { [ANNOTATION.envs]: JSON.stringify(Object.keys(cluster.envs)) }
+        ...(groups.some(hasOwnEnvironment) || envsFrom.length > 0
+          ? {
+            [ANNOTATION.envs]: JSON.stringify([
+              ...Object.keys(cluster.envs),
+              ...envsFrom,
+            ]),
+          }
           : {}),
         ...(isLabelValue(cluster.user)
           ? {}
@@ -191,6 +215,10 @@ export function clusterToResource(
       ...(cluster.version !== "" ? { rayVersion: cluster.version } : {}),
       headGroupSpec: headGroup,
       workerGroupSpecs: workerGroups,
+      ...(Object.keys(spec.headServiceAnnotations ?? {}).length > 0
+        ? { headServiceAnnotations: { ...spec.headServiceAnnotations } }
+        : {}),
+      ...autoscalerToResource(spec),
       // Queued: created suspended, as Kueue's webhook would make it; Kueue
       // clears it when it admits the cluster.
       ...(cluster.queue ? { suspend: true } : {}),
@@ -216,6 +244,7 @@ export function workerGroupToResource(
       group,
       version: cluster.version,
       envs: cluster.envs,
+      envsValuesFrom: cluster.envsValuesFrom,
       template,
     }),
   };
@@ -226,6 +255,7 @@ function podTemplate(input: {
   group: HeadGroupSpec | WorkerGroupSpec;
   version: string;
   envs: Record<string, string>;
+  envsValuesFrom: Record<string, EnvValueFrom> | undefined;
   template: ComputeTemplate | undefined;
   ports?: { name: string; containerPort: number }[];
 }): PodTemplateSpec {
@@ -233,8 +263,9 @@ function podTemplate(input: {
   const container: Container = {
     name: input.containerName,
     image: group.image !== "" ? group.image : defaultImage(input.version),
-    env: containerEnv(input.envs, group),
+    env: containerEnv(input.envs, group, input.envsValuesFrom ?? {}),
   };
+  applyContainerSettings(container, group);
   if (input.ports !== undefined) container.ports = input.ports;
   if (template !== undefined) {
     const quantities = resourceQuantities(template);
@@ -257,11 +288,15 @@ function podTemplate(input: {
   return pod;
 }
 
-/** Requests (= limits) of a compute template: cpu, memory in Gi, gpu when > 0. */
+/**
+ * Requests (= limits) of a compute template: cpu, memory in its unit (Gi
+ * by default), gpu when > 0, then its extended resources (each > 0, by
+ * name), as KubeRay's API server adds them.
+ */
 function resourceQuantities(template: ComputeTemplate): Record<string, string> {
   const quantities: Record<string, string> = {
     cpu: String(template.cpu),
-    memory: `${template.memory}Gi`,
+    memory: `${template.memory}${template.memoryUnit || "Gi"}`,
   };
   if (template.gpu > 0) {
     const name = template.gpuAccelerator !== ""
@@ -269,32 +304,11 @@ function resourceQuantities(template: ComputeTemplate): Record<string, string> {
       : DEFAULT_GPU_RESOURCE;
     quantities[name] = String(template.gpu);
   }
-  return quantities;
-}
-
-function volumeMount(volume: Volume): VolumeMount {
-  const mount: VolumeMount = { name: volume.name, mountPath: volume.mountPath };
-  if (volume.readOnly) mount.readOnly = true;
-  const propagation = MOUNT_PROPAGATION[volume.mountPropagationMode];
-  if (propagation !== undefined) mount.mountPropagation = propagation;
-  return mount;
-}
-
-function podVolume(volume: Volume): PodVolume {
-  if (volume.volumeType === "HOST_PATH") {
-    return {
-      name: volume.name,
-      hostPath: {
-        path: volume.source,
-        type: volume.hostPathType === "FILE" ? "File" : "Directory",
-      },
-    };
+  const extended = template.extendedResources ?? {};
+  for (const name of Object.keys(extended).sort()) {
+    if (extended[name] > 0) quantities[name] = String(extended[name]);
   }
-  const claim: { claimName: string; readOnly?: boolean } = {
-    claimName: volume.source,
-  };
-  if (volume.readOnly) claim.readOnly = true;
-  return { name: volume.name, persistentVolumeClaim: claim };
+  return quantities;
 }
 
 function defaultImage(version: string): string {
@@ -356,6 +370,7 @@ export function clusterFromResource(
     : mainContainer(head.template, HEAD_CONTAINER);
 
   const envNames = metadata.annotations?.[ANNOTATION.envs];
+  const clusterFromNames = listedNames(envNames);
   const envs = clusterEnvs(
     envNames,
     plainEnv(headContainer?.env),
@@ -363,14 +378,17 @@ export function clusterFromResource(
       plainEnv(mainContainer(group.template, WORKER_CONTAINER)?.env)
     ),
   );
+  const headVolumes = volumesOf(head?.template, headContainer);
   const clusterSpec: ClusterSpec = {
     headGroupSpec: head === undefined ? undefined : {
       computeTemplate: annotation(head.template, ANNOTATION.computeTemplate),
       image: imageOf(head.template, headContainer, version),
       serviceType: head.serviceType ?? "",
+      enableIngress: head.enableIngress === true,
       engineStartParams: stringMap(head.rayStartParams),
-      volumes: volumesOf(head.template, headContainer),
+      volumes: headVolumes,
       ...podSettingsOf(head.template),
+      ...containerSettingsOf(headContainer),
       environment: groupEnvironment(
         headContainer,
         envs,
@@ -379,16 +397,19 @@ export function clusterFromResource(
       environmentValuesFrom: groupValuesFrom(
         headContainer,
         envNames === undefined,
+        clusterFromNames,
       ),
     },
     workerGroupSpec: (spec.workerGroupSpecs ?? []).map((group) => {
       const container = mainContainer(group.template, WORKER_CONTAINER);
       return {
         ...podSettingsOf(group.template),
+        ...containerSettingsOf(container),
         environment: groupEnvironment(container, envs, envNames === undefined),
         environmentValuesFrom: groupValuesFrom(
           container,
           envNames === undefined,
+          clusterFromNames,
         ),
         groupName: group.groupName ?? "",
         computeTemplate: annotation(group.template, ANNOTATION.computeTemplate),
@@ -401,6 +422,10 @@ export function clusterFromResource(
         volumes: volumesOf(group.template, container),
       };
     }),
+    ...autoscalerOf(spec, headVolumes),
+    headServiceAnnotations: stringMap(
+      spec.headServiceAnnotations as Record<string, unknown> | undefined,
+    ),
   };
 
   return {
@@ -420,6 +445,8 @@ export function clusterFromResource(
     events: eventsOfCluster(resource, events).map(clusterEventFromResource),
     serviceEndpoint: stringMap(resource.status?.endpoints),
     envs,
+    envsValuesFrom: clusterValuesFrom(envNames, headContainer),
+    annotations: clusterAnnotationsOf(metadata.annotations),
     etag: metadata.resourceVersion ?? "",
     ...clusterAddressesOf(resource),
     ttl: "",
@@ -458,65 +485,6 @@ function imageOf(
   // The caller gave no image and the group runs the default one.
   if (given === "" && image === defaultImage(version)) return "";
   return image;
-}
-
-/**
- * Volumes re-joined from the pod's volumes and the main container's mounts
- * (any container's when the main one does not mount it). Volume kinds the
- * API cannot express (configMap, emptyDir, ...) and unmounted volumes are
- * left out.
- */
-function volumesOf(
-  template: PodTemplateSpec | undefined,
-  container: Container | undefined,
-): Volume[] {
-  const volumes: Volume[] = [];
-  for (const volume of template?.spec?.volumes ?? []) {
-    const mount = container?.volumeMounts?.find((m) =>
-      m.name === volume.name
-    ) ??
-      template?.spec?.containers?.flatMap((c) => c.volumeMounts ?? []).find((
-        m,
-      ) => m.name === volume.name);
-    if (mount === undefined) continue;
-    const common = {
-      mountPath: mount.mountPath,
-      name: volume.name,
-      mountPropagationMode: mountPropagationOf(mount.mountPropagation),
-    };
-    if (volume.hostPath !== undefined) {
-      volumes.push({
-        ...common,
-        volumeType: "HOST_PATH",
-        source: volume.hostPath.path ?? "",
-        readOnly: mount.readOnly === true,
-        hostPathType: volume.hostPath.type === "File" ? "FILE" : "DIRECTORY",
-      });
-    } else if (volume.persistentVolumeClaim !== undefined) {
-      volumes.push({
-        ...common,
-        volumeType: "PERSISTENT_VOLUME_CLAIM",
-        source: volume.persistentVolumeClaim.claimName ?? "",
-        readOnly: mount.readOnly === true ||
-          volume.persistentVolumeClaim.readOnly === true,
-        hostPathType: "DIRECTORY",
-      });
-    }
-  }
-  return volumes;
-}
-
-function mountPropagationOf(
-  value: string | undefined,
-): MountPropagationMode {
-  switch (value) {
-    case "HostToContainer":
-      return "HOSTTOCONTAINER";
-    case "Bidirectional":
-      return "BIDIRECTIONAL";
-    default:
-      return "NONE";
-  }
 }
 
 // ---------------------------------------------------------------------------

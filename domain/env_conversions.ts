@@ -35,10 +35,14 @@ export function hasOwnEnvironment(
     Object.keys(group.environmentValuesFrom ?? {}).length > 0;
 }
 
-/** The variables of a group's container, given the cluster's `envs`. */
+/**
+ * The variables of a group's container, given the cluster's `envs` and
+ * `envsValuesFrom` (which come after `envs`).
+ */
 export function containerEnv(
   envs: Readonly<Record<string, string>>,
   group: Pick<HeadGroupSpec, "environment" | "environmentValuesFrom">,
+  envsValuesFrom: Readonly<Record<string, EnvValueFrom>> = {},
 ): EnvVar[] {
   const environment = group.environment ?? {};
   return [
@@ -47,6 +51,7 @@ export function containerEnv(
       valueFrom: { fieldRef: { fieldPath: "status.podIP" } },
     },
     ...Object.keys(envs).sort().map((name) => ({ name, value: envs[name] })),
+    ...envVarsFrom(envsValuesFrom),
     ...Object.keys(environment).sort().map((name) => ({
       name,
       value: environment[name],
@@ -109,11 +114,44 @@ export function groupEnvironment(
 export function groupValuesFrom(
   container: Container | undefined,
   maybeKubeRays: boolean,
+  clusterNames: ReadonlySet<string> = new Set(),
 ): Record<string, EnvValueFrom> {
   return envValuesFromOf(
     container?.env,
-    (name) => name === POD_IP_ENV || (maybeKubeRays && KUBERAY_ENVS.has(name)),
+    (name) =>
+      name === POD_IP_ENV || clusterNames.has(name) ||
+      (maybeKubeRays && KUBERAY_ENVS.has(name)),
   );
+}
+
+/**
+ * The cluster's `envsValuesFrom`: the head container's variables taking
+ * their value from elsewhere that the `ray.io/envs` annotation names
+ * (none without it).
+ */
+export function clusterValuesFrom(
+  names: string | undefined,
+  headContainer: Container | undefined,
+): Record<string, EnvValueFrom> {
+  const listed = listedNames(names);
+  return envValuesFromOf(
+    headContainer?.env,
+    (name) => name === POD_IP_ENV || !listed.has(name),
+  );
+}
+
+/** The names the `ray.io/envs` annotation lists; none when malformed. */
+export function listedNames(names: string | undefined): Set<string> {
+  try {
+    const listed = names === undefined ? [] : JSON.parse(names);
+    return new Set(
+      Array.isArray(listed)
+        ? listed.filter((n): n is string => typeof n === "string")
+        : [],
+    );
+  } catch {
+    return new Set();
+  }
 }
 
 /**
@@ -152,7 +190,7 @@ export function plainEnv(
 }
 
 /** The container variables of a group's `environmentValuesFrom`. */
-function envVarsFrom(
+export function envVarsFrom(
   values: Readonly<Record<string, EnvValueFrom>>,
 ): EnvVar[] {
   return Object.keys(values).sort().map((name) => ({

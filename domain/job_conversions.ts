@@ -130,6 +130,8 @@ export function jobCluster(job: Job, namespace: string): Cluster {
     events: [],
     serviceEndpoint: {},
     envs: {},
+    envsValuesFrom: {},
+    annotations: {},
     etag: "",
     ...NO_ADDRESSES,
     ttl: "",

@@ -32,6 +32,7 @@ import { formatTimestamp } from "./timestamps.ts";
  * is not taken for it: a variable's value is a string, never an object.
  */
 const ENVIRONMENT_VARIABLES_FIELDS: Readonly<Record<string, string>> = {
+  "proto.Cluster.envs": "envsValuesFrom",
   "proto.HeadGroupSpec.environment": "environmentValuesFrom",
   "proto.WorkerGroupSpec.environment": "environmentValuesFrom",
 };

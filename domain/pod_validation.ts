@@ -196,7 +196,7 @@ export function envNameProblem(name: string): string | undefined {
 }
 
 /** A Secret's or ConfigMap's data key (core/v1's IsConfigMapKey). */
-const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+export const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
 
 /**
  * Resources a variable may take from its container (core/v1's
@@ -267,7 +267,7 @@ export function envValuesFromViolations(
 }
 
 /** The problems of one EnvValueFrom, by its field ("name", "key"). */
-function sourceViolations(
+export function sourceViolations(
   from: EnvValueFrom,
   container: string,
   add: (field: string, description: string) => void,

@@ -73,6 +73,8 @@ export function serviceAsCluster(service: RayService): Cluster {
     events: [],
     serviceEndpoint: {},
     envs: {},
+    envsValuesFrom: {},
+    annotations: {},
     etag: "",
     ttl: "",
     ...NO_ADDRESSES,
@@ -123,6 +125,19 @@ export function serviceToResource(
     },
     spec: {
       serveConfigV2: service.serveConfig_V2,
+      // KubeRay's deprecated thresholds, when set (its server leaves 0 out).
+      ...(service.serviceUnhealthySecondThreshold > 0
+        ? {
+          serviceUnhealthySecondThreshold:
+            service.serviceUnhealthySecondThreshold,
+        }
+        : {}),
+      ...(service.deploymentUnhealthySecondThreshold > 0
+        ? {
+          deploymentUnhealthySecondThreshold:
+            service.deploymentUnhealthySecondThreshold,
+        }
+        : {}),
       rayClusterConfig: cluster.spec,
     },
   };
@@ -183,6 +198,12 @@ export function serviceFromResource(
     deleteAt: parseTime(metadata.deletionTimestamp),
     serveConfig_V2: spec.serveConfigV2 ?? "",
     version: spec.rayClusterConfig?.rayVersion ?? "",
+    serviceUnhealthySecondThreshold: positive(
+      spec.serviceUnhealthySecondThreshold,
+    ),
+    deploymentUnhealthySecondThreshold: positive(
+      spec.deploymentUnhealthySecondThreshold,
+    ),
     ttl: "",
     ...expiresAtOf(metadata.annotations),
   };
@@ -286,4 +307,11 @@ function parseTime(value: string | null | undefined): Date | undefined {
   if (!value) return undefined;
   const time = new Date(value);
   return Number.isNaN(time.getTime()) ? undefined : time;
+}
+
+/** A whole number above 0 of an object's field; 0 otherwise. */
+function positive(value: unknown): number {
+  return typeof value === "number" && Number.isInteger(value) && value > 0
+    ? value
+    : 0;
 }

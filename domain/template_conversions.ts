@@ -38,6 +38,16 @@ export function computeTemplateToConfigMap(
       memory: String(template.memory),
       gpu: String(template.gpu),
       gpu_accelerator: template.gpuAccelerator,
+      // KubeRay's later keys, written only when set so that a template
+      // without them is stored as before.
+      ...(template.memoryUnit !== ""
+        ? { [MEMORY_UNIT_KEY]: template.memoryUnit }
+        : {}),
+      ...(Object.keys(template.extendedResources ?? {}).length > 0
+        ? {
+          [EXTENDED_RESOURCES_KEY]: JSON.stringify(template.extendedResources),
+        }
+        : {}),
       // Only when there are some, as KubeRay writes it.
       ...(template.tolerations.length > 0
         ? { [TOLERATIONS_KEY]: tolerationsToData(template.tolerations) }
@@ -63,7 +73,47 @@ export function computeTemplateFromConfigMap(
     gpu: decimal(data.gpu),
     gpuAccelerator: data.gpu_accelerator ?? "",
     tolerations: tolerationsFromData(data[TOLERATIONS_KEY]),
+    extendedResources: extendedResourcesFromData(data[EXTENDED_RESOURCES_KEY]),
+    // KubeRay writes "Gi" when none was given: read back as none.
+    memoryUnit: data[MEMORY_UNIT_KEY] === "Gi"
+      ? ""
+      : data[MEMORY_UNIT_KEY] ?? "",
   };
+}
+
+/** The ConfigMap data keys of KubeRay's later template fields. */
+export const EXTENDED_RESOURCES_KEY = "extended_resources";
+export const MEMORY_UNIT_KEY = "memory_unit";
+
+/**
+ * Extended resources from a ConfigMap's data value, KubeRay's JSON object
+ * of a name to a count; entries that are not whole counts are left out,
+ * and a value that is not such an object reads as none.
+ */
+function extendedResourcesFromData(
+  text: string | undefined,
+): Record<string, number> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text ?? "null");
+  } catch {
+    return {};
+  }
+  const out: Record<string, number> = {};
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return out;
+  }
+  for (const [name, count] of Object.entries(parsed)) {
+    if (Number.isInteger(count) && count >= 0 && count <= 0xffffffff) {
+      Object.defineProperty(out, name, {
+        value: count,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+  return out;
 }
 
 function decimal(value: string | undefined): number {

@@ -12,7 +12,11 @@ import {
 } from "./name_problems.ts";
 import { tolerationViolations } from "./pod_validation.ts";
 import type { ComputeTemplate } from "./types.ts";
-import { checkLimit, Violations } from "./violations.ts";
+import { checkLimit, checkMapSize, Violations } from "./violations.ts";
+import { gibOf } from "./quantities.ts";
+
+/** Memory units a template may give (Kubernetes' quantity suffixes). */
+export const MEMORY_UNITS = ["Ki", "Mi", "Gi", "Ti", "k", "M", "G", "T"];
 
 /** Validates a CreateComputeTemplateRequest; throws listing all violations. */
 export function validateCreateComputeTemplate(
@@ -46,13 +50,27 @@ export function validateCreateComputeTemplate(
   if (!(template.memory > 0)) v.add(`${path}.memory`, "must be greater than 0");
   if (!(template.gpu >= 0)) v.add(`${path}.gpu`, "must not be negative");
   checkLimit(v, `${path}.cpu`, template.cpu, limits, "maxTemplateCpu");
-  checkLimit(v, `${path}.memory`, template.memory, limits, "maxTemplateMemory");
+  checkMemory(v, path, template, limits);
   checkLimit(v, `${path}.gpu`, template.gpu, limits, "maxTemplateGpu");
   if (template.gpuAccelerator !== "") {
     v.addAll(
       `${path}.gpuAccelerator`,
       extendedResourceNameProblems(template.gpuAccelerator),
     );
+  }
+  const extended = template.extendedResources ?? {};
+  checkMapSize(v, `${path}.extendedResources`, extended, limits);
+  for (const name of Object.keys(extended)) {
+    v.addAll(
+      `${path}.extendedResources[${JSON.stringify(name)}]`,
+      extendedResourceNameProblems(name),
+    );
+    if (name === template.gpuAccelerator && template.gpu > 0) {
+      v.add(
+        `${path}.extendedResources[${JSON.stringify(name)}]`,
+        "is the template's GPU resource: give its count in gpu",
+      );
+    }
   }
   const tolerations = template.tolerations ?? [];
   if (tolerations.length > limits.maxMapEntries) {
@@ -65,4 +83,41 @@ export function validateCreateComputeTemplate(
   v.throwIfAny(
     computeTemplateAction("create", request.namespace, template.name),
   );
+}
+
+/**
+ * A template's memory within the limit, in GiB whatever its unit (a
+ * template's memory was GiB before the unit came), and its unit one of
+ * MEMORY_UNITS.
+ */
+function checkMemory(
+  v: Violations,
+  path: string,
+  template: ComputeTemplate,
+  limits: Limits,
+): void {
+  const unit = template.memoryUnit ?? "";
+  if (unit !== "" && !MEMORY_UNITS.includes(unit)) {
+    v.add(
+      `${path}.memoryUnit`,
+      `must be one of ${
+        MEMORY_UNITS.map((u) => `"${u}"`).join(", ")
+      } or empty (Gi)`,
+    );
+    return;
+  }
+  if (unit === "" || unit === "Gi") {
+    checkLimit(
+      v,
+      `${path}.memory`,
+      template.memory,
+      limits,
+      "maxTemplateMemory",
+    );
+  } else if (gibOf(`${template.memory}${unit}`) > limits.maxTemplateMemory) {
+    v.add(
+      `${path}.memory`,
+      `must be at most ${limits.maxTemplateMemory} GiB (--${LIMIT_FLAGS.maxTemplateMemory})`,
+    );
+  }
 }

@@ -287,6 +287,8 @@ async function writeEarly(
         gpu: 0,
         gpuAccelerator: "",
         tolerations: [],
+        extendedResources: {},
+        memoryUnit: "",
       }),
     );
     assert.equal(created.status, 201, await created.text());

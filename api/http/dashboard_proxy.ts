@@ -114,6 +114,15 @@ const PROXY_RULE: RpcRule & { namespace: "request" } = {
 
 const CLUSTER_PATH = "/apis/v1alpha2/namespaces/{namespace}/clusters/{name}";
 
+/** KubeRay's service proxy's path, for a head service ("blue-head-svc"). */
+const SERVICE_PATH = "/api/v1/namespaces/{namespace}/services/{service}";
+
+/** How a service proxy path may name the dashboard's port. */
+const DASHBOARD_PORT_NAMES = new Set([String(DASHBOARD_PORT), "dashboard"]);
+
+/** The suffix KubeRay gives a cluster's head service. */
+const HEAD_SERVICE_SUFFIX = "-head-svc";
+
 export class DashboardProxy {
   readonly #o: DashboardProxyOptions;
   readonly #sessionCalls: SessionCallsOptions;
@@ -150,6 +159,20 @@ export class DashboardProxy {
         handle: (request, params, call) => this.proxy(request, params, call),
       },
       {
+        key: "corral.Dashboard/ServiceProxy",
+        methods: METHODS,
+        path: `${SERVICE_PATH}/proxy/{path=**}`,
+        match: serviceProxyParams,
+        rule: PROXY_RULE,
+        action: actionOf,
+        // The caller's own credentials only: no dashboard cookie here.
+        prepare: (request) => ({
+          opensStream: isWebSocketUpgrade(request.headers),
+        }),
+        handle: (request, params, call) =>
+          this.proxyService(request, params, call),
+      },
+      {
         key: "corral.Dashboard/OpenSession",
         methods: ["POST"],
         path: `${CLUSTER_PATH}/dashboard:session`,
@@ -173,13 +196,46 @@ export class DashboardProxy {
   }
 
   /** Passes a request on to the cluster's dashboard, or refuses it. */
-  async proxy(
+  proxy(
     request: HttpRequest,
     params: Params,
     call: UnitContext,
   ): Promise<Response | HttpAnswer> {
     const prefix = dashboardProxyPath(params.namespace, params.name)
       .slice(0, -1);
+    return this.#proxyUnder(prefix, request, params, call);
+  }
+
+  /**
+   * KubeRay's service proxy (`/api/v1/namespaces/{ns}/services/{service}/proxy/...`,
+   * which its API server passes on to the Kubernetes API server for its
+   * dashboard) on the head service of one of Corral's clusters: the same
+   * proxy to the same port as `proxy`, under the path it was asked by.
+   * Only the dashboard's port is served.
+   */
+  proxyService(
+    request: HttpRequest,
+    params: Params,
+    call: UnitContext,
+  ): Promise<Response | HttpAnswer> {
+    if (params.port !== "" && !DASHBOARD_PORT_NAMES.has(params.port)) {
+      throw new ServiceError(
+        Code.NOT_FOUND,
+        `${call.action}: Corral proxies only the dashboard's port of a head service (${DASHBOARD_PORT} or "dashboard"), not "${params.port}"`,
+      );
+    }
+    // The path as asked, up to ".../proxy": seven segments, as matched.
+    const prefix = new URL(request.url).pathname.split("/").slice(0, 8)
+      .join("/");
+    return this.#proxyUnder(prefix, request, params, call);
+  }
+
+  async #proxyUnder(
+    prefix: string,
+    request: HttpRequest,
+    params: Params,
+    call: UnitContext,
+  ): Promise<Response | HttpAnswer> {
     const url = new URL(request.url);
     const subpath = subpathOf(url.pathname, prefix);
     if (subpath === undefined) {
@@ -190,6 +246,14 @@ export class DashboardProxy {
     }
     this.#checkApiServer(call.action);
     const cluster = await this.#readyCluster(params, call);
+    if (params.service && headServiceOf(cluster) !== params.service) {
+      throw new ServiceError(
+        Code.NOT_FOUND,
+        `${call.action}: its head service is "${
+          headServiceOf(cluster)
+        }", not "${params.service}"`,
+      );
+    }
     checkOwner(call, cluster, PROXY_OWNER);
     if (subpath === "") {
       // The dashboard's pages link relative to its root: "dashboard/".
@@ -390,6 +454,29 @@ function clusterParams(parts: string[], last: string): Params | undefined {
       parts[4] === "clusters" && parts[6] === last
     ? { namespace: parts[3], name: parts[5] }
     : undefined;
+}
+
+/**
+ * `{namespace, name, service, port}` when `parts` is
+ * api/v1/namespaces/{namespace}/services/{service}/proxy[/...] and the
+ * service, `[scheme:]name[:port]` as Kubernetes spells it, is a head
+ * service by KubeRay's name for it: `name` is the cluster's.
+ */
+function serviceProxyParams(parts: string[]): Params | undefined {
+  if (
+    parts.length < 7 || parts[0] !== "api" || parts[1] !== "v1" ||
+    parts[2] !== "namespaces" || parts[4] !== "services" ||
+    parts[6] !== "proxy"
+  ) return undefined;
+  const pieces = parts[5].split(":");
+  if (pieces.length > 3) return undefined;
+  const [service, port = ""] = pieces.length === 3 ? pieces.slice(1) : pieces;
+  if (pieces.length === 3 && !["http", "https", ""].includes(pieces[0])) {
+    return undefined;
+  }
+  if (!service.endsWith(HEAD_SERVICE_SUFFIX)) return undefined;
+  const name = service.slice(0, -HEAD_SERVICE_SUFFIX.length);
+  return name === "" ? undefined : { namespace: parts[3], name, service, port };
 }
 
 /** The session routes' variables: `.../clusters/{name}/dashboard:session`. */

@@ -33,7 +33,14 @@ export const SOURCES = [
 export type Source = typeof SOURCES[number];
 
 /** The kind of volume. */
-export const VOLUME_TYPES = ["PERSISTENT_VOLUME_CLAIM", "HOST_PATH"] as const;
+export const VOLUME_TYPES = [
+  "PERSISTENT_VOLUME_CLAIM",
+  "HOST_PATH",
+  "EPHEMERAL",
+  "CONFIGMAP",
+  "SECRET",
+  "EMPTY_DIR",
+] as const;
 export type VolumeType = typeof VOLUME_TYPES[number];
 
 /** What a host path must be. */
@@ -47,6 +54,10 @@ export const MOUNT_PROPAGATION_MODES = [
   "BIDIRECTIONAL",
 ] as const;
 export type MountPropagationMode = typeof MOUNT_PROPAGATION_MODES[number];
+
+/** Access modes of an ephemeral volume's claim, as KubeRay names them. */
+export const ACCESS_MODES = ["RWO", "ROX", "RWX"] as const;
+export type AccessMode = typeof ACCESS_MODES[number];
 
 /** The request of CreateCluster. */
 export interface CreateClusterRequest {
@@ -297,6 +308,27 @@ export interface Cluster {
    * Set on create only. Field 112: Corral's own, past expiry's.
    */
   queue: string;
+  /**
+   * Fields 20 and up: those of KubeRay's current Cluster message that
+   * KubeRay v0.6.0 did not have, under KubeRay's JSON names, at numbers
+   * v0.6.0 never used here (KubeRay's own numbers for them, 7 and 8, were
+   * v0.6.0's created_at and deleted_at).
+   *
+   * Annotations of the RayCluster itself, as KubeRay's API server writes
+   * them. Keys under ray.io/, app.kubernetes.io/ and kueue.x-k8s.io/ and
+   * corral.dev/ are the service's own, but for KubeRay's
+   * ray.io/enable-serve-service ("true" opens the head's serve ports).
+   */
+  annotations: Record<string, string>;
+  /**
+   * Environment variables of every container of the cluster whose values
+   * come from a Secret's or ConfigMap's key, or from the pod, by variable
+   * name. KubeRay's current Cluster has them as the valuesFrom of envs (an
+   * EnvironmentVariables message where v0.6.0 had the map Corral keeps in
+   * 12): on HTTP, envs takes that shape too, {"values": {...},
+   * "valuesFrom": {...}}, the values going to envs and valuesFrom here.
+   */
+  envsValuesFrom: Record<string, EnvValueFrom>;
 }
 
 /** The configuration of a cluster's groups. */
@@ -305,6 +337,95 @@ export interface ClusterSpec {
   headGroupSpec?: HeadGroupSpec;
   /** The worker groups. */
   workerGroupSpec: WorkerGroupSpec[];
+  /**
+   * Fields 3 to 5: KubeRay's current ones, at KubeRay's numbers (v0.6.0
+   * used only 1 and 2 here).
+   *
+   * Let the operator run Ray's autoscaler beside the head (a container of
+   * the head pod, counted in quotas), scaling worker groups between their
+   * bounds.
+   */
+  enableInTreeAutoscaling: boolean;
+  /**
+   * Settings of that autoscaler; taken only with
+   * enable_in_tree_autoscaling, as KubeRay's API server takes them.
+   */
+  autoscalerOptions?: AutoscalerOptions;
+  /** Annotations of the head's Kubernetes service. */
+  headServiceAnnotations: Record<string, string>;
+}
+
+/**
+ * Settings of Ray's autoscaler, as KubeRay's message of this name has them
+ * (same names and numbers).
+ */
+export interface AutoscalerOptions {
+  /**
+   * Seconds a worker stays idle before it is removed; the operator's
+   * default (60) when 0.
+   */
+  idleTimeoutSeconds: number;
+  /**
+   * How fast to scale up: Default, Aggressive or Conservative; the
+   * operator's default when empty.
+   */
+  upscalingMode: string;
+  /** Container image of the autoscaler; the head's when empty. */
+  image: string;
+  /** Always, or empty for the operator's default (IfNotPresent). */
+  imagePullPolicy: string;
+  /**
+   * CPU of the autoscaler container, a Kubernetes quantity ("500m"); with
+   * memory set and this empty, 500m.
+   */
+  cpu: string;
+  /**
+   * Memory of the autoscaler container, a Kubernetes quantity ("512Mi");
+   * with cpu set and this empty, 512Mi.
+   */
+  memory: string;
+  /**
+   * Environment variables of the autoscaler container, each valuesFrom
+   * entry one variable from one key, as a group's. (KubeRay's API server
+   * brings in every key of the Secret or ConfigMap instead, its variable
+   * name and key unused.)
+   */
+  envs?: EnvironmentVariables;
+  /**
+   * Mounts of the head pod's volumes into the autoscaler container, by
+   * name: each names a volume of the head group.
+   */
+  volumes: Volume[];
+}
+
+/** Environment variables, as KubeRay's message of this name has them. */
+export interface EnvironmentVariables {
+  /** Variables by name, with their values. */
+  values: Record<string, string>;
+  /** Variables by name, with where their values come from. */
+  valuesFrom: Record<string, EnvValueFrom>;
+}
+
+/**
+ * A container's security context, as KubeRay's message of this name has
+ * it: set on the group's Ray container.
+ */
+export interface SecurityContext {
+  /** Linux capabilities added and dropped. */
+  capabilities?: Capabilities;
+  /**
+   * Run the container privileged.
+   * Undefined when not set (proto3 `optional`).
+   */
+  privileged?: boolean;
+}
+
+/** Linux capabilities of a container, such as "NET_ADMIN" or "SYS_PTRACE". */
+export interface Capabilities {
+  /** Capabilities added. */
+  add: string[];
+  /** Capabilities dropped. */
+  drop: string[];
 }
 
 /** The head group of a cluster. */
@@ -366,6 +487,19 @@ export interface HeadGroupSpec {
    * field KubeRay's releases gave this message (13).
    */
   environmentValuesFrom: Record<string, EnvValueFrom>;
+  /**
+   * Fields 12, 13 and 21: KubeRay's current ones that v0.6.0 did not have
+   * (12 and 13 at KubeRay's numbers; its 4 for enable_ingress was v0.6.0's
+   * ray_start_params, so 21, past Corral's 20).
+   *
+   * Always pulls the head's image on every start; empty or any other value
+   * leaves Kubernetes' default (IfNotPresent), as KubeRay's API server does.
+   */
+  imagePullPolicy: string;
+  /** The security context of the head's Ray container. */
+  securityContext?: SecurityContext;
+  /** Let the operator create an Ingress for the head's dashboard. */
+  enableIngress: boolean;
 }
 
 /** A group of identical worker pods. */
@@ -436,6 +570,16 @@ export interface WorkerGroupSpec {
    * message (15).
    */
   environmentValuesFrom: Record<string, EnvValueFrom>;
+  /**
+   * Fields 14 and 15: KubeRay's current ones, at KubeRay's numbers (v0.6.0
+   * used 1 to 13 here).
+   *
+   * Always pulls the workers' image on every start; empty or any other
+   * value leaves Kubernetes' default (IfNotPresent), as KubeRay does.
+   */
+  imagePullPolicy: string;
+  /** The security context of the workers' Ray container. */
+  securityContext?: SecurityContext;
 }
 
 /**
@@ -469,6 +613,25 @@ export interface Volume {
   hostPathType: HostPathType;
   /** How mounts propagate between host and container. */
   mountPropagationMode: MountPropagationMode;
+  /**
+   * Fields 8 to 11: KubeRay's after v0.6.0, at its numbers.
+   *
+   * For an ephemeral volume: its claim's storage class; the cluster's
+   * default when empty.
+   */
+  storageClassName: string;
+  /** For an ephemeral volume: its claim's access mode. */
+  accessMode: AccessMode;
+  /**
+   * A Kubernetes quantity ("10Gi"): an ephemeral volume's size (required),
+   * an empty directory's size limit.
+   */
+  storage: string;
+  /**
+   * For a ConfigMap or Secret: the keys mounted, each to its path in the
+   * volume; every key when empty.
+   */
+  items: Record<string, string>;
 }
 
 /** A Kubernetes event about a cluster. */

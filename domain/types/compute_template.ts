@@ -23,6 +23,19 @@ export interface ComputeTemplate {
    * can run on tainted nodes (GPU node pools usually are).
    */
   tolerations: PodToleration[];
+  /**
+   * Fields 8 and 9: KubeRay's after v0.6.0, at its numbers.
+   *
+   * More resources each pod of a group using the template requests (and is
+   * limited to), by Kubernetes resource name, such as
+   * "vpc.amazonaws.com/efa": 1.
+   */
+  extendedResources: Record<string, number>;
+  /**
+   * The unit of memory: a Kubernetes quantity suffix such as "Gi" (the
+   * default when empty), "Mi" or "G".
+   */
+  memoryUnit: string;
 }
 
 /** A toleration of a node taint, as in a Kubernetes pod. */

@@ -155,6 +155,19 @@ export interface RayService {
    * `applications`, a list of applications each with an import_path.
    */
   serveConfig_V2: string;
+  /**
+   * Seconds the service may stay unhealthy before the operator replaces
+   * its cluster (the RayService's serviceUnhealthySecondThreshold); the
+   * operator's default when 0. Deprecated in KubeRay's CRD, which its
+   * operator no longer reads since Serve config v2. Fields 10 and 11:
+   * KubeRay's after v0.6.0, at its numbers.
+   */
+  serviceUnhealthySecondThreshold: number;
+  /**
+   * Seconds a deployment may stay unhealthy before the operator replaces
+   * the cluster (deploymentUnhealthySecondThreshold); as the above.
+   */
+  deploymentUnhealthySecondThreshold: number;
   /** Engine version of the service's cluster; also picks the default image. */
   version: string;
   /**

@@ -218,6 +218,7 @@ Deno.test("each operation documents the error answers it can give, all in the on
     RayServeService_ListRayServices: common,
     RayServeService_ListAllRayServices: common,
     RayServeService_UpdateRayService: update,
+    RayServeService_UpdateRayServiceConfigs: update,
     RayServeService_DeleteRayService: one,
     // Job submission: every method names a cluster that may not exist
     // (404); a POST and a stream get 409 by the rule's shape.
@@ -379,6 +380,8 @@ Deno.test("generateExample() gives every message an example the codec accepts", 
       value: "value",
       effect: "effect",
     }],
+    extendedResources: { key: 1 },
+    memoryUnit: "memory-unit",
   });
   // Output-only fields are left out.
   const cluster = generateExample(api.root.lookupType("proto.Cluster"));

@@ -9,6 +9,27 @@ import type {
   WorkerGroupSpec,
 } from "../../domain/types.ts";
 
+/** The fields of KubeRay's current cluster spec, none set. */
+export const NO_SPEC_FIELDS = {
+  enableInTreeAutoscaling: false,
+  autoscalerOptions: undefined,
+  headServiceAnnotations: {},
+} as const;
+
+/** The container settings of a group that sets none. */
+export const NO_CONTAINER_SETTINGS = {
+  imagePullPolicy: "",
+  securityContext: undefined,
+} as const;
+
+/** The fields of KubeRay's current volume, none set. */
+export const NO_VOLUME_FIELDS = {
+  storageClassName: "",
+  accessMode: "RWO",
+  storage: "",
+  items: {},
+} as const;
+
 /** The pod settings of a group that sets none. */
 export const NO_POD_SETTINGS = {
   serviceAccount: "",
@@ -26,9 +47,11 @@ export function headGroup(
     computeTemplate: "small",
     image: "",
     serviceType: "",
+    enableIngress: false,
     engineStartParams: {},
     volumes: [],
     ...NO_POD_SETTINGS,
+    ...NO_CONTAINER_SETTINGS,
     ...overrides,
   };
 }
@@ -46,6 +69,7 @@ export function workerGroup(
     engineStartParams: {},
     volumes: [],
     ...NO_POD_SETTINGS,
+    ...NO_CONTAINER_SETTINGS,
     ...overrides,
   };
 }
@@ -59,6 +83,7 @@ export function volume(overrides: Partial<Volume> = {}): Volume {
     readOnly: false,
     hostPathType: "DIRECTORY",
     mountPropagationMode: "NONE",
+    ...NO_VOLUME_FIELDS,
     ...overrides,
   };
 }
@@ -71,13 +96,19 @@ export function cluster(overrides: Partial<Cluster> = {}): Cluster {
     user: "alice",
     version: "2.9.0",
     environment: "DEV",
-    clusterSpec: { headGroupSpec: headGroup(), workerGroupSpec: [] },
+    clusterSpec: {
+      headGroupSpec: headGroup(),
+      workerGroupSpec: [],
+      ...NO_SPEC_FIELDS,
+    },
     createdAt: undefined,
     deletedAt: undefined,
     clusterState: "",
     events: [],
     serviceEndpoint: {},
     envs: {},
+    envsValuesFrom: {},
+    annotations: {},
     etag: "",
     clientUrl: "",
     dashboardUrl: "",

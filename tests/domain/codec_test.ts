@@ -13,6 +13,7 @@ import {
 import protobuf from "protobufjs";
 import type { FieldViolation } from "../../domain/errors.ts";
 import { loadApiSchema } from "../../api/schema.ts";
+import { NO_VOLUME_FIELDS } from "./builders.ts";
 
 const { root } = await loadApiSchema();
 const Cluster = root.lookupType("proto.Cluster");
@@ -57,6 +58,8 @@ Deno.test("messageFromJson() fills every absent field with its default", () => {
     ttl: "",
     queue: "",
     expiresAt: undefined,
+    annotations: {},
+    envsValuesFrom: {},
   });
 });
 
@@ -256,6 +259,29 @@ const fullCluster: Message = {
         readOnly: true,
         hostPathType: "FILE",
         mountPropagationMode: "BIDIRECTIONAL",
+        ...NO_VOLUME_FIELDS,
+      }, {
+        ...NO_VOLUME_FIELDS,
+        mountPath: "/scratch",
+        volumeType: "EPHEMERAL",
+        name: "scratch",
+        source: "",
+        readOnly: false,
+        hostPathType: "DIRECTORY",
+        mountPropagationMode: "NONE",
+        storageClassName: "fast",
+        accessMode: "RWX",
+        storage: "10Gi",
+      }, {
+        ...NO_VOLUME_FIELDS,
+        mountPath: "/etc/app",
+        volumeType: "CONFIGMAP",
+        name: "app",
+        source: "app-config",
+        readOnly: true,
+        hostPathType: "DIRECTORY",
+        mountPropagationMode: "NONE",
+        items: { "app.yaml": "config/app.yaml" },
       }],
       serviceAccount: "ray-head",
       imagePullSecret: "registry",
@@ -265,6 +291,12 @@ const fullCluster: Message = {
       environmentValuesFrom: {
         TOKEN: { source: "SECRET", name: "ray-token", key: "token" },
       },
+      imagePullPolicy: "Always",
+      securityContext: {
+        capabilities: { add: ["SYS_PTRACE"], drop: ["ALL"] },
+        privileged: false,
+      },
+      enableIngress: true,
     },
     workerGroupSpec: [{
       groupName: "workers",
@@ -281,7 +313,71 @@ const fullCluster: Message = {
       annotations: {},
       labels: {},
       environmentValuesFrom: {},
+      imagePullPolicy: "",
+      securityContext: undefined,
+    }, {
+      groupName: "secure",
+      computeTemplate: "small",
+      image: "",
+      replicas: 1,
+      minReplicas: undefined,
+      maxReplicas: undefined,
+      engineStartParams: {},
+      volumes: [{
+        ...NO_VOLUME_FIELDS,
+        mountPath: "/tmp/ray",
+        volumeType: "EMPTY_DIR",
+        name: "tmp",
+        source: "",
+        readOnly: false,
+        hostPathType: "DIRECTORY",
+        mountPropagationMode: "NONE",
+        storage: "1Gi",
+      }, {
+        ...NO_VOLUME_FIELDS,
+        mountPath: "/etc/tls",
+        volumeType: "SECRET",
+        name: "tls",
+        source: "ray-tls",
+        readOnly: true,
+        hostPathType: "DIRECTORY",
+        mountPropagationMode: "NONE",
+      }],
+      serviceAccount: "",
+      imagePullSecret: "",
+      environment: {},
+      annotations: {},
+      labels: {},
+      environmentValuesFrom: {},
+      imagePullPolicy: "IfNotPresent",
+      securityContext: { capabilities: undefined, privileged: true },
     }],
+    enableInTreeAutoscaling: true,
+    autoscalerOptions: {
+      idleTimeoutSeconds: 120,
+      upscalingMode: "Conservative",
+      image: "rayproject/ray:2.9.0",
+      imagePullPolicy: "Always",
+      cpu: "1",
+      memory: "1Gi",
+      envs: {
+        values: { AUTOSCALER_LOG: "debug" },
+        valuesFrom: {
+          AUTOSCALER_TOKEN: { source: "SECRET", name: "scaler", key: "token" },
+        },
+      },
+      volumes: [{
+        ...NO_VOLUME_FIELDS,
+        mountPath: "/data",
+        volumeType: "HOST_PATH",
+        name: "data",
+        source: "/mnt/data",
+        readOnly: true,
+        hostPathType: "FILE",
+        mountPropagationMode: "NONE",
+      }],
+    },
+    headServiceAnnotations: { "example.com/lb": "internal" },
   },
   createdAt: new Date("2026-11-22T01:02:03Z"),
   deletedAt: new Date("2026-11-22T01:02:04.5Z"),
@@ -299,6 +395,10 @@ const fullCluster: Message = {
   }],
   serviceEndpoint: { dashboard: "30265" },
   envs: { A: "1" },
+  envsValuesFrom: {
+    B: { source: "CONFIGMAP", name: "shared", key: "b" },
+  },
+  annotations: { "example.com/team": "a" },
   etag: "4711",
   clientUrl: "ray://blue-head-svc.team-a.svc:10001",
   dashboardUrl: "http://blue-head-svc.team-a.svc:8265",
@@ -343,6 +443,8 @@ Deno.test("messageToJson() emits unpopulated fields", () => {
     ttl: "",
     queue: "",
     expiresAt: null,
+    annotations: {},
+    envsValuesFrom: {},
   });
 });
 

@@ -29,7 +29,10 @@ import type {
 import {
   cluster,
   headGroup,
+  NO_CONTAINER_SETTINGS,
   NO_POD_SETTINGS,
+  NO_SPEC_FIELDS,
+  NO_VOLUME_FIELDS,
   volume,
   workerGroup,
 } from "./builders.ts";
@@ -45,7 +48,17 @@ function computeTemplate(
   gpuAccelerator = "",
   namespace = "team-a",
 ): ComputeTemplate {
-  return { name, namespace, cpu, memory, gpu, gpuAccelerator, tolerations: [] };
+  return {
+    name,
+    namespace,
+    cpu,
+    memory,
+    gpu,
+    gpuAccelerator,
+    tolerations: [],
+    extendedResources: {},
+    memoryUnit: "",
+  };
 }
 
 const TEMPLATES: ReadonlyMap<string, ComputeTemplate> = new Map(
@@ -119,6 +132,7 @@ Deno.test("clusterToResource() writes a RayCluster in the KubeRay API server's f
     environment: "PRODUCTION",
     envs: { B_VAR: "2", A_VAR: "1" },
     clusterSpec: {
+      ...NO_SPEC_FIELDS,
       headGroupSpec: headGroup({
         serviceType: "NodePort",
         engineStartParams: { "dashboard-host": "0.0.0.0" },
@@ -294,6 +308,7 @@ const MAPPING_CASES: MappingCase[] = [
     cluster: cluster({
       version: "",
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({ image: "rayproject/ray:2.9.0" }),
         workerGroupSpec: [],
       },
@@ -306,6 +321,7 @@ const MAPPING_CASES: MappingCase[] = [
     cluster: cluster({
       version: "2.9.3",
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup(),
         workerGroupSpec: [workerGroup()],
       },
@@ -317,6 +333,7 @@ const MAPPING_CASES: MappingCase[] = [
     name: "runs a group's own image over the default",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({ image: "my.registry/ray:head" }),
         workerGroupSpec: [workerGroup({ image: "my.registry/ray:worker" })],
       },
@@ -328,6 +345,7 @@ const MAPPING_CASES: MappingCase[] = [
     name: "annotates pods with the compute template and the image as given",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({ image: "my.registry/ray:head" }),
         workerGroupSpec: [workerGroup({ computeTemplate: "big" })],
       },
@@ -348,6 +366,7 @@ const MAPPING_CASES: MappingCase[] = [
     name: "sets the head service type when given",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({ serviceType: "ClusterIP" }),
         workerGroupSpec: [],
       },
@@ -365,6 +384,7 @@ const MAPPING_CASES: MappingCase[] = [
     name: "writes rayStartParams as {} when there are no engine start params",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup(),
         workerGroupSpec: [workerGroup()],
       },
@@ -376,6 +396,7 @@ const MAPPING_CASES: MappingCase[] = [
     name: "copies engine start params to rayStartParams",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({
           engineStartParams: { "dashboard-host": "0.0.0.0", "num-cpus": "0" },
         }),
@@ -405,6 +426,7 @@ const MAPPING_CASES: MappingCase[] = [
     name: "names the containers ray-head and ray-worker",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup(),
         workerGroupSpec: [workerGroup()],
       },
@@ -417,6 +439,7 @@ const MAPPING_CASES: MappingCase[] = [
     cluster: cluster({
       envs: { ZETA: "z", ALPHA: "a" },
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup(),
         workerGroupSpec: [workerGroup()],
       },
@@ -432,6 +455,7 @@ const MAPPING_CASES: MappingCase[] = [
       "requests cpu and memory in Gi from the compute template, limits equal",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup(),
         workerGroupSpec: [workerGroup({ computeTemplate: "big" })],
       },
@@ -453,6 +477,7 @@ const MAPPING_CASES: MappingCase[] = [
       "requests GPUs under nvidia.com/gpu when the template names no accelerator",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({ computeTemplate: "gpu" }),
         workerGroupSpec: [],
       },
@@ -467,6 +492,7 @@ const MAPPING_CASES: MappingCase[] = [
     name: "requests GPUs under the template's accelerator resource name",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup(),
         workerGroupSpec: [workerGroup({ computeTemplate: "amd" })],
       },
@@ -494,6 +520,7 @@ const MAPPING_CASES: MappingCase[] = [
     name: "requests no resources for a group without a compute template",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({ computeTemplate: "" }),
         workerGroupSpec: [],
       },
@@ -508,6 +535,7 @@ const MAPPING_CASES: MappingCase[] = [
     name: "keeps an explicit minReplicas of 0",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup(),
         workerGroupSpec: [workerGroup({
           replicas: 3,
@@ -527,6 +555,7 @@ const MAPPING_CASES: MappingCase[] = [
     name: "uses replicas for a minReplicas or maxReplicas the caller omitted",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup(),
         workerGroupSpec: [
           workerGroup({ replicas: 3, minReplicas: undefined, maxReplicas: 8 }),
@@ -557,6 +586,7 @@ const MAPPING_CASES: MappingCase[] = [
     name: "writes worker groups in order with their group names",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup(),
         workerGroupSpec: [
           workerGroup({ groupName: "cpu" }),
@@ -578,6 +608,7 @@ const MAPPING_CASES: MappingCase[] = [
       "maps a PVC volume to persistentVolumeClaim.claimName, honouring readOnly",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({
           volumes: [
             volume({
@@ -611,6 +642,7 @@ const MAPPING_CASES: MappingCase[] = [
     name: "maps a host path volume to hostPath with type Directory or File",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup(),
         workerGroupSpec: [workerGroup({
           volumes: [
@@ -651,6 +683,7 @@ const MAPPING_CASES: MappingCase[] = [
     name: "maps mount propagation NONE, HOSTTOCONTAINER and BIDIRECTIONAL",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({
           volumes: [
             volume({
@@ -685,6 +718,7 @@ const MAPPING_CASES: MappingCase[] = [
     name: "mounts a group's volumes only into that group's pods",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup(),
         workerGroupSpec: [workerGroup({ volumes: [volume()] })],
       },
@@ -715,6 +749,7 @@ Deno.test("clusterToResource() maps every field in the KubeRay API server's form
 Deno.test("clusterToResource() refuses a cluster whose compute templates are missing, naming them", () => {
   const input = cluster({
     clusterSpec: {
+      ...NO_SPEC_FIELDS,
       headGroupSpec: headGroup({ computeTemplate: "huge" }),
       workerGroupSpec: [workerGroup({ computeTemplate: "tiny" })],
     },
@@ -737,7 +772,10 @@ Deno.test("clusterToResource() refuses a cluster whose compute templates are mis
 Deno.test("clusterToResource() refuses a cluster without a head group with INVALID_ARGUMENT", () => {
   const cases: [ClusterSpec | undefined, string][] = [
     [undefined, "cluster.clusterSpec"],
-    [{ workerGroupSpec: [] }, "cluster.clusterSpec.headGroupSpec"],
+    [
+      { ...NO_SPEC_FIELDS, workerGroupSpec: [] },
+      "cluster.clusterSpec.headGroupSpec",
+    ],
   ];
   for (const [spec, field] of cases) {
     assert.throws(
@@ -762,6 +800,7 @@ const ROUND_TRIP_CASES: { name: string; cluster: Cluster }[] = [
     cluster: cluster({
       version: "",
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({ image: "my.registry/ray:custom" }),
         workerGroupSpec: [workerGroup({ image: "my.registry/ray:custom" })],
       },
@@ -772,6 +811,7 @@ const ROUND_TRIP_CASES: { name: string; cluster: Cluster }[] = [
     cluster: cluster({
       environment: "TESTING",
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({
           serviceType: "NodePort",
           engineStartParams: { "dashboard-host": "0.0.0.0" },
@@ -798,6 +838,7 @@ const ROUND_TRIP_CASES: { name: string; cluster: Cluster }[] = [
     name: "a cluster with PVC and host path volumes on head and workers",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({
           volumes: [
             volume({ readOnly: true }),
@@ -837,6 +878,7 @@ const ROUND_TRIP_CASES: { name: string; cluster: Cluster }[] = [
     name: "a cluster whose head has no compute template",
     cluster: cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({ computeTemplate: "" }),
         workerGroupSpec: [],
       },
@@ -872,6 +914,7 @@ Deno.test("clusterFromResource(clusterToResource(c)) is c, over JSON", async (t)
 Deno.test("clusterFromResource() reads an omitted minReplicas or maxReplicas back as the replicas written", () => {
   const input = cluster({
     clusterSpec: {
+      ...NO_SPEC_FIELDS,
       headGroupSpec: headGroup(),
       workerGroupSpec: [
         workerGroup({ replicas: 3, minReplicas: undefined, maxReplicas: 5 }),
@@ -923,6 +966,7 @@ Deno.test("clusterFromResource() reads a RayCluster the KubeRay API server wrote
     version: "2.9.0",
     environment: "STAGING",
     clusterSpec: {
+      ...NO_SPEC_FIELDS,
       headGroupSpec: {
         computeTemplate: "default-template",
         image: "",
@@ -939,11 +983,15 @@ Deno.test("clusterFromResource() reads a RayCluster the KubeRay API server wrote
           readOnly: false,
           hostPathType: "DIRECTORY",
           mountPropagationMode: "HOSTTOCONTAINER",
+          ...NO_VOLUME_FIELDS,
         }],
         ...NO_POD_SETTINGS,
+        ...NO_CONTAINER_SETTINGS,
+        enableIngress: false,
       },
       workerGroupSpec: [{
         ...NO_POD_SETTINGS,
+        ...NO_CONTAINER_SETTINGS,
         groupName: "small-wg",
         computeTemplate: "gpu-template",
         image: "rayproject/ray:2.9.0-gpu",
@@ -959,6 +1007,7 @@ Deno.test("clusterFromResource() reads a RayCluster the KubeRay API server wrote
           readOnly: true,
           hostPathType: "DIRECTORY",
           mountPropagationMode: "NONE",
+          ...NO_VOLUME_FIELDS,
         }],
       }],
     },
@@ -1008,6 +1057,8 @@ Deno.test("clusterFromResource() reads a RayCluster the KubeRay API server wrote
       redis: "31379",
     },
     envs: { AWS_REGION: "us-west-2" },
+    envsValuesFrom: {},
+    annotations: {},
     etag: resource.metadata.resourceVersion ?? "",
     // Ready, and no status.head.serviceName: KubeRay's service name.
     clientUrl: "ray://test-cluster-head-svc.ray-system.svc:10001",
@@ -1079,6 +1130,7 @@ Deno.test("clusterToResource() writes what the KubeRay API server writes for the
 function stored(overrides: (r: RayCluster) => void): RayCluster {
   const resource = overJson(toResource(cluster({
     clusterSpec: {
+      ...NO_SPEC_FIELDS,
       headGroupSpec: headGroup(),
       workerGroupSpec: [workerGroup()],
     },
@@ -1294,7 +1346,7 @@ const READ_BACK_CASES: ReadBackCase[] = [
       const spec = r.spec.headGroupSpec.template.spec;
       spec.volumes = [
         { name: "shm", emptyDir: { medium: "Memory" } },
-        { name: "config", configMap: { name: "app-config" } },
+        { name: "config", configMap: { name: "app-config", defaultMode: 256 } },
         { name: "unmounted", persistentVolumeClaim: { claimName: "x" } },
         { name: "data", persistentVolumeClaim: { claimName: "data-pvc" } },
       ];
@@ -1344,6 +1396,7 @@ const READ_BACK_CASES: ReadBackCase[] = [
       user: "",
       version: "",
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({
           computeTemplate: "",
           image: "rayproject/ray:2.9.0",
@@ -1687,6 +1740,7 @@ Deno.test("referencedTemplates() lists each template of the head and workers onc
       name: "distinct, head first",
       cluster: cluster({
         clusterSpec: {
+          ...NO_SPEC_FIELDS,
           headGroupSpec: headGroup({ computeTemplate: "big" }),
           workerGroupSpec: [
             workerGroup({ computeTemplate: "small" }),
@@ -1701,6 +1755,7 @@ Deno.test("referencedTemplates() lists each template of the head and workers onc
       name: "none for groups without templates",
       cluster: cluster({
         clusterSpec: {
+          ...NO_SPEC_FIELDS,
           headGroupSpec: headGroup({ computeTemplate: "" }),
           workerGroupSpec: [workerGroup({ computeTemplate: "" })],
         },

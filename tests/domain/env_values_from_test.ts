@@ -20,7 +20,7 @@ import type {
 } from "../../domain/types.ts";
 import { validateCreateCluster } from "../../domain/cluster_validation.ts";
 import { loadApiSchema } from "../../api/schema.ts";
-import { cluster, headGroup, workerGroup } from "./builders.ts";
+import { cluster, headGroup, NO_SPEC_FIELDS, workerGroup } from "./builders.ts";
 
 const { root } = await loadApiSchema();
 const ClusterType = root.lookupType("proto.Cluster");
@@ -41,6 +41,8 @@ const TEMPLATES: ReadonlyMap<string, ComputeTemplate> = new Map([[
     gpu: 0,
     gpuAccelerator: "",
     tolerations: [],
+    extendedResources: {},
+    memoryUnit: "",
   },
 ]]);
 const OPTIONS = { apiVersion: "ray.io/v1", now: new Date("2024-05-01") };
@@ -96,7 +98,9 @@ Deno.test("messageFromJson() keeps a plain environment map, variables named valu
   for (const c of cases) {
     await t.step(c.name, () => {
       const { message, violations } = decode({
-        clusterSpec: { headGroupSpec: { environment: c.environment } },
+        clusterSpec: {
+          headGroupSpec: { environment: c.environment },
+        },
       });
       assert.deepEqual(violations, []);
       const head = message.clusterSpec!.headGroupSpec!;
@@ -211,6 +215,7 @@ Deno.test("clusterToResource() writes environmentValuesFrom as valueFrom, and it
     await t.step(c.name, () => {
       const input = cluster({
         clusterSpec: {
+          ...NO_SPEC_FIELDS,
           headGroupSpec: headGroup({ environmentValuesFrom: { V: c.from } }),
           workerGroupSpec: [],
         },
@@ -233,6 +238,7 @@ Deno.test("clusterFromResource() reads back a group's variables apart: envs, env
   const input = cluster({
     envs: { SHARED: "1" },
     clusterSpec: {
+      ...NO_SPEC_FIELDS,
       headGroupSpec: headGroup({
         environment: { MODE: "head" },
         environmentValuesFrom: { TOKEN: secret("ray-token", "token") },
@@ -392,10 +398,15 @@ Deno.test("validateCreateCluster() refuses each bad environmentValuesFrom, namin
         envs: c.envs ?? {},
         clusterSpec: c.worker
           ? {
+            ...NO_SPEC_FIELDS,
             headGroupSpec: headGroup(),
             workerGroupSpec: [workerGroup(settings)],
           }
-          : { headGroupSpec: headGroup(settings), workerGroupSpec: [] },
+          : {
+            ...NO_SPEC_FIELDS,
+            headGroupSpec: headGroup(settings),
+            workerGroupSpec: [],
+          },
       });
       let error: unknown;
       try {
@@ -418,6 +429,7 @@ Deno.test("validateCreateCluster() refuses each bad environmentValuesFrom, namin
 Deno.test("validateCreateCluster() accepts the sources Kubernetes accepts", () => {
   const input = cluster({
     clusterSpec: {
+      ...NO_SPEC_FIELDS,
       headGroupSpec: headGroup({
         environmentValuesFrom: {
           A: secret("ray-token", "token.txt"),

@@ -18,7 +18,7 @@ import type { ConfigMap, RayCluster } from "../../domain/resources.ts";
 import type { ComputeTemplate } from "../../domain/types.ts";
 import { validateCreateCluster } from "../../domain/cluster_validation.ts";
 import { validateCreateComputeTemplate } from "../../domain/template_validation.ts";
-import { cluster, headGroup, workerGroup } from "./builders.ts";
+import { cluster, headGroup, NO_SPEC_FIELDS, workerGroup } from "./builders.ts";
 
 async function readJson<T>(name: string): Promise<T> {
   return JSON.parse(
@@ -35,6 +35,8 @@ function template(overrides: Partial<ComputeTemplate> = {}): ComputeTemplate {
     gpu: 0,
     gpuAccelerator: "",
     tolerations: [],
+    extendedResources: {},
+    memoryUnit: "",
     ...overrides,
   };
 }
@@ -113,7 +115,10 @@ Deno.test("a template without tolerations writes no tolerations key; a malformed
   for (const bad of ["not json", '{"key":"x"}', "[1, null]"]) {
     const read = computeTemplateFromConfigMap({
       ...written,
-      data: { ...written.data, tolerations: bad },
+      data: {
+        ...written.data,
+        tolerations: bad,
+      },
     });
     assert.deepEqual(read.tolerations, [], bad);
   }
@@ -130,6 +135,7 @@ Deno.test("clusterToResource() writes pod settings as KubeRay v0.6.0 does, and t
   const input = cluster({
     envs: { SHARED: "1" },
     clusterSpec: {
+      ...NO_SPEC_FIELDS,
       headGroupSpec: headGroup({
         serviceAccount: "head-sa",
         imagePullSecret: "pull",
@@ -184,6 +190,7 @@ Deno.test("the service's own pod annotations win over a caller's on a clash", ()
   const resource = clusterToResource(
     cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({
           annotations: { "ray.io/compute-template": "other" },
         }),
@@ -302,6 +309,7 @@ Deno.test("validateCreateCluster() checks pod settings with field paths", async 
           cluster: cluster({
             envs: c.envs ?? {},
             clusterSpec: {
+              ...NO_SPEC_FIELDS,
               headGroupSpec: headGroup(c.head),
               workerGroupSpec: [workerGroup(c.worker)],
             },
@@ -320,6 +328,7 @@ Deno.test("validateCreateCluster() checks pod settings with field paths", async 
       namespace: "team-a",
       cluster: cluster({
         clusterSpec: {
+          ...NO_SPEC_FIELDS,
           headGroupSpec: headGroup({
             serviceAccount: "ray-head",
             imagePullSecret: "registry.creds",

@@ -27,6 +27,7 @@ import type {
 import {
   cluster as baseCluster,
   headGroup,
+  NO_SPEC_FIELDS,
   volume,
   workerGroup,
 } from "./builders.ts";
@@ -42,6 +43,7 @@ function cluster(overrides: Partial<Cluster> = {}): Cluster {
   return baseCluster({
     namespace: "",
     clusterSpec: {
+      ...NO_SPEC_FIELDS,
       headGroupSpec: headGroup(),
       workerGroupSpec: [workerGroup()],
     },
@@ -53,6 +55,7 @@ function cluster(overrides: Partial<Cluster> = {}): Cluster {
 function withWorker(overrides: Partial<WorkerGroupSpec>): Cluster {
   return cluster({
     clusterSpec: {
+      ...NO_SPEC_FIELDS,
       headGroupSpec: headGroup(),
       workerGroupSpec: [workerGroup(overrides)],
     },
@@ -62,7 +65,11 @@ function withWorker(overrides: Partial<WorkerGroupSpec>): Cluster {
 /** A cluster whose head group is changed. */
 function withHead(overrides: Partial<HeadGroupSpec>): Cluster {
   return cluster({
-    clusterSpec: { headGroupSpec: headGroup(overrides), workerGroupSpec: [] },
+    clusterSpec: {
+      ...NO_SPEC_FIELDS,
+      headGroupSpec: headGroup(overrides),
+      workerGroupSpec: [],
+    },
   });
 }
 
@@ -75,6 +82,8 @@ function template(overrides: Partial<ComputeTemplate> = {}): ComputeTemplate {
     gpu: 0,
     gpuAccelerator: "",
     tolerations: [],
+    extendedResources: {},
+    memoryUnit: "",
     ...overrides,
   };
 }
@@ -281,7 +290,9 @@ const INVALID_CLUSTER_CASES: ClusterCase[] = [
   },
   {
     name: "rejects a clusterSpec without headGroupSpec",
-    request: request(cluster({ clusterSpec: { workerGroupSpec: [] } })),
+    request: request(
+      cluster({ clusterSpec: { ...NO_SPEC_FIELDS, workerGroupSpec: [] } }),
+    ),
     want: [{ field: HEAD, description: "is required" }],
   },
   {
@@ -305,6 +316,7 @@ const INVALID_CLUSTER_CASES: ClusterCase[] = [
     request: request(cluster({
       version: "",
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup(),
         workerGroupSpec: [workerGroup({ image: "rayproject/ray:2.9.0" })],
       },
@@ -352,6 +364,7 @@ const INVALID_CLUSTER_CASES: ClusterCase[] = [
     name: "rejects two worker groups of the same name",
     request: request(cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup(),
         workerGroupSpec: [
           workerGroup({ groupName: "cpu" }),
@@ -436,6 +449,7 @@ const INVALID_CLUSTER_CASES: ClusterCase[] = [
     request: request(cluster({
       version: "",
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({ image: "rayproject/ray:2.9.0" }),
         workerGroupSpec: [workerGroup()],
       },
@@ -556,6 +570,7 @@ Deno.test("validateCreateCluster() reports every violation at once, in one messa
         user: "",
         envs: { "1BAD": "x" },
         clusterSpec: {
+          ...NO_SPEC_FIELDS,
           headGroupSpec: headGroup({ volumes: [volume({ mountPath: "rel" })] }),
           workerGroupSpec: [
             workerGroup({ groupName: "", replicas: 1, minReplicas: 2 }),
@@ -657,6 +672,7 @@ const VALID_CLUSTER_CASES: { name: string; request: ClusterCase["request"] }[] =
       request: request(cluster({
         version: "",
         clusterSpec: {
+          ...NO_SPEC_FIELDS,
           headGroupSpec: headGroup({ image: "rayproject/ray:2.9.0" }),
           workerGroupSpec: [
             workerGroup({ image: "my.registry:5000/ray@sha256:abc" }),
@@ -684,6 +700,7 @@ const VALID_CLUSTER_CASES: { name: string; request: ClusterCase["request"] }[] =
       name: "accepts PVC and host path volumes on head and workers",
       request: request(cluster({
         clusterSpec: {
+          ...NO_SPEC_FIELDS,
           headGroupSpec: headGroup({
             volumes: [
               volume({ readOnly: true }),
@@ -712,6 +729,7 @@ const VALID_CLUSTER_CASES: { name: string; request: ClusterCase["request"] }[] =
       name: "accepts the same volume in head and worker groups",
       request: request(cluster({
         clusterSpec: {
+          ...NO_SPEC_FIELDS,
           headGroupSpec: headGroup({ volumes: [volume()] }),
           workerGroupSpec: [workerGroup({ volumes: [volume()] })],
         },
@@ -1176,6 +1194,7 @@ const LIMIT_CASES: ClusterCase[] = [
     name: "refuses a 21st worker group (--max-worker-groups)",
     request: request(cluster({
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup(),
         workerGroupSpec: Array.from(
           { length: 21 },
@@ -1194,6 +1213,7 @@ const LIMIT_CASES: ClusterCase[] = [
     request: request(cluster({
       envs: entries(101),
       clusterSpec: {
+        ...NO_SPEC_FIELDS,
         headGroupSpec: headGroup({
           engineStartParams: entries(101, (i) => `param-${i}`),
         }),
@@ -1264,6 +1284,7 @@ Deno.test("validateCreateCluster() accepts what the limits allow, and raised lim
   const atLimits = request(cluster({
     envs: entries(100),
     clusterSpec: {
+      ...NO_SPEC_FIELDS,
       headGroupSpec: headGroup({
         engineStartParams: entries(100, (i) => `param-${i}`),
       }),

@@ -6,7 +6,13 @@
  */
 import { NO_ADDRESSES } from "../../domain/cluster_addresses.ts";
 import type { Cluster, ComputeTemplate } from "../../domain/types.ts";
-import { headGroup, NO_POD_SETTINGS, volume } from "../domain/builders.ts";
+import {
+  headGroup,
+  NO_CONTAINER_SETTINGS,
+  NO_POD_SETTINGS,
+  NO_SPEC_FIELDS,
+  volume,
+} from "../domain/builders.ts";
 
 /** The operator's RayCluster CRD (a vendored copy). */
 export const RAY_CRD = new URL(
@@ -31,6 +37,8 @@ export const TEMPLATES: ComputeTemplate[] = [
     gpu: 0,
     gpuAccelerator: "",
     tolerations: [],
+    extendedResources: {},
+    memoryUnit: "",
   },
   {
     name: "gpu",
@@ -48,6 +56,8 @@ export const TEMPLATES: ComputeTemplate[] = [
         effect: "NoSchedule",
       },
     ],
+    extendedResources: {},
+    memoryUnit: "",
   },
   {
     name: "amd",
@@ -57,6 +67,8 @@ export const TEMPLATES: ComputeTemplate[] = [
     gpu: 2,
     gpuAccelerator: "amd.com/gpu",
     tolerations: [],
+    extendedResources: {},
+    memoryUnit: "",
   },
 ];
 
@@ -87,10 +99,12 @@ function cluster(
 /** Every shape of the spec, keyed by what it shows. */
 export const SHAPES: Record<string, ClusterInput> = {
   "head only": cluster("head-only", {
+    ...NO_SPEC_FIELDS,
     headGroupSpec: headGroup(),
     workerGroupSpec: [],
   }),
   "several worker groups": cluster("several-groups", {
+    ...NO_SPEC_FIELDS,
     headGroupSpec: headGroup({
       serviceType: "NodePort",
       engineStartParams: { "dashboard-host": "0.0.0.0", "num-cpus": "0" },
@@ -98,6 +112,7 @@ export const SHAPES: Record<string, ClusterInput> = {
     workerGroupSpec: [
       {
         ...NO_POD_SETTINGS,
+        ...NO_CONTAINER_SETTINGS,
         groupName: "small-workers",
         computeTemplate: "small",
         image: "",
@@ -109,6 +124,7 @@ export const SHAPES: Record<string, ClusterInput> = {
       },
       {
         ...NO_POD_SETTINGS,
+        ...NO_CONTAINER_SETTINGS,
         groupName: "fixed",
         computeTemplate: "small",
         image: "rayproject/ray:2.9.0-py310",
@@ -118,6 +134,7 @@ export const SHAPES: Record<string, ClusterInput> = {
       },
       {
         ...NO_POD_SETTINGS,
+        ...NO_CONTAINER_SETTINGS,
         groupName: "elastic",
         computeTemplate: "small",
         image: "",
@@ -130,6 +147,7 @@ export const SHAPES: Record<string, ClusterInput> = {
     ],
   }),
   "PVC and host-path volumes": cluster("volumes", {
+    ...NO_SPEC_FIELDS,
     headGroupSpec: headGroup({
       serviceType: "ClusterIP",
       volumes: [
@@ -146,6 +164,7 @@ export const SHAPES: Record<string, ClusterInput> = {
     }),
     workerGroupSpec: [{
       ...NO_POD_SETTINGS,
+      ...NO_CONTAINER_SETTINGS,
       groupName: "workers",
       computeTemplate: "small",
       image: "",
@@ -167,9 +186,11 @@ export const SHAPES: Record<string, ClusterInput> = {
     }],
   }),
   "envs": cluster("envs", {
+    ...NO_SPEC_FIELDS,
     headGroupSpec: headGroup(),
     workerGroupSpec: [{
       ...NO_POD_SETTINGS,
+      ...NO_CONTAINER_SETTINGS,
       groupName: "workers",
       computeTemplate: "small",
       image: "",
@@ -179,6 +200,7 @@ export const SHAPES: Record<string, ClusterInput> = {
     }],
   }, { A_VAR: "1", RAY_LOG_LEVEL: "debug", "QUOTED": 'say "hi"' }),
   "pod settings": cluster("pod-settings", {
+    ...NO_SPEC_FIELDS,
     headGroupSpec: headGroup({
       serviceAccount: "ray-head",
       imagePullSecret: "registry-creds",
@@ -201,9 +223,11 @@ export const SHAPES: Record<string, ClusterInput> = {
       annotations: { "example.com/cost-center": "ml-42" },
       labels: { team: "vision", accelerator: "a100" },
       environmentValuesFrom: {},
+      ...NO_CONTAINER_SETTINGS,
     }],
   }, { AWS_REGION: "eu-west-1" }),
   "GPU templates": cluster("gpu", {
+    ...NO_SPEC_FIELDS,
     headGroupSpec: headGroup({
       computeTemplate: "gpu",
       image: "rayproject/ray:2.9.0-gpu",
@@ -211,6 +235,7 @@ export const SHAPES: Record<string, ClusterInput> = {
     workerGroupSpec: [
       {
         ...NO_POD_SETTINGS,
+        ...NO_CONTAINER_SETTINGS,
         groupName: "nvidia",
         computeTemplate: "gpu",
         image: "rayproject/ray:2.9.0-gpu",
@@ -222,6 +247,7 @@ export const SHAPES: Record<string, ClusterInput> = {
       },
       {
         ...NO_POD_SETTINGS,
+        ...NO_CONTAINER_SETTINGS,
         groupName: "rocm",
         computeTemplate: "amd",
         image: "my.registry/ray:2.9.0-rocm",
@@ -244,6 +270,9 @@ export function asCluster(input: ClusterInput): Cluster {
     ...NO_ADDRESSES,
     ttl: "",
     queue: "",
+    envsValuesFrom: {},
+    annotations: {},
+    ...input,
   };
 }
 

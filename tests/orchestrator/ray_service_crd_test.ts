@@ -41,6 +41,8 @@ Deno.test("with the KubeRay RayService CRD, every cluster shape as a service's c
           version: cluster.version,
           clusterSpec: cluster.clusterSpec,
           serveConfig_V2: SERVE_CONFIG,
+          serviceUnhealthySecondThreshold: 0,
+          deploymentUnhealthySecondThreshold: 0,
           ttl: "",
         };
         const { resource } = serviceToResource(service, templates, {

@@ -506,6 +506,8 @@ async function seenCluster(namespace: string): Promise<RayCluster> {
       gpu: 0,
       gpuAccelerator: "",
       tolerations: [],
+      extendedResources: {},
+      memoryUnit: "",
     }]),
   );
   return clusterToResource(cluster, templates, {

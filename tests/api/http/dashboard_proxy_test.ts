@@ -744,3 +744,97 @@ Deno.test("dashboard proxy behind the HTTP listener: a cut answer ends its conne
     }
   });
 });
+
+/** KubeRay's service proxy path of `service` ("green-head-svc:8265"). */
+function servicePath(service: string, rest = "", namespace = "team-a") {
+  return `/api/v1/namespaces/${namespace}/services/${service}/proxy${rest}`;
+}
+
+Deno.test("KubeRay's service proxy reaches a head service's dashboard, by each way Kubernetes names its port, for callers granted proxy only", async () => {
+  await withWorld(async (world) => {
+    for (
+      const service of [
+        "green-head-svc",
+        "green-head-svc:8265",
+        "green-head-svc:dashboard",
+        "http:green-head-svc:8265",
+      ]
+    ) {
+      const response = await send(world, servicePath(service, "/api/jobs/"), {
+        headers: { authorization: bearer(ALICE) },
+      });
+      assert.equal(response.status, 200, service);
+      assert.deepEqual(await response.json(), {
+        path: "/api/jobs/",
+        method: "GET",
+      });
+    }
+    assert.deepEqual(world.services.at(-1), {
+      namespace: "team-a",
+      name: "green-head-svc",
+      port: 8265,
+    });
+    const cases: [string | undefined, number, string][] = [
+      [
+        bearer(CAROL),
+        403,
+        'Cannot proxy to cluster "team-a/green": user "carol" may not proxy clusters in namespace "team-a"',
+      ],
+      [bearer(BOB), 403, 'user "bob"'],
+      [undefined, 401, "Unauthorized"],
+    ];
+    for (const [authorization, status, message] of cases) {
+      const before = world.dashboard.seen.length;
+      const error = await errorOf(
+        await send(world, servicePath("green-head-svc", "/"), {
+          headers: authorization ? { authorization } : {},
+        }),
+      );
+      assert.equal(error.status, status, error.message);
+      assert.ok(error.message.includes(message), error.message);
+      assert.equal(world.dashboard.seen.length, before);
+    }
+  });
+});
+
+Deno.test("KubeRay's service proxy serves only the dashboard's port of the head services of Corral's clusters, and rewrites Location under its own path", async () => {
+  await withWorld(async (world) => {
+    const auth = { authorization: bearer(ALICE) };
+    const before = world.dashboard.seen.length;
+    const port = await errorOf(
+      await send(world, servicePath("green-head-svc:8000", "/"), {
+        headers: auth,
+      }),
+    );
+    assert.equal(port.status, 404);
+    assert.match(port.message, /only the dashboard's port .* not "8000"/);
+    // blue's head service is "blue-head" (status.head.serviceName).
+    const renamed = await errorOf(
+      await send(world, servicePath("blue-head-svc", "/"), { headers: auth }),
+    );
+    assert.equal(renamed.status, 404);
+    assert.match(renamed.message, /its head service is "blue-head"/);
+    for (const other of ["kube-dns", "green-head-svc:8265:x"]) {
+      const response = await send(world, servicePath(other, "/"), {
+        headers: auth,
+      });
+      assert.equal(response.status, 404, other);
+      await response.body?.cancel();
+    }
+    assert.equal(world.dashboard.seen.length, before, "nothing reached it");
+
+    const prefix = servicePath("green-head-svc:8265");
+    const moved = await send(
+      world,
+      servicePath("green-head-svc:8265", "/moved"),
+      {
+        headers: auth,
+      },
+    );
+    assert.equal(moved.headers.get("location"), `${prefix}/jobs/7?x=1`);
+    await moved.body?.cancel();
+    const bare = await send(world, prefix, { headers: auth });
+    assert.equal(bare.status, 308);
+    assert.equal(bare.headers.get("location"), `${prefix}/`);
+  });
+});

@@ -87,6 +87,8 @@ Deno.test("the gateway routes every http rule of the API definition", async () =
     "POST /apis/v1/namespaces/{namespace}/services",
     "PUT /apis/v1alpha2/namespaces/{namespace}/services/{name}",
     "PUT /apis/v1/namespaces/{namespace}/services/{name}",
+    "PATCH /apis/v1alpha2/namespaces/{namespace}/services/{name}/configs",
+    "PATCH /apis/v1/namespaces/{namespace}/services/{name}/configs",
     "GET /apis/v1alpha2/namespaces/{namespace}/services/{name}",
     "GET /apis/v1/namespaces/{namespace}/services/{name}",
     "GET /apis/v1alpha2/namespaces/{namespace}/services",
