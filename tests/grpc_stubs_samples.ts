@@ -184,7 +184,7 @@ export const KUBERAY_SAMPLES = {
     envs: {
       values: { REGION: "eu" },
       valuesFrom: {
-        POD_IP: { source: "FIELD", name: "status.podIP", key: "" },
+        POD_IP: { source: "FIELD", key: "status.podIP" },
       },
     },
   }],
