@@ -170,7 +170,8 @@ export const KUBERAY_SAMPLES = {
   template: [{
     ...template,
     extendedResources: { "vpc.amazonaws.com/efa": 1 },
-    memoryUnit: "Gi",
+    // Not "Gi": that is KubeRay's default, which reads back as "".
+    memoryUnit: "Mi",
   }],
   cluster: [{
     name: "rt-cluster",

@@ -3,6 +3,7 @@
  * (proto/kuberay/) and the API's, both ways, by the reflection of both.
  */
 import assert from "node:assert/strict";
+import protobuf from "protobufjs";
 import {
   apiToKuberayJson,
   kuberayToApiJson,
@@ -43,18 +44,62 @@ Deno.test("a group's environment passes in KubeRay's shape, which the API's read
   assert.deepEqual(violations, []);
 });
 
-Deno.test("the cluster's envs become the API's map; a valuesFrom it has no home for is refused by name", () => {
+/**
+ * KubeRay's variables where an API keeps a map of them and nothing beside:
+ * `Thing.envs` is KubeRay's EnvironmentVariables in `kuberayThing`, a map
+ * in `apiThing`, as Corral's Cluster.envs was before it kept valuesFrom.
+ */
+const thing = (envs: string) =>
+  protobuf.parse(`
+    syntax = "proto3";
+    package proto;
+    message EnvValueFrom { string name = 1; }
+    message EnvironmentVariables {
+      map<string, string> values = 1;
+      map<string, EnvValueFrom> valuesFrom = 2;
+    }
+    message Thing { ${envs} envs = 1; }
+  `).root.resolveAll().lookupType("proto.Thing");
+const kuberayThing = thing("EnvironmentVariables");
+const apiThing = thing("map<string, string>");
+
+Deno.test("variables in KubeRay's shape become an API's map; a valuesFrom it has no field for is refused by name", () => {
+  const violations: FieldViolation[] = [];
   assert.deepEqual(
-    toApi("proto.Cluster", { name: "c", envs: { values: { A: "1" } } }),
-    { out: { name: "c", envs: { A: "1" } }, violations: [] },
+    kuberayToApiJson(
+      kuberayThing,
+      apiThing,
+      {
+        envs: { values: { A: "1" }, valuesFrom: { B: { name: "s" } } },
+      },
+      "thing",
+      violations,
+    ),
+    { envs: { A: "1" } },
   );
-  const { violations } = toApi("proto.Cluster", {
-    envs: { valuesFrom: { B: { name: "s" } } },
-  });
   assert.deepEqual(violations, [{
-    field: "envs.valuesFrom",
+    field: "thing.envs.valuesFrom",
     description: UNKNOWN_FIELD,
   }]);
+  assert.deepEqual(
+    apiToKuberayJson(apiThing, kuberayThing, { envs: { A: "1" } }),
+    { envs: { values: { A: "1" } } },
+  );
+});
+
+Deno.test("the cluster's envs pass in KubeRay's shape where the API keeps their valuesFrom beside them", () => {
+  const envs = { values: { A: "1" }, valuesFrom: { B: { name: "s" } } };
+  assert.deepEqual(toApi("proto.Cluster", { name: "c", envs }), {
+    out: { name: "c", envs },
+    violations: [],
+  });
+  assert.deepEqual(
+    toKuberay("proto.Cluster", {
+      envs: envs.values,
+      envsValuesFrom: envs.valuesFrom,
+    }),
+    { envs },
+  );
 });
 
 Deno.test("nested messages, lists of them and fields the API lacks pass on for its reader to judge", () => {
