@@ -29,6 +29,8 @@ import {
 } from "./http/dashboard_proxy.ts";
 import { compileRoutes } from "./http/rules.ts";
 import { Metrics, metricsPage } from "./metrics.ts";
+import { DEFAULT_ACCELERATORS } from "./auth/accelerators.ts";
+import { registerManagedMetrics } from "./managed_metrics.ts";
 import { metricsUnit } from "./metrics_unit.ts";
 import { openApiDocument } from "./openapi.ts";
 import { type ApiSchema, loadApiSchema, loadKubeRaySchema } from "./schema.ts";
@@ -161,6 +163,14 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     cache,
     ...(watches ? { watchStreams: () => watches.watchers } : {}),
   });
+  if (orchestrator.managedObjects) {
+    const { policy } = options.access;
+    registerManagedMetrics(metrics.registry, {
+      objects: orchestrator.managedObjects.bind(orchestrator),
+      quotas: () => policy.quotas?.() ?? [],
+      accelerators: () => policy.accelerators?.() ?? DEFAULT_ACCELERATORS,
+    });
+  }
   const health = new Health({ ping: (call) => orchestrator.ping(call), cache });
   const dispatcher = createDispatcher({
     schema,

@@ -28,7 +28,8 @@ import { SERVICES } from "./services.ts";
 import { TEMPLATES } from "./templates.ts";
 import { CLIENT_VERSION, VERSION } from "./version.ts";
 
-const ENTRIES: TopLevel[] = [
+/** Every command group and command, in help order. */
+export const ENTRIES: TopLevel[] = [
   CLUSTERS,
   JOBS,
   SERVICES,

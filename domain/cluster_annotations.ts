@@ -3,8 +3,8 @@
  * and its head service (ClusterSpec.headServiceAnnotations): written on
  * the RayCluster (and, by the operator, its head service) as given, read
  * back without the service's own keys. Keys under the service's prefixes
- * (ray.io/, app.kubernetes.io/, kueue.x-k8s.io/) and corral.dev/ are
- * refused, but for KubeRay's ray.io/enable-serve-service, which its API
+ * (ray.io/, app.kubernetes.io/, kueue.x-k8s.io/) and corral.dev/, and
+ * kubectl's last-applied-configuration, are refused, but for KubeRay's ray.io/enable-serve-service, which its API
  * server reads from there ("true" opens the head's serve ports).
  */
 import type { FieldViolation } from "./errors.ts";
@@ -21,10 +21,18 @@ export const ENABLE_SERVE_SERVICE = "ray.io/enable-serve-service";
 /** Corral's own annotation prefix on the objects it writes. */
 const CORRAL_PREFIX = "corral.dev";
 
-/** Whether a cluster annotation key is the service's own. */
+/**
+ * kubectl's copy of the object it applied: not the caller's annotation
+ * (and one the cache drops, so that a read would depend on where it came
+ * from).
+ */
+const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+/** Whether a cluster annotation key is the service's own (or kubectl's). */
 function isOwnKey(key: string): boolean {
   if (key === ENABLE_SERVE_SERVICE) return false;
-  return isReservedKey(key) || splitQualifiedName(key).prefix === CORRAL_PREFIX;
+  return isReservedKey(key) || key === LAST_APPLIED ||
+    splitQualifiedName(key).prefix === CORRAL_PREFIX;
 }
 
 /** The caller's annotations of a RayCluster: all but the service's own. */

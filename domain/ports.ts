@@ -61,6 +61,17 @@ export interface CacheState {
   syncAges: SyncAge[];
 }
 
+/**
+ * The workloads a cache holds, as it holds them (orchestrator/trim.ts),
+ * every namespace's: read in memory, with no Kubernetes call, for the
+ * gauges of what Corral manages (api/managed_metrics.ts).
+ */
+export interface ManagedObjects {
+  clusters: readonly KindObjects["clusters"][];
+  jobs: readonly KindObjects["jobs"][];
+  services: readonly KindObjects["services"][];
+}
+
 /** How long one resource's store in one namespace has gone without news. */
 export interface SyncAge {
   /** The resource plural. */
@@ -219,6 +230,11 @@ export interface Orchestrator extends KindPorts {
   start?(): void;
   /** The state of the cache reads come from, when there is one. */
   cacheState?(): CacheState;
+  /**
+   * The workloads the cache holds now, when there is a cache; what it held
+   * last while it is out of step (CacheState says since when).
+   */
+  managedObjects?(): ManagedObjects;
   /** Stops what runs in the background (watches). */
   close?(): Promise<void>;
 }

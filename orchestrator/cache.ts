@@ -27,6 +27,7 @@ import type {
   CacheState,
   CallOptions,
   KindPorts,
+  ManagedObjects,
   Orchestrator,
   QuotaRecordPort,
 } from "../domain/ports.ts";
@@ -65,6 +66,7 @@ export interface CachedOrchestrator extends Orchestrator {
   /** Resolves once every first list is in. */
   readonly synced: Promise<void>;
   cacheState(): CacheState;
+  managedObjects(): ManagedObjects;
   close(): Promise<void>;
 }
 
@@ -135,6 +137,15 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
       relists: this.#reflectors.relists(),
       restarts: this.#reflectors.restarts(),
       syncAges: this.#reflectors.syncAges(),
+    };
+  }
+
+  managedObjects(): ManagedObjects {
+    const { clusters, jobs, services } = this.#stores.kinds;
+    return {
+      clusters: clusters.objects.list(),
+      jobs: jobs.objects.list(),
+      services: services.objects.list(),
     };
   }
 

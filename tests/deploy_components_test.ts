@@ -7,7 +7,9 @@
  * ClusterIP Service behind an Ingress, a NetworkPolicy that lets Corral
  * reach only DNS, the API server and Ray heads' dashboard port, a
  * ServiceMonitor on /metrics, TokenReviews for the namespaced install, an
- * image pinned by digest.
+ * image pinned by digest, an HTTPRoute and a GRPCRoute, alert rules and a
+ * dashboard (whose metric names tests/monitoring_test.ts checks against a
+ * running Corral's /metrics).
  */
 import assert from "node:assert/strict";
 import { relative } from "node:path";
@@ -25,11 +27,17 @@ import {
 
 const COMPONENTS = [
   "dashboard-session-key",
+  "gateway-route",
+  "grafana-dashboard",
   "ingress",
   "namespaced-token-review",
   "network-policy",
+  "prometheus-rule",
   "service-monitor",
 ];
+
+/** The components that put Corral behind a proxy: a ClusterIP Service. */
+const BEHIND_A_PROXY = new Set(["gateway-route", "ingress"]);
 
 /** `base` (a deploy/ directory) with `components`, rendered. */
 async function renderWith(base: string, components: string[]): Promise<Obj[]> {
@@ -76,8 +84,20 @@ function checkSessionKey(objects: Obj[]): void {
   );
 }
 
-function checkIngress(objects: Obj[]): void {
+/**
+ * HTTPS at the controller: every host of the rules is in the tls: section,
+ * with a Secret; the class is the overlay's to set (`className`).
+ */
+function checkIngress(objects: Obj[], className?: string): void {
   const ingress = only(objects, "Ingress");
+  assert.equal(ingress.spec.ingressClassName, className);
+  const hosts = ingress.spec.rules.map((r: Obj) => r.host);
+  for (const host of hosts) {
+    assert.ok(
+      ingress.spec.tls.some((t: Obj) => t.hosts.includes(host) && t.secretName),
+      `${host} is served over TLS`,
+    );
+  }
   const paths = ingress.spec.rules.flatMap((r: Obj) => r.http.paths);
   assert.deepEqual(
     paths.map((p: Obj) => p.backend.service),
@@ -91,6 +111,79 @@ function checkIngress(objects: Obj[]): void {
     ) >= 1800,
     "watch streams are not cut before --watch-max-duration",
   );
+}
+
+/** An HTTPRoute to the HTTP port and a GRPCRoute to the gRPC port. */
+function checkGatewayRoutes(objects: Obj[]): void {
+  const service = only(objects, "Service");
+  const port = (name: string) =>
+    service.spec.ports.find((p: Obj) => p.name === name).port;
+  const routes = [
+    [only(objects, "HTTPRoute"), port("http")],
+    [only(objects, "GRPCRoute"), port("grpc")],
+  ] as const;
+  for (const [route, servicePort] of routes) {
+    assert.equal(route.apiVersion, "gateway.networking.k8s.io/v1");
+    assert.equal(route.metadata.namespace, service.metadata.namespace);
+    assert.ok(route.spec.parentRefs.length > 0, "attached to a Gateway");
+    for (const parent of route.spec.parentRefs) {
+      assert.equal(parent.kind, "Gateway");
+      assert.ok(parent.name);
+    }
+    assert.ok(route.spec.hostnames.length > 0);
+    assert.deepEqual(
+      route.spec.rules.flatMap((r: Obj) => r.backendRefs),
+      [{ name: service.metadata.name, port: servicePort }],
+    );
+  }
+  const [http, grpc] = routes.map(([route]) => route.spec.hostnames);
+  assert.ok(
+    !http.some((host: string) => grpc.includes(host)),
+    "no host name shared by an HTTPRoute and a GRPCRoute",
+  );
+}
+
+/**
+ * A PrometheusRule of at least three alerts, each with an expression, a
+ * duration, a severity and a summary, in Corral's namespace.
+ */
+function checkPrometheusRule(objects: Obj[]): void {
+  const rule = only(objects, "PrometheusRule");
+  assert.equal(rule.apiVersion, "monitoring.coreos.com/v1");
+  assert.equal(
+    rule.metadata.namespace,
+    only(objects, "Deployment").metadata.namespace,
+  );
+  const alerts = rule.spec.groups.flatMap((g: Obj) => g.rules);
+  assert.ok(alerts.length >= 3, "at least three alerts");
+  const names = alerts.map((a: Obj) => a.alert);
+  assert.equal(new Set(names).size, names.length, "alert names are unique");
+  for (const alert of alerts) {
+    assert.match(alert.alert, /^Corral[A-Za-z]+$/);
+    assert.ok(alert.expr.trim(), `${alert.alert}: an expression`);
+    assert.match(alert.for, /^\d+[smh]$/, `${alert.alert}: a duration`);
+    assert.ok(
+      ["critical", "warning", "info"].includes(alert.labels.severity),
+      `${alert.alert}: a severity`,
+    );
+    assert.ok(alert.annotations.summary, `${alert.alert}: a summary`);
+  }
+}
+
+/** The dashboard's ConfigMap, labelled for Grafana's sidecar. */
+function checkGrafanaDashboard(objects: Obj[]): void {
+  const map = named(objects, "ConfigMap", "corral-grafana-dashboard");
+  assert.equal(map.metadata.labels.grafana_dashboard, "1");
+  const files = Object.keys(map.data);
+  assert.deepEqual(files, ["corral.json"]);
+  const dashboard = JSON.parse(map.data["corral.json"]);
+  assert.equal(dashboard.uid, "corral-overview");
+  const panels = dashboard.panels.filter((p: Obj) => p.type !== "row");
+  assert.ok(panels.length > 0);
+  for (const panel of panels) {
+    assert.ok(panel.targets.length > 0, `${panel.title}: a query`);
+    assert.ok(panel.gridPos, `${panel.title}: a place`);
+  }
 }
 
 /** Corral's egress: exactly DNS, the API server and heads' port 8265. */
@@ -156,9 +249,16 @@ if (!(await onPath("kubectl"))) {
         await t.step(`${base} + ${component}`, async () => {
           const objects = await renderWith(base, [component]);
           await checkWorkload(objects, {
-            serviceType: component === "ingress" ? "ClusterIP" : "NodePort",
+            serviceType: BEHIND_A_PROXY.has(component)
+              ? "ClusterIP"
+              : "NodePort",
           });
           if (component === "ingress") checkIngress(objects);
+          if (component === "gateway-route") checkGatewayRoutes(objects);
+          if (component === "prometheus-rule") checkPrometheusRule(objects);
+          if (component === "grafana-dashboard") {
+            checkGrafanaDashboard(objects);
+          }
           if (component === "network-policy") checkNetworkPolicy(objects);
           if (component === "service-monitor") checkServiceMonitor(objects);
           if (component === "dashboard-session-key") checkSessionKey(objects);
@@ -198,9 +298,11 @@ if (!(await onPath("kubectl"))) {
   Deno.test("deploy/examples/production: every component, two replicas with a budget, the image pinned by digest", async () => {
     const objects = await render("deploy/examples/production");
     await checkWorkload(objects, { serviceType: "ClusterIP" });
-    checkIngress(objects);
+    checkIngress(objects, "nginx");
     checkNetworkPolicy(objects);
     checkServiceMonitor(objects);
+    checkPrometheusRule(objects);
+    checkGrafanaDashboard(objects);
     checkSessionKey(objects);
     const deployment = only(objects, "Deployment");
     assert.equal(deployment.spec.replicas, 2);

@@ -171,6 +171,8 @@ const LAYERS: Record<string, Record<string, string>> = {
   },
   "tools": {
     "api (shared)": "the schema",
+    "api": "the OpenAPI document, the Python SDK's types are made from",
+    "api/http": "the compiled HTTP rules the OpenAPI document describes",
   },
   "bench": {
     "domain": "conversions and types",
