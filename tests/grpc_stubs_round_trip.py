@@ -41,6 +41,8 @@ import grpc
 from google.protobuf import json_format
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+# No __pycache__ left in the repository by this import.
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "examples"))
 import python_client  # noqa: E402  (its stub generation's helpers)
 
@@ -340,7 +342,10 @@ def delete(modules, flavor, kind, name, namespace, channel):
     service, _, _, rpcs, _ = KINDS[kind]
     module, grpc_module = modules[FLAVORS[flavor][kind]]
     stub = getattr(grpc_module, service + "Stub")(channel)
-    request = lambda rpc: getattr(module, rpc + "Request")(name=name, namespace=namespace)  # noqa: E731
+
+    def request(rpc):
+        return getattr(module, rpc + "Request")(name=name, namespace=namespace)
+
     answer = {"deleted": True}
     try:
         getattr(stub, rpcs[3])(request(rpcs[3]), timeout=30)
