@@ -41,7 +41,9 @@ import { handlersOf } from "./service/handlers.ts";
 import { serviceOf } from "./service/service.ts";
 import { ObjectWatches } from "./service/object_watch.ts";
 import { rayObjectUnits } from "./http/ray_objects.ts";
-import { eventsUnit } from "./http/kube_events.ts";
+import { eventsUnits } from "./http/kube_events.ts";
+import { discoveryUnits } from "./http/kube_discovery.ts";
+import { openApiV3Units } from "./http/kube_openapi.ts";
 import {
   type ClusterWatch,
   type JobWatch,
@@ -50,12 +52,22 @@ import {
 } from "./service/kind_watch.ts";
 import { ConvertedClusters } from "./service/converted_clusters.ts";
 import { whoamiUnit } from "./whoami.ts";
+import {
+  AUTH_CONFIG_PATH,
+  authConfigPage,
+  type SignInSettings,
+} from "./auth_config.ts";
 import { type HttpUnit, unitEndpoints } from "./http/units.ts";
 
 export interface ApiOptions {
   orchestrator: Orchestrator;
   /** Who may call: authenticators, policy, audit trail. */
   access: Access;
+  /**
+   * The issuer clients sign users in with (--oidc-*), as
+   * /apis/v1alpha2/auth-config tells them; none without OIDC.
+   */
+  signIn?: SignInSettings;
   /** /metrics answers only authenticated callers (--metrics-require-auth). */
   metricsRequireAuth?: boolean;
   /** apiVersion of the RayClusters written, e.g. "ray.io/v1". */
@@ -250,13 +262,20 @@ async function httpPort(
       watches: objectWatches,
       maxBodyBytes: options.maxBodyBytes,
     }),
-    eventsUnit(service),
+    ...eventsUnits(service),
+    // What kubectl and other clients find those routes by.
+    ...discoveryUnits(service.clusterApiVersion),
+    ...openApiV3Units(service.clusterApiVersion),
   ];
   const pages = {
     ...docsPages(openApiDocument(routes), await loadScalarBundle()),
-    ...consolePages(await loadConsole()),
+    ...consolePages(
+      await loadConsole(),
+      options.signIn ? [new URL(options.signIn.issuerUrl).origin] : [],
+    ),
     "/healthz": livenessPage,
     "/readyz": () => readinessPage(health),
+    [AUTH_CONFIG_PATH]: authConfigPage(options.signIn),
     // As the Kubernetes API server's /version: what a client talks to.
     "/version": () =>
       Response.json({

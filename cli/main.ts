@@ -22,6 +22,7 @@ import {
 import { completionCommand } from "./completion.ts";
 import { CONFIG } from "./config_commands.ts";
 import { JOBS } from "./jobs.ts";
+import { LOGIN, LOGOUT } from "./login.ts";
 import { QUOTA } from "./quota.ts";
 import { CliError, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
 import { SERVICES } from "./services.ts";
@@ -37,6 +38,8 @@ export const ENTRIES: TopLevel[] = [
   QUOTA,
   VERSION,
   CONFIG,
+  LOGIN,
+  LOGOUT,
   completionCommand(() => ENTRIES),
 ];
 

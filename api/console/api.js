@@ -99,6 +99,7 @@ function objectPath(api, ns, plural, ...names) {
 /** The paths of the API's routes the console uses. */
 export const paths = {
   whoami: "/apis/v1alpha2/whoami",
+  authConfig: "/apis/v1alpha2/auth-config",
   watch: collectionPath("v1alpha2/watch", undefined, "clusters"),
   /** @param {string} [ns] every namespace's when undefined */
   clusters: (ns) => collectionPath("v1alpha2", ns, "clusters"),
