@@ -31,7 +31,6 @@ import { compileRoutes } from "./http/rules.ts";
 import { Metrics, metricsPage } from "./metrics.ts";
 import { DEFAULT_ACCELERATORS } from "./auth/accelerators.ts";
 import { registerManagedMetrics } from "./managed_metrics.ts";
-import { metricsUnit } from "./metrics_unit.ts";
 import { openApiDocument } from "./openapi.ts";
 import { type ApiSchema, loadApiSchema, loadKubeRaySchema } from "./schema.ts";
 import { kuberayCodec } from "./grpc/kuberay_codec.ts";
@@ -40,10 +39,6 @@ import { createDispatcher, type Dispatcher } from "./service/dispatcher.ts";
 import { handlersOf } from "./service/handlers.ts";
 import { serviceOf } from "./service/service.ts";
 import { ObjectWatches } from "./service/object_watch.ts";
-import { rayObjectUnits } from "./http/ray_objects.ts";
-import { eventsUnits } from "./http/kube_events.ts";
-import { discoveryUnits } from "./http/kube_discovery.ts";
-import { openApiV3Units } from "./http/kube_openapi.ts";
 import {
   type ClusterWatch,
   type JobWatch,
@@ -51,13 +46,13 @@ import {
   type WatchTuning,
 } from "./service/kind_watch.ts";
 import { ConvertedClusters } from "./service/converted_clusters.ts";
-import { whoamiUnit } from "./whoami.ts";
 import {
   AUTH_CONFIG_PATH,
   authConfigPage,
   type SignInSettings,
 } from "./auth_config.ts";
-import { type HttpUnit, unitEndpoints } from "./http/units.ts";
+import { unitEndpoints } from "./http/units.ts";
+import { httpUnits } from "./http_units.ts";
 
 export interface ApiOptions {
   orchestrator: Orchestrator;
@@ -244,29 +239,23 @@ async function httpPort(
   // Compiled once: the gateway routes with them, the document describes them.
   const routes = compileRoutes(schema.services);
   // What the HTTP port serves beside the RPCs, through the same chain.
-  const units: HttpUnit[] = [
-    whoamiUnit(),
-    ...(options.metricsRequireAuth ? [metricsUnit(metrics)] : []),
+  const units = httpUnits({
+    service,
+    ...(options.metricsRequireAuth ? { metrics } : {}),
     ...(options.dashboardProxy
-      ? new DashboardProxy({
-        ...options.dashboardProxy,
-        orchestrator: options.orchestrator,
-        secure: options.browsers?.secure ?? false,
-        apiServer: health,
-        log,
-      }).units()
-      : []),
-    // KubeRay's Kubernetes-shaped routes ("V2"), and the Events of them.
-    ...rayObjectUnits({
-      service,
-      watches: objectWatches,
-      maxBodyBytes: options.maxBodyBytes,
-    }),
-    ...eventsUnits(service),
-    // What kubectl and other clients find those routes by.
-    ...discoveryUnits(service.clusterApiVersion),
-    ...openApiV3Units(service.clusterApiVersion),
-  ];
+      ? {
+        dashboardProxy: new DashboardProxy({
+          ...options.dashboardProxy,
+          orchestrator: options.orchestrator,
+          secure: options.browsers?.secure ?? false,
+          apiServer: health,
+          log,
+        }),
+      }
+      : {}),
+    ...(objectWatches ? { objectWatches } : {}),
+    maxBodyBytes: options.maxBodyBytes,
+  });
   const pages = {
     ...docsPages(openApiDocument(routes), await loadScalarBundle()),
     ...consolePages(

@@ -113,6 +113,8 @@ export const paths = {
   jobsWatch: (ns) => collectionPath("v1alpha2/watch", ns, "jobs"),
   /** @param {string} ns @param {string} name */
   job: (ns, name) => objectPath("v1alpha2", ns, "jobs", name),
+  /** WatchRayJobLog: a job's log, followed. @param {string} ns @param {string} name */
+  jobLog: (ns, name) => objectPath("v1alpha2/watch", ns, "jobs", name, "log"),
   /** @param {string} [ns] every namespace's when undefined */
   services: (ns) => collectionPath("v1alpha2", ns, "services"),
   /** @param {string} ns @param {string} name */
