@@ -7,6 +7,7 @@
  */
 import { createAccess } from "./api/auth/access.ts";
 import { createApi } from "./api/mod.ts";
+import type { SignInSettings } from "./api/auth_config.ts";
 import {
   type Closer,
   named,
@@ -110,11 +111,13 @@ async function run(
   const api = await createApi({
     access,
     metricsRequireAuth: settings.auth.metricsRequireAuth,
+    signIn: signInOf(settings),
     orchestrator,
     clusterApiVersion: `${group}/${version}`,
     namespaces: settings.namespaces,
     maxBodyBytes: settings.maxBodyBytes,
     kuberayJson: settings.kuberayJson,
+    kuberayGrpc: settings.kuberayGrpcPort !== undefined,
     browsers: { ...settings.browsers, secure: certificates !== undefined },
     limits: settings.limits,
     idleTimeoutMs: settings.idleTimeoutMs,
@@ -124,7 +127,7 @@ async function run(
     log,
     dashboardProxy: await dashboardProxyOf(settings, kubeConfig, closers, log),
   });
-  const { grpcPort, httpServer } = await listen(
+  const { grpcPort, kuberayGrpcPort, httpServer } = await listen(
     settings,
     api,
     certificates,
@@ -155,10 +158,23 @@ async function run(
     version: VERSION,
     httpPort: httpServer.port,
     grpcPort,
+    kuberayGrpcPort,
     tls: certificates !== undefined,
     server,
     access: access.summary,
   }, showBanner);
+}
+
+/** What clients are told of the OIDC issuer, when there is one. */
+function signInOf(settings: Settings): SignInSettings | undefined {
+  const oidc = settings.auth.oidc;
+  return oidc
+    ? {
+      issuerUrl: oidc.issuerUrl,
+      clientId: oidc.clientId,
+      scopes: oidc.scopes ?? ["openid"],
+    }
+    : undefined;
 }
 
 /** SIGINT and SIGTERM stop Corral as api/shutdown.ts says, once. */

@@ -31,16 +31,14 @@ import { compileRoutes } from "./http/rules.ts";
 import { Metrics, metricsPage } from "./metrics.ts";
 import { DEFAULT_ACCELERATORS } from "./auth/accelerators.ts";
 import { registerManagedMetrics } from "./managed_metrics.ts";
-import { metricsUnit } from "./metrics_unit.ts";
 import { openApiDocument } from "./openapi.ts";
-import { type ApiSchema, loadApiSchema } from "./schema.ts";
+import { type ApiSchema, loadApiSchema, loadKubeRaySchema } from "./schema.ts";
+import { kuberayCodec } from "./grpc/kuberay_codec.ts";
 import type { Service } from "./service/service.ts";
 import { createDispatcher, type Dispatcher } from "./service/dispatcher.ts";
 import { handlersOf } from "./service/handlers.ts";
 import { serviceOf } from "./service/service.ts";
 import { ObjectWatches } from "./service/object_watch.ts";
-import { rayObjectUnits } from "./http/ray_objects.ts";
-import { eventsUnit } from "./http/kube_events.ts";
 import {
   type ClusterWatch,
   type JobWatch,
@@ -48,19 +46,34 @@ import {
   type WatchTuning,
 } from "./service/kind_watch.ts";
 import { ConvertedClusters } from "./service/converted_clusters.ts";
-import { whoamiUnit } from "./whoami.ts";
+import {
+  AUTH_CONFIG_PATH,
+  authConfigPage,
+  type SignInSettings,
+} from "./auth_config.ts";
 import { type HttpUnit, unitEndpoints } from "./http/units.ts";
+import { httpUnits } from "./http_units.ts";
 
 export interface ApiOptions {
   orchestrator: Orchestrator;
   /** Who may call: authenticators, policy, audit trail. */
   access: Access;
+  /**
+   * The issuer clients sign users in with (--oidc-*), as
+   * /apis/v1alpha2/auth-config tells them; none without OIDC.
+   */
+  signIn?: SignInSettings;
   /** /metrics answers only authenticated callers (--metrics-require-auth). */
   metricsRequireAuth?: boolean;
   /** apiVersion of the RayClusters written, e.g. "ray.io/v1". */
   clusterApiVersion: string;
   /** Namespaces served; empty serves every namespace. */
   namespaces: readonly string[];
+  /**
+   * A second gRPC server, for KubeRay's current numbering
+   * (--kuberay-grpc-port): the same calls through the same chain.
+   */
+  kuberayGrpc?: boolean;
   /** HTTP speaks KubeRay's JSON dialect (--kuberay-json). */
   kuberayJson?: boolean;
   /**
@@ -102,8 +115,15 @@ export interface ApiOptions {
 export interface Api {
   /** Everything the HTTP port serves. */
   http: Router;
+  /** The HTTP units among it (api/http_units.ts), as served. */
+  httpUnits: readonly HttpUnit[];
   /** The gRPC server with every service added, not yet bound. */
   grpc: grpc.Server;
+  /**
+   * The gRPC server of KubeRay's current messages (proto/kuberay/), not
+   * yet bound; only with `kuberayGrpc`.
+   */
+  kuberayGrpc?: grpc.Server;
   /** Readiness, shared by /readyz and gRPC health. */
   health: Health;
   /** gRPC health's own state, ended on shutdown. */
@@ -181,9 +201,14 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     objectWatches,
   };
   const { grpc, grpcHealth } = grpcPort(options, served);
+  const { router, units } = await httpPort(options, served);
   return {
-    http: await httpPort(options, served),
+    http: router,
+    httpUnits: units,
     grpc,
+    ...(options.kuberayGrpc
+      ? { kuberayGrpc: await kuberayGrpcPort(options, served) }
+      : {}),
     health,
     grpcHealth,
     httpInFlight: (delta: 1 | -1) => metrics.inFlight.http += delta,
@@ -213,36 +238,37 @@ interface Served {
 async function httpPort(
   options: ApiOptions,
   { schema, dispatcher, metrics, health, service, objectWatches }: Served,
-): Promise<Router> {
+): Promise<{ router: Router; units: HttpUnit[] }> {
   const { log } = options;
   // Compiled once: the gateway routes with them, the document describes them.
   const routes = compileRoutes(schema.services);
   // What the HTTP port serves beside the RPCs, through the same chain.
-  const units: HttpUnit[] = [
-    whoamiUnit(),
-    ...(options.metricsRequireAuth ? [metricsUnit(metrics)] : []),
+  const units = httpUnits({
+    service,
+    ...(options.metricsRequireAuth ? { metrics } : {}),
     ...(options.dashboardProxy
-      ? new DashboardProxy({
-        ...options.dashboardProxy,
-        orchestrator: options.orchestrator,
-        secure: options.browsers?.secure ?? false,
-        apiServer: health,
-        log,
-      }).units()
-      : []),
-    // KubeRay's Kubernetes-shaped routes ("V2"), and the Events of them.
-    ...rayObjectUnits({
-      service,
-      watches: objectWatches,
-      maxBodyBytes: options.maxBodyBytes,
-    }),
-    eventsUnit(service),
-  ];
+      ? {
+        dashboardProxy: new DashboardProxy({
+          ...options.dashboardProxy,
+          orchestrator: options.orchestrator,
+          secure: options.browsers?.secure ?? false,
+          apiServer: health,
+          log,
+        }),
+      }
+      : {}),
+    ...(objectWatches ? { objectWatches } : {}),
+    maxBodyBytes: options.maxBodyBytes,
+  });
   const pages = {
     ...docsPages(openApiDocument(routes), await loadScalarBundle()),
-    ...consolePages(await loadConsole()),
+    ...consolePages(
+      await loadConsole(),
+      options.signIn ? [new URL(options.signIn.issuerUrl).origin] : [],
+    ),
     "/healthz": livenessPage,
     "/readyz": () => readinessPage(health),
+    [AUTH_CONFIG_PATH]: authConfigPage(options.signIn),
     // As the Kubernetes API server's /version: what a client talks to.
     "/version": () =>
       Response.json({
@@ -268,12 +294,36 @@ async function httpPort(
     refuse: (request, error, allow) =>
       refuseRequest(dispatcher, request, error, allow),
   });
-  return guardBrowsers(app, {
+  const router = guardBrowsers(app, {
     allowedHosts: ["*"],
     corsAllowedOrigins: [],
     ...options.browsers,
     refuse: (request, error) => refuseRequest(dispatcher, request, error),
   });
+  return { router, units };
+}
+
+/**
+ * The second gRPC server: KubeRay's current services and messages, each
+ * call read into the API's request and handed to the same dispatcher,
+ * with the main server's limits; reflection describes KubeRay's services.
+ */
+async function kuberayGrpcPort(
+  options: ApiOptions,
+  { schema, dispatcher }: Served,
+): Promise<grpc.Server> {
+  const kuberay = await loadKubeRaySchema();
+  const server = createGrpcServer({
+    schema: kuberay,
+    dispatcher,
+    maxReceiveBytes: options.maxBodyBytes,
+    idleTimeoutMs: options.idleTimeoutMs,
+    codec: kuberayCodec(kuberay, schema),
+  });
+  // The API's root holds google.protobuf's descriptors, which KubeRay's
+  // files do not import.
+  addReflection(server, kuberay.services, schema.root);
+  return server;
 }
 
 /** The gRPC server with the API, grpc.health.v1 and reflection added. */

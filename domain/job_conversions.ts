@@ -70,6 +70,8 @@ export interface RayJobSpec {
 
 /** The status the operator writes on a RayJob. */
 export interface RayJobStatus {
+  /** The Ray job's submission id, as the operator chose or was given it. */
+  jobId?: string;
   jobStatus?: string;
   jobDeploymentStatus?: string;
   message?: string;
@@ -272,7 +274,8 @@ export function jobFromResource(
     entrypoint: spec.entrypoint ?? "",
     metadata: { ...spec.metadata },
     runtimeEnv: spec.runtimeEnvYAML ?? "",
-    jobId: spec.jobId ?? "",
+    // The operator's, once it chose one (spec.jobId when given).
+    jobId: status.jobId || spec.jobId || "",
     shutdownAfterJobFinishes: spec.shutdownAfterJobFinishes ?? false,
     clusterSelector: { ...spec.clusterSelector },
     clusterSpec: spec.rayClusterSpec
@@ -342,6 +345,11 @@ function ownClusterSpec(
     metadata: {
       name: resource.metadata?.name ?? "",
       labels: version !== "" ? { [LABEL.version]: version } : {},
+      // A job's cluster has no `envs` (jobCluster): every variable is its
+      // group's own. Without the list, the head's variables read back as
+      // the cluster's envs, which a job's spec has no field for, and were
+      // lost.
+      annotations: { [ANNOTATION.envs]: "[]" },
     },
     spec,
   };

@@ -531,6 +531,7 @@ Deno.test("parseSettings() reads every authenticator, policy and audit setting",
       groupsClaim: "groups",
       usernamePrefix: "oidc:",
       groupsPrefix: "",
+      scopes: ["openid", "profile", "email", "groups", "offline_access"],
     },
     tokenReview: true,
     anonymous: false,
@@ -557,6 +558,11 @@ Deno.test("parseSettings() refuses half an OIDC configuration and bad switches",
     [["--token-auth-file", "t.csv", "--oidc-client-id", "corral"], {}, [
       "--oidc-client-id needs --oidc-issuer-url",
     ]],
+    [
+      ["--oidc-issuer-url", "https://dex.example.com", "--oidc-client-id", "c"],
+      { CORRAL_OIDC_SCOPES: "profile email" },
+      ['--oidc-scopes must include openid, got "profile email"'],
+    ],
     [["--token-auth-file", "t.csv"], { CORRAL_ALLOW_ANONYMOUS: "maybe" }, [
       '--allow-anonymous (from CORRAL_ALLOW_ANONYMOUS) must be true or false, got "maybe"',
     ]],
@@ -643,5 +649,21 @@ Deno.test("parseSettings() elects a leader in kubernetes mode only, and checks t
         p.startsWith("--leader-elect-renew-deadline: must be shorter")
       ),
     JSON.stringify(bad),
+  );
+});
+
+Deno.test("--kuberay-grpc-port opens a second gRPC port only when set, from the flag or CORRAL_KUBERAY_GRPC_PORT", () => {
+  assert.equal(settingsOf(parse([], {})).kuberayGrpcPort, undefined);
+  assert.equal(
+    settingsOf(parse(["--kuberay-grpc-port", "8889"], {})).kuberayGrpcPort,
+    8889,
+  );
+  assert.equal(
+    settingsOf(parse([], { CORRAL_KUBERAY_GRPC_PORT: "0" })).kuberayGrpcPort,
+    0,
+  );
+  assert.match(
+    problemsOf(parse(["--kuberay-grpc-port", "x"], {}))[0],
+    /^--kuberay-grpc-port must be a port from 0 to 65535, got "x"/,
   );
 });

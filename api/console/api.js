@@ -99,6 +99,7 @@ function objectPath(api, ns, plural, ...names) {
 /** The paths of the API's routes the console uses. */
 export const paths = {
   whoami: "/apis/v1alpha2/whoami",
+  authConfig: "/apis/v1alpha2/auth-config",
   watch: collectionPath("v1alpha2/watch", undefined, "clusters"),
   /** @param {string} [ns] every namespace's when undefined */
   clusters: (ns) => collectionPath("v1alpha2", ns, "clusters"),
@@ -112,6 +113,8 @@ export const paths = {
   jobsWatch: (ns) => collectionPath("v1alpha2/watch", ns, "jobs"),
   /** @param {string} ns @param {string} name */
   job: (ns, name) => objectPath("v1alpha2", ns, "jobs", name),
+  /** WatchRayJobLog: a job's log, followed. @param {string} ns @param {string} name */
+  jobLog: (ns, name) => objectPath("v1alpha2/watch", ns, "jobs", name, "log"),
   /** @param {string} [ns] every namespace's when undefined */
   services: (ns) => collectionPath("v1alpha2", ns, "services"),
   /** @param {string} ns @param {string} name */
