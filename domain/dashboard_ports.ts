@@ -11,6 +11,16 @@ import type { RayJobDetails, RayJobSubmitRequest } from "./job_submissions.ts";
 export const CLUSTER_ACCESS_MODES = ["direct", "apiserver-proxy"] as const;
 export type ClusterAccessMode = typeof CLUSTER_ACCESS_MODES[number];
 
+/** A port of a cluster's head: its service's, and its pod's. */
+export interface HeadPort {
+  namespace: string;
+  /** The RayCluster's name, which its head pod is labelled with. */
+  cluster: string;
+  /** The head service's name. */
+  service: string;
+  port: number;
+}
+
 /** A port of a Service. */
 export interface ServicePort {
   namespace: string;
@@ -35,6 +45,15 @@ export interface ClusterAccess {
    * server cannot be reached or `signal` aborts first.
    */
   dial(url: string, signal: AbortSignal): Promise<Dialed>;
+  /**
+   * A TCP connection to a port of a cluster's head, for bytes of any
+   * protocol (the Ray client's): straight to the head service (direct),
+   * or through the API server's port forwarding to the running head pod
+   * (apiserver-proxy; its service proxy carries HTTP only). Rejects with a
+   * ServiceError (UNAVAILABLE) when there is no head pod to reach, or an
+   * Error when the port cannot be reached or `signal` aborts first.
+   */
+  connect(target: HeadPort, signal: AbortSignal): Promise<Duplex>;
   /** Releases the HTTP client. */
   close(): void;
 }

@@ -21,7 +21,13 @@
  * it, and never this module.
  */
 import type { KubeConfig } from "@kubernetes/client-node";
-import type { ClusterAccess, ServicePort } from "../domain/dashboard_ports.ts";
+import type {
+  ClusterAccess,
+  HeadPort,
+  ServicePort,
+} from "../domain/dashboard_ports.ts";
+import { Code, ServiceError } from "../domain/errors.ts";
+import { portForward } from "./port_forward.ts";
 import { connect as netConnect, isIP } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import type { Duplex } from "node:stream";
@@ -79,16 +85,28 @@ export function dialUrl(
 export function directAccess(
   options: { baseUrlOf?: (service: ServicePort) => string } = {},
 ): ClusterAccess {
+  const baseUrl = options.baseUrlOf ??
+    ((service: ServicePort) =>
+      `http://${service.name}.${service.namespace}.svc:${service.port}`);
   return {
     mode: "direct",
-    baseUrl: options.baseUrlOf ??
-      ((service) =>
-        `http://${service.name}.${service.namespace}.svc:${service.port}`),
+    baseUrl,
     fetch: (url, init) => fetch(url, { ...init, redirect: "manual" }),
     dial: async (url, signal) => ({
       socket: await dialUrl(url, signal),
       headers: {},
     }),
+    connect: (target, signal) =>
+      dialUrl(
+        `${
+          baseUrl({
+            namespace: target.namespace,
+            name: target.service,
+            port: target.port,
+          })
+        }/`,
+        signal,
+      ),
     close() {},
   };
 }
@@ -129,8 +147,80 @@ export function apiserverProxyAccess(kubeConfig: KubeConfig): ClusterAccess {
         headers,
       };
     },
+    async connect(target, signal) {
+      const server = serverOf(kubeConfig);
+      const { headers, client, tls } = await credentials.current();
+      const pod = await runningHeadPod(server, target, {
+        headers,
+        client,
+        signal,
+      });
+      const skip = kubeConfig.getCurrentCluster()?.skipTLSVerify === true;
+      return await portForward({
+        url: `${server}/api/v1/namespaces/${target.namespace}/pods/${pod}` +
+          `/portforward?ports=${target.port}`,
+        headers,
+        tls: { ...tls, rejectUnauthorized: !skip },
+        signal,
+      });
+    },
     close: () => credentials.close(),
   };
+}
+
+/** The current cluster's server URL, without a final "/". */
+function serverOf(kubeConfig: KubeConfig): string {
+  const server = kubeConfig.getCurrentCluster()?.server;
+  if (!server) throw new Error("The kubeconfig has no current cluster");
+  return server.replace(/\/$/, "");
+}
+
+/**
+ * The name of the cluster's running head pod (labelled as KubeRay labels
+ * it); UNAVAILABLE when it has none.
+ */
+async function runningHeadPod(
+  server: string,
+  target: HeadPort,
+  how: {
+    headers: Record<string, string>;
+    client?: Deno.HttpClient;
+    signal: AbortSignal;
+  },
+): Promise<string> {
+  const selector = `ray.io/cluster=${target.cluster},ray.io/node-type=head`;
+  const answer = await fetch(
+    `${server}/api/v1/namespaces/${target.namespace}/pods?labelSelector=${
+      encodeURIComponent(selector)
+    }`,
+    {
+      headers: { ...how.headers, accept: "application/json" },
+      signal: how.signal,
+      ...(how.client ? { client: how.client } : {}),
+    } as RequestInit,
+  );
+  if (!answer.ok) {
+    await answer.body?.cancel();
+    throw new Error(
+      `the API server answered the head pod's list ${answer.status}`,
+    );
+  }
+  const list = await answer.json() as {
+    items?: {
+      metadata?: { name?: string; deletionTimestamp?: string };
+      status?: { phase?: string };
+    }[];
+  };
+  const running = (list.items ?? []).find((pod) =>
+    pod.status?.phase === "Running" && !pod.metadata?.deletionTimestamp
+  );
+  if (!running?.metadata?.name) {
+    throw new ServiceError(
+      Code.UNAVAILABLE,
+      "the cluster has no running head pod to forward a port to",
+    );
+  }
+  return running.metadata.name;
 }
 
 /**

@@ -1,12 +1,14 @@
 /**
  * core/v1 Pods, stored like any kind, with the status subresource and the
- * `log` subresource (pod_logs.ts). The stand-in runs no kubelet: a pod's
+ * `log` subresource (pod_logs.ts) and port forwarding
+ * (pod_port_forward.ts). The stand-in runs no kubelet: a pod's
  * containers run only as far as whoever writes the pod says (the
  * simulated operator's RayJob submitter), and what a container printed is
  * what that writer put in the pod's annotation SIMULATED_LOG_ANNOTATION.
  */
 
 import { POD_LOG } from "./pod_logs.ts";
+import { POD_PORT_FORWARD } from "./pod_port_forward.ts";
 import type { KubeObject, ResourceType } from "./types.ts";
 
 /** A new pod is Pending until its writer says otherwise, as with a kubelet. */
@@ -25,5 +27,5 @@ export const POD: ResourceType = {
   categories: ["all"],
   subresources: ["status"],
   prepareForCreate: preparePod,
-  reads: { log: POD_LOG },
+  reads: { log: POD_LOG, portforward: POD_PORT_FORWARD },
 };

@@ -226,7 +226,7 @@ async function resourceRequest(
   }
   if (target.kind === "read") {
     if (method !== "GET") throw methodNotAllowed();
-    return target.read.get(state, url, target);
+    return target.read.get(state, url, target, request);
   }
   const allow = (verb: string) => {
     if (!serves(resource, verb)) throw methodNotAllowed();

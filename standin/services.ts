@@ -9,9 +9,8 @@
  * The proxy forwards to what the Service's endpoints are in dev mode: the
  * simulated operator runs no pods, so a head Service it writes carries the
  * 127.0.0.1 port of the cluster's simulated dashboard in the annotation
- * SIMULATED_PORT_ANNOTATION, serving its `dashboard` port; a test may give
- * its Ray client port one too (SIMULATED_CLIENT_PORT_ANNOTATION). Any other
- * port, or a Service without the annotation, has no endpoint: 503, as the API
+ * SIMULATED_PORT_ANNOTATION, serving its `dashboard` port. Any other port,
+ * or a Service without the annotation, has no endpoint: 503, as the API
  * server answers `no endpoints available for service`. The caller's
  * Authorization header does not travel on (the API server consumes the
  * bearer token it authenticated), nor do hop-by-hop headers. A WebSocket
@@ -33,24 +32,8 @@ import { getOrNotFound } from "./verbs.ts";
  */
 export const SIMULATED_PORT_ANNOTATION = "corral.dev/simulated-port";
 
-/**
- * Dev mode and tests: on a Service, the 127.0.0.1 port where its port
- * 10001 (a head service's Ray client server, named "head" or "client") is
- * served, by a server that stands in for it. The simulated operator runs
- * none: a test that reaches the port through the proxy sets it.
- */
-export const SIMULATED_CLIENT_PORT_ANNOTATION =
-  "corral.dev/simulated-client-port";
-
-/** The Ray client server's port on a head service. */
-const CLIENT_PORT = 10001;
-
-/** The annotation that serves `port`, if any does. */
-function simulatedBy(port: ServicePort): string | undefined {
-  if (port.name === "dashboard") return SIMULATED_PORT_ANNOTATION;
-  if (port.port === CLIENT_PORT) return SIMULATED_CLIENT_PORT_ANNOTATION;
-  return undefined;
-}
+/** The port name the annotation serves. */
+const SIMULATED_PORT_NAME = "dashboard";
 
 /** Gives a Service that is not headless the dev-mode cluster IP. */
 function prepareService(object: KubeObject): void {
@@ -133,11 +116,13 @@ function backendPort(service: KubeObject, id: string, port: string): number {
       `no service port "${port}" found for service "${service.metadata.name}"`,
     );
   }
-  const annotation = simulatedBy(found);
-  const local = annotation === undefined
-    ? NaN
-    : Number(service.metadata.annotations?.[annotation]);
-  if (!Number.isInteger(local) || local <= 0 || local > 65535) {
+  const local = Number(
+    service.metadata.annotations?.[SIMULATED_PORT_ANNOTATION],
+  );
+  if (
+    found.name !== SIMULATED_PORT_NAME || !Number.isInteger(local) ||
+    local <= 0 || local > 65535
+  ) {
     throw unavailable(`no endpoints available for service "${id}"`);
   }
   return local;

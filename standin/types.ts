@@ -142,11 +142,12 @@ export interface ActionSubresource {
  * its answer is its own, text or a stream as it chooses.
  */
 export interface ReadSubresource {
-  /** Answers a GET of `.../{name}/{subresource}`. */
+  /** Answers a GET of `.../{name}/{subresource}` (`request`, an upgrade's). */
   get(
     state: State,
     url: URL,
     target: { resource: ResourceType; namespace: string; name: string },
+    request: Request,
   ): Response;
 }
 

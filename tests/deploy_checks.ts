@@ -28,9 +28,12 @@ export const LEAST_PRIVILEGE: Record<string, string[]> = {
   "/configmaps": ["create", "delete", "get", "list", "update", "watch"],
   // create: the expiry's ExpiringSoon and Expired events.
   "/events": ["create", "list", "watch"],
-  // A job's log: its submitter pod, listed by label, and its log.
+  // A job's log: its submitter pod, listed by label, and its log; and a
+  // cluster's head pod, listed by label, for the client tunnel.
   "/pods": ["list"],
   "/pods/log": ["get"],
+  // The client tunnel through the API server (--cluster-access).
+  "/pods/portforward": ["create", "get"],
   // The dashboard proxy through the API server (--cluster-access).
   "/services/proxy": ["create", "delete", "get"],
 };

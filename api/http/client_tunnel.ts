@@ -13,18 +13,15 @@
  * upgrade answers 204 once the checks pass: a probe, so that a client
  * says why it is refused before it listens.
  *
- * How the port is reached follows --cluster-access:
+ * The WebSocket ends here (websocket_bytes.ts): the port gets the
+ * caller's bytes, as a Ray client server needs them, over a connection
+ * made the way --cluster-access says (ClusterAccess.connect):
  *
- *   direct           a TCP connection to the head service's port; the
- *                    WebSocket ends here (websocket_bytes.ts), so what
- *                    the port gets is the caller's bytes, as a Ray client
- *                    server needs them;
- *   apiserver-proxy  the API server's service proxy carries HTTP only: the
- *                    caller's WebSocket upgrade is passed through it to the
- *                    port as it is (dashboard_tunnel.ts). A server there
- *                    that speaks WebSocket answers it; a Ray client server
- *                    (gRPC) does not, so a real cluster needs direct mode
- *                    (docs/ray-client.md).
+ *   direct           a TCP connection to the head service's port;
+ *   apiserver-proxy  the API server's port forwarding to the running head
+ *                    pod (pods/portforward): its service proxy carries
+ *                    HTTP only, which a Ray client server (gRPC) does not
+ *                    answer.
  */
 import type { Duplex } from "node:stream";
 import { Code } from "../../domain/errors.ts";
@@ -35,25 +32,18 @@ import type { ClusterAccess } from "../../domain/dashboard_ports.ts";
 import { HttpError } from "../errors.ts";
 import { HttpAnswer } from "../service/dispatcher.ts";
 import { dashboardFailure } from "./dashboard_failures.ts";
-import { openTunnel, TunnelLifetime } from "./dashboard_tunnel.ts";
+import { TunnelLifetime } from "./dashboard_tunnel.ts";
 import type { HttpRequest } from "./http_request.ts";
 import { isWebSocketUpgrade, upgradeAnswer } from "./upgrade.ts";
-import { acceptKey, spliceWebSocket } from "./websocket_bytes.ts";
+import { acceptKey } from "../../domain/websocket_frames.ts";
+import { spliceWebSocket } from "./websocket_bytes.ts";
 
 /** Who errors name as the other end. */
 const PEER = "the Ray client server";
 
-/** The handshake's headers passed on through the service proxy. */
-const HANDSHAKE_HEADERS = [
-  "sec-websocket-key",
-  "sec-websocket-version",
-  "sec-websocket-protocol",
-  "sec-websocket-extensions",
-];
-
 export interface ClientTunnelOptions {
   clusterAccess: ClusterAccess;
-  /** The bound on reaching the port (and the handshake through the API server). */
+  /** The bound on reaching the port (through the API server too). */
   timeoutMs: number;
   log: Logger;
 }
@@ -80,33 +70,8 @@ export async function clientTunnel(
       `${action}: the WebSocket upgrade needs Sec-WebSocket-Key and Sec-WebSocket-Version 13`,
     );
   }
-  const { clusterAccess } = options;
-  const base = clusterAccess.baseUrl({
-    namespace: cluster.metadata?.namespace ?? "",
-    name: headServiceOf(cluster),
-    port: CLIENT_PORT,
-  });
   const lifetime = new TunnelLifetime();
-  if (clusterAccess.mode === "apiserver-proxy") {
-    const headers = new Headers();
-    for (const name of HANDSHAKE_HEADERS) {
-      const value = request.headers.get(name);
-      if (value !== null) headers.set(name, value);
-    }
-    const response = await openTunnel({
-      clusterAccess,
-      upstream: `${base}/`,
-      headers,
-      timeoutMs: options.timeoutMs,
-      signal: request.signal,
-      action,
-      log: options.log,
-      lifetime,
-      peer: PEER,
-    });
-    return new HttpAnswer(response, lifetime, 101);
-  }
-  const upstream = await dialPort(options, `${base}/`, request.signal, action);
+  const upstream = await connectPort(options, cluster, request.signal, action);
   return new HttpAnswer(
     joinedBytes(upstream, acceptKey(key), request.signal, lifetime),
     lifetime,
@@ -114,21 +79,30 @@ export async function clientTunnel(
   );
 }
 
-/** A TCP connection to the port; 502 or 504 when there is none. */
-async function dialPort(
+/**
+ * A TCP connection to the cluster's client port; 502 or 504 when there is
+ * none, 503 when the cluster has no head pod to forward to.
+ */
+async function connectPort(
   options: ClientTunnelOptions,
-  url: string,
+  cluster: RayCluster,
   caller: AbortSignal,
   action: string,
 ): Promise<Duplex> {
   const { timeoutMs } = options;
   const timeout = AbortSignal.timeout(timeoutMs);
+  const target = {
+    namespace: cluster.metadata?.namespace ?? "",
+    cluster: cluster.metadata?.name ?? "",
+    service: headServiceOf(cluster),
+    port: CLIENT_PORT,
+  };
+  const url = `${target.service}.${target.namespace}:${target.port}`;
   try {
-    const dialed = await options.clusterAccess.dial(
-      url,
+    return await options.clusterAccess.connect(
+      target,
       AbortSignal.any([timeout, caller]),
     );
-    return dialed.socket;
   } catch (error) {
     throw dashboardFailure(
       { action, upstream: url, timeoutMs, awaited: "connect", peer: PEER },

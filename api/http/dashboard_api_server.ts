@@ -64,6 +64,13 @@ export function gatedByApiServer(
     baseUrl: (service) => access.baseUrl(service),
     fetch: (url, init) => through(init.signal, () => access.fetch(url, init)),
     dial: (url, signal) => through(signal, () => access.dial(url, signal)),
+    // Refused at once while the API server is away; its own failures (no
+    // head pod, port forwarding refused) are the tunnel's to report.
+    connect(target, signal) {
+      const away = apiServerAway(answers);
+      if (away) return Promise.reject(away);
+      return access.connect(target, signal);
+    },
     close: () => access.close(),
   };
 }

@@ -53,8 +53,6 @@ export interface TunnelOptions {
   log: Logger;
   /** Told when the tunnel opens and closes; closes it when returned. */
   lifetime?: TunnelLifetime;
-  /** Who errors name as the other end: "the dashboard" unless said. */
-  peer?: string;
 }
 
 /**
@@ -109,7 +107,7 @@ interface AnswerHead {
  * 404 for a path it does not serve) or 504 (too slow).
  */
 export async function openTunnel(options: TunnelOptions): Promise<Response> {
-  const { action, timeoutMs, peer = "the dashboard" } = options;
+  const { action, timeoutMs } = options;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([timeout, options.signal]);
   let upstream: Duplex | undefined;
@@ -128,7 +126,6 @@ export async function openTunnel(options: TunnelOptions): Promise<Response> {
         upstream: options.upstream,
         timeoutMs,
         awaited: "answer the WebSocket upgrade",
-        peer,
       },
       error,
       timeout.aborted,
@@ -141,12 +138,12 @@ export async function openTunnel(options: TunnelOptions): Promise<Response> {
       ? new HttpError(
         404,
         Code.NOT_FOUND,
-        `${action}: ${peer} has no WebSocket at this path`,
+        `${action}: the dashboard has no WebSocket at this path`,
       )
       : new HttpError(
         502,
         Code.UNAVAILABLE,
-        `${action}: ${peer} refused the WebSocket upgrade with status ${head.status}`,
+        `${action}: the dashboard refused the WebSocket upgrade with status ${head.status}`,
       );
   }
   return joined(upstream, head, options);

@@ -45,6 +45,9 @@ function fakeClient(
     forward(): Promise<Response> {
       return Promise.reject(new Error("not used by followJobs"));
     },
+    webSocket(): WebSocket {
+      throw new Error("not used by followJobs");
+    },
     errorOf(status: number, text: string): ApiError {
       return new ApiError(status, { message: text });
     },

@@ -1,9 +1,9 @@
 /**
  * The Ray client port's tunnel (api/http/client_tunnel.ts) behind the real
- * HTTP listener (client_tunnel_world.ts): bytes both ways in direct mode,
- * to a TCP echo server standing in for the Ray client server, and in
- * apiserver-proxy mode through the Kubernetes stand-in's service proxy;
- * closes passed on both ways; who may open one.
+ * HTTP listener (client_tunnel_world.ts): bytes both ways to a TCP echo
+ * server standing in for the Ray client server, in direct mode and in
+ * apiserver-proxy mode through the Kubernetes stand-in's port forwarding
+ * to the head pod; closes passed on both ways; who may open one.
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
@@ -80,6 +80,15 @@ async function rawUpgrade(
   path: string,
   authorization?: string,
 ): Promise<string> {
+  return (await rawAnswer(world, path, authorization)).split("\r\n")[0];
+}
+
+/** The whole answer to a raw upgrade request that is refused. */
+async function rawAnswer(
+  world: World,
+  path: string,
+  authorization?: string,
+): Promise<string> {
   const conn = await Deno.connect({
     hostname: "127.0.0.1",
     port: world.listener.port,
@@ -102,7 +111,7 @@ async function rawUpgrade(
       if (read === null) break;
       text += new TextDecoder().decode(buffer.subarray(0, read));
     }
-    return text.split("\r\n")[0];
+    return text;
   } finally {
     conn.close();
   }
@@ -139,30 +148,47 @@ for (const mode of ["direct", "apiserver-proxy"] as const) {
   });
 }
 
-Deno.test("client tunnel (direct): the caller's close half-closes the port's connection; the port's end closes the WebSocket", async () => {
-  await withWorld("direct", async (world) => {
-    const first = await open(world);
-    const echoed = receive(first, 5);
-    first.send(new TextEncoder().encode("hello"));
-    assert.equal((await echoed).toString(), "hello");
-    const [upstream] = world.echo.sockets;
-    const firstClosed = closed(first);
-    first.close();
-    await firstClosed;
-    await until(
-      "the port to see the end",
-      () => world.echo.ended.has(upstream),
-    );
-    await until(
-      "the port's connection to close",
-      () => world.echo.sockets.size === 0,
-    );
+for (const mode of ["direct", "apiserver-proxy"] as const) {
+  Deno.test(`client tunnel (${mode}): the caller's close ends the port's connection; the port's end closes the WebSocket`, async () => {
+    await withWorld(mode, async (world) => {
+      const first = await open(world);
+      const echoed = receive(first, 5);
+      first.send(new TextEncoder().encode("hello"));
+      assert.equal((await echoed).toString(), "hello");
+      const [upstream] = world.echo.sockets;
+      const firstClosed = closed(first);
+      first.close();
+      await firstClosed;
+      await until(
+        "the port to see the end",
+        () => world.echo.ended.has(upstream),
+      );
+      await until(
+        "the port's connection to close",
+        () => world.echo.sockets.size === 0,
+      );
 
-    const second = await open(world);
-    await until("the port's connection", () => world.echo.sockets.size === 1);
-    const secondClosed = closed(second);
-    for (const socket of world.echo.sockets) socket.end();
-    assert.equal(await secondClosed, 1000);
+      const second = await open(world);
+      await until("the port's connection", () => world.echo.sockets.size === 1);
+      const secondClosed = closed(second);
+      for (const socket of world.echo.sockets) socket.end();
+      assert.equal(await secondClosed, 1000);
+    });
+  });
+}
+
+Deno.test("client tunnel (apiserver-proxy): a cluster without a running head pod is refused, 503 code 14", async () => {
+  await withWorld("apiserver-proxy", async (world) => {
+    const answer = await rawAnswer(
+      world,
+      "/apis/v1alpha2/namespaces/team-a/clusters/lone/client",
+      bearer(ALICE),
+    );
+    assert.equal(answer.split("\r\n")[0], "HTTP/1.1 503 Service Unavailable");
+    assert.match(
+      answer,
+      /"code":14,"message":"Cannot connect to cluster \\"team-a\/lone\\": the cluster has no running head pod to forward a port to"/,
+    );
   });
 });
 

@@ -4,8 +4,8 @@
  * proxy's units behind the real HTTP listener, clusters in the Kubernetes
  * stand-in, tokens and policy from files (alice has `proxy` alone, bob
  * `get`, carol "*"), a TCP echo server standing in for the Ray client
- * server (direct mode) and a WebSocket echo server on the head service's
- * port 10001 behind the stand-in's service proxy (apiserver-proxy mode).
+ * server, reached straight (direct mode) or through the stand-in's port
+ * forwarding to the cluster's head pod (apiserver-proxy mode).
  */
 import assert from "node:assert/strict";
 import { createServer, type Server, type Socket } from "node:net";
@@ -21,7 +21,7 @@ import {
   directAccess,
 } from "../../../orchestrator/cluster_access.ts";
 import { kubeconfigFor } from "../../../standin/mod.ts";
-import { SIMULATED_CLIENT_PORT_ANNOTATION } from "../../../standin/services.ts";
+import { SIMULATED_POD_PORT_ANNOTATION_PREFIX } from "../../../standin/pod_port_forward.ts";
 import { startCorral } from "../../harness.ts";
 import { unitRouter } from "../../unit_router.ts";
 import { RAY_CRD } from "../../orchestrator/cluster_shapes.ts";
@@ -81,29 +81,6 @@ export function echoServer() {
   };
 }
 
-/** A WebSocket echo server: binary messages back as they came. */
-function webSocketEcho() {
-  const sockets = new Set<WebSocket>();
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    (request) => {
-      const { socket, response } = Deno.upgradeWebSocket(request);
-      socket.onopen = () => sockets.add(socket);
-      socket.onmessage = (event) => socket.send(event.data);
-      socket.onclose = () => sockets.delete(socket);
-      return response;
-    },
-  );
-  return {
-    sockets,
-    port: server.addr.port,
-    async close() {
-      for (const socket of sockets) socket.close();
-      await server.shutdown();
-    },
-  };
-}
-
 export interface World {
   listener: HttpServer;
   /** The audit log's path. */
@@ -113,24 +90,33 @@ export interface World {
 
 export type Mode = "direct" | "apiserver-proxy";
 
-/** The head service of `blue` in the stand-in, its port 10001 served at `port`. */
-async function headService(kubeUrl: string, port: number): Promise<void> {
-  const created = await kubeFetch(
-    kubeUrl,
-    "POST",
-    "/api/v1/namespaces/team-a/services",
-    {
-      apiVersion: "v1",
-      kind: "Service",
-      metadata: {
-        name: "blue-head-svc",
-        namespace: "team-a",
-        annotations: { [SIMULATED_CLIENT_PORT_ANNOTATION]: String(port) },
+/**
+ * The running head pod of `blue` in the stand-in, its port 10001 served
+ * at 127.0.0.1:`port` (the stand-in's port forwarding follows it).
+ */
+async function headPod(kubeUrl: string, port: number): Promise<void> {
+  const pods = "/api/v1/namespaces/team-a/pods";
+  const created = await kubeFetch(kubeUrl, "POST", pods, {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: "blue-head-x7k2p",
+      namespace: "team-a",
+      labels: { "ray.io/cluster": "blue", "ray.io/node-type": "head" },
+      annotations: {
+        [`${SIMULATED_POD_PORT_ANNOTATION_PREFIX}10001`]: String(port),
       },
-      spec: { ports: [{ name: "head", port: 10001 }] },
     },
-  );
+    spec: { containers: [{ name: "ray-head", image: "rayproject/ray" }] },
+  });
   assert.equal(created.status, 201, await created.text());
+  const running = await kubeFetch(
+    kubeUrl,
+    "PATCH",
+    `${pods}/blue-head-x7k2p/status`,
+    { status: { phase: "Running" } },
+  );
+  assert.equal(running.status, 200, await running.text());
 }
 
 export async function withWorld(
@@ -152,14 +138,14 @@ export async function withWorld(
     metricsRequireAuth: false,
   }, { log: silentLogger(), reloadIntervalMs: 100 });
   const echo = echoServer();
-  const wsEcho = webSocketEcho();
   let clusterAccess: ClusterAccess | undefined;
   let listener: HttpServer | undefined;
   try {
     await echo.listening;
     await readyCluster(corral.kubeUrl, "blue");
+    await readyCluster(corral.kubeUrl, "lone");
     await managedCluster(corral.kubeUrl, "slow", { state: "pending" });
-    await headService(corral.kubeUrl, wsEcho.port);
+    await headPod(corral.kubeUrl, echo.port());
     if (mode === "direct") {
       clusterAccess = directAccess({
         baseUrlOf: () => `http://127.0.0.1:${echo.port()}`,
@@ -193,7 +179,6 @@ export async function withWorld(
   } finally {
     await listener?.shutdown(0);
     clusterAccess?.close();
-    await wsEcho.close();
     await echo.close();
     await access.close();
     await files.remove();

@@ -1,5 +1,5 @@
 /**
- * The WebSocket frames of the Ray client tunnel (api/http/websocket_bytes.ts),
+ * WebSocket frames (domain/websocket_frames.ts),
  * without a socket: a client's masked frames decoded however they are
  * split across reads, a message split into frames, control frames, and
  * the frames that break the protocol; the server's frames and the
@@ -14,7 +14,7 @@ import {
   FrameDecoder,
   FrameError,
   MAX_FRAME_BYTES,
-} from "../../../api/http/websocket_bytes.ts";
+} from "../../domain/websocket_frames.ts";
 
 /** A client's frame: masked, as RFC 6455 requires. */
 function clientFrame(
