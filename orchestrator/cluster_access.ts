@@ -17,6 +17,11 @@
  *
  * Both give a base URL (where the service's "/" is) and a fetch for URLs
  * under it; what is sent is the caller's to decide (dashboard_proxy.ts).
+ * For bytes that are not HTTP (the Ray client's, client_tunnel.ts), both
+ * give a TCP connection to a head's port: direct to the head service, and
+ * through the API server by its port forwarding to the running head pod
+ * (port_forward.ts; RBAC: pods list, pods/portforward get and create),
+ * since its service proxy carries HTTP only.
  * The interface is the domain's (domain/dashboard_ports.ts): the API names
  * it, and never this module.
  */
