@@ -208,6 +208,7 @@ Deno.test("stand-in discovery documents describe the served groups and resources
         "pods:true",
         "pods/status:true",
         "pods/log:true",
+        "pods/portforward:true",
         "serviceaccounts:true",
         "serviceaccounts/token:true",
         "services:true",
