@@ -117,3 +117,21 @@ Deno.test("FrameDecoder refuses unmasked frames, reserved bits, long or split co
     });
   }
 });
+
+Deno.test("a client's FrameDecoder takes a server's unmasked frames and refuses masked ones; encodeFrame masks with the key given", () => {
+  const decoder = new FrameDecoder({ masked: false });
+  const [frame] = decoder.push(encodeFrame(0x2, Buffer.from("hello")));
+  assert.equal(frame.payload.toString(), "hello");
+  const masked = encodeFrame(0x2, Buffer.from("hello"), Buffer.from("abcd"));
+  assert.deepEqual(
+    [...masked.subarray(0, 6)],
+    [0x82, 0x85, ...Buffer.from("abcd")],
+  );
+  const [unmasked] = new FrameDecoder().push(masked);
+  assert.equal(unmasked.payload.toString(), "hello");
+  assert.throws(
+    () => new FrameDecoder({ masked: false }).push(masked),
+    (error) =>
+      error instanceof FrameError && error.code === CLOSE.protocolError,
+  );
+});
