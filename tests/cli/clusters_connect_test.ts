@@ -1,10 +1,11 @@
 /**
  * `corral clusters connect`, spawned as its users run it, against Corral's
- * Ray client tunnel in direct mode with a TCP echo server standing in for
- * the Ray client server (tests/api/http/client_tunnel_world.ts): a TCP
- * client on the local port it prints gets its bytes back, its close
- * reaches the port; Ctrl-C ends it. A caller without `proxy`, and a
- * cluster that is not ready, are refused before anything listens.
+ * Ray client tunnel with a TCP echo server standing in for the Ray client
+ * server (tests/api/http/client_tunnel_world.ts), reached straight or
+ * through the stand-in's port forwarding: a TCP client on the local port
+ * it prints gets its bytes back, its close reaches the port; Ctrl-C ends
+ * it. A caller without `proxy`, and a cluster that is not ready, are
+ * refused before anything listens.
  */
 import assert from "node:assert/strict";
 import { until } from "../eventually.ts";
@@ -39,42 +40,47 @@ async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   }
 }
 
-Deno.test("corral clusters connect forwards a local port's bytes both ways to the cluster's client port, for a caller with proxy alone, until Ctrl-C", async () => {
-  const box = await sandbox();
-  try {
-    await withWorld("direct", async (world) => {
-      const cli = box.spawn(["clusters", "connect", "blue", "--port", "0"], {
-        env: env(world, ALICE.token),
+for (const mode of ["direct", "apiserver-proxy"] as const) {
+  Deno.test(`corral clusters connect (${mode}) forwards a local port's bytes both ways to the cluster's client port, for a caller with proxy alone, until Ctrl-C`, async () => {
+    const box = await sandbox();
+    try {
+      await withWorld(mode, async (world) => {
+        const cli = box.spawn(["clusters", "connect", "blue", "--port", "0"], {
+          env: env(world, ALICE.token),
+        });
+        const line = await cli.line((l) => l.includes("ray.init("));
+        const port = Number(/ray:\/\/127\.0\.0\.1:(\d+)/.exec(line)![1]);
+        assert.match(line, /^ {2}ray\.init\("ray:\/\/127\.0\.0\.1:\d+"\)$/);
+
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+        const sent = new Uint8Array(300_000).map((_, i) => (i * 7) & 0xff);
+        const [, echoed] = await Promise.all([
+          writeAll(conn, sent),
+          readBytes(conn, sent.length),
+        ]);
+        assert.deepEqual(echoed, sent);
+        await until(
+          "the port's connection",
+          () => world.echo.sockets.size === 1,
+        );
+        const [upstream] = world.echo.sockets;
+        await conn.closeWrite();
+        await until(
+          "the port to see the end",
+          () => world.echo.ended.has(upstream),
+        );
+        // The port's end closes the local connection.
+        assert.equal(await conn.read(new Uint8Array(1)), null);
+        conn.close();
+
+        const result = await cli.stop("SIGINT");
+        assert.equal(result.code, 0, result.stderr);
       });
-      const line = await cli.line((l) => l.includes("ray.init("));
-      const port = Number(/ray:\/\/127\.0\.0\.1:(\d+)/.exec(line)![1]);
-      assert.match(line, /^ {2}ray\.init\("ray:\/\/127\.0\.0\.1:\d+"\)$/);
-
-      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-      const sent = new Uint8Array(300_000).map((_, i) => (i * 7) & 0xff);
-      const [, echoed] = await Promise.all([
-        writeAll(conn, sent),
-        readBytes(conn, sent.length),
-      ]);
-      assert.deepEqual(echoed, sent);
-      await until("the port's connection", () => world.echo.sockets.size === 1);
-      const [upstream] = world.echo.sockets;
-      await conn.closeWrite();
-      await until(
-        "the port to see the end",
-        () => world.echo.ended.has(upstream),
-      );
-      // The port's end closes the local connection.
-      assert.equal(await conn.read(new Uint8Array(1)), null);
-      conn.close();
-
-      const result = await cli.stop("SIGINT");
-      assert.equal(result.code, 0, result.stderr);
-    });
-  } finally {
-    await box.remove();
-  }
-});
+    } finally {
+      await box.remove();
+    }
+  });
+}
 
 Deno.test("corral clusters connect refuses before listening: a caller with get alone (403), a cluster not ready (code 9)", async () => {
   const box = await sandbox();
