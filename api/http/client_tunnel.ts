@@ -105,7 +105,7 @@ async function connectPort(
     );
   } catch (error) {
     throw dashboardFailure(
-      { action, upstream: url, timeoutMs, awaited: "connect", peer: PEER },
+      { action, upstream: url, timeoutMs, awaited: "accept the connection", peer: PEER },
       error,
       timeout.aborted,
       options.log,
