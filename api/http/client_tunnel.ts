@@ -105,7 +105,13 @@ async function connectPort(
     );
   } catch (error) {
     throw dashboardFailure(
-      { action, upstream: url, timeoutMs, awaited: "accept the connection", peer: PEER },
+      {
+        action,
+        upstream: url,
+        timeoutMs,
+        awaited: "accept the connection",
+        peer: PEER,
+      },
       error,
       timeout.aborted,
       options.log,
