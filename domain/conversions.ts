@@ -293,7 +293,9 @@ function podTemplate(input: {
  * by default), gpu when > 0, then its extended resources (each > 0, by
  * name), as KubeRay's API server adds them.
  */
-function resourceQuantities(template: ComputeTemplate): Record<string, string> {
+export function resourceQuantities(
+  template: ComputeTemplate,
+): Record<string, string> {
   const quantities: Record<string, string> = {
     cpu: String(template.cpu),
     memory: `${template.memory}${template.memoryUnit || "Gi"}`,
@@ -326,7 +328,6 @@ function goTimeString(time: Date): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${fraction} +0000 UTC`;
 }
 
-/** Distinct compute template names of the head and worker groups, in order. */
 /**
  * The `ray.io/user` label of a cluster: the username itself when a label
  * can hold it (as KubeRay writes it), else a readable stand-in, every run of
@@ -339,6 +340,7 @@ export function userLabelValue(user: string): string {
     .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "");
 }
 
+/** Distinct compute template names of the head and worker groups, in order. */
 export function referencedTemplates(cluster: Cluster): string[] {
   const spec = cluster.clusterSpec;
   const names = [

@@ -40,6 +40,8 @@ export interface ObjectKind {
   nameProblems(name: string): string[];
   /** The cluster spec it runs, if any: its groups are bounded (--max-*). */
   clusterSpec(object: RayObject): RayCluster["spec"] | undefined;
+  /** Where in `spec` that cluster spec is; undefined: `spec` itself. */
+  clusterSpecKey?: "rayClusterSpec" | "rayClusterConfig";
   /**
    * The spec fields it may set besides those of the cluster it runs,
    * where admission does not walk them (a RayService's): any other is
@@ -93,6 +95,7 @@ export const OBJECT_KINDS: Readonly<Record<WorkloadKindName, ObjectKind>> = {
     workload: (object) => object as RayJobResource,
     nameProblems: (name) => shortLabelProblems(name, MAX_JOB_NAME_LENGTH),
     clusterSpec: (object) => jobSpec(object).rayClusterSpec,
+    clusterSpecKey: "rayClusterSpec",
     clusterNameLabel: true,
     // As CreateRayJob's: only a job Kueue can hold waits, and only one
     // with a cluster of its own expires (its cluster's expiry bounds it).
@@ -119,6 +122,7 @@ export const OBJECT_KINDS: Readonly<Record<WorkloadKindName, ObjectKind>> = {
     nameProblems: (name) => shortLabelProblems(name, MAX_SERVICE_NAME_LENGTH),
     clusterSpec: (object) =>
       (object as RayServiceResource).spec?.rayClusterConfig,
+    clusterSpecKey: "rayClusterConfig",
     // What CreateRayService writes; any other field of a RayService (its
     // Kubernetes Service, upgrade strategy, ...) is no cluster's, and
     // admission would not see it.

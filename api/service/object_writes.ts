@@ -18,7 +18,12 @@
  * RPCs' fields; an update cannot change any of them: they are carried
  * over from the object as stored.
  */
-import { Code, ServiceError } from "../../domain/errors.ts";
+import { Code, invalidArgument, ServiceError } from "../../domain/errors.ts";
+import {
+  namedTemplates,
+  withTemplatesApplied,
+} from "../../domain/template_groups.ts";
+import { lookUpTemplates } from "./template_lookup.ts";
 import {
   EXPIRES_AT_ANNOTATION,
   expiryAnnotations,
@@ -112,9 +117,15 @@ function objectCreate(
     queueable: (message) => row.queueable?.(message.object) ?? true,
     expires: (message) => row.expires?.(message.object) ?? true,
     render: async (message, call) => {
-      checkObjectFields(row, message.object, call);
-      await row.check?.(service, message.object, call);
-      const resource = stamped(row, message);
+      const object = await withComputeTemplates(
+        service,
+        row,
+        message.object,
+        call,
+      );
+      checkObjectFields(row, object, call);
+      await row.check?.(service, object, call);
+      const resource = stamped(row, { ...message, object });
       return { resource, workload: row.workload(resource) };
     },
   };
@@ -133,6 +144,41 @@ function messageOf(object: RayObject): ObjectMessage {
     ...(expiresAt !== undefined ? { expiresAt: new Date(expiresAt) } : {}),
     object,
   };
+}
+
+/**
+ * `object` with the compute templates its groups name written into their
+ * pods, as KubeRay's API server does on these routes
+ * (domain/template_groups.ts), the templates read from the namespace;
+ * INVALID_ARGUMENT naming each group whose template is missing.
+ */
+async function withComputeTemplates(
+  service: Service,
+  row: ObjectKind,
+  object: RayObject,
+  { scope, kube, action }: NamespaceCall,
+): Promise<RayObject> {
+  const key = row.clusterSpecKey;
+  const path = key === undefined ? "spec" : `spec.${key}`;
+  const spec = row.clusterSpec(object);
+  const names = namedTemplates(spec, path);
+  const { templates } = await lookUpTemplates(
+    service.orchestrator,
+    scope.namespace,
+    names,
+    kube,
+  );
+  const applied = withTemplatesApplied(spec, path, templates);
+  if (applied.violations.length > 0) {
+    throw invalidArgument(action, applied.violations);
+  }
+  if (applied.spec === spec) return object;
+  return {
+    ...object,
+    spec: key === undefined
+      ? applied.spec
+      : { ...object.spec, [key]: applied.spec },
+  } as RayObject;
 }
 
 /**
@@ -300,9 +346,10 @@ export async function updateObject(
     port.get(namespace, name, { ...kube, fresh: true }),
   );
   checkOwner(call, current, row.update);
-  checkObjectFields(row, object, call);
-  await row.check?.(service, object, call);
-  const next = carriedOver(current, object);
+  const applied = await withComputeTemplates(service, row, object, call);
+  checkObjectFields(row, applied, call);
+  await row.check?.(service, applied, call);
+  const next = carriedOver(current, applied);
   const workload = row.workload(next);
   caller.admit(action, scope.rules, workload, "update", row.admittedAs);
   call.wrote?.(summarizeWorkload(workload));
