@@ -132,10 +132,18 @@ Deno.test("workloadRefusals() decides each field against the rule's grants", asy
     [
       "a volume of another kind",
       cluster({
-        pod: { volumes: [{ name: "s", secret: { secretName: "x" } }] },
+        pod: { volumes: [{ name: "s", nfs: { server: "x", path: "/" } }] },
       }),
       {},
       ["spec.workerGroupSpecs[0].template.spec.volumes[0]"],
+    ],
+    [
+      "a Secret volume the rule's secrets do not name",
+      cluster({
+        pod: { volumes: [{ name: "s", secret: { secretName: "x" } }] },
+      }),
+      {},
+      ["spec.workerGroupSpecs[0].template.spec.volumes[0].secret"],
     ],
     [
       "the deprecated serviceAccount field is a service account too",
