@@ -265,7 +265,12 @@ class Walk {
       const decided = GROUP_FIELDS[key] === "decided" &&
         (!(key in GROUP_DEFAULTS) || value === GROUP_DEFAULTS[key]);
       if (decided || matchesAny(this.grants.podFields, key)) continue;
-      this.refuse(`${path}.${key}`, undefined, `set the field "${key}"`);
+      this.refuse(
+        `${path}.${key}`,
+        // The one such field a request sets itself.
+        key === "enableIngress" ? this.field(key) : undefined,
+        `set the field "${key}"`,
+      );
     }
     const serviceType = text(group.serviceType);
     if (
