@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { validateCreateCluster } from "../../domain/cluster_validation.ts";
+import { updatePaths } from "../../domain/cluster_update.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
 import { validateCreateComputeTemplate } from "../../domain/template_validation.ts";
 import type {
@@ -232,4 +233,34 @@ Deno.test("validateCreateComputeTemplate() checks the memory unit, bounds memory
     fields(template({ extendedResources: { "no slash!": 1, "x.io/y": 2 } })),
     ['computeTemplate.extendedResources["no slash!"]'],
   );
+});
+
+Deno.test("updatePaths() refuses KubeRay's later fields in an update without a mask rather than ignoring them", () => {
+  const { paths, violations } = updatePaths({
+    namespace: "team-a",
+    name: "blue",
+    updateMask: undefined,
+    cluster: cluster({
+      name: "",
+      namespace: "",
+      user: "",
+      version: "",
+      annotations: { "example.com/a": "b" },
+      envs: { A: "1" },
+      clusterSpec: {
+        headGroupSpec: undefined,
+        workerGroupSpec: [],
+        enableInTreeAutoscaling: true,
+        autoscalerOptions: OPTIONS,
+        headServiceAnnotations: { "example.com/lb": "x" },
+      },
+    }),
+  });
+  assert.deepEqual(paths, ["envs"]);
+  assert.deepEqual(violations.map((v) => v.field), [
+    "cluster.annotations",
+    "cluster.clusterSpec.enableInTreeAutoscaling",
+    "cluster.clusterSpec.autoscalerOptions",
+    "cluster.clusterSpec.headServiceAnnotations",
+  ]);
 });
