@@ -228,3 +228,16 @@ Deno.test("a compute template's extended resources and memory unit are kept in i
   assert.equal(kuberays.memoryUnit, "");
   assert.deepEqual(kuberays.extendedResources, {});
 });
+
+Deno.test("clusterFromResource() reads back the caller's annotations only: not Corral's, the operator's or kubectl's", () => {
+  const resource = clusterToResource(fullCluster(), TEMPLATES, OPTIONS);
+  resource.metadata.annotations = {
+    ...resource.metadata.annotations,
+    "kubectl.kubernetes.io/last-applied-configuration": "{}",
+    "corral.dev/expires-at": "2026-12-02T00:00:00Z",
+  };
+  assert.deepEqual(clusterFromResource(resource, []).annotations, {
+    "ray.io/enable-serve-service": "true",
+    "example.com/team": "a",
+  });
+});
