@@ -287,15 +287,21 @@ Deno.test("summarizeWorkload() lists images, service accounts, volumes and toler
   const resource = cluster({
     pod: {
       serviceAccountName: "ray",
-      volumes: [{ name: "d", hostPath: { path: "/data" } }],
+      volumes: [
+        { name: "d", hostPath: { path: "/data" } },
+        { name: "c", configMap: { name: "code" } },
+        { name: "t", secret: { secretName: "tls" } },
+        { name: "e", emptyDir: {} },
+      ],
       tolerations: [{ operator: "Exists" }],
     },
   });
   resource.spec.headGroupSpec.serviceType = "NodePort";
+  resource.spec.autoscalerOptions = { image: "rayproject/autoscaler:1" };
   assert.deepEqual(summarizeWorkload(resource, ["envs"]), {
-    images: ["rayproject/ray:2.9.0"],
+    images: ["rayproject/autoscaler:1", "rayproject/ray:2.9.0"],
     serviceAccounts: ["ray"],
-    volumes: ["hostPath:/data"],
+    volumes: ["configMap:code", "emptyDir", "hostPath:/data", "secret:tls"],
     tolerations: ["*"],
     serviceType: "NodePort",
     mask: ["envs"],
