@@ -217,6 +217,10 @@ const KUBERAY_CLUSTER = {
       imagePullPolicy: "Always",
       securityContext: { capabilities: { add: ["SYS_PTRACE"] } },
       rayStartParams: { "dashboard-host": "0.0.0.0" },
+      environment: {
+        values: { MODE: "head" },
+        valuesFrom: { TOKEN: { source: 1, name: "ray-token", key: "t" } },
+      },
       volumes: [{
         name: "scratch",
         mountPath: "/scratch",
@@ -254,7 +258,7 @@ const KUBERAY_CLUSTER = {
   },
 };
 
-Deno.test("with --kuberay-json, a cluster KubeRay's way reads back under KubeRay's JSON names, enums by number", async () => {
+Deno.test("with --kuberay-json, a cluster KubeRay's way reads back under KubeRay's JSON names and shapes, enums by number", async () => {
   await withCorral(async (corral) => {
     const templates = `/apis/v1/namespaces/${NS}/compute_templates`;
     const template = await call(corral, "POST", templates, TEMPLATE);
@@ -273,10 +277,9 @@ Deno.test("with --kuberay-json, a cluster KubeRay's way reads back under KubeRay
     const body = got.body as any;
     const spec = KUBERAY_CLUSTER.clusterSpec;
     assert.deepEqual(body.annotations, KUBERAY_CLUSTER.annotations);
-    assert.deepEqual(body.envs, { PLAIN: "1" });
-    assert.deepEqual(body.envsValuesFrom, {
-      SHARED: { source: 1, name: "shared", key: "token" },
-    });
+    // KubeRay's EnvironmentVariables shape, as sent.
+    assert.deepEqual(body.envs, KUBERAY_CLUSTER.envs);
+    assert.equal(body.envsValuesFrom, undefined);
     assert.equal(body.clusterSpec.enableInTreeAutoscaling, true);
     assert.deepEqual(
       body.clusterSpec.autoscalerOptions,
@@ -292,6 +295,8 @@ Deno.test("with --kuberay-json, a cluster KubeRay's way reads back under KubeRay
     assert.deepEqual(head.securityContext, spec.headGroupSpec.securityContext);
     assert.deepEqual(head.volumes, spec.headGroupSpec.volumes);
     assert.deepEqual(head.rayStartParams, { "dashboard-host": "0.0.0.0" });
+    assert.deepEqual(head.environment, spec.headGroupSpec.environment);
+    assert.equal(head.environmentValuesFrom, undefined);
     const worker = body.clusterSpec.workerGroupSpec[0];
     assert.deepEqual(worker.volumes, spec.workerGroupSpec[0].volumes);
     assert.equal(worker.imagePullPolicy, "Always");
