@@ -9,9 +9,11 @@
  * object names or label values, the operator's own limits on RayCluster
  * names, replica bounds, volume and environment variable names; and the
  * upper bounds of limits.ts, which keep one request from asking for more
- * than a platform team allows. No map field lands in a label or an
- * annotation (envs become container variables, engineStartParams the ray
- * start command line), so only those places' rules apply to their keys.
+ * than a platform team allows. Envs become container variables and
+ * engineStartParams the ray start command line, so only those places'
+ * rules apply to their keys; the annotations of KubeRay's later fields
+ * (the cluster's, the head service's) are checked as annotations
+ * (current_fields_validation.ts, with the other later fields).
  */
 import { clusterAction } from "./actions.ts";
 import { type FieldViolation, invalidArgument } from "./errors.ts";

@@ -31,9 +31,13 @@
  *   given; without it (objects the KubeRay API server wrote), `envs` are the
  *   plain-value variables the head and every worker container share, and a
  *   group's `environment` the rest of its container's.
- * - Pod settings and tolerations: pod_conversions.ts.
- * - Mount propagation NONE and `readOnly: false` are left out of the object
- *   (Kubernetes' defaults), as KubeRay writes them.
+ * - Pod settings and tolerations: pod_conversions.ts; volumes of every
+ *   type: volume_conversions.ts; KubeRay's later fields: a group's image
+ *   pull policy and security context (container_settings.ts), the
+ *   autoscaler (autoscaler_conversions.ts), the cluster's annotations
+ *   (cluster_annotations.ts), written here with `enableIngress`, the head
+ *   service's annotations and the cluster's `envsValuesFrom` (after `envs`,
+ *   their names in `ray.io/envs` so they read back apart).
  * - The annotation `ray.io/creation-timestamp` uses Go's `time.Time.String()`
  *   layout in UTC (`2023-09-25 10:48:35.766 +0000 UTC`), as KubeRay writes it.
  */

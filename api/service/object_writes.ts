@@ -45,8 +45,11 @@ import {
   LABEL,
   MANAGED_BY,
   type ObjectMeta,
+  type RayCluster,
 } from "../../domain/resources.ts";
 import { checkLimit, Violations } from "../../domain/violations.ts";
+import { LIMIT_FLAGS, type Limits } from "../../domain/limits.ts";
+import { cpusOf, gibOf } from "../../domain/quantities.ts";
 import { AuthorizationError } from "../auth/authorization_error.ts";
 import { checkOwner, ownerOf } from "../auth/owners.ts";
 import { workloadUsage } from "../auth/quota.ts";
@@ -158,8 +161,8 @@ async function withComputeTemplates(
   object: RayObject,
   { scope, kube, action }: NamespaceCall,
 ): Promise<RayObject> {
-  const key = row.clusterSpecKey;
-  const path = key === undefined ? "spec" : `spec.${key}`;
+  const path = row.clusterPath;
+  const key = path === "spec" ? undefined : path.slice("spec.".length);
   const spec = row.clusterSpec(object);
   const names = namedTemplates(spec, path);
   const { templates } = await lookUpTemplates(
@@ -217,6 +220,7 @@ function validateObject(
     service.limits,
     "maxWorkerGroups",
   );
+  checkAutoscalerFigures(v, row, spec, service.limits);
   workers.forEach((group, i) => {
     for (const key of ["replicas", "minReplicas", "maxReplicas"] as const) {
       const value = group?.[key];
@@ -231,6 +235,45 @@ function validateObject(
     }
   });
   v.throwIfAny(action);
+}
+
+/**
+ * The autoscaler container's cpu and memory within the bounds of a
+ * compute template's (--max-template-cpu, --max-template-memory), as a
+ * cluster request's autoscalerOptions are.
+ */
+function checkAutoscalerFigures(
+  v: Violations,
+  row: ObjectKind,
+  spec: RayCluster["spec"] | undefined,
+  limits: Limits,
+): void {
+  const options = spec?.autoscalerOptions;
+  const resources = isRecord(options) && isRecord(options.resources)
+    ? options.resources
+    : {};
+  const base = `${row.clusterPath}.autoscalerOptions.resources`;
+  for (const kind of ["limits", "requests"]) {
+    const figures = isRecord(resources[kind]) ? resources[kind] : {};
+    const cpu = cpusOf(String(figures.cpu ?? ""));
+    const memory = gibOf(String(figures.memory ?? ""));
+    if (cpu > limits.maxTemplateCpu) {
+      v.add(
+        `${base}.${kind}.cpu`,
+        `must be at most ${limits.maxTemplateCpu} CPUs (--${LIMIT_FLAGS.maxTemplateCpu})`,
+      );
+    }
+    if (memory > limits.maxTemplateMemory) {
+      v.add(
+        `${base}.${kind}.memory`,
+        `must be at most ${limits.maxTemplateMemory} GiB (--${LIMIT_FLAGS.maxTemplateMemory})`,
+      );
+    }
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
