@@ -49,6 +49,7 @@ import {
 } from "./service/kind_watch.ts";
 import { ConvertedClusters } from "./service/converted_clusters.ts";
 import { whoamiUnit } from "./whoami.ts";
+import { RAY_VERSIONS } from "../domain/ray_versions.ts";
 import { type HttpUnit, unitEndpoints } from "./http/units.ts";
 
 export interface ApiOptions {
@@ -243,11 +244,13 @@ async function httpPort(
     ...consolePages(await loadConsole()),
     "/healthz": livenessPage,
     "/readyz": () => readinessPage(health),
-    // As the Kubernetes API server's /version: what a client talks to.
+    // As the Kubernetes API server's /version: what a client talks to, and
+    // the Ray versions it knows (newest first), which clients offer.
     "/version": () =>
       Response.json({
         version: options.version,
         runtime: `deno ${Deno.version.deno}`,
+        rayVersions: RAY_VERSIONS,
       }),
     ...(options.metricsRequireAuth
       ? {}
