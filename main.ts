@@ -7,6 +7,7 @@
  */
 import { createAccess } from "./api/auth/access.ts";
 import { createApi } from "./api/mod.ts";
+import type { SignInSettings } from "./api/auth_config.ts";
 import {
   type Closer,
   named,
@@ -110,6 +111,7 @@ async function run(
   const api = await createApi({
     access,
     metricsRequireAuth: settings.auth.metricsRequireAuth,
+    signIn: signInOf(settings),
     orchestrator,
     clusterApiVersion: `${group}/${version}`,
     namespaces: settings.namespaces,
@@ -159,6 +161,18 @@ async function run(
     server,
     access: access.summary,
   }, showBanner);
+}
+
+/** What clients are told of the OIDC issuer, when there is one. */
+function signInOf(settings: Settings): SignInSettings | undefined {
+  const oidc = settings.auth.oidc;
+  return oidc
+    ? {
+      issuerUrl: oidc.issuerUrl,
+      clientId: oidc.clientId,
+      scopes: oidc.scopes ?? ["openid"],
+    }
+    : undefined;
 }
 
 /** SIGINT and SIGTERM stop Corral as api/shutdown.ts says, once. */

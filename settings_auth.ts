@@ -18,6 +18,7 @@ export function authSettings(
   const bool = (name: Flag) => check(name, boolean, false);
   const issuerUrl = flag("oidc-issuer-url");
   const clientId = flag("oidc-client-id");
+  const scopes = flag("oidc-scopes").split(/\s+/).filter((s) => s !== "");
   if (issuerUrl) {
     if (!/^https:\/\/[^\s/?#]+/.test(issuerUrl) || /[?#]/.test(issuerUrl)) {
       problems.push(
@@ -25,6 +26,11 @@ export function authSettings(
       );
     }
     if (!clientId) problems.push("--oidc-issuer-url needs --oidc-client-id");
+    if (!scopes.includes("openid")) {
+      problems.push(
+        `--oidc-scopes must include openid, got "${scopes.join(" ")}"`,
+      );
+    }
   } else {
     for (
       const name of [
@@ -49,6 +55,7 @@ export function authSettings(
           groupsClaim: flag("oidc-groups-claim"),
           usernamePrefix: v["oidc-username-prefix"],
           groupsPrefix: v["oidc-groups-prefix"],
+          scopes,
         },
       }
       : {}),

@@ -43,6 +43,13 @@ export const AUTH_SPECS = {
     value: "ID",
     help: "the audience an ID token must be issued for",
   },
+  "oidc-scopes": {
+    env: "CORRAL_OIDC_SCOPES",
+    default: "openid profile email groups offline_access",
+    value: "SCOPES",
+    help:
+      "the scopes, space-separated, that corral login and the console ask the issuer for (served at /apis/v1alpha2/auth-config); offline_access asks for a refresh token",
+  },
   "oidc-ca-file": {
     env: "CORRAL_OIDC_CA_FILE",
     default: "",

@@ -3,7 +3,9 @@
  * (api/console/), read once at start-up and served from Corral's origin
  * alone. The page reaches nothing else (a strict Content-Security-Policy
  * holds it to that) and works air-gapped; it talks to Corral's API as any
- * client does, with the token a person pastes.
+ * client does, with the token a person pastes or gets from the OIDC issuer
+ * ("Sign in with SSO"), whose origin alone the policy then lets it call
+ * too (discovery and the token endpoint).
  *
  * The modules are served as they are, under a folder named by the hash of
  * them all (so their imports of each other, "./api.js", hold), and the
@@ -22,17 +24,22 @@ const SOURCE = new URL("./console/", import.meta.url);
 /** The module the page runs, which imports the others. */
 const ENTRY = "console.js";
 
-/** Only Corral's origin; no inline script or style. */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+/**
+ * Only Corral's origin, and the issuer's for calls; no inline script or
+ * style.
+ */
+function contentSecurityPolicy(connectOrigins: readonly string[]): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    ["connect-src 'self'", ...connectOrigins].join(" "),
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
 
 /** One of the console's files: its path, type and bytes. */
 export interface Asset {
@@ -90,9 +97,16 @@ export async function loadConsole(): Promise<Asset[]> {
   ];
 }
 
-/** The handlers of the console's paths. */
-export function consolePages(assets: Asset[]): Record<string, PageHandler> {
+/**
+ * The handlers of the console's paths; the page may call `connectOrigins`
+ * besides Corral (the OIDC issuer's, as "https://dex.example.com").
+ */
+export function consolePages(
+  assets: Asset[],
+  connectOrigins: readonly string[] = [],
+): Record<string, PageHandler> {
   const pages: Record<string, PageHandler> = {};
+  const policy = contentSecurityPolicy(connectOrigins);
   for (const file of assets) {
     const isPage = file.path === CONSOLE_PATH;
     const handler = assetHandler(file.identity, {
@@ -103,7 +117,7 @@ export function consolePages(assets: Asset[]): Record<string, PageHandler> {
       "x-content-type-options": "nosniff",
       ...(isPage
         ? {
-          "content-security-policy": CONTENT_SECURITY_POLICY,
+          "content-security-policy": policy,
           "referrer-policy": "no-referrer",
         }
         : {}),

@@ -31,7 +31,6 @@ import { compileRoutes } from "./http/rules.ts";
 import { Metrics, metricsPage } from "./metrics.ts";
 import { DEFAULT_ACCELERATORS } from "./auth/accelerators.ts";
 import { registerManagedMetrics } from "./managed_metrics.ts";
-import { metricsUnit } from "./metrics_unit.ts";
 import { openApiDocument } from "./openapi.ts";
 import { type ApiSchema, loadApiSchema } from "./schema.ts";
 import type { Service } from "./service/service.ts";
@@ -39,8 +38,6 @@ import { createDispatcher, type Dispatcher } from "./service/dispatcher.ts";
 import { handlersOf } from "./service/handlers.ts";
 import { serviceOf } from "./service/service.ts";
 import { ObjectWatches } from "./service/object_watch.ts";
-import { rayObjectUnits } from "./http/ray_objects.ts";
-import { eventsUnit } from "./http/kube_events.ts";
 import {
   type ClusterWatch,
   type JobWatch,
@@ -48,14 +45,24 @@ import {
   type WatchTuning,
 } from "./service/kind_watch.ts";
 import { ConvertedClusters } from "./service/converted_clusters.ts";
-import { whoamiUnit } from "./whoami.ts";
+import {
+  AUTH_CONFIG_PATH,
+  authConfigPage,
+  type SignInSettings,
+} from "./auth_config.ts";
+import { unitEndpoints } from "./http/units.ts";
+import { httpUnits } from "./http_units.ts";
 import { RAY_VERSIONS } from "../domain/ray_versions.ts";
-import { type HttpUnit, unitEndpoints } from "./http/units.ts";
 
 export interface ApiOptions {
   orchestrator: Orchestrator;
   /** Who may call: authenticators, policy, audit trail. */
   access: Access;
+  /**
+   * The issuer clients sign users in with (--oidc-*), as
+   * /apis/v1alpha2/auth-config tells them; none without OIDC.
+   */
+  signIn?: SignInSettings;
   /** /metrics answers only authenticated callers (--metrics-require-auth). */
   metricsRequireAuth?: boolean;
   /** apiVersion of the RayClusters written, e.g. "ray.io/v1". */
@@ -219,31 +226,32 @@ async function httpPort(
   // Compiled once: the gateway routes with them, the document describes them.
   const routes = compileRoutes(schema.services);
   // What the HTTP port serves beside the RPCs, through the same chain.
-  const units: HttpUnit[] = [
-    whoamiUnit(),
-    ...(options.metricsRequireAuth ? [metricsUnit(metrics)] : []),
+  const units = httpUnits({
+    service,
+    ...(options.metricsRequireAuth ? { metrics } : {}),
     ...(options.dashboardProxy
-      ? new DashboardProxy({
-        ...options.dashboardProxy,
-        orchestrator: options.orchestrator,
-        secure: options.browsers?.secure ?? false,
-        apiServer: health,
-        log,
-      }).units()
-      : []),
-    // KubeRay's Kubernetes-shaped routes ("V2"), and the Events of them.
-    ...rayObjectUnits({
-      service,
-      watches: objectWatches,
-      maxBodyBytes: options.maxBodyBytes,
-    }),
-    eventsUnit(service),
-  ];
+      ? {
+        dashboardProxy: new DashboardProxy({
+          ...options.dashboardProxy,
+          orchestrator: options.orchestrator,
+          secure: options.browsers?.secure ?? false,
+          apiServer: health,
+          log,
+        }),
+      }
+      : {}),
+    ...(objectWatches ? { objectWatches } : {}),
+    maxBodyBytes: options.maxBodyBytes,
+  });
   const pages = {
     ...docsPages(openApiDocument(routes), await loadScalarBundle()),
-    ...consolePages(await loadConsole()),
+    ...consolePages(
+      await loadConsole(),
+      options.signIn ? [new URL(options.signIn.issuerUrl).origin] : [],
+    ),
     "/healthz": livenessPage,
     "/readyz": () => readinessPage(health),
+    [AUTH_CONFIG_PATH]: authConfigPage(options.signIn),
     // As the Kubernetes API server's /version: what a client talks to, and
     // the Ray versions it knows (newest first), which clients offer.
     "/version": () =>

@@ -345,10 +345,12 @@ export const ERROR_ANSWERS: ErrorAnswer[] = [
  * body it may be sent too much (413), or a body of another type than JSON
  * (415). A POST creates: the name may be taken
  * (409) or the namespace missing (404). An operation on one named resource
- * (the path ends in a variable, or names it) may not find it (404); a PUT or PATCH would
+ * (the path ends in a variable) may not find it (404); a PUT or PATCH would
  * also meet a concurrent change (409). A list has neither 404 nor 409. A
  * stream (a watch) may be asked to resume from a point too old (409). A
- * job submission's cluster, named in the path, may not be found (404).
+ * job submission's cluster, named in the path, may not be found (404), nor
+ * may the resource a path names before its last part (a service's
+ * configs, a job's log).
  */
 export function errorStatusesOf(route: Route): number[] {
   // 429: every call counts against its caller's rate (rate_limit.ts).
@@ -363,14 +365,13 @@ export function errorStatusesOf(route: Route): number[] {
     statuses.add(404);
   }
   if (last && "variable" in last) statuses.add(404);
-  // A path on a named resource's part (a service's configs) may not find it.
-  if (route.segments.some((s) => "variable" in s && s.variable === "name")) {
-    statuses.add(404);
-  }
-  // Job submission acts on a cluster named in the path, even to list: the
-  // cluster may not exist.
+  // Job submission acts on a cluster named in the path, even to list; a
+  // path on a named resource's part (a service's configs, a job's log) on
+  // that resource: it may not exist.
   if (
-    route.segments.some((s) => "variable" in s && s.variable === "clustername")
+    route.segments.some((s) =>
+      "variable" in s && (s.variable === "clustername" || s.variable === "name")
+    )
   ) {
     statuses.add(404);
   }

@@ -89,7 +89,8 @@ function pathExample(
   routes: Route[],
   examples: Record<string, unknown>,
 ): string | undefined {
-  const path = openApiPath(route);
+  // A watch's path names what the path without /watch does (a job's log).
+  const path = openApiPath(route).replace(/^(\/apis\/[^/]+)\/watch\//, "$1/");
   const candidates = routes
     .filter((r) => r.body && path.startsWith(openApiPath(r)))
     .sort((a, b) => openApiPath(b).length - openApiPath(a).length);

@@ -29,6 +29,7 @@ const FILE_FLAGS = [
   "ca",
   "client-certificate",
   "client-key",
+  "issuer-certificate-authority",
   "runtime-env",
   "serve-config",
   "working-dir",

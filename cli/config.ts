@@ -9,6 +9,7 @@ import { dirname } from "node:path";
 import { parse, stringify } from "yaml";
 import { type ParsedArgs, stringFlag } from "./args.ts";
 import { CliError, EXIT_USAGE, UsageError } from "./errors.ts";
+import { currentIdToken, type KeptSignIn } from "./sso_tokens.ts";
 
 /** One named server with what to send it. */
 export interface Context {
@@ -22,6 +23,11 @@ export interface Context {
   /** Path of the PEM private key of clientCertificate. */
   clientKey?: string;
   namespace?: string;
+  /**
+   * What `corral login` got from the OIDC issuer: the ID token sent in
+   * place of `token`, and the refresh token that renews it.
+   */
+  signIn?: KeptSignIn;
 }
 
 export interface Config {
@@ -127,13 +133,10 @@ export interface Connection {
   namespace: string;
 }
 
-/**
- * The connection of a command: flag, else environment, else the context
- * (--context, else the config's current context), else the defaults.
- */
-export async function resolveConnection(
+/** The config, and the context a command uses (--context, else current). */
+export async function selectContext(
   values: ParsedArgs["values"],
-): Promise<Connection> {
+): Promise<{ config: Config; context?: Context }> {
   const config = await loadConfig();
   const contextName = stringFlag(values, "context") ?? config.currentContext;
   let context: Context | undefined;
@@ -141,14 +144,40 @@ export async function resolveConnection(
     context = config.contexts.find((c) => c.name === contextName);
     if (!context) throw noContext(config, contextName, EXIT_USAGE);
   }
+  return { config, context };
+}
+
+/**
+ * The connection of a command: flag, else environment, else the context
+ * (--context, else the config's current context), else the defaults. The
+ * context's token is the ID token of its sign-in, refreshed when it is
+ * about to expire (sso_tokens.ts), else its static token; `signIn: false`
+ * sends none of the context's (corral login, which is getting one).
+ */
+export async function resolveConnection(
+  values: ParsedArgs["values"],
+  options: { signIn?: boolean } = {},
+): Promise<Connection> {
+  const { config, context } = await selectContext(values);
   const env = (name: string) => Deno.env.get(name) || undefined;
   const caFlag = stringFlag(values, "certificate-authority");
+  const explicitToken = stringFlag(values, "token") ?? env("CORRAL_TOKEN");
+  const signIn = options.signIn ?? true;
   const [server, serverFrom] = serverOf(values, context);
   return {
     server,
     serverFrom,
-    token: stringFlag(values, "token") ?? env("CORRAL_TOKEN") ??
-      context?.token,
+    token: explicitToken ??
+      (!signIn ? undefined : context?.signIn
+        ? await currentIdToken(
+          context.signIn,
+          context.name,
+          async (refreshed) => {
+            context.signIn = refreshed;
+            await saveConfig(config);
+          },
+        )
+        : context?.token),
     certificateAuthority: caFlag ?? env("CORRAL_CA") ??
       context?.certificateAuthority,
     clientCertificate: stringFlag(values, "client-certificate") ??

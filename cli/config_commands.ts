@@ -68,6 +68,9 @@ async function setContext(
       ? {}
       : { namespace: stringFlag(values, "namespace") }),
   };
+  // A token given replaces a sign-in of corral login, which would be sent
+  // before it.
+  if (existing && changes.token !== undefined) delete existing.signIn;
   if (existing) Object.assign(existing, changes);
   else config.contexts.push({ name, server: server!, ...changes });
   config.currentContext ??= name;
@@ -112,7 +115,7 @@ async function getContexts({ positionals }: ParsedArgs): Promise<number> {
       c.name,
       c.server,
       c.namespace ?? "",
-      c.token ? "set" : "",
+      c.token ? "set" : c.signIn ? "signed in" : "",
     ]),
   ));
   return EXIT_OK;

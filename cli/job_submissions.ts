@@ -1,6 +1,6 @@
 /**
  * Jobs submitted to a running cluster through its Ray dashboard
- * (RayJobSubmissionService, README "Job submission"), rather than as
+ * (RayJobSubmissionService, docs/http-api.md "Job submission"), rather than as
  * RayJob resources: `jobs run`, `jobs submit --working-dir`, `jobs logs`,
  * `jobs stop` and `jobs list --cluster`. Every call needs the policy verb
  * `proxy` on the cluster. A followed job ends the command with its

@@ -5,9 +5,11 @@
  * from flags (cluster_flags.ts); `--wait` ends with the job's outcome as
  * the exit code (job_wait.ts).
  *
- * `jobs run`, `logs` and `stop`, and `submit` or `list` with what only a
- * submission has (`--working-dir`, `--submission-id`; `list --cluster`),
- * go to a running cluster's dashboard instead (job_submissions.ts).
+ * `jobs logs NAME` prints a job's log, its submitter's (job_logs.ts), and
+ * `--wait` prints it once the job has ended. `jobs run`, `stop`, `logs
+ * --cluster`, and `submit` or `list` with what only a submission has
+ * (`--working-dir`, `--submission-id`; `list --cluster`), go to a running
+ * cluster's dashboard instead (job_submissions.ts).
  */
 import {
   type Flags,
@@ -36,10 +38,9 @@ import { followJobs, jobPath } from "./job_follow.ts";
 import { jobStatus, waitForJob } from "./job_wait.ts";
 import { printJobChanges } from "./job_watch.ts";
 import type { Job } from "./types.ts";
+import { JOB_LOGS_USAGE, jobLogs, printEndedJobLog } from "./job_logs.ts";
 import {
   listSubmissions,
-  logs,
-  LOGS_USAGE,
   runSubmission,
   stop,
   STOP_USAGE,
@@ -82,6 +83,9 @@ export const JOB_KIND: Kind<Job> = {
     ago(job.startTime),
     ago(job.endTime),
   ],
+  // The Ray job's submission id, which the operator fills in.
+  wideHeader: ["JOB ID"],
+  wideCells: (job) => [String(job.jobId || "<none>")],
   namespaceOf: (job) => job.namespace,
 };
 
@@ -238,11 +242,13 @@ async function submit(args: ParsedArgs): Promise<number> {
       return EXIT_OK;
     }
     console.log(`job ${key} submitted, waiting for it to end`);
-    return await waitForJob(client, {
+    const outcome = await waitForJob(client, {
       namespace: created.namespace,
       name: created.name,
       timeoutMs,
     });
+    await printEndedJobLog(client, created.namespace, created.name);
+    return outcome;
   });
 }
 const SUBMIT_USAGE =
@@ -270,7 +276,9 @@ async function wait({ values, positionals }: ParsedArgs): Promise<number> {
   return await withClient(values, async (client, { namespace }) => {
     // Read once first, so a job that is not there is named as the API says.
     await client.call<Job>("GET", jobPath(namespace, name));
-    return await waitForJob(client, { namespace, name, timeoutMs });
+    const outcome = await waitForJob(client, { namespace, name, timeoutMs });
+    await printEndedJobLog(client, namespace, name);
+    return outcome;
   });
 }
 const WAIT_USAGE = "jobs wait NAME [-n NS] [--timeout 1h]";
@@ -434,21 +442,34 @@ export const JOBS: CommandGroup = {
     },
     {
       name: "logs",
-      summary: "print a submitted job's logs; -f follows them to its end",
-      usage: LOGS_USAGE,
+      summary:
+        "print a job's log (its submitter's, kept while the job exists) or, with --cluster, a submission's; -f follows it to its end",
+      usage: JOB_LOGS_USAGE,
       flags: {
-        ...SUBMISSION_CLUSTER,
+        cluster: {
+          type: "string",
+          value: "NAME",
+          help:
+            "the running cluster a submission was made to (then SUBMISSION_ID, not a job's name)",
+        },
         follow: {
           type: "boolean",
           short: "f",
           help:
             "follow until the job ends; exit 0 SUCCEEDED, 1 FAILED, 4 STOPPED",
         },
+        tail: {
+          type: "string",
+          value: "N",
+          help: "only the last N lines of a job's log",
+        },
       },
       examples: [
+        "corral jobs logs train",
+        "corral jobs logs -f train",
         "corral jobs logs -f --cluster blue raysubmit_8tSTKJVNTwy9aS2B",
       ],
-      run: logs,
+      run: jobLogs,
     },
     {
       name: "stop",

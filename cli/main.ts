@@ -22,13 +22,15 @@ import {
 import { completionCommand } from "./completion.ts";
 import { CONFIG } from "./config_commands.ts";
 import { JOBS } from "./jobs.ts";
+import { LOGIN, LOGOUT } from "./login.ts";
 import { QUOTA } from "./quota.ts";
 import { CliError, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.ts";
 import { SERVICES } from "./services.ts";
 import { TEMPLATES } from "./templates.ts";
 import { CLIENT_VERSION, VERSION } from "./version.ts";
 
-const ENTRIES: TopLevel[] = [
+/** Every command group and command, in help order. */
+export const ENTRIES: TopLevel[] = [
   CLUSTERS,
   JOBS,
   SERVICES,
@@ -36,6 +38,8 @@ const ENTRIES: TopLevel[] = [
   QUOTA,
   VERSION,
   CONFIG,
+  LOGIN,
+  LOGOUT,
   completionCommand(() => ENTRIES),
 ];
 

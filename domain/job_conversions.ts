@@ -70,6 +70,8 @@ export interface RayJobSpec {
 
 /** The status the operator writes on a RayJob. */
 export interface RayJobStatus {
+  /** The Ray job's submission id, as the operator chose or was given it. */
+  jobId?: string;
   jobStatus?: string;
   jobDeploymentStatus?: string;
   message?: string;
@@ -272,7 +274,8 @@ export function jobFromResource(
     entrypoint: spec.entrypoint ?? "",
     metadata: { ...spec.metadata },
     runtimeEnv: spec.runtimeEnvYAML ?? "",
-    jobId: spec.jobId ?? "",
+    // The operator's, once it chose one (spec.jobId when given).
+    jobId: status.jobId || spec.jobId || "",
     shutdownAfterJobFinishes: spec.shutdownAfterJobFinishes ?? false,
     clusterSelector: { ...spec.clusterSelector },
     clusterSpec: spec.rayClusterSpec

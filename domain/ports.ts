@@ -201,6 +201,38 @@ export interface QuotaRecordPort {
   ): Promise<string[]>;
 }
 
+/** What a read of a job's log takes besides CallOptions. */
+export interface JobLogOptions extends CallOptions {
+  /** Only the last lines, this many; the whole log when undefined. */
+  tailLines?: number;
+}
+
+/**
+ * A RayJob's log where KubeRay keeps it: the log of its submitter pod (in
+ * K8sJobMode the operator's batch/v1 Job named after the RayJob, whose
+ * pod runs `ray job submit`, which tails the job's output to its stdout).
+ * The pod is the RayJob's (through its Job), so the log is there for as
+ * long as the RayJob, its cluster deleted or not. FAILED_PRECONDITION
+ * while no submitter has started (none yet, or its container waiting).
+ */
+export interface JobLogPort {
+  /** The log so far. */
+  read(
+    namespace: string,
+    name: string,
+    options?: JobLogOptions,
+  ): Promise<string>;
+  /**
+   * The log so far, then each part as it is printed, ending when the
+   * submitter's container ends; `options.signal` aborting ends it too.
+   */
+  follow(
+    namespace: string,
+    name: string,
+    options?: JobLogOptions,
+  ): Promise<AsyncIterable<string>>;
+}
+
 /** One object port per kind, by the kind's name (domain/kinds.ts). */
 export type KindPorts = {
   readonly [K in KindName]: ObjectPort<KindObjects[K]>;
@@ -216,6 +248,9 @@ export type KindPorts = {
 export interface Orchestrator extends KindPorts {
   /** The quota records: Kubernetes' own, whatever reads a cache answers. */
   readonly quotaRecords: QuotaRecordPort;
+
+  /** The jobs' logs, always from Kubernetes; absent where none are read. */
+  readonly jobLogs?: JobLogPort;
 
   /**
    * Asks the Kubernetes API for its version: resolves when it answered at

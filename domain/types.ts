@@ -36,6 +36,8 @@ import type {
 import type {
   CreateRayJobRequest,
   DeleteRayJobRequest,
+  GetRayJobLogReply,
+  GetRayJobLogRequest,
   GetRayJobRequest,
   ListAllRayJobsRequest,
   ListAllRayJobsResponse,
@@ -43,6 +45,8 @@ import type {
   ListRayJobsResponse,
   RayJob,
   UpdateRayJobRequest,
+  WatchRayJobLogRequest,
+  WatchRayJobLogResponse,
   WatchRayJobsRequest,
   WatchRayJobsResponse,
 } from "./types/job.ts";
@@ -271,6 +275,32 @@ export interface ApiMethods {
   "proto.RayJobService/WatchRayJobs": {
     request: WatchRayJobsRequest;
     response: WatchRayJobsResponse;
+    streaming: true;
+  };
+  /**
+   * Reads a job's log: what its submitter pod printed (the operator's
+   * batch/v1 Job named after the job runs `ray job submit`, which tails
+   * the job's output), so it is there once the job has ended and after its
+   * cluster is deleted, for as long as the job exists. Needs `get` on
+   * jobs; under `owners: only`, of the caller's own jobs (or with
+   * `admin`): the log is what the owner's code printed. FAILED_PRECONDITION
+   * while the submitter has not started. (Not in KubeRay.)
+   */
+  "proto.RayJobService/GetRayJobLog": {
+    request: GetRayJobLogRequest;
+    response: GetRayJobLogReply;
+    streaming: false;
+  };
+  /**
+   * Follows a job's log, as GetRayJobLog reads it: what was printed so
+   * far, then each part as it is printed; the stream ends when the
+   * submitter ends. On HTTP: newline-delimited JSON ({"result": ...} per
+   * line), or Server-Sent Events with Accept: text/event-stream, as
+   * WatchJobLog. (Not in KubeRay.)
+   */
+  "proto.RayJobService/WatchRayJobLog": {
+    request: WatchRayJobLogRequest;
+    response: WatchRayJobLogResponse;
     streaming: true;
   };
   /**

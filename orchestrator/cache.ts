@@ -26,6 +26,7 @@ import type { Logger } from "../domain/log.ts";
 import type {
   CacheState,
   CallOptions,
+  JobLogPort,
   KindPorts,
   ManagedObjects,
   Orchestrator,
@@ -89,6 +90,8 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
   readonly services: CachedObjects<KindObjects["services"]>;
   /** Never cached: replicas take turns on the records' resourceVersions. */
   readonly quotaRecords: QuotaRecordPort;
+  /** The jobs' logs: always read from Kubernetes, as the direct one does. */
+  readonly jobLogs?: JobLogPort;
   readonly #direct: Orchestrator;
   readonly #stores = new CacheStores();
   readonly #reflectors: CacheReflectors;
@@ -96,6 +99,7 @@ export class CachedKubernetesOrchestrator implements CachedOrchestrator {
   constructor(options: CacheOptions) {
     this.#direct = options.direct;
     this.quotaRecords = options.direct.quotaRecords;
+    this.jobLogs = options.direct.jobLogs;
     this.#reflectors = new CacheReflectors({
       watch: options.watch ?? fetchWatch(options.kubeConfig),
       rayCluster: options.rayCluster,

@@ -30,6 +30,8 @@ export type CoreV1Port = Pick<
   | "deleteNamespacedConfigMap"
   | "listNamespacedEvent"
   | "listEventForAllNamespaces"
+  | "listNamespacedPod"
+  | "readNamespacedPodLog"
 >;
 
 /** The VersionApi method the readiness ping calls. */

@@ -3,7 +3,8 @@
  * per kind of domain/kinds.ts (managed_objects.ts), each through the API
  * that serves its resource (resource_calls.ts: RayClusters, RayJobs and
  * RayServices through CustomObjectsApi, compute-template ConfigMaps and the
- * Events about each kind through CoreV1Api).
+ * Events about each kind through CoreV1Api), and the jobs' logs from their
+ * submitter pods (submitter_logs.ts).
  * Every method makes O(1) calls; lists select on the server with label and
  * field selectors. Kubernetes failures are translated once, where the call
  * is made (kubernetes_call.ts), into ServiceError; client-node's
@@ -18,10 +19,12 @@ import type {
   RayClusterCoordinates,
   VersionPort,
 } from "./client_ports.ts";
+import type { KubeFetch } from "./kube_fetch.ts";
 import { type CallPolicy, KubernetesCaller } from "./kubernetes_call.ts";
 import { ManagedObjectCalls } from "./managed_objects.ts";
 import { QuotaRecordCalls } from "./quota_records.ts";
 import { resourceCalls } from "./resource_calls.ts";
+import { SubmitterLogs } from "./submitter_logs.ts";
 
 /** Every read asks Kubernetes; each kind's calls are one ManagedObjectCalls. */
 export class KubernetesOrchestrator implements Orchestrator {
@@ -30,6 +33,8 @@ export class KubernetesOrchestrator implements Orchestrator {
   readonly jobs: ManagedObjectCalls<KindObjects["jobs"]>;
   readonly services: ManagedObjectCalls<KindObjects["services"]>;
   readonly quotaRecords: QuotaRecordCalls;
+  /** With a `fetch` of the API server (a followed log streams over it). */
+  readonly jobLogs?: SubmitterLogs;
   readonly #caller: KubernetesCaller;
   readonly #version: VersionPort;
 
@@ -37,6 +42,7 @@ export class KubernetesOrchestrator implements Orchestrator {
     clients: KubernetesClients,
     rayCluster: RayClusterCoordinates,
     policy: CallPolicy = {},
+    fetch?: KubeFetch,
   ) {
     const caller = new KubernetesCaller(policy);
     const port = <K extends KindName>(name: K) =>
@@ -51,6 +57,7 @@ export class KubernetesOrchestrator implements Orchestrator {
     this.jobs = port("jobs");
     this.services = port("services");
     this.quotaRecords = new QuotaRecordCalls(caller, clients.core);
+    if (fetch) this.jobLogs = new SubmitterLogs(caller, clients.core, fetch);
     this.#caller = caller;
     this.#version = clients.version;
   }

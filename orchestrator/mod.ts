@@ -17,6 +17,7 @@ import type { Logger } from "../domain/log.ts";
 import type { Orchestrator } from "../domain/ports.ts";
 import { createCachedOrchestrator } from "./cache.ts";
 import type { MissOptions } from "./cache_misses.ts";
+import { kubeFetch } from "./kube_fetch.ts";
 import { KubernetesOrchestrator } from "./kubernetes.ts";
 
 export interface KubernetesOrchestratorOptions {
@@ -62,7 +63,7 @@ export function createKubernetesOrchestrator(
   const direct = new KubernetesOrchestrator(clients, rayCluster, {
     timeoutMs: options.timeoutMs,
     readAttempts: options.readAttempts,
-  });
+  }, kubeFetch(options.kubeConfig));
   if (!options.cache) return direct;
   return createCachedOrchestrator({
     direct,

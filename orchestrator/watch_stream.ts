@@ -8,10 +8,10 @@
  * inactivity timer, deaf to every change meanwhile (and a list on a pooled
  * connection that died can hang for good). Deno's fetch fails the body at
  * once, so the reflector lists again at once. Credentials and TLS
- * come from the kubeconfig as client-node reads them (tokens, exec plugins,
- * client certificates, the cluster's CA).
+ * come from the kubeconfig as client-node reads them (kube_fetch.ts).
  */
 import type { KubeConfig } from "@kubernetes/client-node";
+import { kubeFetch } from "./kube_fetch.ts";
 
 /** A list of 10,000 objects takes a few seconds; a hung one ends here. */
 const LIST_TIMEOUT_MS = 60_000;
@@ -49,89 +49,35 @@ export interface WatchTransport {
 }
 
 export function fetchWatch(kubeConfig: KubeConfig): WatchTransport {
-  let client: Deno.HttpClient | undefined;
-  let clientFor = "";
-
-  async function requestInit(): Promise<
-    RequestInit & { client?: Deno.HttpClient }
-  > {
-    const options: {
-      headers?: Record<string, string>;
-      ca?: unknown;
-      cert?: unknown;
-      key?: unknown;
-      rejectUnauthorized?: boolean;
-    } = {};
-    await kubeConfig.applyToHTTPSOptions(options as never);
-    const pem = (value: unknown) =>
-      value === undefined ? undefined : String(value);
-    const [ca, cert, key] = [
-      pem(options.ca),
-      pem(options.cert),
-      pem(options.key),
-    ];
-    const server = kubeConfig.getCurrentCluster()?.server ?? "";
-    // (client-node wants the flag for plain http:// servers too, where it
-    // means nothing.)
-    if (options.rejectUnauthorized === false && server.startsWith("https:")) {
-      throw new Error(
-        "insecure-skip-tls-verify is not supported for watches: give the cluster's CA instead",
-      );
-    }
-    if (ca !== undefined || cert !== undefined) {
-      // One client while the credentials stay the same.
-      const identity = `${ca}\0${cert}\0${key}`;
-      if (identity !== clientFor) {
-        client?.close();
-        client = Deno.createHttpClient({
-          ...(ca === undefined ? {} : { caCerts: [ca] }),
-          ...(cert !== undefined && key !== undefined ? { cert, key } : {}),
-        });
-        clientFor = identity;
-      }
-    }
-    return { headers: options.headers ?? {}, ...(client ? { client } : {}) };
-  }
-
-  function urlOf(path: string, query: Record<string, string>): URL {
-    const server = kubeConfig.getCurrentCluster()?.server;
-    if (!server) throw new Error("The kubeconfig has no current cluster");
-    const url = new URL(server.replace(/\/$/, "") + path);
-    for (const [name, value] of Object.entries(query)) {
-      url.searchParams.set(name, value);
-    }
-    return url;
-  }
+  const get = kubeFetch(kubeConfig);
 
   return {
     async list(path, query, signal) {
       const timeout = AbortSignal.timeout(LIST_TIMEOUT_MS);
-      const response = await fetch(urlOf(path, query), {
-        ...await requestInit(),
-        signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
-      });
+      const response = await get(
+        path,
+        query,
+        signal ? AbortSignal.any([timeout, signal]) : timeout,
+      );
       if (response.status !== 200) throw await failure(path, response);
       return await response.json();
     },
 
     async ping(signal) {
-      const response = await fetch(urlOf("/version", {}), {
-        ...await requestInit(),
-        signal,
-      });
+      const response = await get("/version", {}, signal);
       await response.body?.cancel();
     },
 
     async watch(path, query, onEvent, done, signal) {
-      const url = urlOf(path, { ...query, watch: "true" });
       const controller = new AbortController();
       signal?.addEventListener("abort", () => controller.abort(), {
         once: true,
       });
-      const response = await fetch(url, {
-        ...await requestInit(),
-        signal: controller.signal,
-      });
+      const response = await get(
+        path,
+        { ...query, watch: "true" },
+        controller.signal,
+      );
       if (response.status !== 200) throw await failure(path, response);
       (async () => {
         const decoder = new TextDecoder();

@@ -122,6 +122,13 @@ export function apiResourceList(
         kind: action.kind,
         verbs: ["create"],
       })),
+      ...Object.keys(r.reads ?? {}).map((sub) => ({
+        name: `${r.plural}/${sub}`,
+        singularName: "",
+        namespaced: r.namespaced,
+        kind: r.kind,
+        verbs: ["get"],
+      })),
     ]),
   };
 }

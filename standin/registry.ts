@@ -1,12 +1,13 @@
 /**
  * The resource types the stand-in serves by default (ConfigMap, Event,
- * Namespace, ServiceAccount, TokenReview, CustomResourceDefinition,
- * RayCluster, RayJob and RayService) with their kind-specific rules as hooks; serving another kind
+ * Namespace, Pod, ServiceAccount, TokenReview, CustomResourceDefinition,
+ * batch/v1 Job, RayCluster, RayJob and RayService) with their kind-specific rules as hooks; serving another kind
  * is one more entry.
  */
 
 import { CUSTOM_RESOURCE_DEFINITION } from "./crd.ts";
 import { field, isRecord } from "./json.ts";
+import { POD } from "./pods.ts";
 import { SERVICE_ACCOUNT } from "./service_accounts.ts";
 import { SERVICE } from "./services.ts";
 import { invalidCause } from "./status.ts";
@@ -141,6 +142,22 @@ const LEASE: ResourceType = {
   namespaced: true,
 };
 
+/**
+ * batch/v1 Job: stored like any kind, with its status subresource; no Job
+ * controller runs, so a Job's pods and status are its writer's (the
+ * simulated operator's RayJob submitter).
+ */
+const JOB: ResourceType = {
+  group: "batch",
+  version: "v1",
+  kind: "Job",
+  plural: "jobs",
+  singular: "job",
+  namespaced: true,
+  categories: ["all"],
+  subresources: ["status"],
+};
+
 /** RayCluster, as the KubeRay CRD defines it, with configurable coordinates. */
 export function rayClusterResource(
   options: RayClusterResourceOptions = {},
@@ -197,7 +214,8 @@ export function rayServiceResource(
 
 /**
  * The resource types Corral uses (ConfigMap, Event, Namespace, RayCluster,
- * RayJob, RayService; ServiceAccount tokens and TokenReview for
+ * RayJob, RayService; the RayJob submitter's batch/v1 Job and its Pod,
+ * whose log Corral reads; ServiceAccount tokens and TokenReview for
  * --authentication-token-review; Service, the head services and their
  * proxy; Lease, for leader election), and CustomResourceDefinition to add more. RayJob and RayService share the RayCluster's group and version.
  */
@@ -208,11 +226,13 @@ export function defaultResources(
     CONFIG_MAP,
     EVENT,
     NAMESPACE,
+    POD,
     SERVICE_ACCOUNT,
     SERVICE,
     TOKEN_REVIEW,
     CUSTOM_RESOURCE_DEFINITION,
     LEASE,
+    JOB,
     rayClusterResource(rayCluster),
     rayJobResource(rayCluster),
     rayServiceResource(rayCluster),

@@ -58,6 +58,8 @@ function resolveResourcePath(
       }
       const action = resource.actions?.[subresource];
       if (action) return { kind: "action", resource, namespace, name, action };
+      const read = resource.reads?.[subresource];
+      if (read) return { kind: "read", resource, namespace, name, read };
     }
   }
   const [plural, name, subresource, ...extra] = rest;
@@ -221,6 +223,10 @@ async function resourceRequest(
   if (target.kind === "action") {
     if (method !== "POST") throw methodNotAllowed();
     return await target.action.create(state, request, target, context);
+  }
+  if (target.kind === "read") {
+    if (method !== "GET") throw methodNotAllowed();
+    return target.read.get(state, url, target);
   }
   const allow = (verb: string) => {
     if (!serves(resource, verb)) throw methodNotAllowed();

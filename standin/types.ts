@@ -83,6 +83,12 @@ export interface ResourceType {
    */
   actions?: Record<string, ActionSubresource>;
   /**
+   * Subresources read with GET that are not parts of the object either,
+   * by name: what the API server fetches from elsewhere (`pods/log`, from
+   * the kubelet).
+   */
+  reads?: Record<string, ReadSubresource>;
+  /**
    * For a kind that is never stored (TokenReview): what answers a POST of
    * the decoded object, in place of storing it.
    */
@@ -129,6 +135,19 @@ export interface ActionSubresource {
     target: { resource: ResourceType; namespace: string; name: string },
     context: RequestContext,
   ): Promise<Response>;
+}
+
+/**
+ * A subresource answered to a GET from outside the object (`pods/log`):
+ * its answer is its own, text or a stream as it chooses.
+ */
+export interface ReadSubresource {
+  /** Answers a GET of `.../{name}/{subresource}`. */
+  get(
+    state: State,
+    url: URL,
+    target: { resource: ResourceType; namespace: string; name: string },
+  ): Response;
 }
 
 export interface RayClusterResourceOptions {
@@ -184,4 +203,11 @@ export type Route =
     namespace: string;
     name: string;
     action: ActionSubresource;
+  }
+  | {
+    kind: "read";
+    resource: ResourceType;
+    namespace: string;
+    name: string;
+    read: ReadSubresource;
   };

@@ -44,5 +44,5 @@ export function permissionHint(error: unknown): string {
     "/etc/corral and the service-account token: put the file there " +
     "(e.g. cp ~/.kube/config ./dev.kubeconfig, which git ignores, and --kubeconfig ./dev.kubeconfig), " +
     "or run deno run with the task's flags and " +
-    `--allow-read=.,${path ?? "PATH"} instead (README, Configuration)`;
+    `--allow-read=.,${path ?? "PATH"} instead (docs/configuration.md)`;
 }

@@ -28,6 +28,9 @@ export const LEAST_PRIVILEGE: Record<string, string[]> = {
   "/configmaps": ["create", "delete", "get", "list", "update", "watch"],
   // create: the expiry's ExpiringSoon and Expired events.
   "/events": ["create", "list", "watch"],
+  // A job's log: its submitter pod, listed by label, and its log.
+  "/pods": ["list"],
+  "/pods/log": ["get"],
   // The dashboard proxy through the API server (--cluster-access).
   "/services/proxy": ["create", "delete", "get"],
 };

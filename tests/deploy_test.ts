@@ -1,6 +1,6 @@
 /**
  * deploy/: every kustomize variant renders offline with `kubectl kustomize`,
- * and the rendered objects are what the README and the Containerfile
+ * and the rendered objects are what docs/deploying.md and the Containerfile
  * promise: ports and NodePorts, probes on /healthz and /readyz, exactly the
  * least-privilege RBAC verbs per resource, a locked-down security context,
  * and for the namespaced variant a Role, a RoleBinding and `--namespaces`.

@@ -7,7 +7,7 @@
  * split across the replicas are decided by Kubernetes alone: of same-etag
  * updates that change something exactly one wins, of same-name creates
  * exactly one succeeds. Updates that change nothing keep the etag (the
- * README, "Updating a cluster").
+ * docs/http-api.md, "Updating a cluster").
  */
 import assert from "node:assert/strict";
 import { kubeconfigFor, type Standin, startStandin } from "../standin/mod.ts";

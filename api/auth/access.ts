@@ -41,6 +41,11 @@ export interface AuthSettings {
     usernamePrefix: string;
     /** "" for none. */
     groupsPrefix?: string;
+    /**
+     * What the command line and the console ask the issuer for
+     * (auth_config.ts); the authenticator does not read them.
+     */
+    scopes?: readonly string[];
   };
   tokenReview: boolean;
   /** Requests without credentials are served as system:anonymous. */
@@ -114,7 +119,8 @@ export async function createAccess(
       );
     }
     if (settings.oidc) {
-      const { caFile, ...oidc } = settings.oidc;
+      // The scopes are the clients' (auth_config.ts), not the verifier's.
+      const { caFile, scopes: _scopes, ...oidc } = settings.oidc;
       authenticators.push(
         await oidcAuthenticator({
           ...oidc,

@@ -68,7 +68,7 @@ export interface ParsedTokenFile {
 
 /**
  * The fewest characters a token may have: 32, 128 bits as hex, which no one
- * guesses through an API. The error, as the README, suggests `openssl rand
+ * guesses through an API. The error, as docs/policy.md, suggests `openssl rand
  * -hex 32`, twice that: a token made to the minimum has no margin.
  */
 const MIN_TOKEN_LENGTH = 32;

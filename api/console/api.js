@@ -101,6 +101,7 @@ export const paths = {
   whoami: "/apis/v1alpha2/whoami",
   /** Corral's version and the Ray versions it knows. */
   version: "/version",
+  authConfig: "/apis/v1alpha2/auth-config",
   watch: collectionPath("v1alpha2/watch", undefined, "clusters"),
   /** @param {string} [ns] every namespace's when undefined */
   clusters: (ns) => collectionPath("v1alpha2", ns, "clusters"),
@@ -114,6 +115,8 @@ export const paths = {
   jobsWatch: (ns) => collectionPath("v1alpha2/watch", ns, "jobs"),
   /** @param {string} ns @param {string} name */
   job: (ns, name) => objectPath("v1alpha2", ns, "jobs", name),
+  /** WatchRayJobLog: a job's log, followed. @param {string} ns @param {string} name */
+  jobLog: (ns, name) => objectPath("v1alpha2/watch", ns, "jobs", name, "log"),
   /** @param {string} [ns] every namespace's when undefined */
   services: (ns) => collectionPath("v1alpha2", ns, "services"),
   /** @param {string} ns @param {string} name */

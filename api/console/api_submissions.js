@@ -2,7 +2,8 @@
 /// <reference lib="dom" />
 /**
  * The calls on the jobs submitted to a ready cluster, through its
- * dashboard's job API: list, submit, stop, delete, and follow a log.
+ * dashboard's job API: list, submit, stop, delete, and follow a log; and
+ * following a RayJob's log, its submitter's.
  */
 import {
   ApiError,
@@ -78,6 +79,26 @@ export async function deleteSubmission(namespace, cluster, id) {
  */
 export async function openJobLog(namespace, cluster, id, signal) {
   const response = await send(paths.submissionLog(namespace, cluster, id), {
+    headers: headers(false),
+    signal,
+  });
+  if (response.ok) return response;
+  const json = parsed(await response.text());
+  if (response.status === 401) whenUnauthorized();
+  throw new ApiError(response.status, json);
+}
+
+/**
+ * WatchRayJobLog's answer as it starts, as openJobLog's: a RayJob's log
+ * (its submitter's), one `{result: {log}}` a line, ending when the
+ * submitter does. Code 9 (a 400) while the submitter has not started.
+ * @param {string} namespace
+ * @param {string} name the job's
+ * @param {AbortSignal} signal
+ * @returns {Promise<Response>} a 200 answer, its body unread
+ */
+export async function openRayJobLog(namespace, name, signal) {
+  const response = await send(paths.jobLog(namespace, name), {
     headers: headers(false),
     signal,
   });

@@ -12,13 +12,15 @@
 // their parts); state.js holds what the console knows; watch.js keeps the
 // clusters and jobs_watch.js the jobs, both through watch_stream.js;
 // api.js makes every call to the API (api_*.js are the calls, by what
-// they reach); connection.js says when Corral is unreachable; sign_in.js and session.js the token; html.js and format.js
+// they reach); connection.js says when Corral is unreachable; sign_in.js, sso.js and session.js the token; html.js and format.js
 // build the page.
-import { listenForSignIn } from "./sign_in.js";
+import { listenForSignIn, resumeSignIn, signIn } from "./sign_in.js";
 import { redraw, redrawSoon, route } from "./router.js";
 import { restartWatch, watchClusters } from "./watch.js";
 import { onReachableAgain } from "./connection.js";
 
+// Back from the issuer of a single sign-on: its token first.
+if (await resumeSignIn()) signIn();
 listenForSignIn(() => {
   restartWatch();
   route();

@@ -3,12 +3,14 @@
 /**
  * A job's page (#/jobs/<namespace>/<name>), redrawn as the jobs' watch
  * (jobs_watch.js) brings its changes: its status in plain words, when it started and ended,
- * what the operator says of it, the cluster it runs on, its events once
- * the API reports them, and deleting it.
+ * what the operator says of it, the cluster it runs on, its log (its
+ * submitter's, followed while it runs: job_log.js), its events once the
+ * API reports them, and deleting it.
  */
 import { eventsPanel } from "./cluster_panels.js";
 import { when } from "./format.js";
 import { h } from "./html.js";
+import { jobLogPanel } from "./job_log.js";
 import { clusterLink } from "./jobs_view.js";
 import { workloadView } from "./workload_page.js";
 import { workloads } from "./workloads.js";
@@ -22,20 +24,33 @@ import { workloads } from "./workloads.js";
  * @returns {import("./state.js").View}
  */
 export function jobView(namespace, name, onChange) {
-  return workloadView(
+  // Made once: it keeps its stream and text across the page's redraws.
+  const log = jobLogPanel(namespace, name);
+  const view = workloadView(
     workloads.jobs,
     {
       facts: jobFacts,
       // A cluster's events panel takes anything with events.
-      panels: (job) => [
-        "events" in job &&
-        eventsPanel(/** @type {any} */ ({ events: job.events ?? [] })),
-      ],
+      panels: (job) => {
+        log.update(job);
+        return [
+          log.element,
+          "events" in job &&
+          eventsPanel(/** @type {any} */ ({ events: job.events ?? [] })),
+        ];
+      },
     },
     namespace,
     name,
     onChange,
   );
+  return {
+    update: view.update,
+    close: () => {
+      log.close();
+      view.close?.();
+    },
+  };
 }
 
 /**
@@ -50,6 +65,7 @@ function jobFacts(job) {
     ["Message", "job-message", job.message],
     ["Cluster", "job-cluster", clusterLink(job)],
     ["Entrypoint", "job-entrypoint", h("code", {}, job.entrypoint)],
+    ["Job ID", "job-id", job.jobId],
     ["Namespace", "job-namespace", job.namespace],
     ["Owner", "job-user", job.user],
     ["Submitted", "job-created", when(job.createdAt)],

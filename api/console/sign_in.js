@@ -3,7 +3,9 @@
 /**
  * Signing in and out, and who is signed in: the page's sign-in dialog,
  * where a person pastes the token their platform team gave them (checked
- * with Corral before the tab keeps it), and the header's account line:
+ * with Corral before the tab keeps it) or, where Corral names an OIDC
+ * issuer, signs in with it ("Sign in with SSO", sso.js), and the header's
+ * account line:
  * the user Corral takes the tab to be (whoami), and one button that reads
  * "Sign in" without a token and "Sign out" with one.
  */
@@ -11,9 +13,16 @@ import { byId } from "./html.js";
 import { clearToken, setToken, token } from "./session.js";
 import { errorMessage, onUnauthorized } from "./api.js";
 import { checkToken, endDashboardSessions, whoAmI } from "./api_session.js";
+import { beginSsoSignIn, finishSsoSignIn, ssoConfig } from "./sso.js";
 
 /** The user Corral takes this tab to be, once known; else "". */
 let signedInAs = "";
+
+/**
+ * Why the single sign-on this load came back from failed, which the
+ * dialog says until a sign-in works; "" when it did not.
+ */
+let ssoFailure = "";
 
 /** What anonymous callers are, when Corral lets them in. */
 const ANONYMOUS = "system:anonymous";
@@ -45,11 +54,12 @@ export function defaultOwner() {
 }
 
 /**
- * Asks for a token, saying `message` (why) when there is one.
+ * Asks for a token, saying `message` (why) when there is one, else why the
+ * single sign-on this load came back from failed, if it did.
  * @param {string} [message]
  */
 export function signIn(message = "") {
-  byId("sign-in-error").textContent = message;
+  byId("sign-in-error").textContent = message || ssoFailure;
   if (!dialog().open) dialog().showModal();
   tokenInput().focus();
 }
@@ -102,6 +112,7 @@ async function submitToken(onSignedIn) {
       return;
     }
     setToken(given);
+    ssoFailure = "";
     signedInAs = identity.user;
     tokenInput().value = "";
     dialog().close();
@@ -115,11 +126,41 @@ async function submitToken(onSignedIn) {
 }
 
 /**
+ * Shows "Sign in with SSO" in the dialog when Corral names an issuer, and
+ * has it send the tab there.
+ */
+async function offerSso() {
+  const config = await ssoConfig();
+  if (!config) return;
+  const button = /** @type {HTMLButtonElement} */ (byId("sso"));
+  byId("sso-offer").hidden = false;
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      await beginSsoSignIn(config);
+    } catch (error) {
+      signIn(errorMessage(error));
+      button.disabled = false;
+    }
+  });
+}
+
+/**
+ * Ends a single sign-on the issuer sent this tab back from, before the
+ * console's first call; resolves with why it failed, "" when it did not.
+ */
+export async function resumeSignIn() {
+  ssoFailure = await finishSsoSignIn();
+  return ssoFailure;
+}
+
+/**
  * Makes the dialog check and keep the token it is given, then run
  * `onSignedIn`; and the account button sign in or out.
  * @param {() => void} onSignedIn
  */
 export function listenForSignIn(onSignedIn) {
+  offerSso();
   onUnauthorized(() => signIn("Your token was not accepted: sign in again."));
   byId("sign-in-form").addEventListener("submit", (event) => {
     // The dialog stays open until Corral accepted the token.

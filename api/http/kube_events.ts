@@ -12,6 +12,11 @@
  * clients filter Events by (involvedObject.kind, .name, .uid, type,
  * reason), with `=`, `==` or `!=`; `labelSelector` and paging are not
  * taken (an object's events are few: the API server keeps them an hour).
+ *
+ * The same Events are served at
+ * `/apis/events.k8s.io/v1/namespaces/{namespace}/events` in that group's
+ * shape (events_v1.ts), selected as the API server selects them there
+ * (`regarding.kind` and the rest, or the core names), with the same rows.
  */
 import { Code } from "../../domain/errors.ts";
 import { KINDS, type WorkloadKindName } from "../../domain/kinds.ts";
@@ -20,37 +25,76 @@ import { HttpError } from "../errors.ts";
 import { portOf } from "../service/object_writes.ts";
 import type { Service } from "../service/service.ts";
 import type { HttpRequest } from "./http_request.ts";
+import { eventV1Of, REGARDING_FIELDS } from "./events_v1.ts";
 import { statusResponse } from "./kube_status.ts";
 import type { HttpUnit, UnitContext, UnitRule } from "./units.ts";
 
 const WORKLOADS = ["clusters", "jobs", "services"] as const;
 
-/** The Events route's unit, over what the RPCs' handlers act with. */
-export function eventsUnit(service: Service): HttpUnit {
-  const shape = ["api", "v1", "namespaces", undefined, "events"];
+/** The Events routes' units, over what the RPCs' handlers act with. */
+export function eventsUnits(service: Service): HttpUnit[] {
+  return [
+    eventsUnit(service, {
+      key: "core.Event/List",
+      group: "",
+      prefix: ["api", "v1"],
+      apiVersion: "v1",
+      convert: (event) => event,
+    }),
+    eventsUnit(service, {
+      key: "events.k8s.io.Event/List",
+      group: "events.k8s.io",
+      prefix: ["apis", "events.k8s.io", "v1"],
+      apiVersion: "events.k8s.io/v1",
+      aliases: REGARDING_FIELDS,
+      convert: eventV1Of,
+    }),
+  ];
+}
+
+/** Where one Events route is, and what its events are. */
+interface EventsRoute {
+  key: string;
+  /** The API group Status errors name ("" for the core group). */
+  group: string;
+  /** The path's segments before `namespaces`. */
+  prefix: string[];
+  /** The EventList's apiVersion. */
+  apiVersion: string;
+  /** Field names of the route's own taken for the core's. */
+  aliases?: Record<string, string>;
+  convert(event: KubeEvent): unknown;
+}
+
+function eventsUnit(service: Service, route: EventsRoute): HttpUnit {
+  const shape = [...route.prefix, "namespaces", undefined, "events"];
+  const at = route.prefix.length + 1;
+  const fields = (request: HttpRequest) => fieldsOf(request, route.aliases);
   return {
-    key: "core.Event/List",
+    key: route.key,
     methods: ["GET"],
-    path: "/api/v1/namespaces/{namespace}/events",
+    path: `/${route.prefix.join("/")}/namespaces/{namespace}/events`,
     shape,
     match: (parts) =>
       parts.length === shape.length &&
         shape.every((want, i) => want === undefined || parts[i] === want)
-        ? { namespace: parts[3] }
+        ? { namespace: parts[at] }
         : undefined,
     rule: rowOf("clusters"),
-    ruleOf: (request) => rowOf(selectedKind(fieldsOf(request)) ?? "clusters"),
+    ruleOf: (request) => rowOf(selectedKind(fields(request)) ?? "clusters"),
     refuse: (error, requestId) =>
       statusResponse(error, {
         requestId,
-        target: { group: "", kind: "events" },
+        target: { group: route.group, kind: "events" },
       }),
     handle: async (request, _params, call) =>
       Response.json({
         kind: "EventList",
-        apiVersion: "v1",
+        apiVersion: route.apiVersion,
         metadata: { resourceVersion: "" },
-        items: await visibleEvents(service, fieldsOf(request), call),
+        items: (await visibleEvents(service, fields(request), call)).map(
+          route.convert,
+        ),
       }),
   };
 }
@@ -76,23 +120,34 @@ const FIELDS: Record<string, (event: KubeEvent) => string | undefined> = {
   "reason": (event) => event.reason,
 };
 
-/** The request's field selector; 400 for a field it does not take. */
-function fieldsOf(request: HttpRequest): FieldRequirement[] {
+/**
+ * The request's field selector, a field of `aliases` taken as the core
+ * field it names; 400 for a field it does not take.
+ */
+function fieldsOf(
+  request: HttpRequest,
+  aliases: Record<string, string> = {},
+): FieldRequirement[] {
   if (!request.url.includes("?")) return [];
   const text = new URL(request.url).searchParams.get("fieldSelector") ?? "";
   if (text.trim() === "") return [];
   return text.split(",").map((part) => {
     const match = /^\s*([\w.]+)\s*(==|=|!=)\s*(.*?)\s*$/.exec(part);
-    if (!match || !Object.hasOwn(FIELDS, match[1])) {
+    const field = match && Object.hasOwn(aliases, match[1])
+      ? aliases[match[1]]
+      : match?.[1];
+    if (!match || !field || !Object.hasOwn(FIELDS, field)) {
       throw new HttpError(
         400,
         Code.INVALID_ARGUMENT,
         `Cannot list events: fieldSelector: "${
           part.slice(0, 100)
-        }" is not one of ${Object.keys(FIELDS).join(", ")} with =, == or !=`,
+        }" is not one of ${
+          [...Object.keys(aliases), ...Object.keys(FIELDS)].join(", ")
+        } with =, == or !=`,
       );
     }
-    return { field: match[1], value: match[3], equal: match[2] !== "!=" };
+    return { field, value: match[3], equal: match[2] !== "!=" };
   });
 }
 

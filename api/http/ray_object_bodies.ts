@@ -1,7 +1,7 @@
 /**
  * What the body of a write to the Kubernetes-shaped routes is
- * (ray_objects.ts): the whole object of a create or replace, or a JSON
- * merge patch of one. The body is read once the caller is authenticated,
+ * (ray_objects.ts): the whole object of a create or replace, a JSON merge
+ * patch or a JSON patch of one, or the DeleteOptions of a delete. The body is read once the caller is authenticated,
  * as the chain decodes every request; what it must hold is checked once
  * the caller is authorized too (objectOf, patchedObject), as the API
  * server checks it after authorizing: a caller without the right learns
@@ -12,6 +12,11 @@
 import { Code, ServiceError } from "../../domain/errors.ts";
 import type { Message } from "../../domain/message_form.ts";
 import { mergePatch } from "../../domain/merge_patch.ts";
+import {
+  applyJsonPatch,
+  JsonPatchError,
+  jsonPatchOf,
+} from "../../domain/json_patch.ts";
 import { HttpError } from "../errors.ts";
 import type { RayObject } from "../service/object_writes.ts";
 import type { HttpRequest } from "./http_request.ts";
@@ -44,7 +49,8 @@ export async function decodeBody(
   const typed = request.headers.get("content-type") !== null;
   const unsupported = typed ? contentTypeRefusal(request) : undefined;
   if (unsupported) throw unsupported;
-  const body = await readJsonBody(request, kind.maxBodyBytes, true);
+  const read = await readJsonBody(request, kind.maxBodyBytes, true);
+  const body = params.name === undefined ? withGeneratedName(read) : read;
   const metadata = isRecord(body) && isRecord(body.metadata)
     ? body.metadata
     : {};
@@ -54,10 +60,40 @@ export async function decodeBody(
   return { namespace: params.namespace, name, body };
 }
 
-/** The patch types served: a JSON merge patch only. */
-const MERGE_PATCH = "application/merge-patch+json";
+/** What a generated name's suffix is made of, as the API server's. */
+const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
-/** The request of a PATCH: the path's namespace and name, and the patch. */
+/**
+ * A create's object without a name but with a `metadata.generateName`,
+ * named by it and five random characters, as the API server names it; any
+ * other body as it is. Named here, before the row is checked, so that the
+ * row, the audit and every step see the name written.
+ */
+function withGeneratedName(body: unknown): unknown {
+  if (!isRecord(body) || !isRecord(body.metadata)) return body;
+  const { name, generateName } = body.metadata;
+  if ((typeof name === "string" && name !== "") || !generateName) return body;
+  if (typeof generateName !== "string") return body;
+  const random = crypto.getRandomValues(new Uint8Array(5));
+  const suffix = [...random].map((byte) =>
+    NAME_ALPHABET[byte % NAME_ALPHABET.length]
+  ).join("");
+  return {
+    ...body,
+    metadata: { ...body.metadata, name: generateName + suffix },
+  };
+}
+
+/** The patch types served: a JSON merge patch and a JSON patch. */
+const MERGE_PATCH = "application/merge-patch+json";
+const JSON_PATCH = "application/json-patch+json";
+const APPLY_PATCH = "application/apply-patch+yaml";
+
+/**
+ * The request of a PATCH: the path's namespace and name, the patch and
+ * its type. A JSON patch is checked for its form here (400); whether it
+ * applies is known once the object is read (patchedObject, 422).
+ */
 export async function decodePatch(
   kind: BodyKind,
   request: HttpRequest,
@@ -65,20 +101,34 @@ export async function decodePatch(
 ): Promise<Message> {
   const type = (request.headers.get("content-type") ?? "").split(";")[0]
     .trim().toLowerCase();
-  if (type !== MERGE_PATCH) {
+  if (type === APPLY_PATCH) {
+    throw new HttpError(
+      415,
+      Code.INVALID_ARGUMENT,
+      `server-side apply (${APPLY_PATCH}) is not served by Corral: send the whole object (PUT), a ${MERGE_PATCH} or a ${JSON_PATCH}`,
+    );
+  }
+  if (type !== MERGE_PATCH && type !== JSON_PATCH) {
     throw new HttpError(
       415,
       Code.INVALID_ARGUMENT,
       `the body of the request was in an unknown format (${
         JSON.stringify(type.slice(0, 100))
-      }): accepted media types include ${MERGE_PATCH}`,
+      }): accepted media types include ${JSON_PATCH}, ${MERGE_PATCH}`,
     );
   }
   const patch = await readJsonBody(request, kind.maxBodyBytes);
-  if (!isRecord(patch)) {
+  if (type === JSON_PATCH) {
+    try {
+      jsonPatchOf(patch);
+    } catch (error) {
+      if (error instanceof JsonPatchError) throw badRequest(error.message);
+      throw error;
+    }
+  } else if (!isRecord(patch)) {
     throw badRequest("a merge patch must be a JSON object");
   }
-  return { namespace: params.namespace, name: params.name, patch };
+  return { namespace: params.namespace, name: params.name, patch, type };
 }
 
 /**
@@ -132,9 +182,10 @@ export function objectOf(
 }
 
 /**
- * `current` with the message's merge patch applied: the object a replace
- * then writes (objectOf's checks made of it). The patch may not move it
- * (name, namespace) or change its kind: 400.
+ * `current` with the message's patch applied: the object a replace then
+ * writes (objectOf's checks made of it). The patch may not move it (name,
+ * namespace) or change its kind: 400. A JSON patch that cannot be applied
+ * (a path missing, a test failed) is 422, as the API server answers it.
  */
 export function patchedObject(
   kind: BodyKind,
@@ -142,15 +193,85 @@ export function patchedObject(
   message: Message,
   params: Params,
 ): RayObject {
-  const patched = mergePatch(current, message.patch);
+  if (message.type !== JSON_PATCH) {
+    const patched = mergePatch(current, message.patch);
+    return objectOf(kind, { body: patched }, params);
+  }
+  let patched;
+  try {
+    patched = applyJsonPatch(current, jsonPatchOf(message.patch));
+  } catch (error) {
+    if (!(error instanceof JsonPatchError)) throw error;
+    throw new HttpError(
+      422,
+      Code.INVALID_ARGUMENT,
+      `the JSON patch could not be applied: ${error.message}`,
+    );
+  }
   return objectOf(kind, { body: patched }, params);
 }
 
-/** Whether a merge patch names the resourceVersion it applies to. */
+/**
+ * Whether a patch names the resourceVersion it applies to: a merge
+ * patch's metadata, or any operation of a JSON patch at
+ * /metadata/resourceVersion (a test there, as clients write one).
+ */
 export function patchesAtVersion(message: Message): boolean {
   const { patch } = message;
+  if (Array.isArray(patch)) {
+    return patch.some((operation) =>
+      isRecord(operation) && operation.path === "/metadata/resourceVersion"
+    );
+  }
   return isRecord(patch) && isRecord(patch.metadata) &&
     typeof patch.metadata.resourceVersion === "string";
+}
+
+/** What a delete's DeleteOptions ask, of what is served. */
+export interface DeleteConditions {
+  /** The object must still be the one of this uid... */
+  uid?: string;
+  /** ...and at this resourceVersion: 409 Conflict otherwise. */
+  resourceVersion?: string;
+}
+
+/**
+ * The DeleteOptions of a delete's body (none: no conditions): its
+ * `preconditions`; a `propagationPolicy` other than Background (what a
+ * custom resource's delete does) is refused 400, as is `dryRun`, rather
+ * than deleting while the caller asked for no change.
+ */
+export async function decodeDeleteOptions(
+  kind: BodyKind,
+  request: HttpRequest,
+  params: Params,
+): Promise<Message> {
+  const path = { namespace: params.namespace, name: params.name };
+  const length = request.headers.get("content-length");
+  if (request.body === null || length === "0") return path;
+  const body = await readJsonBody(request, kind.maxBodyBytes, true);
+  if (body === undefined || body === null) return path;
+  if (!isRecord(body)) throw badRequest("DeleteOptions must be an object");
+  const policy = body.propagationPolicy;
+  if (policy !== undefined && policy !== null && policy !== "Background") {
+    throw badRequest(
+      `propagationPolicy ${
+        JSON.stringify(policy)
+      } is not served by Corral: a delete is in the background`,
+    );
+  }
+  if (Array.isArray(body.dryRun) && body.dryRun.length > 0) {
+    throw badRequest("dryRun is not served by Corral");
+  }
+  const preconditions = isRecord(body.preconditions) ? body.preconditions : {};
+  const conditions: DeleteConditions = {};
+  if (typeof preconditions.uid === "string") {
+    conditions.uid = preconditions.uid;
+  }
+  if (typeof preconditions.resourceVersion === "string") {
+    conditions.resourceVersion = preconditions.resourceVersion;
+  }
+  return { ...path, conditions };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

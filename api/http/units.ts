@@ -85,10 +85,18 @@ export interface HttpUnit {
   ): Promise<Response | HttpAnswer>;
 }
 
-/** A unit's row: of one namespace, the path's. */
-export type UnitRule = RpcRule & { namespace: "request" };
+/**
+ * A unit's row: of one namespace, the path's; or of every namespace the
+ * caller may use (a list across namespaces), whose handler is then given
+ * a NamespacesScope.
+ */
+export type UnitRule = RpcRule & { namespace: "request" | "all" };
 
-/** What a unit's handler knows of the call: its path's one namespace. */
+/**
+ * What a unit's handler knows of the call: its path's one namespace (a
+ * unit whose row is of every namespace is given a NamespacesScope instead,
+ * and reads its scope as a Scope).
+ */
 export type UnitContext = CallContext<NamespaceScope>;
 
 /** The router's endpoints of `units`, each call through `dispatcher`. */

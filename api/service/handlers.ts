@@ -12,6 +12,7 @@ import { ClusterHandlers } from "./clusters.ts";
 import { ExpiryHandlers } from "./expiry.ts";
 import { ComputeTemplateHandlers } from "./compute_templates.ts";
 import { JobHandlers } from "./jobs.ts";
+import { JobLogHandlers } from "./job_logs.ts";
 import {
   JobSubmissionHandlers,
   type JobSubmissionOptions,
@@ -50,6 +51,7 @@ export function handlersOf(
   const templates = new ComputeTemplateHandlers(service);
   const watch = new WatchHandlers(service.watches, service.jobWatches);
   const jobs = new JobHandlers(service);
+  const jobLogs = new JobLogHandlers(service);
   const services = new RayServiceHandlers(service);
   const quotas = new QuotaHandlers(service);
   const submissions = new JobSubmissionHandlers({
@@ -59,7 +61,7 @@ export function handlersOf(
   return {
     ...bindService("proto.ClusterService", clusters, expiry, watch),
     ...bindService("proto.ComputeTemplateService", templates),
-    ...bindService("proto.RayJobService", jobs, watch),
+    ...bindService("proto.RayJobService", jobs, jobLogs, watch),
     ...bindService("proto.RayServeService", services),
     ...bindService("proto.RayJobSubmissionService", submissions),
     ...bindService("proto.QuotaService", quotas),

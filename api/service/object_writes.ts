@@ -18,6 +18,7 @@
  * RPCs' fields; an update cannot change any of them: they are carried
  * over from the object as stored.
  */
+import { Code, ServiceError } from "../../domain/errors.ts";
 import {
   EXPIRES_AT_ANNOTATION,
   expiryAnnotations,
@@ -368,13 +369,16 @@ function picked(
 
 /**
  * Deletes the object `name` of `kind` (NOT_FOUND when missing or not
- * Corral's), under the owners rule; the object as it was.
+ * Corral's), under the owners rule and the caller's preconditions (the
+ * object read fresh must be of their uid and resourceVersion: ABORTED
+ * otherwise); the object as it was.
  */
 export async function deleteObject(
   service: Service,
   kind: WorkloadKindName,
   name: string,
   call: NamespaceCall,
+  conditions: { uid?: string; resourceVersion?: string } = {},
 ): Promise<RayObject> {
   const { scope, action, kube, log } = call;
   const port = portOf(service, kind);
@@ -383,6 +387,17 @@ export async function deleteObject(
     port.get(scope.namespace, name, { ...kube, fresh: true }),
   );
   checkOwner(call, current, OBJECT_KINDS[kind].delete);
+  for (const key of ["uid", "resourceVersion"] as const) {
+    const want = conditions[key];
+    if (want !== undefined && want !== current.metadata[key]) {
+      throw new ServiceError(
+        Code.ABORTED,
+        `${action}: precondition failed: ${key} in precondition: ${want}, ${key} in object meta: ${
+          current.metadata[key] ?? ""
+        }`,
+      );
+    }
+  }
   await port.delete(scope.namespace, name, kube);
   log.info(`Deleted ${KINDS[kind].noun}`, { namespace: scope.namespace, name });
   return current;

@@ -9,7 +9,7 @@
  *
  * Adding an RPC: the method in proto/ (then `deno task types:gen`), its
  * row here, and its handler in the resource's file (clusters.ts,
- * compute_templates.ts, jobs.ts, ray_services.ts, job_submissions.ts,
+ * compute_templates.ts, jobs.ts, job_logs.ts, ray_services.ts, job_submissions.ts,
  * quotas.ts, watch.ts), listed in handlers.ts. The compiler then holds the
  * handler to the method's types and the scope its row gives.
  */
@@ -175,6 +175,20 @@ export const RPC_RULES = {
     verb: "watch",
     resource: "jobs",
     namespace: "request-or-all",
+  },
+  // A job's log is read as the job is, followed or not; under
+  // `owners: only`, of the caller's own jobs (api/service/job_logs.ts).
+  "proto.RayJobService/GetRayJobLog": {
+    verb: "get",
+    resource: "jobs",
+    namespace: "request",
+    name: "name",
+  },
+  "proto.RayJobService/WatchRayJobLog": {
+    verb: "get",
+    resource: "jobs",
+    namespace: "request",
+    name: "name",
   },
   "proto.RayServeService/CreateRayService": {
     verb: "create",

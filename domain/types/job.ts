@@ -265,3 +265,41 @@ export interface WatchRayJobsResponse {
    */
   resourceVersion: string;
 }
+
+/** The request of GetRayJobLog. */
+export interface GetRayJobLogRequest {
+  /** The name of the job. */
+  name: string;
+  /** The namespace of the job. */
+  namespace: string;
+  /** Only the last lines, this many; 0 (unset) answers the whole log. */
+  tailLines: number;
+}
+
+/** The answer of GetRayJobLog. */
+export interface GetRayJobLogReply {
+  /**
+   * What the job's submitter printed, from the beginning (or its last
+   * tail_lines lines).
+   */
+  log: string;
+}
+
+/** The request of WatchRayJobLog. */
+export interface WatchRayJobLogRequest {
+  /** The name of the job. */
+  name: string;
+  /** The namespace of the job. */
+  namespace: string;
+  /**
+   * Start with only the last lines, this many; 0 (unset) starts with the
+   * whole log.
+   */
+  tailLines: number;
+}
+
+/** One answer of WatchRayJobLog. */
+export interface WatchRayJobLogResponse {
+  /** What the job's submitter printed since the previous answer. */
+  log: string;
+}

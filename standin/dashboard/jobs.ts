@@ -103,6 +103,32 @@ export interface JobTableOptions {
   packageFiles: (uri: string) => string[] | undefined;
 }
 
+/**
+ * The lines a simulated run of `request` logs, one per step: the
+ * entrypoint, the working directory's files (as `packageFiles` knows them)
+ * when a package was given, `Running...`, and how it ended. The RayJob
+ * submitter's pod log (operator/submitter.ts) is made of them too.
+ */
+export function runLines(
+  request: Pick<JobRequest, "entrypoint" | "runtimeEnv">,
+  packageFiles: (uri: string) => string[] | undefined,
+): string[] {
+  const lines = [`Running entrypoint: ${request.entrypoint}\n`];
+  const workingDir = request.runtimeEnv?.working_dir;
+  if (typeof workingDir === "string") {
+    const files = packageFiles(workingDir);
+    lines.push(
+      files
+        ? `Working directory ${workingDir}: ${files.join(", ")}\n`
+        : `Working directory ${workingDir}: not uploaded\n`,
+    );
+  }
+  lines.push("Running...\n");
+  const code = requestedExitCode(request.entrypoint);
+  lines.push(code === 0 ? "Done.\n" : `Exited with code ${code}\n`);
+  return lines;
+}
+
 /** Thrown for a request Ray answers with a client error. */
 export class JobError extends Error {
   constructor(readonly status: 400 | 404, message: string) {
@@ -222,20 +248,7 @@ export class JobTable {
 
   /** The log lines a run writes, one per step. */
   #script(request: JobRequest): string[] {
-    const lines = [`Running entrypoint: ${request.entrypoint}\n`];
-    const workingDir = request.runtimeEnv?.working_dir;
-    if (typeof workingDir === "string") {
-      const files = this.#packageFiles(workingDir);
-      lines.push(
-        files
-          ? `Working directory ${workingDir}: ${files.join(", ")}\n`
-          : `Working directory ${workingDir}: not uploaded\n`,
-      );
-    }
-    lines.push("Running...\n");
-    const code = requestedExitCode(request.entrypoint);
-    lines.push(code === 0 ? "Done.\n" : `Exited with code ${code}\n`);
-    return lines;
+    return runLines(request, this.#packageFiles);
   }
 
   /** The run's next step, `stepMs` from now. */

@@ -7,8 +7,8 @@
  *
  * Errors are answered as Ray's aiohttp handlers answer them: a plain-text
  * body with 400 (bad request) or 404 (no such job or package). Where it
- * differs from Ray is listed in the README (Development, "The simulated
- * Ray dashboard").
+ * differs from Ray is listed in docs/development.md ("The simulated Ray
+ * dashboard").
  */
 
 import {

@@ -338,6 +338,19 @@ export class ApiClient {
     }
   }
 
+  /**
+   * Any request by path (`/apis/batch/v1/...`, `/api/v1/...`), for the
+   * kinds outside the clusters' group; the HTTP status and body.
+   */
+  async send(
+    method: "POST" | "PATCH" | "DELETE",
+    path: string,
+    body: unknown,
+    contentType = "application/json",
+  ): Promise<{ status: number; body: unknown }> {
+    return await this.#request(method, path, body, contentType);
+  }
+
   #namespacePath(namespace: string): string {
     const { group, version } = this.#coordinates;
     return `/apis/${group}/${version}/namespaces/${

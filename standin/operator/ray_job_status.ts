@@ -5,7 +5,7 @@
  * carries (updateRayJobStatus, checkBackoffLimitAndUpdateStatusIfNeeded),
  * and the simulated Ray job a running RayJob follows: PENDING, RUNNING,
  * then SUCCEEDED, or FAILED when the entrypoint ends in `exit <non-zero>`
- * (the dev-mode convention the README documents), one step per operator
+ * (the dev-mode convention docs/development.md documents), one step per operator
  * delay, with the messages Ray's job manager gives.
  */
 

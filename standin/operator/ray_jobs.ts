@@ -10,11 +10,12 @@
  *   (DeadlineExceeded); creates the cluster from spec.rayClusterSpec
  *   (owned by the job, with its labels), or finds the one the
  *   clusterSelector names; once that cluster is ready, the dashboard URL,
- *   the submitter (an Event: no batch/v1 Job is written, the stand-in does
- *   not serve them) and Running;
+ *   in K8sJobMode the submitter (its batch/v1 Job and Pod, submitter.ts)
+ *   and Running;
  * - Running: the Ray job's PENDING, RUNNING and its end, one per delay:
- *   Complete, or Failed (AppFailed);
- * - Suspending: deletes the cluster, then Suspended with no cluster;
+ *   Complete, or Failed (AppFailed); the submitter's pod log follows it;
+ * - Suspending: deletes the cluster and the submitter's Job, then
+ *   Suspended with no cluster;
  *   Suspended: back to New when spec.suspend is cleared;
  * - Complete/Failed: with shutdownAfterJobFinishes, ttlSecondsAfterFinished
  *   after endTime, deletes the cluster it created, or the RayJob itself
@@ -50,6 +51,7 @@ import {
   suspendedStatus,
   usesClusterSelector,
 } from "./ray_job_status.ts";
+import { SimulatedSubmitter } from "./submitter.ts";
 
 export const RAY_JOBS = "rayjobs";
 
@@ -88,6 +90,8 @@ export class RayJobController {
   #rayJobs = new Map<string, SimulatedRayJob>();
   /** RayJobs (by uid) whose submitter Kubernetes Job exists. */
   #submitters = new Set<string>();
+  /** What the submitters wrote: their Jobs, pods and logs. */
+  #submitter: SimulatedSubmitter;
 
   /** `clusters` is the client of the RayClusters (same group and version). */
   constructor(
@@ -98,6 +102,7 @@ export class RayJobController {
     this.#clusters = clusters;
     this.#events = events;
     this.#options = options;
+    this.#submitter = new SimulatedSubmitter(clusters);
   }
 
   /** Reconciles the RayJob `namespace/name`; resolves to a requeue delay. */
@@ -170,6 +175,7 @@ export class RayJobController {
   forget(uid: string): void {
     this.#rayJobs.delete(uid);
     this.#submitters.delete(uid);
+    this.#submitter.forget(uid);
   }
 
   async #step(job: ObservedJob, now: Date): Promise<Step> {
@@ -239,11 +245,22 @@ export class RayJobController {
       return { status: { ...next, jobDeploymentStatus: "Waiting" } };
     }
     if (mode === "K8sJobMode" && !this.#submitters.has(job.metadata.uid)) {
+      const { namespace, name } = job.metadata;
+      const made = await this.#submitter.create(job, next.dashboardURL ?? "");
+      if (!made.created) {
+        await this.#events.record(
+          job,
+          "FailedToCreateRayJobSubmitter",
+          `Failed to create new Kubernetes Job ${namespace}/${name}: ${made.reason}`,
+          "Warning",
+        );
+        return { status: next, requeueMs: REQUEUE_MS };
+      }
       this.#submitters.add(job.metadata.uid);
       await this.#events.record(
         job,
         "CreatedRayJobSubmitter",
-        `Created Kubernetes Job ${job.metadata.namespace}/${job.metadata.name}`,
+        `Created Kubernetes Job ${namespace}/${name}`,
       );
     }
     return { status: { ...next, jobDeploymentStatus: "Running" } };
@@ -268,6 +285,7 @@ export class RayJobController {
       now.getTime(),
     );
     this.#rayJobs.set(uid, rayJob);
+    await this.#submitter.follow(job, rayJob);
     const next = statusFromRayJob(status, rayJob);
     next.rayClusterStatus = (cluster.status ?? {}) as Record<string, unknown>;
     if (isDeploymentTerminal(next.jobDeploymentStatus)) {
@@ -323,6 +341,7 @@ export class RayJobController {
     const clusterGone = await this.#deleteCluster(job);
     const { uid, namespace, name } = job.metadata;
     if (this.#submitters.delete(uid)) {
+      await this.#submitter.delete(job);
       await this.#events.record(
         job,
         "DeletedRayJobSubmitter",

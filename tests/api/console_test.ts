@@ -127,3 +127,19 @@ Deno.test("HEAD on the console answers as GET without a body", async () => {
   assert.equal(response.status, 200);
   assert.equal(await response.text(), "");
 });
+
+Deno.test("with an OIDC issuer the console page may call the issuer's origin, and no other", async () => {
+  const assets = await loadConsole();
+  const handler = createHttpApp({
+    gateway: () => Promise.resolve(new Response(null, { status: 404 })),
+    pages: consolePages(assets, ["https://dex.example.com"]),
+  });
+  const response = await handler(
+    new Request(`http://corral.test${CONSOLE_PATH}`),
+  );
+  await response.body?.cancel();
+  const csp = response.headers.get("content-security-policy")!;
+  assert.match(csp, /connect-src 'self' https:\/\/dex\.example\.com;/);
+  assert.match(csp, /script-src 'self';/);
+  assert.match(csp, /form-action 'self';/);
+});

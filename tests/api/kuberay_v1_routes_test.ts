@@ -46,6 +46,11 @@ const KUBERAY_V1_ROUTES: [string, string][] = [
   ["GET /apis/v1/namespaces/{namespace}/jobs", `${JS}/ListRayJobs`],
   ["GET /apis/v1/jobs", `${JS}/ListAllRayJobs`],
   ["DELETE /apis/v1/namespaces/{namespace}/jobs/{name}", `${JS}/DeleteRayJob`],
+  // Not KubeRay's: a job's log, at the same two paths as the job.
+  [
+    "GET /apis/v1/namespaces/{namespace}/jobs/{name}/log",
+    `${JS}/GetRayJobLog`,
+  ],
   ["POST /apis/v1/namespaces/{namespace}/services", `${SS}/CreateRayService`],
   [
     "PUT /apis/v1/namespaces/{namespace}/services/{name}",

@@ -213,6 +213,9 @@ Deno.test("each operation documents the error answers it can give, all in the on
     RayJobService_UpdateRayJob: update,
     RayJobService_DeleteRayJob: one,
     RayJobService_WatchRayJobs: [...common, 409].sort((a, b) => a - b),
+    // A job's log: of a job that may not exist (404); a stream's 409.
+    RayJobService_GetRayJobLog: one,
+    RayJobService_WatchRayJobLog: [...one, 409].sort((a, b) => a - b),
     RayServeService_CreateRayService: create,
     RayServeService_GetRayService: one,
     RayServeService_ListRayServices: common,

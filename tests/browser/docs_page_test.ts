@@ -116,7 +116,7 @@ Deno.test("the API reference page works offline in headless chromium and sends t
       },
     );
 
-    // A cluster to list, as the README's walk-through creates it, alice's.
+    // A cluster to list, as docs/http-api.md's walk-through creates it, alice's.
     const headers = {
       authorization: `Bearer ${TOKEN}`,
       "content-type": "application/json",

@@ -157,6 +157,15 @@ Deno.test("the console's jobs: New job, a refusal by field, then the job's page 
           .waitFor(step);
         await page.locator("#job-status").getByText("SUCCEEDED").waitFor(step);
         await page.locator("#job-message").getByText(/./).waitFor(step);
+        // Its log, the submitter's, followed to its end.
+        await page.locator("#job-log").getByText(/Job '.*' succeeded/)
+          .waitFor(step);
+        assert.match(
+          await page.locator("#job-log").textContent() ?? "",
+          /Running entrypoint: python train\.py\n/,
+        );
+        await page.locator("#job-log-note").getByText(/whole log/)
+          .waitFor(step);
         // Live without polling: no list of jobs over the job's life, one
         // watch from scratch as its page opened, and every later one
         // resumed from where the one before ended.

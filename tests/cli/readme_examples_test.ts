@@ -1,6 +1,6 @@
 /**
- * The README's command line examples as a new user runs them: every
- * `corral ...` line of the Command line section's examples block, in order
+ * The command line's documented examples as a new user runs them: every
+ * `corral ...` line of the examples block of docs/cli.md, in order
  * and as written (from the repository's root, so `examples/...` files are
  * the shipped ones), against a dev-mode Corral; with what each line
  * promises checked. Commands that run until Ctrl-C (watch, dashboard) are
@@ -18,14 +18,13 @@ import {
   startCorral,
 } from "./cli_process.ts";
 
-const README = new URL("../../README.md", import.meta.url);
+const CLI_PAGE = new URL("../../docs/cli.md", import.meta.url);
 
 /** The `corral` lines of the examples block, comments dropped, in order. */
 export async function readmeExamples(): Promise<string[][]> {
-  const text = await Deno.readTextFile(README);
-  const section = text.slice(text.indexOf("\n## Command line"));
+  const section = await Deno.readTextFile(CLI_PAGE);
   const start = section.indexOf("**Examples** (against `deno task dev`");
-  assert.ok(start >= 0, "the README's Command line section has its examples");
+  assert.ok(start >= 0, "docs/cli.md has its examples");
   const block = section.slice(start).split("```sh\n")[1].split("\n```")[0];
   return block.split("\n")
     .map((line) => line.replace(/\s+#\s.*$/, "").trim())
@@ -101,7 +100,7 @@ const CHECKS: Record<string, Check> = {
   "completion bash": (r) => assert.match(r.stdout, /complete .* corral/),
 };
 
-/** Runs `corral clusters dashboard ...` as the README does, and uses it. */
+/** Runs `corral clusters dashboard ...` as docs/cli.md does, and uses it. */
 async function useDashboard(running: RunningCli): Promise<void> {
   const line = await running.line((l) => l.startsWith("Dashboard of cluster"));
   const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(line)![0];
@@ -113,7 +112,7 @@ async function useDashboard(running: RunningCli): Promise<void> {
   assert.match(await index.text(), /team-a\/blue/);
 }
 
-Deno.test("the README's command line examples work as written", async (t) => {
+Deno.test("the command line examples of docs/cli.md work as written", async (t) => {
   const main: MainProcess = await startCorral();
   const box: Sandbox = await sandbox();
   // A login shell's USER: the owner of a cluster made from flags when

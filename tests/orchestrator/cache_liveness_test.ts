@@ -136,7 +136,7 @@ Deno.test("after an outage long enough for the backoff to grow, the cache is in 
     const back = performance.now();
     await until("the cache in step", () => inStep(cache), 8_000);
     const took = performance.now() - back;
-    // 2 s on a quiet machine (the README's promise); 3 s leaves a busy one
+    // 2 s on a quiet machine (docs/operating.md's promise); 3 s leaves a busy one
     // room and still tells a reset backoff from the 6.4 s wait.
     assert.ok(took < 3_000, `in step ${Math.round(took)} ms after the return`);
   } finally {

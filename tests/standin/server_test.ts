@@ -186,6 +186,11 @@ Deno.test("stand-in discovery documents describe the served groups and resources
         version: "v1",
       },
     }, {
+      // The RayJob submitter's Job.
+      name: "batch",
+      versions: [{ groupVersion: "batch/v1", version: "v1" }],
+      preferredVersion: { groupVersion: "batch/v1", version: "v1" },
+    }, {
       name: "ray.io",
       versions: [{ groupVersion: "ray.io/v1", version: "v1" }],
       preferredVersion: { groupVersion: "ray.io/v1", version: "v1" },
@@ -200,6 +205,9 @@ Deno.test("stand-in discovery documents describe the served groups and resources
         "configmaps:true",
         "events:true",
         "namespaces:false",
+        "pods:true",
+        "pods/status:true",
+        "pods/log:true",
         "serviceaccounts:true",
         "serviceaccounts/token:true",
         "services:true",

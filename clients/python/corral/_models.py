@@ -237,6 +237,13 @@ class GetQuotaUsageResponse(TypedDict, total=False):
     quotas: list[QuotaStatus]
 
 
+class GetRayJobLogReply(TypedDict, total=False):
+    """The answer of GetRayJobLog."""
+
+    #: What the job's submitter printed, from the beginning (or its last tail_lines lines).
+    log: str
+
+
 class HeadGroupSpec(TypedDict, total=False):
     """The head group of a cluster."""
 
@@ -755,6 +762,13 @@ class WatchJobLogResponse(TypedDict, total=False):
     log: str
     #: The job's status when this part was read; the last answer's is the final one (STOPPED, SUCCEEDED or FAILED).
     status: str
+
+
+class WatchRayJobLogResponse(TypedDict, total=False):
+    """One answer of WatchRayJobLog."""
+
+    #: What the job's submitter printed since the previous answer.
+    log: str
 
 
 class WatchRayJobsResponse(TypedDict, total=False):

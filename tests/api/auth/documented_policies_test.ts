@@ -1,6 +1,6 @@
 /**
  * The policies people copy keep the legitimate path open: under the
- * README's two-team policy and the deploy manifests' default one, a team
+ * docs' two-team policy (docs/policy.md) and the deploy manifests' default one, a team
  * member creates the console's cluster (a compute template, the Ray image,
  * the docs' example with its NodePort and dashboard-host), changes its
  * envs and deletes it, through both transports.
@@ -15,20 +15,20 @@ import {
   tokenFileText,
 } from "./access_fixtures.ts";
 
-const README = new URL("../../../README.md", import.meta.url);
+const POLICY_PAGE = new URL("../../../docs/policy.md", import.meta.url);
 const DEPLOY = new URL("../../../deploy/base/policy.yaml", import.meta.url);
 
-/** The policy.yaml block of the README's "Two teams" section. */
-async function readmePolicy(): Promise<string> {
-  const text = await Deno.readTextFile(README);
-  const section = text.slice(text.indexOf("### Two teams with a token file"));
+/** The policy.yaml block of docs/policy.md's "Two teams" section. */
+async function documentedPolicy(): Promise<string> {
+  const text = await Deno.readTextFile(POLICY_PAGE);
+  const section = text.slice(text.indexOf("## Two teams with a token file"));
   const block = section.match(/`policy.yaml`[^]*?```yaml\n([^]*?)```/);
-  assert.ok(block, "the README's two-team section has a policy.yaml block");
+  assert.ok(block, "docs/policy.md's two-team section has a policy.yaml block");
   return block[1];
 }
 
 const POLICIES: [string, () => Promise<string>][] = [
-  ["README's two-team policy", readmePolicy],
+  ["docs/policy.md's two-team policy", documentedPolicy],
   ["deploy/base/policy.yaml", () => Deno.readTextFile(DEPLOY)],
 ];
 

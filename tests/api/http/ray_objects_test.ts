@@ -326,7 +326,7 @@ Deno.test("a create asks for a queue and a ttl in the object's metadata, decided
   });
 });
 
-Deno.test("a PATCH is a JSON merge patch of the object as stored, written as a replace is; what Corral decided stays, and other patch types are 415", async () => {
+Deno.test("a PATCH is a JSON merge patch of the object as stored, written as a replace is; what Corral decided stays, and strategic merge patches and server-side apply are 415", async () => {
   await withWorld(async (world) => {
     const created = await call(
       world,
@@ -370,8 +370,8 @@ Deno.test("a PATCH is a JSON merge patch of the object as stored, written as a r
 
     for (
       const type of [
-        "application/json-patch+json",
         "application/strategic-merge-patch+json",
+        "application/apply-patch+yaml",
       ]
     ) {
       const refused = await answer(await patch(type, []));

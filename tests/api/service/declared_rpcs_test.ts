@@ -217,7 +217,7 @@ Deno.test("declareRpcs() declares every method of the API with its row, and stre
     assert.equal(
       declaration.streaming,
       key.endsWith("/WatchClusters") || key.endsWith("/WatchRayJobs") ||
-        key.endsWith("/WatchJobLog"),
+        key.endsWith("/WatchJobLog") || key.endsWith("/WatchRayJobLog"),
       key,
     );
   }
