@@ -284,7 +284,8 @@ function submitForm(jobs) {
 /**
  * The runtime environment's `working_dir` when it names a directory on
  * this machine (such as "./") rather than a URI Ray fetches itself
- * (s3://, gs://, https://...zip); undefined when it names none or a URI.
+ * (an s3, gs or https URI of a zip); undefined when it names none or a
+ * URI.
  * Read from the YAML's top-level key, as typed.
  * @param {string} yaml
  */
@@ -310,5 +311,5 @@ export function localWorkingDir(yaml) {
 function localDirRefusal(dir, jobs) {
   return `Cannot submit the job: working_dir ${
     JSON.stringify(dir)
-  } is a folder on this computer, which a browser cannot upload to the cluster. Use a URI Ray can fetch (s3://, gs://, https://…/code.zip), or upload the folder from the command line: corral jobs run --cluster ${jobs.cluster} -n ${jobs.namespace} --working-dir ${dir} -- ENTRYPOINT`;
+  } is a folder on this computer, which a browser cannot upload to the cluster. Use a URI Ray can fetch (an s3, gs or https URI of a zip file), or upload the folder from the command line: corral jobs run --cluster ${jobs.cluster} -n ${jobs.namespace} --working-dir ${dir} -- ENTRYPOINT`;
 }
