@@ -117,6 +117,7 @@ async function run(
     namespaces: settings.namespaces,
     maxBodyBytes: settings.maxBodyBytes,
     kuberayJson: settings.kuberayJson,
+    kuberayGrpc: settings.kuberayGrpcPort !== undefined,
     browsers: { ...settings.browsers, secure: certificates !== undefined },
     limits: settings.limits,
     idleTimeoutMs: settings.idleTimeoutMs,
@@ -126,7 +127,7 @@ async function run(
     log,
     dashboardProxy: await dashboardProxyOf(settings, kubeConfig, closers, log),
   });
-  const { grpcPort, httpServer } = await listen(
+  const { grpcPort, kuberayGrpcPort, httpServer } = await listen(
     settings,
     api,
     certificates,
@@ -157,6 +158,7 @@ async function run(
     version: VERSION,
     httpPort: httpServer.port,
     grpcPort,
+    kuberayGrpcPort,
     tls: certificates !== undefined,
     server,
     access: access.summary,

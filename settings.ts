@@ -69,6 +69,8 @@ export interface Settings {
   browsers: BrowserSettings;
   httpPort: number;
   grpcPort: number;
+  /** The second gRPC port, KubeRay's current numbering; unset: none. */
+  kuberayGrpcPort?: number;
   orchestrator: Mode;
   /** Empty: the in-cluster service account. */
   kubeconfig: string;
@@ -254,6 +256,9 @@ function checkSettings(raw: RawSettings, problems: string[]): Settings {
     },
     httpPort: check("http-port", port, 0),
     grpcPort: check("grpc-port", port, 0),
+    ...(v["kuberay-grpc-port"].trim() === "" ? {} : {
+      kuberayGrpcPort: check("kuberay-grpc-port", port, 0),
+    }),
     orchestrator: check("orchestrator", oneOf(MODES), "kubernetes"),
     kubeconfig: v.kubeconfig.trim(),
     writeKubeconfig: v["write-kubeconfig"].trim(),

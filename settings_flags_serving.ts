@@ -14,6 +14,13 @@ export const SERVING_SPECS = {
     value: "PORT",
     help: "gRPC port (0 picks a free one)",
   },
+  "kuberay-grpc-port": {
+    env: "CORRAL_KUBERAY_GRPC_PORT",
+    default: "",
+    value: "PORT",
+    help:
+      "a second gRPC port, off unless set (0 picks a free one): the same calls in KubeRay's current numbering (proto/kuberay/), for stubs built from KubeRay's protos since 1.0; the main port keeps v0.6.0's",
+  },
   host: {
     env: "CORRAL_HOST",
     default: "0.0.0.0",

@@ -9,7 +9,14 @@
 export interface StartedFacts {
   version: string;
   mode: string;
-  urls: { api: string; console: string; docs: string; grpc: string };
+  urls: {
+    api: string;
+    console: string;
+    docs: string;
+    grpc: string;
+    /** The second gRPC port's address (--kuberay-grpc-port), if any. */
+    kuberayGrpc?: string;
+  };
   /** The Kubernetes API server's URL. */
   server: string | undefined;
   /** "all", or the namespaces served. */
@@ -41,6 +48,11 @@ export function banner(facts: StartedFacts): string[] {
     `  console     ${facts.urls.console}`,
     `  HTTP API    ${facts.urls.api}   (reference: ${facts.urls.docs})`,
     `  gRPC        ${facts.urls.grpc}`,
+    ...(facts.urls.kuberayGrpc
+      ? [
+        `  KubeRay gRPC ${facts.urls.kuberayGrpc}   (KubeRay's current protos; the port above: v0.6.0's)`,
+      ]
+      : []),
     `  mode        ${MODES[facts.mode] ?? facts.mode}`,
     `  Kubernetes  ${facts.server ?? "(none)"}${
       facts.namespaces === "all" ? "" : `, namespaces ${facts.namespaces}`

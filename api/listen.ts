@@ -29,12 +29,24 @@ export function listenError(
 
 /**
  * The URLs a person wants at start-up: the API base, the console, the docs
- * page and the gRPC address, reachable from this host (a wildcard address as
- * localhost).
+ * page and the gRPC addresses, reachable from this host (a wildcard address
+ * as localhost); the second gRPC port's only when there is one.
  */
 export function serviceUrls(
-  options: { host: string; httpPort: number; grpcPort: number; tls: boolean },
-): { api: string; console: string; docs: string; grpc: string } {
+  options: {
+    host: string;
+    httpPort: number;
+    grpcPort: number;
+    kuberayGrpcPort?: number;
+    tls: boolean;
+  },
+): {
+  api: string;
+  console: string;
+  docs: string;
+  grpc: string;
+  kuberayGrpc?: string;
+} {
   const host = ["0.0.0.0", "::", ""].includes(options.host)
     ? "localhost"
     : options.host.includes(":")
@@ -48,5 +60,8 @@ export function serviceUrls(
     console: `${base}/console`,
     docs: `${base}/docs`,
     grpc: `${host}:${options.grpcPort}`,
+    ...(options.kuberayGrpcPort === undefined
+      ? {}
+      : { kuberayGrpc: `${host}:${options.kuberayGrpcPort}` }),
   };
 }

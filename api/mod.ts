@@ -32,7 +32,8 @@ import { Metrics, metricsPage } from "./metrics.ts";
 import { DEFAULT_ACCELERATORS } from "./auth/accelerators.ts";
 import { registerManagedMetrics } from "./managed_metrics.ts";
 import { openApiDocument } from "./openapi.ts";
-import { type ApiSchema, loadApiSchema } from "./schema.ts";
+import { type ApiSchema, loadApiSchema, loadKubeRaySchema } from "./schema.ts";
+import { kuberayCodec } from "./grpc/kuberay_codec.ts";
 import type { Service } from "./service/service.ts";
 import { createDispatcher, type Dispatcher } from "./service/dispatcher.ts";
 import { handlersOf } from "./service/handlers.ts";
@@ -50,7 +51,7 @@ import {
   authConfigPage,
   type SignInSettings,
 } from "./auth_config.ts";
-import { unitEndpoints } from "./http/units.ts";
+import { type HttpUnit, unitEndpoints } from "./http/units.ts";
 import { httpUnits } from "./http_units.ts";
 import { RAY_VERSIONS } from "../domain/ray_versions.ts";
 
@@ -69,6 +70,11 @@ export interface ApiOptions {
   clusterApiVersion: string;
   /** Namespaces served; empty serves every namespace. */
   namespaces: readonly string[];
+  /**
+   * A second gRPC server, for KubeRay's current numbering
+   * (--kuberay-grpc-port): the same calls through the same chain.
+   */
+  kuberayGrpc?: boolean;
   /** HTTP speaks KubeRay's JSON dialect (--kuberay-json). */
   kuberayJson?: boolean;
   /**
@@ -110,8 +116,15 @@ export interface ApiOptions {
 export interface Api {
   /** Everything the HTTP port serves. */
   http: Router;
+  /** The HTTP units among it (api/http_units.ts), as served. */
+  httpUnits: readonly HttpUnit[];
   /** The gRPC server with every service added, not yet bound. */
   grpc: grpc.Server;
+  /**
+   * The gRPC server of KubeRay's current messages (proto/kuberay/), not
+   * yet bound; only with `kuberayGrpc`.
+   */
+  kuberayGrpc?: grpc.Server;
   /** Readiness, shared by /readyz and gRPC health. */
   health: Health;
   /** gRPC health's own state, ended on shutdown. */
@@ -189,9 +202,14 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     objectWatches,
   };
   const { grpc, grpcHealth } = grpcPort(options, served);
+  const { router, units } = await httpPort(options, served);
   return {
-    http: await httpPort(options, served),
+    http: router,
+    httpUnits: units,
     grpc,
+    ...(options.kuberayGrpc
+      ? { kuberayGrpc: await kuberayGrpcPort(options, served) }
+      : {}),
     health,
     grpcHealth,
     httpInFlight: (delta: 1 | -1) => metrics.inFlight.http += delta,
@@ -221,7 +239,7 @@ interface Served {
 async function httpPort(
   options: ApiOptions,
   { schema, dispatcher, metrics, health, service, objectWatches }: Served,
-): Promise<Router> {
+): Promise<{ router: Router; units: HttpUnit[] }> {
   const { log } = options;
   // Compiled once: the gateway routes with them, the document describes them.
   const routes = compileRoutes(schema.services);
@@ -279,12 +297,36 @@ async function httpPort(
     refuse: (request, error, allow) =>
       refuseRequest(dispatcher, request, error, allow),
   });
-  return guardBrowsers(app, {
+  const router = guardBrowsers(app, {
     allowedHosts: ["*"],
     corsAllowedOrigins: [],
     ...options.browsers,
     refuse: (request, error) => refuseRequest(dispatcher, request, error),
   });
+  return { router, units };
+}
+
+/**
+ * The second gRPC server: KubeRay's current services and messages, each
+ * call read into the API's request and handed to the same dispatcher,
+ * with the main server's limits; reflection describes KubeRay's services.
+ */
+async function kuberayGrpcPort(
+  options: ApiOptions,
+  { schema, dispatcher }: Served,
+): Promise<grpc.Server> {
+  const kuberay = await loadKubeRaySchema();
+  const server = createGrpcServer({
+    schema: kuberay,
+    dispatcher,
+    maxReceiveBytes: options.maxBodyBytes,
+    idleTimeoutMs: options.idleTimeoutMs,
+    codec: kuberayCodec(kuberay, schema),
+  });
+  // The API's root holds google.protobuf's descriptors, which KubeRay's
+  // files do not import.
+  addReflection(server, kuberay.services, schema.root);
+  return server;
 }
 
 /** The gRPC server with the API, grpc.health.v1 and reflection added. */

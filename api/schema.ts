@@ -25,6 +25,25 @@ export const API_FILES = [
   "quota.proto",
 ];
 
+/**
+ * KubeRay's current messages, relative to proto/, for the second gRPC port
+ * (--kuberay-grpc-port; proto/kuberay/cluster.proto says why): not the API
+ * definition, which API_FILES are.
+ */
+export const KUBERAY_FILES = [
+  "kuberay/cluster.proto",
+  "kuberay/config.proto",
+  "kuberay/job.proto",
+  "kuberay/serve.proto",
+];
+
+/** KubeRay's current messages and services (KUBERAY_FILES), loaded. */
+export function loadKubeRaySchema(): Promise<ApiSchema> {
+  return loadApiSchema(
+    KUBERAY_FILES.map((f) => new URL(f, PROTO_DIR).pathname),
+  );
+}
+
 /** google.* protos the adapters need besides those the API imports. */
 const EXTRA_GOOGLE_FILES = [
   "google/rpc/status.proto",

@@ -31,6 +31,7 @@ export interface StopperOptions {
     | "health"
     | "grpc"
     | "grpcHealth"
+    | "kuberayGrpc"
     | "watches"
     | "jobWatches"
     | "objectWatches"
@@ -70,6 +71,7 @@ export function stopper(options: StopperOptions): (signal: string) => void {
     await Promise.all([
       httpServer.shutdown(graceMs),
       shutdownGrpc(api.grpc, graceMs),
+      ...(api.kuberayGrpc ? [shutdownGrpc(api.kuberayGrpc, graceMs)] : []),
     ]);
     const pending = await closeWithin(
       [...closers].reverse(),

@@ -287,7 +287,14 @@ function singleFromJson(
   return bad(`has unsupported type ${field.type}`);
 }
 
-function fieldByJsonKey(type: Type, key: string): Field | undefined {
+/**
+ * The field of `type` a JSON key names: its name, its proto name, its JSON
+ * name or a KubeRay spelling of it (kuberay_json.ts).
+ */
+export function fieldByJsonKey(
+  type: Type,
+  key: string,
+): Field | undefined {
   for (const field of type.fieldsArray) {
     if (
       key === field.name || key === field.protoName || key === field.jsonName

@@ -345,6 +345,11 @@ function ownClusterSpec(
     metadata: {
       name: resource.metadata?.name ?? "",
       labels: version !== "" ? { [LABEL.version]: version } : {},
+      // A job's cluster has no `envs` (jobCluster): every variable is its
+      // group's own. Without the list, the head's variables read back as
+      // the cluster's envs, which a job's spec has no field for, and were
+      // lost.
+      annotations: { [ANNOTATION.envs]: "[]" },
     },
     spec,
   };

@@ -49,8 +49,8 @@ export function environmentValuesFromField(
 ): Field | undefined {
   // Every decoded field comes here: only a map field builds the name.
   if (!isMap(field)) return undefined;
-  const name = `${fullName(type)}.${field.name}`;
-  if (!Object.hasOwn(ENVIRONMENT_VARIABLES_FIELDS, name)) return undefined;
+  const sibling = environmentSibling(type, field);
+  if (sibling === undefined) return undefined;
   if (!isPlainObject(value)) return undefined;
   const entries = Object.entries(value);
   const isKubeRays = entries.length > 0 &&
@@ -58,7 +58,19 @@ export function environmentValuesFromField(
       (k === "values" || k === "valuesFrom") && (v === null || isPlainObject(v))
     ) &&
     entries.some(([, v]) => v !== null);
-  return isKubeRays
+  return isKubeRays ? sibling : undefined;
+}
+
+/**
+ * The field of `type` that holds the `valuesFrom` of its map of variables
+ * `field` (ENVIRONMENT_VARIABLES_FIELDS), if `field` is one of those.
+ */
+export function environmentSibling(
+  type: Type,
+  field: Field,
+): Field | undefined {
+  const name = `${fullName(type)}.${field.name}`;
+  return Object.hasOwn(ENVIRONMENT_VARIABLES_FIELDS, name)
     ? type.fields[ENVIRONMENT_VARIABLES_FIELDS[name]]
     : undefined;
 }

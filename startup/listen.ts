@@ -16,16 +16,19 @@ import { httpTimeouts, type Settings } from "../settings.ts";
 import { SPECS } from "../settings_flags.ts";
 
 /**
- * Binds the gRPC port and then the HTTP port, each marked up in health once
- * it listens; a port that cannot be bound fails the start, naming it (and
- * takes the gRPC server down if HTTP's is the one).
+ * Binds the gRPC port, the second gRPC port if there is one, and then the
+ * HTTP port, each marked up in health once it listens; a port that cannot
+ * be bound fails the start, naming it (and takes the gRPC servers down if
+ * another is the one).
  */
 export async function listen(
   settings: Settings,
   api: Api,
   certificates: CertificateSource | undefined,
   log: Logger,
-): Promise<{ grpcPort: number; httpServer: HttpServer }> {
+): Promise<
+  { grpcPort: number; kuberayGrpcPort?: number; httpServer: HttpServer }
+> {
   const grpcPort = await bindGrpc(
     api.grpc,
     settings.host,
@@ -39,6 +42,7 @@ export async function listen(
     });
   });
   api.health.listeners.grpc = true;
+  const kuberayGrpcPort = await bindKubeRayGrpc(settings, api, certificates);
 
   const httpServer = await serveHttp({
     hostname: settings.host,
@@ -50,11 +54,38 @@ export async function listen(
     tls: certificates,
   }).catch((error) => {
     api.grpc.forceShutdown();
+    api.kuberayGrpc?.forceShutdown();
     throw listenError("HTTP", settings.host, settings.httpPort, error, {
       flag: "http-port",
       env: SPECS["http-port"].env,
     });
   });
   api.health.listeners.http = true;
-  return { grpcPort, httpServer };
+  return { grpcPort, kuberayGrpcPort, httpServer };
+}
+
+/**
+ * Binds the second gRPC port (--kuberay-grpc-port) as the first: the same
+ * host, credentials and handshake time-out. None without the flag.
+ */
+async function bindKubeRayGrpc(
+  settings: Settings,
+  api: Api,
+  certificates: CertificateSource | undefined,
+): Promise<number | undefined> {
+  const port = settings.kuberayGrpcPort;
+  if (!api.kuberayGrpc || port === undefined) return undefined;
+  return await bindGrpc(
+    api.kuberayGrpc,
+    settings.host,
+    port,
+    grpcServerCredentials(certificates),
+    settings.headerTimeoutMs,
+  ).catch((error) => {
+    api.grpc.forceShutdown();
+    throw listenError("KubeRay gRPC", settings.host, port, error, {
+      flag: "kuberay-grpc-port",
+      env: SPECS["kuberay-grpc-port"].env,
+    });
+  });
 }

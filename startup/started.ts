@@ -18,6 +18,8 @@ export interface Started {
   version: string;
   httpPort: number;
   grpcPort: number;
+  /** The second gRPC port (--kuberay-grpc-port), if there is one. */
+  kuberayGrpcPort?: number;
   tls: boolean;
   /** The Kubernetes API server's URL. */
   server: string | undefined;
@@ -34,7 +36,8 @@ export function logStarted(
   started: Started,
   showBanner: boolean,
 ): void {
-  const { version, httpPort, grpcPort, tls } = started;
+  const { version, httpPort, grpcPort, kuberayGrpcPort, tls } = started;
+  const ports = { host: settings.host, httpPort, grpcPort, kuberayGrpcPort };
   const namespaces = settings.namespaces.length > 0
     ? settings.namespaces
     : "all";
@@ -42,7 +45,7 @@ export function logStarted(
     const lines = banner({
       version,
       mode: settings.orchestrator,
-      urls: serviceUrls({ host: settings.host, httpPort, grpcPort, tls }),
+      urls: serviceUrls({ ...ports, tls }),
       server: started.server,
       namespaces,
       authentication: started.access?.authentication ?? [],
@@ -55,9 +58,10 @@ export function logStarted(
   log.info("Corral started", {
     version,
     mode: settings.orchestrator,
-    ...serviceUrls({ host: settings.host, httpPort, grpcPort, tls }),
+    ...serviceUrls({ ...ports, tls }),
     httpPort,
     grpcPort,
+    ...(kuberayGrpcPort === undefined ? {} : { kuberayGrpcPort }),
     tls,
     host: settings.host,
     cache: settings.cache,

@@ -101,6 +101,9 @@ Deno.test("--log-format text: a banner with the URLs, mode and who may call, the
       ...NO_SHUTDOWN_DELAY,
       "--log-format",
       "text",
+      // As `deno task dev` runs it: the second gRPC port in the banner too.
+      "--kuberay-grpc-port",
+      "0",
     ],
     stdin: "null",
     stdout: "null",
@@ -129,6 +132,10 @@ Deno.test("--log-format text: a banner with the URLs, mode and who may call, the
       /^ {2}console {5}http:\/\/127\.0\.0\.1:\d+\/console$/m,
     );
     assert.match(banner, /^ {2}gRPC {8}127\.0\.0\.1:\d+$/m);
+    assert.match(
+      banner,
+      /^ {2}KubeRay gRPC 127\.0\.0\.1:\d+ {3}\(KubeRay's current protos; the port above: v0\.6\.0's\)$/m,
+    );
     assert.match(banner, /^ {2}mode {8}embedded: /m);
     assert.match(banner, /^ {2}who may call: anyone, without credentials/m);
     for (const line of lines.filter(Boolean)) {

@@ -651,3 +651,19 @@ Deno.test("parseSettings() elects a leader in kubernetes mode only, and checks t
     JSON.stringify(bad),
   );
 });
+
+Deno.test("--kuberay-grpc-port opens a second gRPC port only when set, from the flag or CORRAL_KUBERAY_GRPC_PORT", () => {
+  assert.equal(settingsOf(parse([], {})).kuberayGrpcPort, undefined);
+  assert.equal(
+    settingsOf(parse(["--kuberay-grpc-port", "8889"], {})).kuberayGrpcPort,
+    8889,
+  );
+  assert.equal(
+    settingsOf(parse([], { CORRAL_KUBERAY_GRPC_PORT: "0" })).kuberayGrpcPort,
+    0,
+  );
+  assert.match(
+    problemsOf(parse(["--kuberay-grpc-port", "x"], {}))[0],
+    /^--kuberay-grpc-port must be a port from 0 to 65535, got "x"/,
+  );
+});

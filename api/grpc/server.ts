@@ -45,7 +45,29 @@ export interface GrpcOptions {
    * the HTTP listener's header limit.
    */
   maxMetadataBytes?: number;
+  /**
+   * How calls' messages are read and written: protobufjs over the
+   * schema's own types by default (the main port); the second port's
+   * carries KubeRay's current messages to the API's (kuberay_codec.ts).
+   */
+  codec?: GrpcCodec;
 }
+
+/**
+ * A method's request read from its bytes, and an answer (or each answer
+ * of a stream) written as bytes, both in the API's message form. A
+ * request that does not decode throws INVALID_ARGUMENT.
+ */
+export interface GrpcCodec {
+  decode(method: protobuf.Method, bytes: Uint8Array): Message;
+  encode(method: protobuf.Method, message: Message): Uint8Array;
+}
+
+/** The main port's codec: the schema's own types. */
+const SCHEMA_CODEC: GrpcCodec = {
+  decode: (method, bytes) => decodeMessage(method.resolvedRequestType!, bytes),
+  encode: (method, message) => encode(method.resolvedResponseType!, message),
+};
 
 /** A gRPC server with the API's services added, not yet bound. */
 export function createGrpcServer(options: GrpcOptions): grpc.Server {
@@ -64,6 +86,7 @@ export function createGrpcServer(options: GrpcOptions): grpc.Server {
     dispatcher: options.dispatcher,
     maxMetadataBytes: options.maxMetadataBytes ?? DEFAULT_MAX_HEADER_BYTES,
     encodeStatus: statusEncoder(schema.root),
+    codec: options.codec ?? SCHEMA_CODEC,
   };
   for (const service of schema.services) {
     const definition: Record<
@@ -91,6 +114,7 @@ interface Serving {
   dispatcher: Dispatcher;
   maxMetadataBytes: number;
   encodeStatus: (error: ServiceError) => Partial<grpc.StatusObject>;
+  codec: GrpcCodec;
 }
 
 type ServerCall =
@@ -135,7 +159,7 @@ function streamEnd(call: ServerCall): grpc.sendUnaryData<Uint8Array> {
  * dispatcher and answered.
  */
 async function serveCall(
-  { dispatcher, maxMetadataBytes, encodeStatus }: Serving,
+  { dispatcher, maxMetadataBytes, encodeStatus, codec }: Serving,
   method: protobuf.Method,
   key: string,
   call: ServerCall,
@@ -169,22 +193,26 @@ async function serveCall(
   };
   const { result, stream, error } = await dispatcher.invoke(
     info,
-    () => decode(method.resolvedRequestType!, call.request),
+    () => codec.decode(method, call.request),
     callSignal(call),
   );
-  const responseType = method.resolvedResponseType!;
   if (error) {
     callback(encodeStatus(error));
   } else if (stream) {
     const failure = await pump(
       stream,
       call as grpc.ServerWritableStream<Buffer, Uint8Array>,
-      (message) => encode(responseType, message),
+      (message) => codec.encode(method, message),
       dispatcher.log.with({ requestId, rpc: key }),
     );
     callback(failure ? encodeStatus(failure) : null);
   } else {
-    answer(dispatcher.log, info, callback, () => encode(responseType, result!));
+    answer(
+      dispatcher.log,
+      info,
+      callback,
+      () => codec.encode(method, result!),
+    );
   }
 }
 
@@ -312,7 +340,12 @@ function sizeOfMetadata(metadata: grpc.Metadata): number {
   return size;
 }
 
-function decode(type: protobuf.Type, bytes: Uint8Array): Message {
+/**
+ * A message of `type` from its bytes, in message form; INVALID_ARGUMENT for
+ * bytes that are not one, or that carry fields or enum values `type` does
+ * not know.
+ */
+export function decodeMessage(type: protobuf.Type, bytes: Uint8Array): Message {
   let decoded: protobuf.Message;
   try {
     // Unknown fields kept (protobufjs drops them by default), so that

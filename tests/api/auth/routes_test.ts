@@ -21,6 +21,10 @@ import { bindFreePort, schema } from "../../harness.ts";
 import { grpcCaller } from "../grpc/client.ts";
 import { discoveryClient } from "../grpc/discovery_client.ts";
 import { ALICE, bearer, fileAccess } from "./access_fixtures.ts";
+import { DashboardSessions } from "../../../api/auth/dashboard_sessions.ts";
+import { directAccess } from "../../../orchestrator/cluster_access.ts";
+import type { HttpUnit } from "../../../api/http/units.ts";
+import type { DashboardJobApi } from "../../../domain/dashboard_ports.ts";
 
 interface Running {
   api: Api;
@@ -78,6 +82,16 @@ async function startApi(metricsRequireAuth: boolean): Promise<Running> {
     maxBodyBytes: 64 * 1024,
     version: "test",
     log: silentLogger(),
+    // The dashboard proxy's units too; nothing may reach this address.
+    dashboardProxy: {
+      clusterAccess: directAccess({ baseUrlOf: () => "http://127.0.0.1:9" }),
+      sessions: new DashboardSessions({ ttlMs: 60_000 }),
+      timeoutMs: 1_000,
+      maxRequestBytes: 1024,
+      maxResponseBytes: 1024,
+      // Job submission's calls are RPCs, refused before they reach it.
+      jobs: {} as DashboardJobApi,
+    },
   });
   const port = await bindFreePort(api.grpc);
   api.health.listeners.grpc = true;
@@ -211,6 +225,66 @@ Deno.test("every API route answers 401 without valid credentials, before reading
       [],
       `of ${statuses.length} requests, those answered otherwise than 401`,
     );
+    assert.deepEqual(running.kubernetesRequests, [], "Kubernetes calls");
+  } finally {
+    await running.close();
+  }
+});
+
+/**
+ * A path of the unit, its variables filled in: `{path=**}` a subpath, a
+ * service the head service of cluster "blue".
+ */
+function unitPathOf(unit: HttpUnit): string {
+  return unit.path.replace(
+    /\{([^}=]+)(=[^}]*)?\}/g,
+    (_, name: string) =>
+      name === "namespace"
+        ? "team-a"
+        : name === "service"
+        ? "blue-head-svc"
+        : name === "path"
+        ? "api/jobs"
+        : "blue",
+  );
+}
+
+Deno.test("every HTTP unit (dashboard and service proxies, Kubernetes-shaped routes, Events, discovery, whoami, /metrics) answers 401 without valid credentials, before reading the body", async (t) => {
+  const running = await startApi(true);
+  try {
+    const units = running.api.httpUnits;
+    assert.ok(units.length >= 40, `units: got ${units.length}`);
+    for (const unit of units) {
+      for (const method of unit.methods) {
+        for (const credentials of BAD_CREDENTIALS) {
+          const path = unitPathOf(unit);
+          await t.step(
+            `${unit.key}: ${method} ${path}, ${credentials.name}`,
+            async () => {
+              const headers = new Headers();
+              if (credentials.authorization !== undefined) {
+                headers.set("authorization", credentials.authorization);
+              }
+              const hasBody = method !== "GET" && method !== "DELETE";
+              const watched = hasBody ? watchedBody(BODIES[0].text) : undefined;
+              if (watched) headers.set("content-type", "application/json");
+              const response = await running.api.http(
+                new Request(`http://corral.test${path}`, {
+                  method,
+                  headers,
+                  body: watched?.body,
+                  // @ts-ignore: a streaming body needs half duplex (fetch spec)
+                  duplex: "half",
+                }),
+              );
+              const text = await response.text();
+              assert.equal(response.status, 401, `${response.status} ${text}`);
+              assert.equal(watched?.pulled() ?? false, false, "body read");
+            },
+          );
+        }
+      }
+    }
     assert.deepEqual(running.kubernetesRequests, [], "Kubernetes calls");
   } finally {
     await running.close();

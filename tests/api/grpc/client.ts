@@ -28,7 +28,11 @@ export interface GrpcCaller {
     metadata?: grpc.Metadata,
   ): Promise<GrpcOutcome>;
   /** Sends raw bytes as the request of `key`. */
-  callRaw(key: string, bytes: Uint8Array): Promise<GrpcOutcome>;
+  callRaw(
+    key: string,
+    bytes: Uint8Array,
+    metadata?: grpc.Metadata,
+  ): Promise<GrpcOutcome>;
   /** Calls a server-streaming method. */
   stream(key: string, request: Message, metadata?: grpc.Metadata): GrpcStream;
   close(): void;
@@ -200,7 +204,7 @@ export function grpcCaller(schema: ApiSchema, address: string): GrpcCaller {
       ).finish();
       return send(key, bytes, metadata);
     },
-    callRaw: (key, bytes) => send(key, bytes),
+    callRaw: (key, bytes, metadata) => send(key, bytes, metadata),
     close: () => client.close(),
   };
 }
