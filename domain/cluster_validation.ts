@@ -46,6 +46,7 @@ import {
   checkVolumeKind,
 } from "./current_fields_validation.ts";
 import { HEAD_CONTAINER } from "./env_conversions.ts";
+import { NEWEST_RAY_VERSION } from "./ray_versions.ts";
 import { sourceViolations } from "./pod_validation.ts";
 import { shellWordProblem } from "./shell_words.ts";
 import type {
@@ -329,7 +330,9 @@ function checkGroup(
     if (!hasVersion) {
       v.add(
         `${path}.image`,
-        `is required when ${requestOf(path)}.version is not set`,
+        `is required when ${
+          requestOf(path)
+        }.version is not set (the newest Ray version Corral knows is ${NEWEST_RAY_VERSION})`,
       );
     }
   } else if (/\s/.test(group.image)) {
