@@ -53,6 +53,7 @@ import {
 } from "./auth_config.ts";
 import { type HttpUnit, unitEndpoints } from "./http/units.ts";
 import { httpUnits } from "./http_units.ts";
+import { RAY_VERSIONS } from "../domain/ray_versions.ts";
 
 export interface ApiOptions {
   orchestrator: Orchestrator;
@@ -269,11 +270,13 @@ async function httpPort(
     "/healthz": livenessPage,
     "/readyz": () => readinessPage(health),
     [AUTH_CONFIG_PATH]: authConfigPage(options.signIn),
-    // As the Kubernetes API server's /version: what a client talks to.
+    // As the Kubernetes API server's /version: what a client talks to, and
+    // the Ray versions it knows (newest first), which clients offer.
     "/version": () =>
       Response.json({
         version: options.version,
         runtime: `deno ${Deno.version.deno}`,
+        rayVersions: RAY_VERSIONS,
       }),
     ...(options.metricsRequireAuth
       ? {}

@@ -88,7 +88,7 @@ export async function connect(connection: Connection): Promise<CorralClient> {
     } catch (error) {
       if (signal?.aborted) throw error;
       const why = reason(error as Error);
-      throw new UnreachableError(server, why, tlsHint(why, connection));
+      throw new UnreachableError(server, why, unreachableHint(why, connection));
     }
   }
 
@@ -143,7 +143,11 @@ export async function connect(connection: Connection): Promise<CorralClient> {
       } catch (error) {
         if (init.signal?.aborted) throw error;
         const why = reason(error as Error);
-        throw new UnreachableError(server, why, tlsHint(why, connection));
+        throw new UnreachableError(
+          server,
+          why,
+          unreachableHint(why, connection),
+        );
       }
     },
     webSocket(path: string): WebSocket {
@@ -227,6 +231,21 @@ function tlsHint(why: string, connection: Connection): string[] {
     ];
   }
   return [];
+}
+
+/**
+ * What to try when the server does not answer: the TLS hint when the
+ * handshake failed, else where the URL came from and how to name another
+ * (--server, CORRAL_SERVER, a context's server).
+ */
+function unreachableHint(why: string, connection: Connection): string[] {
+  const tls = tlsHint(why, connection);
+  if (tls.length > 0) return tls;
+  const from = connection.serverFrom ? ` (from ${connection.serverFrom})` : "";
+  return [
+    `  is Corral running there${from}? Name another with --server URL or CORRAL_SERVER,`,
+    "  or save it in a context: corral config set-context NAME --server URL",
+  ];
 }
 
 /** An error answer as an ApiError, whatever its body. */

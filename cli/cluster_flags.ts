@@ -64,6 +64,9 @@ export function wantsNewCluster(values: ParsedArgs["values"]): boolean {
   );
 }
 
+/** The cluster spec the flags describe (clusterSpecOf). */
+export type NewClusterSpec = ReturnType<typeof clusterSpecOf>;
+
 /**
  * The cluster spec the flags describe, in the API's JSON: a head and one
  * worker group of `--workers` replicas (0 to that many), on `--template`,

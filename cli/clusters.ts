@@ -18,6 +18,7 @@ import type { CorralClient } from "./client.ts";
 import {
   clusterSpecOf,
   NEW_CLUSTER_FLAGS,
+  type NewClusterSpec,
   QUEUE_FLAG,
   queueOf,
   wantsNewCluster,
@@ -29,7 +30,7 @@ import {
 } from "./cluster_describe.ts";
 import { CONNECT_COMMAND } from "./connect.ts";
 import { DASHBOARD_COMMAND } from "./dashboard.ts";
-import { defaultUser } from "./jobs.ts";
+import { ownerOf, withDefaults } from "./cluster_defaults.ts";
 import { type CommandGroup, withClient, write } from "./command.ts";
 import {
   ApiError,
@@ -123,7 +124,8 @@ const CREATE_ONLY_FLAGS: Flags = {
   user: {
     type: "string",
     value: "USER",
-    help: "owner (default: the token's user, else your login name)",
+    help:
+      "owner (default: the token's user, else whoami's, else your login name)",
   },
 };
 
@@ -134,7 +136,7 @@ const CREATE_ONLY_FLAGS: Flags = {
  */
 async function clusterToCreate(
   { values, positionals }: ParsedArgs,
-): Promise<Cluster> {
+): Promise<{ file: Cluster } | { flags: FlagCluster }> {
   const file = stringFlag(values, "filename");
   const byFlags = wantsNewCluster(values) ||
     values["max-workers"] !== undefined;
@@ -145,11 +147,11 @@ async function clusterToCreate(
         "-f FILE describes the whole cluster: drop --template, --workers, --max-workers, --image and --version",
       );
     }
-    return await readObjectFile(file, "cluster") as Cluster;
+    return { file: await readObjectFile(file, "cluster") as Cluster };
   }
   if (positionals.length === 0) {
     throw new UsageError(
-      "a cluster name and --template, or -f FILE, is required",
+      "a cluster name, or -f FILE, is required",
       [`  usage: ${CREATE_USAGE}`],
     );
   }
@@ -166,27 +168,44 @@ async function clusterToCreate(
     group.maxReplicas = maxWorkers;
   }
   return {
-    name,
-    namespace: "",
-    user: stringFlag(values, "user") ?? "",
-    version: stringFlag(values, "version") ?? "",
-    clusterSpec,
+    flags: {
+      name,
+      namespace: "",
+      user: stringFlag(values, "user") ?? "",
+      version: stringFlag(values, "version") ?? "",
+      clusterSpec,
+    },
   };
+}
+
+/**
+ * A cluster made from NAME and the flags, which the command line's
+ * defaults (cluster_defaults.ts) fill in.
+ */
+interface FlagCluster extends Cluster {
+  clusterSpec: NewClusterSpec;
 }
 
 async function create(args: ParsedArgs): Promise<number> {
   const { values } = args;
   const timeoutMs = timeoutOf(values);
-  const cluster = await clusterToCreate(args);
+  const asked = await clusterToCreate(args);
   return await withClient(values, async (client, connection) => {
-    const namespace = namespaceOf(cluster, values, connection.namespace);
+    const namespace = namespaceOf(
+      "file" in asked ? asked.file : asked.flags,
+      values,
+      connection.namespace,
+    );
+    const cluster = "file" in asked
+      ? asked.file
+      : await withDefaults(client, namespace, asked.flags);
     const created = await client.call<Cluster>(
       "POST",
       clusterPath(namespace),
       {
         ...cluster,
         ...queueOf(values),
-        user: cluster.user || defaultUser(connection.token),
+        user: await ownerOf(client, connection, cluster.user ?? ""),
         namespace,
       },
     );
@@ -205,7 +224,7 @@ async function create(args: ParsedArgs): Promise<number> {
   });
 }
 const CREATE_USAGE =
-  "clusters create (-f FILE | NAME --template T [--workers N] [--max-workers M] [--version V | --image I]) [--queue Q] [--wait] [--timeout 10m]";
+  "clusters create (-f FILE | NAME [--template T] [--workers N] [--max-workers M] [--version V | --image I]) [--queue Q] [--wait] [--timeout 10m]";
 
 async function remove({ values, positionals }: ParsedArgs): Promise<number> {
   const name = onePositional(positionals, "a cluster name", DELETE_USAGE);
@@ -443,6 +462,7 @@ export const CLUSTERS: CommandGroup = {
         ...WAIT,
       },
       examples: [
+        "corral clusters create red --wait   # the newest Ray, the namespace's smallest template, you as owner",
         "corral clusters create -f examples/blue.yaml --wait",
         "corral clusters create blue --template small --workers 2 --max-workers 4 --version 2.9.0",
         "corral clusters create big --template gpu --version 2.9.0 --queue default --wait",

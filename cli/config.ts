@@ -118,6 +118,12 @@ export async function saveConfig(
 /** Where a command sends its requests and as whom. */
 export interface Connection {
   server: string;
+  /**
+   * Where `server` was named, for the hint of a server that does not
+   * answer: "--server", "CORRAL_SERVER", `context "NAME"`, or "the
+   * default" (DEFAULT_SERVER).
+   */
+  serverFrom?: string;
   token?: string;
   /** The CA file's path, when the server's certificate needs one. */
   certificateAuthority?: string;
@@ -157,9 +163,10 @@ export async function resolveConnection(
   const caFlag = stringFlag(values, "certificate-authority");
   const explicitToken = stringFlag(values, "token") ?? env("CORRAL_TOKEN");
   const signIn = options.signIn ?? true;
+  const [server, serverFrom] = serverOf(values, context);
   return {
-    server: stringFlag(values, "server") ?? env("CORRAL_SERVER") ??
-      context?.server ?? DEFAULT_SERVER,
+    server,
+    serverFrom,
     token: explicitToken ??
       (!signIn ? undefined : context?.signIn
         ? await currentIdToken(
@@ -180,6 +187,24 @@ export async function resolveConnection(
     namespace: stringFlag(values, "namespace") ?? env("CORRAL_NAMESPACE") ??
       context?.namespace ?? DEFAULT_NAMESPACE,
   };
+}
+
+/**
+ * The server a command talks to, and where it was named: --server, else
+ * CORRAL_SERVER, else the context's, else the default.
+ */
+function serverOf(
+  values: ParsedArgs["values"],
+  context: Context | undefined,
+): [string, string] {
+  const flag = stringFlag(values, "server");
+  if (flag !== undefined) return [flag, "--server"];
+  const variable = Deno.env.get("CORRAL_SERVER");
+  if (variable) return [variable, "CORRAL_SERVER"];
+  if (context?.server) {
+    return [context.server, `context ${JSON.stringify(context.name)}`];
+  }
+  return [DEFAULT_SERVER, "the default"];
 }
 
 /**

@@ -68,11 +68,32 @@ export class ApiError extends CliError {
           "not signed in: set a token (--token, CORRAL_TOKEN or corral config set-context)"
         : withoutViolations(body.message || `HTTP ${status}`, violations),
       EXIT_API_ERROR,
-      violations.map((v) => `  ${v.field}: ${v.description}`),
+      [
+        ...violations.map((v) => `  ${v.field}: ${v.description}`),
+        ...ownerHint(violations),
+      ],
     );
     this.name = "ApiError";
     this.code = code;
   }
+}
+
+/**
+ * How to name an owner Corral found missing (`cluster.user: is
+ * required`, a job's or a service's): it fills one in only for a caller
+ * it knows, and without a token the command line sends $USER, which was
+ * unset.
+ */
+function ownerHint(violations: FieldViolation[]): string[] {
+  const missing = violations.some((v) =>
+    /^(cluster|job|service)\.user$/.test(v.field) &&
+    v.description === "is required"
+  );
+  return missing
+    ? [
+      "  name the owner with --user NAME: Corral fills it in only for a caller with a token, and without one the command line sends $USER, which is not set",
+    ]
+    : [];
 }
 
 /**

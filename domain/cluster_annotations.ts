@@ -3,8 +3,9 @@
  * and its head service (ClusterSpec.headServiceAnnotations): written on
  * the RayCluster (and, by the operator, its head service) as given, read
  * back without the service's own keys. Keys under the service's prefixes
- * (ray.io/, app.kubernetes.io/, kueue.x-k8s.io/) and corral.dev/, and
- * kubectl's last-applied-configuration, are refused, but for KubeRay's ray.io/enable-serve-service, which its API
+ * (ray.io/, app.kubernetes.io/, kueue.x-k8s.io/), corral.dev/ and
+ * kubectl.kubernetes.io/ are refused and not read back, but for KubeRay's
+ * ray.io/enable-serve-service, which its API
  * server reads from there ("true" opens the head's serve ports).
  */
 import type { FieldViolation } from "./errors.ts";
@@ -18,21 +19,18 @@ import {
 /** KubeRay's annotation opening the head's serve ports. */
 export const ENABLE_SERVE_SERVICE = "ray.io/enable-serve-service";
 
-/** Corral's own annotation prefix on the objects it writes. */
-const CORRAL_PREFIX = "corral.dev";
-
 /**
- * kubectl's copy of the object it applied: not the caller's annotation
- * (and one the cache drops, so that a read would depend on where it came
- * from).
+ * Prefixes of annotations the service and kubectl write on a RayCluster,
+ * besides the pods' reserved ones: Corral's own, and kubectl's (its
+ * last-applied copy of the object, which the cache trims).
  */
-const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+const OWN_PREFIXES = ["corral.dev", "kubectl.kubernetes.io"];
 
-/** Whether a cluster annotation key is the service's own (or kubectl's). */
+/** Whether a cluster annotation key is the service's (or kubectl's) own. */
 function isOwnKey(key: string): boolean {
   if (key === ENABLE_SERVE_SERVICE) return false;
-  return isReservedKey(key) || key === LAST_APPLIED ||
-    splitQualifiedName(key).prefix === CORRAL_PREFIX;
+  return isReservedKey(key) ||
+    OWN_PREFIXES.includes(splitQualifiedName(key).prefix ?? "");
 }
 
 /** The caller's annotations of a RayCluster: all but the service's own. */
@@ -78,7 +76,7 @@ export function annotationViolations(
       out.push({
         field: at,
         description: `is reserved: annotation keys under ${
-          [...RESERVED_KEY_PREFIXES, CORRAL_PREFIX].map((p) => `${p}/`).join(
+          [...RESERVED_KEY_PREFIXES, ...OWN_PREFIXES].map((p) => `${p}/`).join(
             ", ",
           )
         } are the service's own (but ${ENABLE_SERVE_SERVICE})`,

@@ -94,6 +94,24 @@ export function updatePaths(
     ["cluster.version", cluster.version !== ""],
     ["cluster.environment", cluster.environment !== "DEV"],
     ["cluster.clusterSpec.headGroupSpec", spec?.headGroupSpec != null],
+    // KubeRay's later fields: none can be updated either.
+    ["cluster.annotations", Object.keys(cluster.annotations ?? {}).length > 0],
+    [
+      "cluster.envsValuesFrom",
+      Object.keys(cluster.envsValuesFrom ?? {}).length > 0,
+    ],
+    [
+      "cluster.clusterSpec.enableInTreeAutoscaling",
+      spec?.enableInTreeAutoscaling === true,
+    ],
+    [
+      "cluster.clusterSpec.autoscalerOptions",
+      spec?.autoscalerOptions != null,
+    ],
+    [
+      "cluster.clusterSpec.headServiceAnnotations",
+      Object.keys(spec?.headServiceAnnotations ?? {}).length > 0,
+    ],
   ];
   for (const [field, isSet] of set) {
     if (isSet) {

@@ -9,9 +9,11 @@
  * object names or label values, the operator's own limits on RayCluster
  * names, replica bounds, volume and environment variable names; and the
  * upper bounds of limits.ts, which keep one request from asking for more
- * than a platform team allows. No map field lands in a label or an
- * annotation (envs become container variables, engineStartParams the ray
- * start command line), so only those places' rules apply to their keys.
+ * than a platform team allows. Envs become container variables and
+ * engineStartParams the ray start command line, so only those places'
+ * rules apply to their keys; the annotations of KubeRay's later fields
+ * (the cluster's, the head service's) are checked as annotations
+ * (current_fields_validation.ts, with the other later fields).
  */
 import { clusterAction } from "./actions.ts";
 import { type FieldViolation, invalidArgument } from "./errors.ts";
@@ -44,6 +46,7 @@ import {
   checkVolumeKind,
 } from "./current_fields_validation.ts";
 import { HEAD_CONTAINER } from "./env_conversions.ts";
+import { NEWEST_RAY_VERSION } from "./ray_versions.ts";
 import { sourceViolations } from "./pod_validation.ts";
 import { shellWordProblem } from "./shell_words.ts";
 import type {
@@ -327,7 +330,9 @@ function checkGroup(
     if (!hasVersion) {
       v.add(
         `${path}.image`,
-        `is required when ${requestOf(path)}.version is not set`,
+        `is required when ${
+          requestOf(path)
+        }.version is not set (the newest Ray version Corral knows is ${NEWEST_RAY_VERSION})`,
       );
     }
   } else if (/\s/.test(group.image)) {

@@ -31,9 +31,13 @@
  *   given; without it (objects the KubeRay API server wrote), `envs` are the
  *   plain-value variables the head and every worker container share, and a
  *   group's `environment` the rest of its container's.
- * - Pod settings and tolerations: pod_conversions.ts.
- * - Mount propagation NONE and `readOnly: false` are left out of the object
- *   (Kubernetes' defaults), as KubeRay writes them.
+ * - Pod settings and tolerations: pod_conversions.ts; volumes of every
+ *   type: volume_conversions.ts; KubeRay's later fields: a group's image
+ *   pull policy and security context (container_settings.ts), the
+ *   autoscaler (autoscaler_conversions.ts), the cluster's annotations
+ *   (cluster_annotations.ts), written here with `enableIngress`, the head
+ *   service's annotations and the cluster's `envsValuesFrom` (after `envs`,
+ *   their names in `ray.io/envs` so they read back apart).
  * - The annotation `ray.io/creation-timestamp` uses Go's `time.Time.String()`
  *   layout in UTC (`2023-09-25 10:48:35.766 +0000 UTC`), as KubeRay writes it.
  */
@@ -293,7 +297,9 @@ function podTemplate(input: {
  * by default), gpu when > 0, then its extended resources (each > 0, by
  * name), as KubeRay's API server adds them.
  */
-function resourceQuantities(template: ComputeTemplate): Record<string, string> {
+export function resourceQuantities(
+  template: ComputeTemplate,
+): Record<string, string> {
   const quantities: Record<string, string> = {
     cpu: String(template.cpu),
     memory: `${template.memory}${template.memoryUnit || "Gi"}`,
@@ -326,7 +332,6 @@ function goTimeString(time: Date): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${fraction} +0000 UTC`;
 }
 
-/** Distinct compute template names of the head and worker groups, in order. */
 /**
  * The `ray.io/user` label of a cluster: the username itself when a label
  * can hold it (as KubeRay writes it), else a readable stand-in, every run of
@@ -339,6 +344,7 @@ export function userLabelValue(user: string): string {
     .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "");
 }
 
+/** Distinct compute template names of the head and worker groups, in order. */
 export function referencedTemplates(cluster: Cluster): string[] {
   const spec = cluster.clusterSpec;
   const names = [

@@ -126,6 +126,11 @@ export function apiToKuberayJson(api: Type, kuberay: Type, json: Json): Json {
     if (apiKey === undefined) continue;
     const apiField = fieldByJsonKey(api, apiKey);
     const value = json[apiKey];
+    // KubeRay's dialect writes the variables in KubeRay's shape already.
+    if (isEnvironmentVariables(field) && isEnvironmentShape(value)) {
+      out[key] = value;
+      continue;
+    }
     if (isEnvironmentVariables(field) && apiField && isMap(apiField)) {
       const sibling = environmentSibling(api, apiField);
       const from = sibling && json[sibling.jsonName ?? sibling.name];
@@ -170,6 +175,20 @@ function eachMessage(
     return value.map((v, i) => one(v, `${path}[${i}]`));
   }
   return one(value, path);
+}
+
+/**
+ * Whether `value` is KubeRay's `{values, valuesFrom}` rather than a map of
+ * variables: those two keys only, each an object (a variable's value is a
+ * string).
+ */
+function isEnvironmentShape(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  const entries = Object.entries(value);
+  return entries.length > 0 &&
+    entries.every(([k, v]) =>
+      (k === "values" || k === "valuesFrom") && isPlainObject(v)
+    );
 }
 
 function isEnvironmentVariables(field: Field): boolean {

@@ -4,7 +4,8 @@
  * serves them: on input, the EnvironmentVariables shape of its later API
  * and the start parameters under the product's name (in either dialect);
  * on output (with --kuberay-json), JSON as its API server writes it, the
- * start parameters under that name too.
+ * start parameters under that name too, and the environment maps in its
+ * EnvironmentVariables shape.
  */
 import type { Enum, Field, Type } from "protobufjs";
 import { KeptForms } from "./kept.ts";
@@ -111,8 +112,10 @@ function gatewayJsonName(field: Field): string {
  * Encodes a message as KubeRay's API server writes JSON (grpc-gateway with
  * `UseEnumNumbers: true` and without `EmitUnpopulated`): enums as numbers,
  * fields at their default value left out, proto3 `optional` fields kept
- * when set, and KubeRay's names where ours say "engine"
- * (GATEWAY_JSON_NAMES). A kept message's form is kept as messageToJson() keeps its
+ * when set, KubeRay's names where ours say "engine" (GATEWAY_JSON_NAMES),
+ * and a cluster's `envs` and a group's `environment` as its
+ * EnvironmentVariables message, `{values, valuesFrom}`, with the
+ * `valuesFrom` of Corral's sibling field (ENVIRONMENT_VARIABLES_FIELDS). A kept message's form is kept as messageToJson() keeps its
  * own: a list of 10,000 cached clusters was encoded anew for every
  * request, 0.7 s each.
  */
@@ -144,8 +147,16 @@ function encodeGatewayMessage(
   top: boolean,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const siblings = environmentSiblings(type);
   for (const field of type.fieldsArray) {
     const value = message[field.name];
+    if (siblings.has(field.name)) continue;
+    const sibling = siblingOf(type, field);
+    if (sibling !== undefined) {
+      const variables = environmentVariablesJson(message, field, sibling);
+      if (variables !== undefined) out[gatewayJsonName(field)] = variables;
+      continue;
+    }
     if (!isPopulated(field, value)) continue;
     const key = gatewayJsonName(field);
     if (isMap(field)) {
@@ -163,6 +174,49 @@ function encodeGatewayMessage(
     }
   }
   return out;
+}
+
+/** The `valuesFrom` fields of `type`'s environment maps, by field name. */
+function environmentSiblings(type: Type): Set<string> {
+  const names = new Set<string>();
+  for (const field of type.fieldsArray) {
+    const sibling = siblingOf(type, field);
+    if (sibling !== undefined) names.add(sibling.name);
+  }
+  return names;
+}
+
+/** The `valuesFrom` field of an environment map of `type`, if `field` is one. */
+function siblingOf(type: Type, field: Field): Field | undefined {
+  const name = `${fullName(type)}.${field.name}`;
+  return Object.hasOwn(ENVIRONMENT_VARIABLES_FIELDS, name)
+    ? type.fields[ENVIRONMENT_VARIABLES_FIELDS[name]]
+    : undefined;
+}
+
+/**
+ * An environment map and its `valuesFrom` sibling as KubeRay's API server
+ * writes its EnvironmentVariables message: `{"values": {...},
+ * "valuesFrom": {...}}`, each left out when empty, nothing when both are.
+ */
+function environmentVariablesJson(
+  message: Message,
+  field: Field,
+  sibling: Field,
+): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {};
+  for (
+    const [key, one] of [["values", field], ["valuesFrom", sibling]] as const
+  ) {
+    const value = message[one.name];
+    if (!isPopulated(one, value)) continue;
+    const entries: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      setOwn(entries, k, singleToGatewayJson(one, v, false));
+    }
+    out[key] = entries;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 function isPopulated(field: Field, value: unknown): boolean {

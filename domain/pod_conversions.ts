@@ -40,7 +40,9 @@ export function applyPodSettings(
 }
 
 /** A core/v1 Toleration, its empty fields left out as Kubernetes does. */
-function podToleration(toleration: PodToleration): Record<string, string> {
+export function podToleration(
+  toleration: PodToleration,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const field of ["key", "operator", "value", "effect"] as const) {
     if (toleration[field] !== "") out[field] = toleration[field];

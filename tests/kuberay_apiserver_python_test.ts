@@ -60,6 +60,8 @@ requests.delete(url(f"namespaces/{ns}/clusters/test"), headers=headers)
 ok(requests.post(url(f"namespaces/{ns}/compute_templates"), headers=headers,
    json={"name": "default-template", "namespace": ns, "cpu": 2, "memory": 4}))
 environment = {"values": {"key": "value"}}
+volume = {"name": "code-sample", "mountPath": "/home/ray/samples", "source": "ray-job-code-sample",
+          "volumeType": 3, "items": {"sample_code.py": "sample_code.py"}}
 ok(requests.post(url(f"namespaces/{ns}/clusters"), headers=headers, json={
     "name": "test", "namespace": ns, "user": "kuberay", "version": "2.46.0",
     "clusterSpec": {
@@ -67,16 +69,18 @@ ok(requests.post(url(f"namespaces/{ns}/clusters"), headers=headers, json={
             "computeTemplate": "default-template",
             "rayStartParams": {"dashboard-host": "0.0.0.0", "metrics-export-port": "8080", "num-cpus": "0"},
             "image": "rayproject/ray:2.46.0-py310", "serviceType": "ClusterIP",
-            "imagePullPolicy": "Always", "environment": environment},
+            "imagePullPolicy": "Always", "environment": environment, "volumes": [volume]},
         "workerGroupSpec": [{
             "groupName": "small", "computeTemplate": "default-template",
             "replicas": 1, "minReplicas": 1, "maxReplicas": 1,
             "rayStartParams": {"node-ip-address": "$MY_POD_IP"},
             "image": "rayproject/ray:2.46.0-py310", "imagePullPolicy": "Always",
-            "environment": environment}]}}))
+            "environment": environment, "volumes": [volume]}]}}))
 name, head, workers, _, _ = read_cluster(ok(requests.get(url(f"namespaces/{ns}/clusters/test"), headers=headers)))
 assert name == "test" and head["dashboard-host"] == "0.0.0.0", head
 assert workers == [{"node-ip-address": "$MY_POD_IP"}], workers
+got = ok(requests.get(url(f"namespaces/{ns}/clusters/test"), headers=headers))
+assert got["clusterSpec"]["headGroupSpec"]["volumes"] == [volume], got
 for path in ["clusters", f"namespaces/{ns}/clusters"]:
     clusters = [read_cluster(c) for c in ok(requests.get(url(path), headers=headers))["clusters"]]
     assert [c[0] for c in clusters] == ["test"], clusters

@@ -2,6 +2,7 @@
  * End to end: main.ts in embedded mode on free ports, driven over HTTP and
  * gRPC through the spec's flows, the simulated operator included.
  */
+import { RAY_VERSIONS } from "../domain/ray_versions.ts";
 import assert from "node:assert/strict";
 import { loadApiSchema } from "../api/schema.ts";
 import { grpcCaller } from "./api/grpc/client.ts";
@@ -218,6 +219,7 @@ Deno.test("main.ts logs its mode, bound ports and the URLs a person wants at sta
     assert.deepEqual(await (await fetch(`${corral.http}/version`)).json(), {
       version: line.version,
       runtime: `deno ${Deno.version.deno}`,
+      rayVersions: RAY_VERSIONS,
     });
   } finally {
     await corral.stop();

@@ -41,6 +41,11 @@ import {
   matchesAny,
   type WorkloadGrants,
 } from "./workload_grants.ts";
+import {
+  AUTOSCALER_FIELDS,
+  securityContextRefusals,
+  sizedVolumeRefusals,
+} from "./admission_parts.ts";
 
 /** One thing a rule does not allow, with where it is and why. */
 export interface Refusal {
@@ -163,6 +168,71 @@ class Walk {
     listOf(spec.workerGroupSpecs).forEach((group, i) =>
       this.group(group, `${path}.workerGroupSpecs[${i}]`, i)
     );
+    this.headServiceAnnotations(spec.headServiceAnnotations, path);
+    this.autoscaler(spec.autoscalerOptions, `${path}.autoscalerOptions`);
+  }
+
+  /** The head service's annotations: keys the rule's `annotations` allow. */
+  private headServiceAnnotations(annotations: unknown, path: string): void {
+    if (!isObj(annotations)) return;
+    for (const key of Object.keys(annotations)) {
+      if (matchesAny(this.grants.annotations, key)) continue;
+      this.refuse(
+        `${path}.headServiceAnnotations["${key}"]`,
+        `${this.request}.clusterSpec.headServiceAnnotations["${key}"]`,
+        `set the head service annotation "${key}"`,
+      );
+    }
+  }
+
+  /**
+   * The autoscaler the operator runs in the head pod: its image under the
+   * image rules, its resources and variables as a container's, its
+   * security context as one (admission_parts.ts, AUTOSCALER_FIELDS).
+   */
+  private autoscaler(options: unknown, path: string): void {
+    if (!isObj(options)) return;
+    const field = `${this.request}.clusterSpec.autoscalerOptions`;
+    this.requestGroup = `${this.request}.clusterSpec.headGroupSpec`;
+    this.template = "";
+    for (const key of Object.keys(options)) {
+      if (AUTOSCALER_FIELDS.has(key)) continue;
+      if (matchesAny(this.grants.podFields, `autoscalerOptions.${key}`)) {
+        continue;
+      }
+      this.refuse(`${path}.${key}`, undefined, `set the autoscaler's "${key}"`);
+    }
+    if (options.image !== undefined) {
+      this.image(text(options.image), `${path}.image`, `${field}.image`);
+    }
+    if (isObj(options.resources)) {
+      this.resources(options.resources, `${path}.resources`);
+    }
+    listOf(options.env).forEach((env, i) => {
+      const from = isObj(env) && isObj(env.valueFrom)
+        ? env.valueFrom
+        : undefined;
+      if (from) {
+        this.reference(from, `${path}.env[${i}].valueFrom`, `${field}.envs`);
+      }
+    });
+    listOf(options.envFrom).forEach((source, i) => {
+      if (isObj(source)) {
+        this.reference(source, `${path}.envFrom[${i}]`, `${field}.envs`);
+      }
+    });
+    for (
+      const refusal of securityContextRefusals(
+        options.securityContext,
+        this.grants,
+      )
+    ) {
+      this.refuse(
+        `${path}.securityContext${refusal.at}`,
+        undefined,
+        refusal.what,
+      );
+    }
   }
 
   /**
@@ -195,7 +265,12 @@ class Walk {
       const decided = GROUP_FIELDS[key] === "decided" &&
         (!(key in GROUP_DEFAULTS) || value === GROUP_DEFAULTS[key]);
       if (decided || matchesAny(this.grants.podFields, key)) continue;
-      this.refuse(`${path}.${key}`, undefined, `set the field "${key}"`);
+      this.refuse(
+        `${path}.${key}`,
+        // The one such field a request sets itself.
+        key === "enableIngress" ? this.field(key) : undefined,
+        `set the field "${key}"`,
+      );
     }
     const serviceType = text(group.serviceType);
     if (
@@ -374,10 +449,45 @@ class Walk {
         `mount the persistent volume claim "${claim}"`,
       );
     } else if (
-      !kinds.every((key) => matchesAny(this.grants.podFields, `volumes.${key}`))
+      kinds.every((key) => matchesAny(this.grants.podFields, `volumes.${key}`))
     ) {
+      return;
+    } else if (
+      (kind === "configMap" || kind === "secret") && isObj(v[kind])
+    ) {
+      this.objectVolume(kind, v[kind], path, field);
+    } else if (
+      (kind === "emptyDir" || kind === "ephemeral") && isObj(v[kind])
+    ) {
+      for (const refusal of sizedVolumeRefusals(kind, v[kind], this.grants)) {
+        this.refuse(
+          `${path}.${kind}${refusal.at}`,
+          `${field}.storage`,
+          refusal.what,
+        );
+      }
+    } else {
       this.refuse(path, field, `mount a volume of kind "${kinds.join(", ")}"`);
     }
+  }
+
+  /**
+   * A ConfigMap or Secret mounted as a volume: one the rule's `secrets`
+   * name, as for variables that read them.
+   */
+  private objectVolume(
+    kind: "configMap" | "secret",
+    source: Obj,
+    path: string,
+    field: string,
+  ): void {
+    const name = text(kind === "secret" ? source.secretName : source.name);
+    if (matchesAny(this.grants.secrets, name)) return;
+    this.refuse(
+      `${path}.${kind}`,
+      `${field}.source`,
+      `mount the ${kind === "secret" ? "Secret" : "ConfigMap"} "${name}"`,
+    );
   }
 
   private container(container: unknown, path: string): void {
@@ -392,6 +502,18 @@ class Walk {
       );
     }
     this.image(text(container.image), `${path}.image`);
+    for (
+      const refusal of securityContextRefusals(
+        container.securityContext,
+        this.grants,
+      )
+    ) {
+      this.refuse(
+        `${path}.securityContext${refusal.at}`,
+        this.field(`securityContext${refusal.at}`),
+        refusal.what,
+      );
+    }
     if (isObj(container.resources)) {
       this.resources(container.resources, `${path}.resources`);
     }
@@ -449,10 +571,15 @@ class Walk {
     }
   }
 
-  private image(image: string, path: string): void {
+  private image(image: string, path: string, field?: string): void {
     const { images } = this.grants;
     if (images === undefined || matchesAny(images, image)) return;
-    this.refuse(path, this.imageField(), `use the image "${image}"`, "image");
+    this.refuse(
+      path,
+      field ?? this.imageField(),
+      `use the image "${image}"`,
+      "image",
+    );
   }
 
   /**
@@ -468,7 +595,11 @@ class Walk {
    * An env valueFrom or envFrom source: a field of the pod is fine; a Secret
    * or ConfigMap key needs the name in the rule's `secrets`.
    */
-  private reference(source: Obj, path: string): void {
+  private reference(
+    source: Obj,
+    path: string,
+    field = this.field("environment"),
+  ): void {
     for (const [kind, value] of Object.entries(source)) {
       if (POD_REFERENCES.has(kind)) continue;
       const known = OBJECT_REFERENCES.has(kind);
@@ -476,7 +607,7 @@ class Walk {
       if (known && matchesAny(this.grants.secrets, name)) continue;
       this.refuse(
         `${path}.${kind}`,
-        this.field("environment"),
+        field,
         known
           ? `read the ${
             kind.startsWith("secret") ? "Secret" : "ConfigMap"

@@ -106,16 +106,19 @@ export const CONTAINER_FIELDS: Record<string, FieldDecision> = {
   ports: "decided",
   resources: "decided",
   volumeMounts: "decided",
+  // Any pull policy; a security context's privileged and added
+  // capabilities by the rule's securityContext (admission_parts.ts), its
+  // other fields by containerFields: securityContext.
+  imagePullPolicy: "decided",
+  securityContext: "decided",
   args: "refused",
   command: "refused",
-  imagePullPolicy: "refused",
   lifecycle: "refused",
   livenessProbe: "refused",
   readinessProbe: "refused",
   resizePolicy: "refused",
   restartPolicy: "refused",
   restartPolicyRules: "refused",
-  securityContext: "refused",
   startupProbe: "refused",
   stdin: "refused",
   stdinOnce: "refused",
@@ -128,10 +131,20 @@ export const CONTAINER_FIELDS: Record<string, FieldDecision> = {
   targetContainerName: "refused",
 };
 
-/** The RayCluster spec fields Corral writes (suspend: a queued one's). */
-export const SPEC_FIELDS = new Set(
-  ["rayVersion", "headGroupSpec", "workerGroupSpecs", "suspend"],
-);
+/**
+ * The RayCluster spec fields Corral writes (suspend: a queued one's); the
+ * autoscaler's options and the head service's annotations are walked
+ * (admission.ts).
+ */
+export const SPEC_FIELDS = new Set([
+  "rayVersion",
+  "headGroupSpec",
+  "workerGroupSpecs",
+  "suspend",
+  "enableInTreeAutoscaling",
+  "autoscalerOptions",
+  "headServiceAnnotations",
+]);
 
 /**
  * The RayJob spec fields Corral writes (jobToResource); any other is

@@ -6,6 +6,7 @@
  * document being read (policy_document.ts), which throws them all at once.
  */
 import { AUTHENTICATED_GROUP } from "./identity.ts";
+import { quantityValue } from "../../domain/quantities.ts";
 import type { TolerationGrant, WorkloadGrants } from "./workload_grants.ts";
 import { RESOURCES, type Rule, VERBS } from "./policy.ts";
 import {
@@ -41,6 +42,7 @@ const RULE_KEYS = new Set<string>([
   ...WORKLOAD_LISTS,
   "tolerations",
   "volumes",
+  "securityContext",
   "startParams",
 ]);
 
@@ -203,6 +205,9 @@ function workloadOf(
   if (raw.volumes !== undefined) {
     volumeGrants(raw.volumes, at, problem, grants);
   }
+  if (raw.securityContext !== undefined) {
+    securityContextGrants(raw.securityContext, at, problem, grants);
+  }
   if (raw.startParams !== undefined) {
     const startParams = startParamGrants(raw.startParams, at, problem);
     if (startParams) grants.startParams = startParams;
@@ -210,7 +215,10 @@ function workloadOf(
   return Object.keys(grants).length > 0 ? grants : undefined;
 }
 
-/** A rule's `volumes:` ({hostPaths, persistentVolumeClaims}) into `grants`. */
+/**
+ * A rule's `volumes:` ({hostPaths, persistentVolumeClaims, maxSize}) into
+ * `grants`; maxSize is a Kubernetes quantity ("50Gi").
+ */
 function volumeGrants(
   volumes: unknown,
   at: string,
@@ -222,9 +230,20 @@ function volumeGrants(
     return;
   }
   for (const key of Object.keys(volumes)) {
-    if (key !== "hostPaths" && key !== "persistentVolumeClaims") {
+    if (!VOLUME_KEYS.includes(key)) {
       problem(`${at}.volumes.${key}`, "unknown key");
     }
+  }
+  if (volumes.maxSize !== undefined) {
+    const size = typeof volumes.maxSize === "string"
+      ? quantityValue(volumes.maxSize)
+      : undefined;
+    if (size === undefined || size < 0) {
+      problem(
+        `${at}.volumes.maxSize`,
+        'must be a Kubernetes quantity such as "50Gi"',
+      );
+    } else grants.volumeMaxBytes = size;
   }
   const hostPaths = volumes.hostPaths === undefined
     ? undefined
@@ -238,6 +257,43 @@ function volumeGrants(
     );
   if (hostPaths) grants.hostPaths = hostPaths;
   if (claims) grants.claims = claims;
+}
+
+const VOLUME_KEYS = ["hostPaths", "persistentVolumeClaims", "maxSize"];
+
+/**
+ * A rule's `securityContext:` ({privileged, capabilities}) into `grants`:
+ * whether a container may run privileged, and the capabilities it may add.
+ */
+function securityContextGrants(
+  value: unknown,
+  at: string,
+  problem: Problem,
+  grants: Partial<WorkloadGrants>,
+): void {
+  const where = `${at}.securityContext`;
+  if (!isMapping(value)) {
+    problem(where, "must be a mapping of privileged and capabilities");
+    return;
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== "privileged" && key !== "capabilities") {
+      problem(`${where}.${key}`, "unknown key");
+    }
+  }
+  if (value.privileged !== undefined) {
+    if (typeof value.privileged !== "boolean") {
+      problem(`${where}.privileged`, "must be true or false");
+    } else grants.privileged = value.privileged;
+  }
+  if (value.capabilities !== undefined) {
+    const list = patterns(
+      value.capabilities,
+      `${where}.capabilities`,
+      problem,
+    );
+    if (list) grants.capabilities = list;
+  }
 }
 
 /** A rule's `startParams:`, a parameter to its value patterns. */

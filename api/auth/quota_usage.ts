@@ -9,6 +9,10 @@
  */
 import type { RayJobResource } from "../../domain/job_conversions.ts";
 import { clusterOwner } from "../../domain/expiring.ts";
+import {
+  AUTOSCALER_DEFAULT_CPU,
+  AUTOSCALER_DEFAULT_MEMORY,
+} from "../../domain/autoscaler_conversions.ts";
 import { cpusOf, gibOf, quantityValue } from "../../domain/quantities.ts";
 import {
   ANNOTATION,
@@ -171,12 +175,27 @@ export function clusterUsage(spec: RayCluster["spec"] | undefined): Usage {
   if (!spec) return usage;
   usage.maxClusters = 1;
   addUsage(usage, podUsage(spec.headGroupSpec?.template));
+  if (spec.enableInTreeAutoscaling === true) {
+    addUsage(usage, figuresUsage(autoscalerFigures(spec.autoscalerOptions)));
+  }
   for (const group of spec.workerGroupSpecs ?? []) {
     const pods = Math.max(group.replicas ?? 0, group.maxReplicas ?? 0);
     usage.maxWorkers += pods;
     addUsage(usage, podUsage(group.template), pods);
   }
   return usage;
+}
+
+/**
+ * What the autoscaler container the operator adds to the head pod asks
+ * for (KubeRay's BuildAutoscalerContainer and its options' resources): its
+ * limits, else its requests, else 500m CPU and 512Mi.
+ */
+function autoscalerFigures(options: unknown): Figures {
+  const given = containerFigures(options);
+  return Object.keys(given).length > 0
+    ? given
+    : { cpu: AUTOSCALER_DEFAULT_CPU, memory: AUTOSCALER_DEFAULT_MEMORY };
 }
 
 /**

@@ -30,9 +30,21 @@ export interface WorkloadGrants {
   hostPaths: string[];
   /** persistentVolumeClaim claim names. */
   claims: string[];
+  /**
+   * The largest emptyDir `sizeLimit` and generic ephemeral volume request,
+   * in bytes (`volumes.maxSize` in the policy file).
+   */
+  volumeMaxBytes: number;
+  /** Whether a container may run privileged (`securityContext.privileged`). */
+  privileged: boolean;
+  /** Linux capabilities a container may add (`securityContext.capabilities`). */
+  capabilities: string[];
   /** Values allowed for the start parameters that change exposure. */
   startParams: Record<string, string[]>;
-  /** Secrets and ConfigMaps usable by env valueFrom and envFrom. */
+  /**
+   * Secrets and ConfigMaps usable by env valueFrom and envFrom, and
+   * mountable as configMap and secret volumes.
+   */
   secrets: string[];
   /** Pod spec fields listed "refused" below that this rule opens. */
   podFields: string[];
@@ -43,6 +55,12 @@ export interface WorkloadGrants {
    */
   extendedResources: string[];
 }
+
+/**
+ * The bound of a volume's size when the rule gives none: 10 GiB of node
+ * disk (emptyDir) or of a claim made with the pod (ephemeral).
+ */
+export const DEFAULT_VOLUME_MAX_BYTES = 10 * 2 ** 30;
 
 /** The safe defaults: a rule that says nothing of the workload grants this. */
 export function defaultGrants(): WorkloadGrants {
@@ -56,6 +74,9 @@ export function defaultGrants(): WorkloadGrants {
     labels: [],
     hostPaths: [],
     claims: [],
+    volumeMaxBytes: DEFAULT_VOLUME_MAX_BYTES,
+    privileged: false,
+    capabilities: [],
     startParams: {},
     secrets: [],
     podFields: [],
@@ -76,6 +97,9 @@ export function anyGrants(): WorkloadGrants {
     labels: ["*"],
     hostPaths: ["*"],
     claims: ["*"],
+    volumeMaxBytes: Number.POSITIVE_INFINITY,
+    privileged: true,
+    capabilities: ["*"],
     startParams: { "*": ["*"] },
     secrets: ["*"],
     podFields: ["*"],

@@ -8,7 +8,10 @@ import { isObj, listOf, podSpecsOf, text, type Workload } from "./workload.ts";
 export interface WorkloadSummary {
   images: string[];
   serviceAccounts: string[];
-  /** `hostPath:/data`, `persistentVolumeClaim:datasets`. */
+  /**
+   * `hostPath:/data`, `persistentVolumeClaim:datasets`, `configMap:code`,
+   * `secret:tls`; other kinds by name (`emptyDir`).
+   */
   volumes: string[];
   /** `nvidia.com/gpu:NoSchedule`; `*` for a toleration of every key. */
   tolerations: string[];
@@ -47,6 +50,10 @@ export function summarizeWorkload(
             text(volume.persistentVolumeClaim.claimName)
           }`,
         );
+      } else if (isObj(volume.configMap)) {
+        sets.volumes.add(`configMap:${text(volume.configMap.name)}`);
+      } else if (isObj(volume.secret)) {
+        sets.volumes.add(`secret:${text(volume.secret.secretName)}`);
       } else {
         const kinds = Object.keys(volume).filter((key) => key !== "name");
         sets.volumes.add(kinds.join(","));
@@ -64,6 +71,11 @@ export function summarizeWorkload(
     ? resource.spec
     : resource.spec.rayClusterSpec;
   const serviceType = text(cluster?.headGroupSpec?.serviceType);
+  // The autoscaler the operator adds runs an image of its own when given.
+  const autoscaler = cluster?.autoscalerOptions;
+  if (isObj(autoscaler) && text(autoscaler.image) !== "") {
+    sets.images.add(text(autoscaler.image));
+  }
   return {
     images: sorted(sets.images),
     serviceAccounts: sorted(sets.serviceAccounts),

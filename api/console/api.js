@@ -99,6 +99,8 @@ function objectPath(api, ns, plural, ...names) {
 /** The paths of the API's routes the console uses. */
 export const paths = {
   whoami: "/apis/v1alpha2/whoami",
+  /** Corral's version and the Ray versions it knows. */
+  version: "/version",
   authConfig: "/apis/v1alpha2/auth-config",
   watch: collectionPath("v1alpha2/watch", undefined, "clusters"),
   /** @param {string} [ns] every namespace's when undefined */

@@ -85,3 +85,25 @@ export async function endDashboardSessions() {
   );
   dashboardSessions.clear();
 }
+
+/** The Ray versions Corral knows, newest first, once read. */
+let knownVersions = /** @type {Promise<string[]> | null} */ (null);
+
+/**
+ * The Ray versions Corral knows, newest first, as GET /version answers
+ * them (domain/ray_versions.ts): the create form offers them and starts
+ * on the newest. None from a Corral that does not say (or cannot be
+ * reached); asked once per tab.
+ * @returns {Promise<string[]>}
+ */
+export function rayVersions() {
+  knownVersions ??= send(paths.version, {}).then(async (response) => {
+    const json = await response.json().catch(() => ({}));
+    const versions = response.ok ? json.rayVersions : undefined;
+    return Array.isArray(versions) ? versions.map(String) : [];
+  }).catch(() => {
+    knownVersions = null;
+    return [];
+  });
+  return knownVersions;
+}

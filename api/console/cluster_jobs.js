@@ -240,8 +240,13 @@ function submitForm(jobs) {
       class: "submission-form",
       onsubmit: async (event) => {
         event.preventDefault();
-        submit.disabled = true;
         error.textContent = "";
+        const local = localWorkingDir(runtimeEnv.value);
+        if (local !== undefined) {
+          error.textContent = localDirRefusal(local, jobs);
+          return;
+        }
+        submit.disabled = true;
         try {
           const id = await submitJob(jobs.namespace, jobs.cluster, {
             entrypoint: entrypoint.value,
@@ -274,4 +279,37 @@ function submitForm(jobs) {
     h("p", {}, submit),
   );
   return form;
+}
+
+/**
+ * The runtime environment's `working_dir` when it names a directory on
+ * this machine (such as "./") rather than a URI Ray fetches itself
+ * (an s3, gs or https URI of a zip); undefined when it names none or a
+ * URI.
+ * Read from the YAML's top-level key, as typed.
+ * @param {string} yaml
+ */
+export function localWorkingDir(yaml) {
+  const line = /^working_dir[ \t]*:[ \t]*(.*)$/m.exec(yaml);
+  if (!line) return undefined;
+  const value = line[1].replace(/[ \t]+#.*$/, "").trim().replace(
+    /^(["'])(.*)\1$/,
+    "$2",
+  );
+  return value === "" || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)
+    ? undefined
+    : value;
+}
+
+/**
+ * Why a browser does not send a local working directory, and what does:
+ * a page may not read a folder of this machine, and Ray on the cluster
+ * cannot see it; the command line packs and uploads it.
+ * @param {string} dir
+ * @param {JobsPanel} jobs
+ */
+function localDirRefusal(dir, jobs) {
+  return `Cannot submit the job: working_dir ${
+    JSON.stringify(dir)
+  } is a folder on this computer, which a browser cannot upload to the cluster. Use a URI Ray can fetch (an s3, gs or https URI of a zip file), or upload the folder from the command line: corral jobs run --cluster ${jobs.cluster} -n ${jobs.namespace} --working-dir ${dir} -- ENTRYPOINT`;
 }

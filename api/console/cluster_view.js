@@ -193,13 +193,16 @@ function scaleRow(page, cluster, i) {
     },
   });
   const error = h("p", { class: "error", id: `${id}-error` });
+  // The bounds' own rules are said under them.
+  const minError = h("p", { class: "error", id: `min-${i}-error` });
+  const maxError = h("p", { class: "error", id: `max-${i}-error` });
   const save = h("button", {
     type: "button",
     id: `scale-${i}`,
     "data-write": "",
     onclick: async () => {
       save.disabled = true;
-      error.textContent = "";
+      for (const p of [error, minError, maxError]) p.textContent = "";
       const replicas = Number(input.value);
       try {
         await updateWorkerGroups(
@@ -208,7 +211,10 @@ function scaleRow(page, cluster, i) {
         );
         page.drafts.delete(id);
       } catch (e) {
-        error.textContent = scaleError(e);
+        const said = scaleError(e);
+        error.textContent = said.replicas;
+        minError.textContent = said.minReplicas;
+        maxError.textContent = said.maxReplicas;
       } finally {
         save.disabled = false;
       }
@@ -220,22 +226,41 @@ function scaleRow(page, cluster, i) {
     h("td", {}, group.groupName),
     h("td", {}, group.computeTemplate),
     h("td", {}, h("div", { class: "scale" }, input, save), error),
-    h("td", {}, group.minReplicas ?? 0),
-    h("td", {}, group.maxReplicas ?? ""),
+    h("td", {}, group.minReplicas ?? 0, minError),
+    h("td", {}, group.maxReplicas ?? "", maxError),
   );
 }
 
 /**
- * What a failed scaling says: that the cluster changed meanwhile (Aborted,
- * 10), what is wrong with the number, or the API's message.
+ * What a failed scaling says, by the column it is said under: that the
+ * cluster changed meanwhile (Aborted, 10), the API's message, or what is
+ * wrong with the number under Replicas; a rule of Min or Max (such as
+ * "must not be less than replicas (5)", Max's) under that bound.
  * @param {unknown} error
+ * @returns {{ replicas: string, minReplicas: string, maxReplicas: string }}
  */
 function scaleError(error) {
-  if (!(error instanceof ApiError)) return errorMessage(error);
-  return error.code === 10
-    ? "The cluster changed meanwhile: check the numbers and save again."
-    : (error.violations.map((v) => v.description).join("; ") ||
-      error.message);
+  const said = { replicas: "", minReplicas: "", maxReplicas: "" };
+  if (!(error instanceof ApiError)) {
+    said.replicas = errorMessage(error);
+  } else if (error.code === 10) {
+    said.replicas =
+      "The cluster changed meanwhile: check the numbers and save again.";
+  } else {
+    for (const violation of error.violations) {
+      const bound = /\.(minReplicas|maxReplicas)$/.exec(violation.field);
+      const key = bound
+        ? /** @type {"minReplicas" | "maxReplicas"} */ (
+          bound[1]
+        )
+        : "replicas";
+      said[key] = [said[key], violation.description].filter(Boolean).join(
+        "; ",
+      );
+    }
+    if (!error.violations.length) said.replicas = error.message;
+  }
+  return said;
 }
 
 /**

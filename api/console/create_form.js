@@ -17,6 +17,9 @@ import { field, h } from "./html.js";
  * @property {HTMLInputElement} user
  * @property {HTMLParagraphElement} userHint says who an empty owner is
  * @property {HTMLInputElement} version
+ * @property {HTMLParagraphElement} versionHint says which version is the
+ * newest Corral knows
+ * @property {HTMLDataListElement} versions the versions Corral knows, offered
  * @property {HTMLInputElement} image
  * @property {HTMLInputElement} queue the Kueue queue; optional
  * @property {HTMLSelectElement} headTemplate
@@ -43,7 +46,11 @@ export function clusterFields(form) {
       field("Owner (user)", "user", form.user, "cluster.user"),
       form.userHint,
     ),
-    field("Version", "version", form.version, "cluster.version"),
+    withHint(
+      field("Ray version", "version", form.version, "cluster.version"),
+      form.versionHint,
+      form.versions,
+    ),
     field(
       "Image",
       "image",
@@ -63,26 +70,32 @@ export function clusterFields(form) {
 /**
  * A field's block with a hint under its input (above its error).
  * @param {HTMLElement} block what field() made
- * @param {HTMLElement} hint
+ * @param {HTMLElement[]} hints
  */
-function withHint(block, hint) {
-  block.insertBefore(hint, block.lastElementChild);
+function withHint(block, ...hints) {
+  for (const hint of hints) block.insertBefore(hint, block.lastElementChild);
   return block;
 }
 
 /**
  * Offers the namespace's compute templates, with their sizes, in every
  * template select, keeping each one's choice where the namespace has it.
- * Nothing is chosen for the person: a template decides what the nodes
- * cost (a GPU one among them), so an untouched select stays on "Choose a
- * template", and the form asks the person to choose. A namespace without
- * templates shows the offer to make one.
+ * A select without one starts on the namespace's only template, else its
+ * smallest (templateToOffer), so that a name is all a first cluster needs;
+ * the sizes say what each costs, and the person may choose another. A
+ * namespace without templates shows the offer to make one. `made` is a
+ * template just created, offered even before the list has it.
  * @param {CreateForm} form
+ * @param {import("./api.js").ComputeTemplate} [made]
  */
-export async function refreshTemplates(form) {
+export async function refreshTemplates(form, made) {
   const namespace = form.namespace.value.trim();
-  const templates = await namespaceTemplates(namespace);
+  const listed = await namespaceTemplates(namespace);
+  const templates = made && !listed.some((t) => t.name === made.name)
+    ? [...listed, made].sort((a, b) => a.name.localeCompare(b.name))
+    : listed;
   const names = templates.map((t) => t.name);
+  const offered = templateToOffer(templates)?.name ?? "";
   for (const select of form.templateSelects) {
     const chosen = select.value;
     select.replaceChildren(
@@ -93,10 +106,40 @@ export async function refreshTemplates(form) {
       ),
       ...templates.map((t) => h("option", { value: t.name }, templateLabel(t))),
     );
-    select.value = names.includes(chosen) ? chosen : "";
+    select.value = names.includes(chosen) ? chosen : offered;
   }
   form.offer.hidden = names.length > 0;
   form.offer.dataset.namespace = namespace;
+}
+
+/**
+ * The template a select starts on: the only one, else the smallest by
+ * CPUs, then memory, then GPUs (the cheapest to try Ray on); none in a
+ * namespace without templates.
+ * @param {import("./api.js").ComputeTemplate[]} templates
+ */
+export function templateToOffer(templates) {
+  return [...templates].sort((a, b) =>
+    Number(a.cpu) - Number(b.cpu) || Number(a.memory) - Number(b.memory) ||
+    Number(a.gpu ?? 0) - Number(b.gpu ?? 0) || a.name.localeCompare(b.name)
+  )[0];
+}
+
+/**
+ * Offers the Ray versions Corral knows and starts the Version field on
+ * the newest, unless the person typed one; the hint says which it is.
+ * @param {CreateForm} form
+ * @param {string[]} versions newest first
+ */
+export function offerVersions(form, versions) {
+  form.versions.replaceChildren(
+    ...versions.map((version) => h("option", { value: version })),
+  );
+  const [newest] = versions;
+  if (!newest) return;
+  if (!form.version.dataset.typed) form.version.value = newest;
+  form.versionHint.textContent =
+    `The newest Ray Corral knows is ${newest}; its image is rayproject/ray:${newest}.`;
 }
 
 /**

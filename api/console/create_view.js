@@ -12,6 +12,7 @@ import {
   addedRows,
   addGroup,
   clusterFields,
+  offerVersions,
   refreshTemplates,
 } from "./create_form.js";
 import { clearViolations, showViolations } from "./violations.js";
@@ -25,7 +26,8 @@ import {
   rememberUser,
 } from "./session.js";
 import { clusterNamespaces } from "./state.js";
-import { currentUser, refreshAccount } from "./sign_in.js";
+import { currentUser, defaultOwner, refreshAccount } from "./sign_in.js";
+import { rayVersions } from "./api_session.js";
 import { templateOffer } from "./template_offer.js";
 
 /** @typedef {import("./create_form.js").CreateForm} CreateForm */
@@ -74,24 +76,28 @@ export function createView() {
   showPage(h("h1", {}, "Create a cluster"), element);
   form.name.focus();
   refreshAccount().then(() => showOwner(form));
+  rayVersions().then((versions) => offerVersions(form, versions));
   // The watch's changes (this person's other tabs, their team) move usage.
   return { update: quotas };
 }
 
 /**
- * Fills in the owner with who is signed in, unless the person typed one,
- * and says that an empty owner is them; without a known user the field
- * is the person's to fill.
+ * Fills in the owner with who is signed in (in dev mode, Corral's name
+ * for a caller without credentials: sign_in.js's defaultOwner), unless
+ * the person typed one, and says that an empty owner is them; without a
+ * known user the field is the person's to fill.
  * @param {CreateForm} form
  */
 function showOwner(form) {
-  const user = currentUser();
+  const user = defaultOwner();
   if (!user) {
     form.userHint.textContent = "";
     return;
   }
   if (!form.user.dataset.typed) form.user.value = user;
-  form.userHint.textContent = `Optional: left empty, it is you (${user}).`;
+  form.userHint.textContent = currentUser()
+    ? `Optional: left empty, it is you (${user}).`
+    : `Optional: left empty, it is ${user}, as Corral calls a caller without credentials.`;
 }
 
 /**
@@ -104,12 +110,12 @@ function emptyForm(namespaces) {
   const headTemplate = h("select", {});
   /** @type {CreateForm} */
   const form = {
-    offer: templateOffer(async (name) => {
-      await refreshTemplates(form);
+    offer: templateOffer(async (template) => {
+      // The list may not have it yet (Corral's cache follows the API
+      // server): it is offered all the same.
+      await refreshTemplates(form, template);
       // The person just made it for this form: it is their choice.
-      for (const select of form.templateSelects) {
-        if (!select.value) select.value = name;
-      }
+      for (const select of form.templateSelects) select.value = template.name;
     }),
     banner: h("p", { class: "banner", role: "alert" }),
     name: h("input", { autocomplete: "off" }),
@@ -123,7 +129,14 @@ function emptyForm(namespaces) {
       oninput: () => form.user.dataset.typed = "true",
     }),
     userHint: h("p", { class: "hint", id: "user-hint" }),
-    version: h("input", { placeholder: "e.g. 2.9.0" }),
+    version: h("input", {
+      placeholder: "e.g. 2.9.0",
+      list: "ray-versions",
+      autocomplete: "off",
+      oninput: () => form.version.dataset.typed = "true",
+    }),
+    versionHint: h("p", { class: "hint", id: "version-hint" }),
+    versions: h("datalist", { id: "ray-versions" }),
     image: h("input", {
       placeholder: "or an image, e.g. rayproject/ray:2.9.0",
       "data-also": "\\.image$",
@@ -170,7 +183,7 @@ async function submitCluster(form, element, extras) {
       return;
     }
     if (error instanceof ApiError) {
-      error.violations = error.violations.map(replicasAboveMax);
+      error.violations = error.violations.map(onFormField);
     }
     showViolations(element, error, form.banner);
   }
@@ -210,6 +223,31 @@ function unchosenTemplates(form) {
 }
 
 /**
+ * A violation as the form shows it, under the field the person fills in
+ * to mend it: the namespace's (named `namespace` by the API) under
+ * Namespace; an image required for want of a version under Version (the
+ * form's way to run Ray; the image is the other); replicas above Max
+ * under Replicas (replicasAboveMax).
+ * @param {import("./api.js").FieldViolation} violation
+ * @returns {import("./api.js").FieldViolation}
+ */
+function onFormField(violation) {
+  if (violation.field === "namespace") {
+    return { ...violation, field: "cluster.namespace" };
+  }
+  if (
+    /\.image$/.test(violation.field) &&
+    /is required when cluster\.version is not set/.test(violation.description)
+  ) {
+    return {
+      field: "cluster.version",
+      description: "is required, unless an image is given",
+    };
+  }
+  return replicasAboveMax(violation);
+}
+
+/**
  * The API says a group's max is less than its replicas; the number the
  * person means to start with is Replicas, so that is where it is said.
  * @param {import("./api.js").FieldViolation} violation
@@ -238,7 +276,7 @@ function readCluster(form) {
     name: form.name.value.trim(),
     namespace: form.namespace.value.trim(),
     // Corral knows who is signed in: an empty owner is them.
-    user: form.user.value.trim() || currentUser(),
+    user: form.user.value.trim() || defaultOwner(),
     version: form.version.value.trim(),
     ...(form.queue.value.trim() ? { queue: form.queue.value.trim() } : {}),
     clusterSpec: {

@@ -44,6 +44,16 @@ export function currentUser() {
 }
 
 /**
+ * Who a new cluster's owner is when the person names none: who is signed
+ * in; where Corral lets callers in without credentials (dev mode), what
+ * it calls them, system:anonymous, since a cluster needs an owner and
+ * Corral fills one in only for an authenticated caller. "" until known.
+ */
+export function defaultOwner() {
+  return signedInAs;
+}
+
+/**
  * Asks for a token, saying `message` (why) when there is one, else why the
  * single sign-on this load came back from failed, if it did.
  * @param {string} [message]

@@ -82,7 +82,24 @@ export function showSubmission(view, id, submission) {
     log,
     note,
   );
+  showStoppable(view, submission);
   followLog(view, controller, { log, note });
+}
+
+/**
+ * Enables Stop while the selected job may still run: a job that ended
+ * (its status from the log stream, else the list's) has nothing to stop.
+ * @param {SubmissionView} view
+ * @param {Submission} [submission] what the list says of it
+ */
+function showStoppable(view, submission) {
+  const stop = /** @type {HTMLButtonElement | null} */ (
+    view.element.querySelector("#stop-submission")
+  );
+  if (!stop) return;
+  const status = view.status ?? submission?.status ?? "";
+  stop.disabled = TERMINAL.has(status);
+  stop.title = stop.disabled ? `The job has ended: ${status}.` : "";
 }
 
 /**
@@ -104,6 +121,7 @@ export function showFacts(view, submission) {
     h("dd", {}, status),
     ...(submission ? listedFacts(submission) : []),
   );
+  showStoppable(view, submission);
 }
 
 /**
@@ -182,6 +200,7 @@ function actions(view, id, error) {
           }`;
         } finally {
           element.disabled = false;
+          showStoppable(view);
         }
       },
     }, label);
@@ -231,6 +250,7 @@ async function followLog(view, controller, shown) {
           view.facts.querySelector("#submission-status")?.replaceChildren(
             submissionBadge(answer.status),
           );
+          showStoppable(view);
           view.onStatus();
         }
       },

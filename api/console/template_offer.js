@@ -3,7 +3,7 @@
 /**
  * The create form's offer to make a compute template, shown where the
  * namespace has none: a name and sizes, made in that namespace without
- * leaving the form, and then offered (and chosen) in every empty select.
+ * leaving the form, and then offered and chosen in every select.
  */
 import { errorMessage } from "./api.js";
 import { createObject, kinds } from "./api_objects.js";
@@ -24,8 +24,8 @@ function sizeInput(label, id, value, min) {
 /**
  * The offer, hidden until refreshTemplates (create_form.js) finds the
  * namespace without templates; `dataset.namespace` is the namespace it
- * makes one in. `made(name)` runs once the template exists.
- * @param {(name: string) => Promise<void>} made
+ * makes one in. `made(template)` runs once the template exists.
+ * @param {(template: import("./api.js").ComputeTemplate) => Promise<void>} made
  * @returns {HTMLElement}
  */
 export function templateOffer(made) {
@@ -47,14 +47,15 @@ export function templateOffer(made) {
       create.disabled = true;
       error.textContent = "";
       try {
-        await createObject(kinds.templates, namespace, {
-          name: name.value.trim(),
-          namespace,
-          cpu: Number(cpu.input.value),
-          memory: Number(memory.input.value),
-          gpu: Number(gpu.input.value),
-        });
-        await made(name.value.trim());
+        await made(
+          await createObject(kinds.templates, namespace, {
+            name: name.value.trim(),
+            namespace,
+            cpu: Number(cpu.input.value),
+            memory: Number(memory.input.value),
+            gpu: Number(gpu.input.value),
+          }),
+        );
       } catch (e) {
         error.textContent = errorMessage(e);
       } finally {

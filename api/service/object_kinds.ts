@@ -40,6 +40,8 @@ export interface ObjectKind {
   nameProblems(name: string): string[];
   /** The cluster spec it runs, if any: its groups are bounded (--max-*). */
   clusterSpec(object: RayObject): RayCluster["spec"] | undefined;
+  /** Where that cluster spec is in the object, for violations. */
+  clusterPath: string;
   /**
    * The spec fields it may set besides those of the cluster it runs,
    * where admission does not walk them (a RayService's): any other is
@@ -84,6 +86,7 @@ export const OBJECT_KINDS: Readonly<Record<WorkloadKindName, ObjectKind>> = {
     workload: (object) => object as RayCluster,
     nameProblems: clusterNameProblems,
     clusterSpec: (object) => (object as RayCluster).spec,
+    clusterPath: "spec",
     clusterNameLabel: true,
     update: { resource: "clusters", doing: "update a cluster" },
     delete: { resource: "clusters", doing: "delete a cluster" },
@@ -93,6 +96,7 @@ export const OBJECT_KINDS: Readonly<Record<WorkloadKindName, ObjectKind>> = {
     workload: (object) => object as RayJobResource,
     nameProblems: (name) => shortLabelProblems(name, MAX_JOB_NAME_LENGTH),
     clusterSpec: (object) => jobSpec(object).rayClusterSpec,
+    clusterPath: "spec.rayClusterSpec",
     clusterNameLabel: true,
     // As CreateRayJob's: only a job Kueue can hold waits, and only one
     // with a cluster of its own expires (its cluster's expiry bounds it).
@@ -119,10 +123,16 @@ export const OBJECT_KINDS: Readonly<Record<WorkloadKindName, ObjectKind>> = {
     nameProblems: (name) => shortLabelProblems(name, MAX_SERVICE_NAME_LENGTH),
     clusterSpec: (object) =>
       (object as RayServiceResource).spec?.rayClusterConfig,
+    clusterPath: "spec.rayClusterConfig",
     // What CreateRayService writes; any other field of a RayService (its
     // Kubernetes Service, upgrade strategy, ...) is no cluster's, and
     // admission would not see it.
-    specFields: new Set(["serveConfigV2", "rayClusterConfig"]),
+    specFields: new Set([
+      "serveConfigV2",
+      "rayClusterConfig",
+      "serviceUnhealthySecondThreshold",
+      "deploymentUnhealthySecondThreshold",
+    ]),
     clusterNameLabel: false,
     update: { resource: "services", doing: "update a service" },
     delete: { resource: "services", doing: "delete a service" },

@@ -18,7 +18,12 @@
  * RPCs' fields; an update cannot change any of them: they are carried
  * over from the object as stored.
  */
-import { Code, ServiceError } from "../../domain/errors.ts";
+import { Code, invalidArgument, ServiceError } from "../../domain/errors.ts";
+import {
+  namedTemplates,
+  withTemplatesApplied,
+} from "../../domain/template_groups.ts";
+import { lookUpTemplates } from "./template_lookup.ts";
 import {
   EXPIRES_AT_ANNOTATION,
   expiryAnnotations,
@@ -40,8 +45,11 @@ import {
   LABEL,
   MANAGED_BY,
   type ObjectMeta,
+  type RayCluster,
 } from "../../domain/resources.ts";
 import { checkLimit, Violations } from "../../domain/violations.ts";
+import { LIMIT_FLAGS, type Limits } from "../../domain/limits.ts";
+import { cpusOf, gibOf } from "../../domain/quantities.ts";
 import { AuthorizationError } from "../auth/authorization_error.ts";
 import { checkOwner, ownerOf } from "../auth/owners.ts";
 import { workloadUsage } from "../auth/quota.ts";
@@ -112,9 +120,15 @@ function objectCreate(
     queueable: (message) => row.queueable?.(message.object) ?? true,
     expires: (message) => row.expires?.(message.object) ?? true,
     render: async (message, call) => {
-      checkObjectFields(row, message.object, call);
-      await row.check?.(service, message.object, call);
-      const resource = stamped(row, message);
+      const object = await withComputeTemplates(
+        service,
+        row,
+        message.object,
+        call,
+      );
+      checkObjectFields(row, object, call);
+      await row.check?.(service, object, call);
+      const resource = stamped(row, { ...message, object });
       return { resource, workload: row.workload(resource) };
     },
   };
@@ -133,6 +147,41 @@ function messageOf(object: RayObject): ObjectMessage {
     ...(expiresAt !== undefined ? { expiresAt: new Date(expiresAt) } : {}),
     object,
   };
+}
+
+/**
+ * `object` with the compute templates its groups name written into their
+ * pods, as KubeRay's API server does on these routes
+ * (domain/template_groups.ts), the templates read from the namespace;
+ * INVALID_ARGUMENT naming each group whose template is missing.
+ */
+async function withComputeTemplates(
+  service: Service,
+  row: ObjectKind,
+  object: RayObject,
+  { scope, kube, action }: NamespaceCall,
+): Promise<RayObject> {
+  const path = row.clusterPath;
+  const key = path === "spec" ? undefined : path.slice("spec.".length);
+  const spec = row.clusterSpec(object);
+  const names = namedTemplates(spec, path);
+  const { templates } = await lookUpTemplates(
+    service.orchestrator,
+    scope.namespace,
+    names,
+    kube,
+  );
+  const applied = withTemplatesApplied(spec, path, templates);
+  if (applied.violations.length > 0) {
+    throw invalidArgument(action, applied.violations);
+  }
+  if (applied.spec === spec) return object;
+  return {
+    ...object,
+    spec: key === undefined
+      ? applied.spec
+      : { ...object.spec, [key]: applied.spec },
+  } as RayObject;
 }
 
 /**
@@ -171,6 +220,7 @@ function validateObject(
     service.limits,
     "maxWorkerGroups",
   );
+  checkAutoscalerFigures(v, row, spec, service.limits);
   workers.forEach((group, i) => {
     for (const key of ["replicas", "minReplicas", "maxReplicas"] as const) {
       const value = group?.[key];
@@ -185,6 +235,45 @@ function validateObject(
     }
   });
   v.throwIfAny(action);
+}
+
+/**
+ * The autoscaler container's cpu and memory within the bounds of a
+ * compute template's (--max-template-cpu, --max-template-memory), as a
+ * cluster request's autoscalerOptions are.
+ */
+function checkAutoscalerFigures(
+  v: Violations,
+  row: ObjectKind,
+  spec: RayCluster["spec"] | undefined,
+  limits: Limits,
+): void {
+  const options = spec?.autoscalerOptions;
+  const resources = isRecord(options) && isRecord(options.resources)
+    ? options.resources
+    : {};
+  const base = `${row.clusterPath}.autoscalerOptions.resources`;
+  for (const kind of ["limits", "requests"]) {
+    const figures = isRecord(resources[kind]) ? resources[kind] : {};
+    const cpu = cpusOf(String(figures.cpu ?? ""));
+    const memory = gibOf(String(figures.memory ?? ""));
+    if (cpu > limits.maxTemplateCpu) {
+      v.add(
+        `${base}.${kind}.cpu`,
+        `must be at most ${limits.maxTemplateCpu} CPUs (--${LIMIT_FLAGS.maxTemplateCpu})`,
+      );
+    }
+    if (memory > limits.maxTemplateMemory) {
+      v.add(
+        `${base}.${kind}.memory`,
+        `must be at most ${limits.maxTemplateMemory} GiB (--${LIMIT_FLAGS.maxTemplateMemory})`,
+      );
+    }
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -300,9 +389,10 @@ export async function updateObject(
     port.get(namespace, name, { ...kube, fresh: true }),
   );
   checkOwner(call, current, row.update);
-  checkObjectFields(row, object, call);
-  await row.check?.(service, object, call);
-  const next = carriedOver(current, object);
+  const applied = await withComputeTemplates(service, row, object, call);
+  checkObjectFields(row, applied, call);
+  await row.check?.(service, applied, call);
+  const next = carriedOver(current, applied);
   const workload = row.workload(next);
   caller.admit(action, scope.rules, workload, "update", row.admittedAs);
   call.wrote?.(summarizeWorkload(workload));

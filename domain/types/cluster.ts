@@ -315,9 +315,10 @@ export interface Cluster {
    * v0.6.0's created_at and deleted_at).
    *
    * Annotations of the RayCluster itself, as KubeRay's API server writes
-   * them. Keys under ray.io/, app.kubernetes.io/ and kueue.x-k8s.io/ and
-   * corral.dev/ are the service's own, but for KubeRay's
-   * ray.io/enable-serve-service ("true" opens the head's serve ports).
+   * them. Keys under ray.io/, app.kubernetes.io/, kueue.x-k8s.io/,
+   * corral.dev/ and kubectl.kubernetes.io/ are the service's (or kubectl's)
+   * own, but for KubeRay's ray.io/enable-serve-service ("true" opens the
+   * head's serve ports).
    */
   annotations: Record<string, string>;
   /**

@@ -5,8 +5,9 @@
  * apart: PENDING, then RUNNING with a log line per step (the entrypoint,
  * the working directory's files when a package was given, `Running...`),
  * then SUCCEEDED, or FAILED when the entrypoint ends in `exit <non-zero>`
- * (the rule the RayJob simulation follows, requestedExitCode). Stopping a
- * job ends it STOPPED. Nothing is executed.
+ * (the rule the RayJob simulation follows, requestedExitCode); one that
+ * ends in `sleep infinity` runs until it is stopped. Stopping a job ends
+ * it STOPPED. Nothing is executed.
  *
  * The step timers are owned by the table: close() clears them, and a
  * follower of a job's logs is woken on every line and at the end.
@@ -124,9 +125,19 @@ export function runLines(
     );
   }
   lines.push("Running...\n");
+  if (runsUntilStopped(request.entrypoint)) return lines;
   const code = requestedExitCode(request.entrypoint);
   lines.push(code === 0 ? "Done.\n" : `Exited with code ${code}\n`);
   return lines;
+}
+
+/**
+ * Whether a simulated run goes on until it is stopped: its entrypoint ends
+ * in `sleep infinity` (what a test that stops a job runs, so that the job
+ * cannot end first however slow the machine).
+ */
+export function runsUntilStopped(entrypoint: string | undefined): boolean {
+  return /(?:^|[;&|\s])sleep\s+infinity\s*;?\s*$/.test(entrypoint ?? "");
 }
 
 /** Thrown for a request Ray answers with a client error. */
@@ -275,6 +286,10 @@ export class JobTable {
       job.logs.push(line);
       this.#notify();
       this.#schedule(job);
+      return;
+    }
+    if (runsUntilStopped(details.entrypoint)) {
+      job.timer = undefined;
       return;
     }
     const code = requestedExitCode(details.entrypoint);

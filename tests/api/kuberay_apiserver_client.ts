@@ -38,11 +38,16 @@ export interface DecodedCluster {
   user: string;
   version: string;
   environment?: number;
-  head: { computeTemplate: string; rayStartParams: Record<string, string> };
+  head: {
+    computeTemplate: string;
+    rayStartParams: Record<string, string>;
+    volumes?: Json[];
+  };
   workers: {
     groupName: string;
     replicas: number;
     rayStartParams: Record<string, string>;
+    volumes?: Json[];
   }[];
   clusterState?: string;
   serviceEndpoint?: Record<string, string>;
@@ -187,14 +192,38 @@ export function decodeCluster(json: Json): DecodedCluster {
     head: {
       computeTemplate: spec.headGroupSpec.computeTemplate,
       rayStartParams: startParams(spec.headGroupSpec),
+      ...volumesOf(spec.headGroupSpec),
     },
     workers: (spec.workerGroupSpec ?? []).map((group: Json) => ({
       groupName: group.groupName,
       replicas: group.replicas ?? 0,
       rayStartParams: startParams(group),
+      ...volumesOf(group),
     })),
     clusterState: json.clusterState,
     serviceEndpoint: json.serviceEndpoint,
+  };
+}
+
+/**
+ * A group's volumes as volume_decoder reads them, when it has any: by
+ * `volumeType`, which it indexes (a KeyError without it), each back in
+ * its to_dict() form.
+ */
+function volumesOf(group: Json): { volumes?: Json[] } {
+  if (!Array.isArray(group.volumes) || group.volumes.length === 0) return {};
+  return {
+    volumes: group.volumes.map((volume: Json) => {
+      assert.ok("volumeType" in volume, "KeyError: 'volumeType'");
+      const { name, mountPath, source, volumeType, items } = volume;
+      return {
+        name,
+        mountPath,
+        source,
+        volumeType,
+        ...(items ? { items } : {}),
+      };
+    }),
   };
 }
 

@@ -110,6 +110,10 @@ const EXPECTED_SPEC = {
     annotations: { "prometheus.io/scrape": "true" },
     labels: { team: "vision" },
     environmentValuesFrom: {},
+    // KubeRay's later fields, none of which v0.6.0 sends.
+    enableIngress: false,
+    imagePullPolicy: "",
+    securityContext: undefined,
   },
   workerGroupSpec: [{
     groupName: "gpu",
@@ -126,8 +130,23 @@ const EXPECTED_SPEC = {
     annotations: { "example.com/cost-center": "ml-42" },
     labels: { accelerator: "a100" },
     environmentValuesFrom: {},
+    imagePullPolicy: "",
+    securityContext: undefined,
   }],
+  enableInTreeAutoscaling: false,
+  autoscalerOptions: undefined,
+  headServiceAnnotations: {},
 };
+
+/** `value` with every null (an unset message in JSON) undefined. */
+function nullsUnset(value: unknown): unknown {
+  if (value === null) return undefined;
+  if (Array.isArray(value)) return value.map(nullsUnset);
+  if (typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value as object).map(([k, v]) => [k, nullsUnset(v)]),
+  );
+}
 
 async function withCorral(
   run: (corral: Corral) => Promise<void>,
@@ -187,7 +206,8 @@ Deno.test("a KubeRay v0.6.0 gRPC client's every field arrives and lands in a Ray
         name: "vision",
       });
       assert.equal(got.code, 0, got.message);
-      assert.deepEqual(got.result!.clusterSpec, EXPECTED_SPEC);
+      // Unset messages: null in JSON, undefined from gRPC.
+      assert.deepEqual(nullsUnset(got.result!.clusterSpec), EXPECTED_SPEC);
       assert.equal(got.result!.environment, "TESTING");
     }
 
@@ -369,8 +389,10 @@ Deno.test("--kuberay-json: enum numbers, no unpopulated fields, unknown input fi
       name: "small",
       cpu: 1,
       memory: 1,
-      // A field of a later KubeRay release: dropped, not refused.
+      // A field of KubeRay's current messages: kept.
       extendedResources: { "vpc.amazonaws.com/efa": 1 },
+      // A field no KubeRay release has: dropped, not refused.
+      notAField: true,
     });
     assert.equal(template.status, 200, JSON.stringify(template.body));
     assert.deepEqual(template.body, {
@@ -378,11 +400,12 @@ Deno.test("--kuberay-json: enum numbers, no unpopulated fields, unknown input fi
       namespace: NAMESPACE,
       cpu: 1,
       memory: 1,
+      extendedResources: { "vpc.amazonaws.com/efa": 1 },
     });
     const warning = lines.map((line) => JSON.parse(line)).find((record) =>
       record.level === "warn"
     );
-    assert.deepEqual(warning?.fields, ["computeTemplate.extendedResources"]);
+    assert.deepEqual(warning?.fields, ["computeTemplate.notAField"]);
 
     const created = await call(
       corral,
@@ -422,7 +445,7 @@ Deno.test("without --kuberay-json, answers are canonical proto3 JSON and unknown
       name: "small",
       cpu: 1,
       memory: 1,
-      extendedResources: {},
+      notAField: true,
     });
     assert.equal(refused.status, 400);
     const template = await call(corral, "POST", templates, {
@@ -438,6 +461,8 @@ Deno.test("without --kuberay-json, answers are canonical proto3 JSON and unknown
       gpu: 0,
       gpuAccelerator: "",
       tolerations: [],
+      extendedResources: {},
+      memoryUnit: "",
     });
   });
 });

@@ -231,11 +231,12 @@ const TEMPLATE = {
  * A cluster as the client's test_cluster builds it and Cluster.to_dict()
  * writes it: the head's start parameters updated with the client's
  * defaults, the worker's its defaults, the environment in KubeRay's
- * EnvironmentVariables shape. (Its ConfigMap volume is left out: Corral
- * takes persistent volume claims and host paths.)
+ * EnvironmentVariables shape, and its ConfigMap volume as
+ * ConfigMapVolume.to_dict() writes it (volumeType 3, with items).
  */
 function clientCluster(name: string): Json {
   const environment = { values: { key: "value" } };
+  const volumes = [CODE_SAMPLE_VOLUME];
   return {
     name,
     namespace: NS,
@@ -249,6 +250,7 @@ function clientCluster(name: string): Json {
         serviceType: "ClusterIP",
         imagePullPolicy: "Always",
         environment,
+        volumes,
       },
       workerGroupSpec: [{
         groupName: "small",
@@ -260,10 +262,20 @@ function clientCluster(name: string): Json {
         image: "rayproject/ray:2.46.0-py310",
         imagePullPolicy: "Always",
         environment,
+        volumes,
       }],
     },
   };
 }
+
+/** The ConfigMap volume of the client's tests and KubeRay's job example. */
+const CODE_SAMPLE_VOLUME = {
+  name: "code-sample",
+  mountPath: "/home/ray/samples",
+  source: "ray-job-code-sample",
+  volumeType: 3,
+  items: { "sample_code.py": "sample_code.py" },
+};
 
 for (const apiBase of ["/apis/v1/", "/apis/v1alpha2/"]) {
   Deno.test(`KubeRay's Python API server client's cluster flow works at ${apiBase}, the groups read back with rayStartParams`, async () => {
@@ -288,10 +300,12 @@ for (const apiBase of ["/apis/v1/", "/apis/v1alpha2/"]) {
       assert.equal(cluster.version, "2.46.0");
       assert.equal(cluster.environment, undefined, "DEV, left out");
       assert.deepEqual(cluster.head.rayStartParams, HEAD_START_PARAMS);
+      assert.deepEqual(cluster.head.volumes, [CODE_SAMPLE_VOLUME]);
       assert.deepEqual(cluster.workers, [{
         groupName: "small",
         replicas: 1,
         rayStartParams: WORKER_START_PARAMS,
+        volumes: [CODE_SAMPLE_VOLUME],
       }]);
 
       const all = await apis.listClusters();
@@ -332,7 +346,8 @@ for (const apiBase of ["/apis/v1/", "/apis/v1alpha2/"]) {
     await withKubeRayDialect(async (corral) => {
       const apis = new KubeRayApiServerClient(corral.gateway, apiBase);
       assert.equal((await apis.createComputeTemplate(TEMPLATE)).status, 200);
-      // KubeRay's apiserver/test/job/job, but for its ConfigMap volumes.
+      // KubeRay's apiserver/test/job/job, its volumes' type by name.
+      const volume = { ...CODE_SAMPLE_VOLUME, volumeType: "CONFIGMAP" };
       const job = {
         name: "job-test",
         namespace: NS,
@@ -349,6 +364,7 @@ for (const apiBase of ["/apis/v1/", "/apis/v1alpha2/"]) {
               "dashboard-host": "0.0.0.0",
               "metrics-export-port": "8080",
             },
+            volumes: [volume],
           },
           workerGroupSpec: [{
             groupName: "small-wg",
@@ -358,6 +374,7 @@ for (const apiBase of ["/apis/v1/", "/apis/v1alpha2/"]) {
             minReplicas: 0,
             maxReplicas: 5,
             rayStartParams: { "node-ip-address": "$MY_POD_IP" },
+            volumes: [volume],
           }],
         },
       };
@@ -376,6 +393,9 @@ for (const apiBase of ["/apis/v1/", "/apis/v1alpha2/"]) {
           "node-ip-address": "$MY_POD_IP",
         });
         assert.equal(spec.headGroupSpec.engineStartParams, undefined);
+        // The ConfigMap volume reads back, its type as a number.
+        assert.deepEqual(spec.headGroupSpec.volumes, [CODE_SAMPLE_VOLUME]);
+        assert.deepEqual(spec.workerGroupSpec[0].volumes, [CODE_SAMPLE_VOLUME]);
       };
       read(created.result);
       const got = await apis.call("GET", `namespaces/${NS}/jobs/job-test`);

@@ -1,9 +1,10 @@
 /**
  * The console's first hour, as a new user meets it (issue 28): signing in
  * with a wrong token and then the right one, the header saying who is
- * signed in; the create form choosing no template for the person, showing
- * the templates' sizes, filling in the owner, saying each error once and
- * where it belongs, and making a template where the namespace has none; a
+ * signed in; the create form choosing the smallest template for the
+ * person (and asking for one left unchosen), showing the templates'
+ * sizes, filling in the owner, saying each error once and where it
+ * belongs, and making a template where the namespace has none; a
  * cluster without environment variables showing no stray text; and the
  * pages at 375 px wide without sideways scrolling.
  *
@@ -113,12 +114,15 @@ Deno.test("the console's first hour: sign-in, the create form, a cluster without
           "Choose a template…",
           "small: 1 CPU, 1 GiB",
         ]);
+        // Made for this form: it is the selection.
+        assert.equal(await page.inputValue("#head-template"), "small");
+        assert.equal(await page.inputValue("#g0-template"), "small");
         assertNoTrouble(trouble);
       },
     );
 
     await t.step(
-      "no template is chosen for the person, and the sizes show",
+      "the smallest template is chosen for the person, the sizes show, and an unchosen one is asked for",
       async () => {
         await api("POST", "/apis/v1/namespaces/team-a/compute_templates", {
           name: "gpu",
@@ -141,10 +145,12 @@ Deno.test("the console's first hour: sign-in, the create form, a cluster without
             "gpu: 4 CPU, 16 GiB, 1 GPU",
             "small: 1 CPU, 1 GiB",
           ]);
-          assert.equal(await page.inputValue(select), "", select);
+          assert.equal(await page.inputValue(select), "small", select);
         }
         await page.fill("#name", "plain");
         await page.fill("#version", "2.9.0");
+        await page.selectOption("#head-template", "");
+        await page.selectOption("#g0-template", "");
         await page.click("#create");
         assert.match(
           await page.textContent("#head-template-error") ?? "",

@@ -234,9 +234,10 @@ Deno.test("corral jobs run|logs|stop|list --cluster against a running cluster's 
           "blue",
           "--submission-id",
           "long",
+          // Runs until stopped: the stop cannot come after its end.
           "--",
-          "python",
-          "train.py",
+          "sleep",
+          "infinity",
         ],
         { env },
       );

@@ -4,6 +4,7 @@
  * an unreachable server (exit 3, naming the URL), and the completion
  * scripts, checked by the shells themselves when they are installed.
  */
+import { RAY_VERSIONS } from "../../domain/ray_versions.ts";
 import { refusedUrl } from "../refused_url.ts";
 import assert from "node:assert/strict";
 import { sandbox, startCorral } from "./cli_process.ts";
@@ -101,7 +102,7 @@ Deno.test("corral help, usage errors and completion", async (t) => {
           [["clusters", "get", "a", "b"], 'error: unexpected argument "b"'],
           [
             ["clusters", "create"],
-            "error: a cluster name and --template, or -f FILE, is required",
+            "error: a cluster name, or -f FILE, is required",
           ],
           [
             ["completion", "fish"],
@@ -262,6 +263,7 @@ Deno.test("corral version prints the client's version from deno.json and the ser
         serverVersion: {
           version: denoJson.version,
           runtime: `deno ${Deno.version.deno}`,
+          rayVersions: RAY_VERSIONS,
         },
       });
     });

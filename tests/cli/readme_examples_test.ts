@@ -41,6 +41,8 @@ type Check = (result: CliResult) => void | Promise<void>;
 const CHECKS: Record<string, Check> = {
   "templates create --name": (r) =>
     assert.match(r.stdout, /compute template team-a\/small created/),
+  "clusters create first": (r) =>
+    assert.match(r.stdout, /^cluster team-a\/first is ready$/m),
   "clusters create -f": (r) =>
     assert.match(r.stdout, /^cluster team-a\/blue is ready$/m),
   "clusters list": (r) => {

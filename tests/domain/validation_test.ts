@@ -1,3 +1,4 @@
+import { NEWEST_RAY_VERSION } from "../../domain/ray_versions.ts";
 import assert from "node:assert/strict";
 import {
   Code,
@@ -323,7 +324,8 @@ const INVALID_CLUSTER_CASES: ClusterCase[] = [
     })),
     want: [{
       field: `${HEAD}.image`,
-      description: "is required when cluster.version is not set",
+      description:
+        `is required when cluster.version is not set (the newest Ray version Corral knows is ${NEWEST_RAY_VERSION})`,
     }],
   },
   {
@@ -456,7 +458,8 @@ const INVALID_CLUSTER_CASES: ClusterCase[] = [
     })),
     want: [{
       field: `${WORKER}.image`,
-      description: "is required when cluster.version is not set",
+      description:
+        `is required when cluster.version is not set (the newest Ray version Corral knows is ${NEWEST_RAY_VERSION})`,
     }],
   },
   {

@@ -10,12 +10,13 @@ import requests
 from ._config import Connection, resolve_connection
 from ._connect import Connecting
 from ._http import Transport
+from ._job_logs import JobLogs
 from ._resources import Resources
 from ._submissions import Submissions
 from ._watching import Watching
 
 
-class Client(Resources, Watching, Submissions, Connecting):
+class Client(Resources, Watching, Submissions, JobLogs, Connecting):
     """A client of Corral's HTTP API.
 
     Each of `server`, `token`, `namespace`, `certificate_authority`,

@@ -94,5 +94,30 @@ class LogTest(unittest.TestCase):
             self.assertEqual(client.submission_log("blue", "raysubmit_1"), "hello\n")
 
 
+JOB = "/apis/v1alpha2/namespaces/default/jobs/train"
+
+
+class JobLogTest(unittest.TestCase):
+    def test_a_rayjobs_log_so_far_and_its_last_lines(self) -> None:
+        with FakeCorral() as fake, client_of(fake) as client:
+            fake.answers("GET", f"{JOB}/log", (200, {"log": "one\ntwo\n"}))
+            self.assertEqual(client.job_log("train"), "one\ntwo\n")
+            client.job_log("train", tail_lines=1)
+            self.assertEqual(fake.requests[-1].query, {"tailLines": "1"})
+
+    def test_a_followed_rayjob_log_resumed_repeats_nothing_and_ends_with_the_job(self) -> None:
+        watch = "/apis/v1alpha2/watch/namespaces/default/jobs/train/log"
+        with FakeCorral() as fake, client_of(fake) as client:
+            fake.answers(
+                "GET", watch,
+                (200, Stream([{"result": {"log": "one\n"}}, {"result": {"log": "two\n"}}])),
+                # Ended early by Corral; a new stream starts with the whole log.
+                (200, Stream([{"result": {"log": "one\ntwo\nthree\n"}}])),
+            )
+            fake.answers("GET", JOB, (200, {"name": "train", "jobStatus": "RUNNING"}),
+                         (200, {"name": "train", "jobStatus": "SUCCEEDED"}))
+            self.assertEqual("".join(client.follow_job_log("train")), "one\ntwo\nthree\n")
+
+
 if __name__ == "__main__":
     unittest.main()

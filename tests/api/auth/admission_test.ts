@@ -132,10 +132,18 @@ Deno.test("workloadRefusals() decides each field against the rule's grants", asy
     [
       "a volume of another kind",
       cluster({
-        pod: { volumes: [{ name: "s", secret: { secretName: "x" } }] },
+        pod: { volumes: [{ name: "s", nfs: { server: "x", path: "/" } }] },
       }),
       {},
       ["spec.workerGroupSpecs[0].template.spec.volumes[0]"],
+    ],
+    [
+      "a Secret volume the rule's secrets do not name",
+      cluster({
+        pod: { volumes: [{ name: "s", secret: { secretName: "x" } }] },
+      }),
+      {},
+      ["spec.workerGroupSpecs[0].template.spec.volumes[0].secret"],
     ],
     [
       "the deprecated serviceAccount field is a service account too",
@@ -279,15 +287,21 @@ Deno.test("summarizeWorkload() lists images, service accounts, volumes and toler
   const resource = cluster({
     pod: {
       serviceAccountName: "ray",
-      volumes: [{ name: "d", hostPath: { path: "/data" } }],
+      volumes: [
+        { name: "d", hostPath: { path: "/data" } },
+        { name: "c", configMap: { name: "code" } },
+        { name: "t", secret: { secretName: "tls" } },
+        { name: "e", emptyDir: {} },
+      ],
       tolerations: [{ operator: "Exists" }],
     },
   });
   resource.spec.headGroupSpec.serviceType = "NodePort";
+  resource.spec.autoscalerOptions = { image: "rayproject/autoscaler:1" };
   assert.deepEqual(summarizeWorkload(resource, ["envs"]), {
-    images: ["rayproject/ray:2.9.0"],
+    images: ["rayproject/autoscaler:1", "rayproject/ray:2.9.0"],
     serviceAccounts: ["ray"],
-    volumes: ["hostPath:/data"],
+    volumes: ["configMap:code", "emptyDir", "hostPath:/data", "secret:tls"],
     tolerations: ["*"],
     serviceType: "NodePort",
     mask: ["envs"],

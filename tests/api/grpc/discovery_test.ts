@@ -154,6 +154,9 @@ Deno.test("reflection's cluster.proto is the wire contract: names, numbers, maps
         ["expires_at", 111, "expiresAt"],
         // Queues' own (Kueue), past expiry's.
         ["queue", 112, "queue"],
+        // KubeRay's later fields, where v0.6.0 had used KubeRay's numbers.
+        ["annotations", 20, "annotations"],
+        ["envs_values_from", 21, "envsValuesFrom"],
       ],
     );
     const endpoint = cluster.field!.find((f) => f.name === "service_endpoint")!;

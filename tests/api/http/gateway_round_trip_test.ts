@@ -45,6 +45,8 @@ Deno.test("the gateway takes snake_case input and answers in lowerCamelCase", as
       gpu: 1,
       gpuAccelerator: "nvidia.com/gpu",
       tolerations: [],
+      extendedResources: {},
+      memoryUnit: "",
     });
     const list = await corral.gateway(
       new Request(`${BASE}/apis/v1/namespaces/${NS}/compute_templates`),

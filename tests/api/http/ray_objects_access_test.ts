@@ -89,6 +89,60 @@ Deno.test("a RayCluster with a hostPath volume no rule allows is refused 403 wit
   });
 });
 
+Deno.test("KubeRay's current fields are admitted on the V2 routes as on the RPCs: a ConfigMap volume, a privileged container and an autoscaler field Corral does not decide each refused 403 naming its field, nothing written", async () => {
+  await withWorld(async (world) => {
+    const cases: [string, ReturnType<typeof rayCluster>, RegExp][] = [
+      [
+        "a ConfigMap volume",
+        rayCluster("cm", {
+          pods: { volumes: [{ name: "c", configMap: { name: "code" } }] },
+        }),
+        /spec\.headGroupSpec\.template\.spec\.volumes\[0\]\.configMap/,
+      ],
+      [
+        "a privileged container",
+        (() => {
+          const cluster = rayCluster("priv");
+          const head = cluster.spec.headGroupSpec.template.spec
+            .containers[0] as Record<string, unknown>;
+          head.securityContext = { privileged: true };
+          return cluster;
+        })(),
+        /containers\[0\]\.securityContext\.privileged/,
+      ],
+      [
+        "an autoscaler's unknown field",
+        (() => {
+          const cluster = rayCluster("scaler") as
+            & ReturnType<
+              typeof rayCluster
+            >
+            & { spec: Record<string, unknown> };
+          cluster.spec.enableInTreeAutoscaling = true;
+          cluster.spec.autoscalerOptions = { command: ["sh"] };
+          return cluster;
+        })(),
+        /spec\.autoscalerOptions\.command/,
+      ],
+    ];
+    for (const [name, body, field] of cases) {
+      const refused = await answer(
+        await call(world, ALICE, "POST", CLUSTERS, body),
+      );
+      assert.equal(
+        refused.status,
+        403,
+        `${name}: ${JSON.stringify(refused.body)}`,
+      );
+      assert.equal(refused.body.reason, "Forbidden");
+      assert.match(String(refused.body.message), field, name);
+    }
+    const stored = await kubeFetch(world.kubeUrl, "GET", `${CLUSTERS}/cm`);
+    assert.equal(stored.status, 404);
+    await stored.body?.cancel();
+  });
+});
+
 Deno.test("a create over a quota is refused 403 with a Status, before anything is written", async () => {
   await withWorld(async (world) => {
     const quoted = pathOf("team-q");
