@@ -161,6 +161,8 @@ ok(requests.post(url(f"namespaces/{ns}/clusters"), headers=headers, json={
             "rayStartParams": {"node-ip-address": "$MY_POD_IP"},
             "image": "rayproject/ray:2.46.0-py310", "imagePullPolicy": "IfNotPresent",
             "environment": environment}],
+        # As the client writes AutoscalerOptions: the flag with them.
+        "enableInTreeAutoscaling": True,
         "autoscalerOptions": {"upscalingMode": "Default"}}}))
 for _ in range(300):
     state = ok(requests.get(url(f"namespaces/{ns}/clusters/test-job"), headers=headers)).get("clusterState")
