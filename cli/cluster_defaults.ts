@@ -70,7 +70,8 @@ export async function withDefaults(
  * The owner a cluster is created with: the one given (--user, or the
  * file's); with a token, none (Corral makes the token's user the owner);
  * else who whoami says the caller is (a client certificate's user), and
- * for an anonymous caller, or a Corral that does not say, the login name.
+ * for an anonymous caller, or a Corral that does not say, the login name
+ * (an anonymous caller without one: whoami's anonymous user).
  */
 export async function ownerOf(
   client: CorralClient,
@@ -82,5 +83,8 @@ export async function ownerOf(
     "GET",
     "/apis/v1alpha2/whoami",
   ).then((answer) => answer.user ?? "", () => "");
-  return user && user !== ANONYMOUS ? user : defaultUser(connection.token);
+  if (user && user !== ANONYMOUS) return user;
+  // An anonymous caller (dev mode) without a login name: the caller as
+  // Corral knows it, as the console does.
+  return defaultUser(connection.token) || user;
 }

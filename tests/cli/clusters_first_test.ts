@@ -2,8 +2,9 @@
  * A first cluster from the command line with nothing but its name (issue
  * 37): `corral clusters create NAME` runs the newest Ray version Corral
  * knows, on the namespace's only or smallest compute template, owned by
- * the login name where no token says who; and the hints of what goes
- * wrong first: a missing owner names --user, a server that does not
+ * the login name where no token says who (else, in dev mode, the
+ * anonymous caller); and the hints of what goes wrong first: a missing
+ * owner names --user, a server that does not
  * answer names --server, CORRAL_SERVER and the contexts.
  */
 import assert from "node:assert/strict";
@@ -83,14 +84,45 @@ Deno.test("corral clusters create NAME: a first cluster with nothing but its nam
     );
 
     await t.step(
-      "without $USER and a token, the missing owner's error names --user",
+      "without $USER and a token, in dev mode: the owner is the caller as Corral knows it",
       async () => {
         const result = await box.run(["clusters", "create", "blue"], {
           env: { ...env, USER: "" },
         });
-        assert.equal(result.code, 1);
+        assert.equal(result.code, 0, result.stderr);
+        assert.equal((await get("blue")).user, "system:anonymous");
+      },
+    );
+
+    await t.step(
+      "without $USER and a token, a missing owner's error names --user",
+      async () => {
+        // A service's cluster takes its owner from --user or $USER only.
+        const config = `${box.dir}/serve.yaml`;
+        await Deno.writeTextFile(
+          config,
+          "applications:\n  - name: fruit\n    import_path: fruit:graph\n",
+        );
+        const result = await box.run(
+          [
+            "services",
+            "create",
+            "fruit",
+            "--template",
+            "small",
+            "--version",
+            "2.9.0",
+            "--serve-config",
+            config,
+          ],
+          { env: { ...env, USER: "" } },
+        );
+        assert.equal(result.code, 1, result.stderr);
         const lines = result.stderr.trimEnd().split("\n");
-        assert.ok(lines.includes("  cluster.user: is required"), result.stderr);
+        assert.ok(
+          lines.some((line) => /user: is required/.test(line)),
+          result.stderr,
+        );
         assert.ok(
           lines.some((line) =>
             /^ {2}name the owner with --user NAME/.test(line)
