@@ -25,12 +25,12 @@ import {
   OPCODE,
 } from "../domain/websocket_frames.ts";
 import { dialUrl } from "./cluster_access.ts";
+import { readAnswerHead } from "./answer_head.ts";
 
 /** The channel protocol Kubernetes' WebSocket port forwarding speaks. */
 export const PORT_FORWARD_PROTOCOL = "v4.channel.k8s.io";
 
 /** The largest answer head the API server may send before its 101. */
-const MAX_HEAD_BYTES = 16 * 1024;
 
 export interface PortForwardOptions {
   /** `<server>/api/v1/namespaces/{ns}/pods/{pod}/portforward?ports={port}`. */
@@ -58,7 +58,11 @@ export async function portForward(
   try {
     const key = randomBytes(16).toString("base64");
     socket.write(handshake(options.url, key, options.headers));
-    const { status, headers, rest } = await readHead(socket, options.signal);
+    const { status, headers, rest } = await readAnswerHead(
+      socket,
+      options.signal,
+      "the API server",
+    );
     if (status !== 101) {
       throw new Error(`the API server answered the port forwarding ${status}`);
     }
@@ -91,65 +95,6 @@ function handshake(
     lines.push(`${name}: ${value}`);
   }
   return lines.join("\r\n") + "\r\n\r\n";
-}
-
-interface Head {
-  status: number;
-  headers: Map<string, string>;
-  rest: Buffer;
-}
-
-/** The answer's head; what came after it in `rest`. */
-function readHead(socket: Duplex, signal: AbortSignal): Promise<Head> {
-  return new Promise((resolve, reject) => {
-    let buffered = Buffer.alloc(0);
-    const done = (error?: Error, head?: Head) => {
-      socket.off("data", onData);
-      socket.off("error", done);
-      socket.off("close", closed);
-      signal.removeEventListener("abort", aborted);
-      socket.pause();
-      if (error) reject(error);
-      else resolve(head!);
-    };
-    const onData = (chunk: Buffer) => {
-      buffered = Buffer.concat([buffered, chunk]);
-      const end = buffered.indexOf("\r\n\r\n");
-      if (end < 0) {
-        if (buffered.length > MAX_HEAD_BYTES) {
-          done(new Error("the API server's answer head is too large"));
-        }
-        return;
-      }
-      const [statusLine, ...lines] = buffered.subarray(0, end)
-        .toString("latin1").split("\r\n");
-      const match = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine);
-      if (!match) return done(new Error("the answer is not HTTP/1.1"));
-      const headers = new Map<string, string>();
-      for (const line of lines) {
-        const colon = line.indexOf(":");
-        if (colon > 0) {
-          headers.set(
-            line.slice(0, colon).trim().toLowerCase(),
-            line.slice(colon + 1).trim(),
-          );
-        }
-      }
-      done(undefined, {
-        status: Number(match[1]),
-        headers,
-        rest: buffered.subarray(end + 4),
-      });
-    };
-    const closed = () =>
-      done(new Error("the API server closed the connection"));
-    const aborted = () => done(signal.reason);
-    if (signal.aborted) return aborted();
-    socket.on("data", onData);
-    socket.once("error", done);
-    socket.once("close", closed);
-    signal.addEventListener("abort", aborted, { once: true });
-  });
 }
 
 /** A client's frame: masked with a fresh key. */

@@ -111,6 +111,8 @@ const LAYERS: Record<string, Record<string, string>> = {
     "api/service": "the dispatcher it calls, the call and peer types",
     "api/auth": "the dashboard proxy's authentication and sessions",
     "api (shared)": "errors, the schema, request ids, limits",
+    orchestrator:
+      "the HTTP/1.1 answer head reader its WebSocket tunnel shares with the API server's port-forward",
   },
   "api/grpc": {
     "domain": "message form, protobufjs' objects, errors",

@@ -19,17 +19,19 @@
  * browser sees 1006 and reconnects, as after a network cut) when its
  * caller loses access or at --watch-max-duration.
  */
-import { Buffer } from "node:buffer";
 import type { Duplex } from "node:stream";
 import { Code } from "../../domain/errors.ts";
 import type { Logger } from "../../domain/log.ts";
 import type { ClusterAccess } from "../../domain/dashboard_ports.ts";
 import { HttpError } from "../errors.ts";
 import { upgradeAnswer } from "./upgrade.ts";
+import {
+  type AnswerHead,
+  readAnswerHead,
+} from "../../orchestrator/answer_head.ts";
 import { dashboardFailure } from "./dashboard_failures.ts";
 
 /** The largest answer head the dashboard may send before its 101. */
-const MAX_HEAD_BYTES = 16 * 1024;
 
 /** The headers of the dashboard's 101 passed back to the caller. */
 const HANDSHAKE_HEADERS = [
@@ -93,14 +95,6 @@ export class TunnelLifetime implements AsyncIterableIterator<never> {
   }
 }
 
-/** The dashboard's answer head: its status and headers. */
-interface AnswerHead {
-  status: number;
-  headers: Map<string, string>;
-  /** Bytes after the head, already read: the first frames. */
-  rest: Buffer;
-}
-
 /**
  * The upgrade done with the dashboard; an upgradeAnswer() that joins the
  * caller's connection to it. Throws HttpError 502 (unreachable or refused,
@@ -116,7 +110,7 @@ export async function openTunnel(options: TunnelOptions): Promise<Response> {
     const dialed = await options.clusterAccess.dial(options.upstream, signal);
     upstream = dialed.socket;
     upstream.write(requestHead(options.upstream, options.headers, dialed));
-    head = await readHead(upstream, signal);
+    head = await readAnswerHead(upstream, signal, "the dashboard");
   } catch (error) {
     upstream?.destroy();
     if (error instanceof HttpError) throw error;
@@ -168,61 +162,6 @@ function requestHead(
     lines.push(`${name}: ${value}`);
   }
   return lines.join("\r\n") + "\r\n\r\n";
-}
-
-/** Reads the answer's head; rejects when `signal` aborts first. */
-function readHead(socket: Duplex, signal: AbortSignal): Promise<AnswerHead> {
-  return new Promise((resolve, reject) => {
-    let buffered = Buffer.alloc(0);
-    const done = (error?: Error, head?: AnswerHead) => {
-      socket.off("data", onData);
-      socket.off("error", done);
-      socket.off("close", closed);
-      signal.removeEventListener("abort", aborted);
-      // What follows the head waits for the join.
-      socket.pause();
-      if (error) reject(error);
-      else resolve(head!);
-    };
-    const onData = (chunk: Buffer) => {
-      buffered = Buffer.concat([buffered, chunk]);
-      const end = buffered.indexOf("\r\n\r\n");
-      if (end < 0) {
-        if (buffered.length > MAX_HEAD_BYTES) {
-          done(new Error("the answer's head is too large"));
-        }
-        return;
-      }
-      const head = parseHead(buffered.subarray(0, end).toString("latin1"));
-      if (!head) return done(new Error("the answer is not HTTP/1.1"));
-      done(undefined, { ...head, rest: buffered.subarray(end + 4) });
-    };
-    const closed = () => done(new Error("the connection closed"));
-    const aborted = () => done(signal.reason);
-    if (signal.aborted) return aborted();
-    socket.on("data", onData);
-    socket.once("error", done);
-    socket.once("close", closed);
-    signal.addEventListener("abort", aborted, { once: true });
-  });
-}
-
-function parseHead(
-  text: string,
-): { status: number; headers: Map<string, string> } | undefined {
-  const [statusLine, ...lines] = text.split("\r\n");
-  const match = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/.exec(statusLine);
-  if (!match) return undefined;
-  const headers = new Map<string, string>();
-  for (const line of lines) {
-    const colon = line.indexOf(":");
-    if (colon <= 0) continue;
-    headers.set(
-      line.slice(0, colon).trim().toLowerCase(),
-      line.slice(colon + 1).trim(),
-    );
-  }
-  return { status: Number(match[1]), headers };
 }
 
 /**
