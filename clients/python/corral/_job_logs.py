@@ -5,17 +5,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator, Optional
 
-import requests
-
-from ._errors import WaitTimeout
+from ._follow import follow_log
 from ._http import Transport, path_of
 from ._watching import job_finished
 
 API = "/apis/v1alpha2"
-
-# Seconds before a stream Corral ended is followed again.
-RESUME_DELAY = 0.5
-
 
 class JobLogs:
     """job_log() and follow_job_log()."""
@@ -44,28 +38,15 @@ class JobLogs:
         was given. Raises WaitTimeout when `timeout` seconds pass first."""
         ns = namespace or self.namespace
         path = path_of(API, "watch", "namespaces", ns, "jobs", name, "log")
-        deadline = None if timeout is None else self.clock() + timeout
-        given = 0
-        while True:
-            seen = 0
-            remaining = None if deadline is None else max(deadline - self.clock(), 0.001)
-            ended = False
-            try:
-                for chunk in self._transport.lines(path, read_timeout=remaining):
-                    log = str(chunk.get("log") or "")
-                    fresh = log[max(0, given - seen):]
-                    seen += len(log)
-                    if fresh:
-                        given += len(fresh)
-                        yield fresh
-                ended = True
-            except requests.ReadTimeout:
-                pass  # the deadline, judged below
-            if ended and self._job_ended(ns, name):
-                return
-            if deadline is not None and self.clock() >= deadline:
-                raise WaitTimeout(f"job {name}: its log still open after {timeout:g}s")
-            self.sleep(RESUME_DELAY)
+        return follow_log(
+            self._transport,
+            path,
+            lambda _: self._job_ended(ns, name),
+            f"job {name}'s log",
+            timeout,
+            self.clock,
+            self.sleep,
+        )
 
     def _job_ended(self, namespace: str, name: str) -> bool:
         job: Any = self._transport.call("GET", path_of(API, "namespaces", namespace, "jobs", name))

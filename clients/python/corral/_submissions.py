@@ -11,18 +11,14 @@ import base64
 import json
 from typing import Any, Callable, Iterator, Mapping, Optional, cast
 
-import requests
-
 from ._errors import CorralError, WaitTimeout
+from ._follow import follow_log
 from ._http import Transport, path_of
 from ._models import JobSubmissionInfo
 from ._package import package_directory
 from ._watching import JOB_ENDED
 
 API = "/apis/v1alpha2"
-
-#: Seconds before following again a log stream Corral ended early.
-RESUME_DELAY = 0.5
 
 
 class Submissions:
@@ -115,28 +111,15 @@ class Submissions:
             API, "watch", "namespaces", namespace or self.namespace,
             "jobsubmissions", cluster, "log", submission_id,
         )
-        deadline = None if timeout is None else self.clock() + timeout
-        given = 0
-        while True:
-            seen = 0
-            status = ""
-            remaining = None if deadline is None else max(deadline - self.clock(), 0.001)
-            try:
-                for chunk in self._transport.lines(path, read_timeout=remaining):
-                    log = str(chunk.get("log") or "")
-                    fresh = log[max(0, given - seen):]
-                    seen += len(log)
-                    if fresh:
-                        given += len(fresh)
-                        yield fresh
-                    status = str(chunk.get("status") or status)
-            except requests.ReadTimeout:
-                pass  # the deadline, judged below
-            if status in JOB_ENDED:
-                return
-            if deadline is not None and self.clock() >= deadline:
-                raise WaitTimeout(f"job {submission_id} on cluster {cluster}: not ended after {timeout:g}s")
-            self.sleep(RESUME_DELAY)
+        return follow_log(
+            self._transport,
+            path,
+            lambda status: status in JOB_ENDED,
+            f"job {submission_id} on cluster {cluster}",
+            timeout,
+            self.clock,
+            self.sleep,
+        )
 
     def wait_for_submission(
         self,
