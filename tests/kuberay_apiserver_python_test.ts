@@ -197,9 +197,8 @@ print("ok")
  * deleting a cluster: its own request shape (the environment as
  * `values`, the user and version of its test) and its decoders (the
  * cluster's events as its ClusterEvent reads them, int() of the
- * environment, each group's rayStartParams updated). Its test also mounts
- * a ConfigMap volume (volumeType 3), which Corral does not admit yet: left
- * out here.
+ * environment, each group's rayStartParams updated), with the ConfigMap
+ * volume (volumeType 3) its test mounts on the head.
  */
 const FLOW_2023 = `
 import sys, requests
@@ -235,6 +234,9 @@ ok(requests.post(url(f"namespaces/{ns}/clusters"), headers=headers, json={
         "headGroupSpec": {"computeTemplate": "template-2023",
                           "rayStartParams": {"metrics-export-port": "8080", "num-cpus": "0"},
                           "image": "rayproject/ray:2.7.0-py310", "serviceType": "ClusterIP",
+                          "volumes": [{"name": "code-sample", "mountPath": "/home/ray/samples",
+                                       "source": "ray-job-code-sample", "volumeType": 3,
+                                       "items": {"sample_code.py": "sample_code.py"}}],
                           "environment": environment},
         "workerGroupSpec": [{"groupName": "small", "computeTemplate": "template-2023",
                              "replicas": 1, "minReplicas": 1, "maxReplicas": 1,
@@ -243,6 +245,10 @@ ok(requests.post(url(f"namespaces/{ns}/clusters"), headers=headers, json={
                              "environment": environment}]}}))
 name, user, _, workers, _ = decode_cluster(ok(requests.get(url(f"namespaces/{ns}/clusters/test-2023"), headers=headers)))
 assert (name, user) == ("test-2023", "boris"), (name, user)
+read = ok(requests.get(url(f"namespaces/{ns}/clusters/test-2023"), headers=headers))
+volumes = read["clusterSpec"]["headGroupSpec"]["volumes"]
+assert [(v["volumeType"], v["source"]) for v in volumes] in (
+    [(3, "ray-job-code-sample")], [("CONFIGMAP", "ray-job-code-sample")]), volumes
 assert workers == [{"node-ip-address": "$MY_POD_IP"}], workers
 ok(requests.delete(url(f"namespaces/{ns}/clusters/test-2023"), headers=headers))
 gone = requests.get(url(f"namespaces/{ns}/clusters/test-2023"), headers=headers)
