@@ -321,6 +321,9 @@ Deno.test("serveHttp() shutdown() refuses new connections and lets requests in f
       return false;
     } catch (error) {
       if (error instanceof Deno.errors.ConnectionRefused) return true;
+      // A probe that reached the socket as it closed (the event loop late
+      // on a busy machine): not served either; the next one is refused.
+      if (error instanceof Deno.errors.ConnectionReset) return false;
       throw error;
     }
   });
