@@ -5,7 +5,9 @@ environment variable (CORRAL_SERVER, CORRAL_TOKEN, CORRAL_CA,
 CORRAL_CLIENT_CERT, CORRAL_CLIENT_KEY, CORRAL_NAMESPACE), else from a
 context of the config file (`$CORRAL_CONFIG`, else
 `~/.config/corral/config.yaml`, the file `corral config set-context`
-writes): the one named by `context=`, else the file's currentContext.
+writes): the one named by `context=`, else the file's currentContext; a
+context signed in with `corral login` gives its ID token, refreshed at the
+issuer (and saved back) when it is about to expire.
 What none of them gives is dev mode's: http://127.0.0.1:8888, no token,
 namespace "default".
 """
@@ -17,6 +19,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 import yaml
+
+from ._sign_in import SignInError, current_id_token
 
 #: What `deno task dev` serves.
 DEFAULT_SERVER = "http://127.0.0.1:8888"
@@ -94,10 +98,18 @@ def resolve_connection(
         value = explicit.get(field) or env.get(variable) or chosen.get(key)
         return str(value) if value else None
 
+    # A context signed in with `corral login` gives its ID token, unless a
+    # token is given (or the context has a static one).
+    token = pick("token", "CORRAL_TOKEN", "token")
+    if token is None:
+        try:
+            token = current_id_token(chosen, path)
+        except SignInError as error:
+            raise ConfigError(str(error)) from error
     return Connection(
         server=(pick("server", "CORRAL_SERVER", "server") or DEFAULT_SERVER).rstrip("/"),
         namespace=pick("namespace", "CORRAL_NAMESPACE", "namespace") or DEFAULT_NAMESPACE,
-        token=pick("token", "CORRAL_TOKEN", "token"),
+        token=token,
         certificate_authority=pick("certificate_authority", "CORRAL_CA", "certificateAuthority"),
         client_certificate=pick("client_certificate", "CORRAL_CLIENT_CERT", "clientCertificate"),
         client_key=pick("client_key", "CORRAL_CLIENT_KEY", "clientKey"),

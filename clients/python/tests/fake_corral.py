@@ -38,6 +38,15 @@ class Stream:
 Answer = Callable[[Request], "tuple[int, Any]"]
 
 
+def _body(raw: bytes, kind: str) -> Any:
+    """JSON, or a form (an issuer's token endpoint) as a dict of fields."""
+    if not raw:
+        return None
+    if kind.startswith("application/x-www-form-urlencoded"):
+        return {k: v[0] for k, v in parse_qs(raw.decode()).items()}
+    return json.loads(raw)
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
@@ -71,7 +80,7 @@ class FakeCorral:
                     url.path,
                     {k: v[0] for k, v in parse_qs(url.query).items()},
                     {k.lower(): v for k, v in self.headers.items()},
-                    json.loads(raw) if raw else None,
+                    _body(raw, self.headers.get("content-type") or ""),
                 )
                 fake.requests.append(request)
                 answer = fake.routes.get((self.command, url.path))

@@ -4,9 +4,14 @@ mode's defaults."""
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import tempfile
+import time
 import unittest
+
+import yaml
 
 import corral
 
@@ -89,6 +94,66 @@ class CredentialsTest(unittest.TestCase):
             with corral.Client(env=isolated_env(CORRAL_SERVER=fake.url, CORRAL_TOKEN="s3cret")) as client:
                 self.assertEqual(client.whoami()["user"], "ada")
         self.assertEqual(fake.requests[0].headers["authorization"], "Bearer s3cret")
+
+
+def jwt(exp: float) -> str:
+    """An unsigned JWT with `exp`: what the client reads of an ID token."""
+    def part(value: dict[str, object]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+    return f"{part({'alg': 'none'})}.{part({'exp': exp})}.sig"
+
+
+class SignInTest(unittest.TestCase):
+    """A context `corral login` signed in: its ID token, refreshed at the
+    issuer when about to expire, and saved back, as the CLI does."""
+
+    def write(self, sign_in: dict[str, object]) -> str:
+        directory = tempfile.TemporaryDirectory()
+        self.addCleanup(directory.cleanup)
+        path = os.path.join(directory.name, "config.yaml")
+        with open(path, "w", encoding="utf-8") as file:
+            yaml.safe_dump({"currentContext": "sso", "contexts": [
+                {"name": "sso", "server": "https://corral.example.com", "signIn": sign_in},
+            ]}, file)
+        return path
+
+    def test_a_fresh_id_token_is_sent_as_it_is(self) -> None:
+        token = jwt(time.time() + 3600)
+        path = self.write({"issuerUrl": "https://issuer.example.com", "clientId": "corral", "idToken": token})
+        client = corral.Client(env={"CORRAL_CONFIG": path})
+        client.close()
+        self.assertEqual(client.connection.token, token)
+
+    def test_a_token_given_comes_before_the_sign_in(self) -> None:
+        path = self.write({"issuerUrl": "https://issuer.example.com", "clientId": "corral",
+                           "idToken": jwt(time.time() + 3600)})
+        client = corral.Client(env={"CORRAL_CONFIG": path, "CORRAL_TOKEN": "given"})
+        client.close()
+        self.assertEqual(client.connection.token, "given")
+
+    def test_an_expiring_id_token_is_refreshed_at_the_issuer_and_saved(self) -> None:
+        fresh = jwt(time.time() + 3600)
+        with FakeCorral() as issuer:
+            issuer.route("GET", "/.well-known/openid-configuration",
+                         lambda _: (200, {"issuer": issuer.url, "token_endpoint": f"{issuer.url}/token"}))
+            issuer.route("POST", "/token", lambda _: (200, {"id_token": fresh, "refresh_token": "r2"}))
+            path = self.write({"issuerUrl": issuer.url, "clientId": "corral",
+                               "idToken": jwt(time.time() + 10), "refreshToken": "r1"})
+            client = corral.Client(env={"CORRAL_CONFIG": path})
+            client.close()
+            self.assertEqual(client.connection.token, fresh)
+            grant = issuer.requests[-1].body
+            self.assertEqual(grant, {"grant_type": "refresh_token", "refresh_token": "r1", "client_id": "corral"})
+        with open(path, encoding="utf-8") as file:
+            kept = yaml.safe_load(file)["contexts"][0]["signIn"]
+        self.assertEqual((kept["idToken"], kept["refreshToken"]), (fresh, "r2"))
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)
+
+    def test_an_expired_sign_in_without_a_refresh_token_says_to_sign_in_again(self) -> None:
+        path = self.write({"issuerUrl": "https://issuer.example.com", "clientId": "corral",
+                           "idToken": jwt(time.time() - 10)})
+        with self.assertRaisesRegex(corral.ConfigError, "corral login"):
+            corral.Client(env={"CORRAL_CONFIG": path})
 
 
 if __name__ == "__main__":
