@@ -13,6 +13,7 @@ import { ALICE } from "../auth/access_fixtures.ts";
 import {
   answer,
   call,
+  createdCluster,
   pathOf,
   rayCluster,
   watchEvents,
@@ -142,14 +143,7 @@ Deno.test("a list of RayClusters is a RayClusterList with a resourceVersion, pag
 
 Deno.test("a watch with ?watch=1 sends the state as ADDED, then each change as MODIFIED and DELETED, and resumes from a list's resourceVersion", async () => {
   await withWorld(async (world) => {
-    const created = await call(
-      world,
-      ALICE,
-      "POST",
-      CLUSTERS,
-      rayCluster("blue"),
-    );
-    assert.equal(created.status, 201, await created.text());
+    await createdCluster(world, "blue");
     const listed = await answer(await call(world, ALICE, "GET", CLUSTERS));
     const from =
       (listed.body.metadata as Record<string, string>).resourceVersion;
@@ -328,14 +322,7 @@ Deno.test("a create asks for a queue and a ttl in the object's metadata, decided
 
 Deno.test("a PATCH is a JSON merge patch of the object as stored, written as a replace is; what Corral decided stays, and strategic merge patches and server-side apply are 415", async () => {
   await withWorld(async (world) => {
-    const created = await call(
-      world,
-      ALICE,
-      "POST",
-      CLUSTERS,
-      rayCluster("blue"),
-    );
-    assert.equal(created.status, 201, await created.text());
+    await createdCluster(world, "blue");
     const patch = (type: string, body: unknown) =>
       fetch(`${world.base}${CLUSTERS}/blue`, {
         method: "PATCH",

@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 /**
  * Corral as main.ts wires it (createApi, the cache on, access read from
  * real files) behind the real HTTP listener, over the stand-in with the
@@ -16,6 +17,7 @@ import { startCorral } from "../../harness.ts";
 import { RAY_CRD } from "../../orchestrator/cluster_shapes.ts";
 import { kubeFetch } from "../../standin/with_standin.ts";
 import {
+  ALICE,
   auditLines,
   bearer,
   fileAccess,
@@ -170,6 +172,21 @@ export function rayCluster(
       }],
     },
   };
+}
+
+/**
+ * Creates the RayCluster `name` in team-a through Corral as alice, asserting
+ * it was created; its answer's body.
+ */
+export async function createdCluster(
+  world: World,
+  name: string,
+): Promise<Record<string, unknown>> {
+  const created = await answer(
+    await call(world, ALICE, "POST", pathOf("team-a"), rayCluster(name)),
+  );
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  return created.body;
 }
 
 /** A RayCluster written straight to the stand-in, not by Corral. */

@@ -9,6 +9,7 @@ import { ALICE, CAROL } from "../auth/access_fixtures.ts";
 import {
   answer,
   call,
+  createdCluster,
   pathOf,
   rayCluster,
   withWorld,
@@ -34,14 +35,7 @@ function patch(
 
 Deno.test("a JSON patch is applied to the object as stored and written as a replace is; one that does not apply is 422 and changes nothing", async () => {
   await withWorld(async (world) => {
-    const created = await call(
-      world,
-      ALICE,
-      "POST",
-      CLUSTERS,
-      rayCluster("blue"),
-    );
-    assert.equal(created.status, 201, await created.text());
+    await createdCluster(world, "blue");
     const JSON_PATCH = "application/json-patch+json";
     const patched = await answer(
       await patch(world.base, `${CLUSTERS}/blue`, JSON_PATCH, [
@@ -211,14 +205,7 @@ Deno.test("a create, replace or patch asked as a dry run is refused 400 and noth
 
 Deno.test("an object's status subresource reads as the object, and is never written through Corral: 403 with the reason", async () => {
   await withWorld(async (world) => {
-    const created = await call(
-      world,
-      ALICE,
-      "POST",
-      CLUSTERS,
-      rayCluster("blue"),
-    );
-    assert.equal(created.status, 201, await created.text());
+    await createdCluster(world, "blue");
     const status = `${CLUSTERS}/blue/status`;
     const read = await answer(await call(world, CAROL, "GET", status));
     assert.equal(read.status, 200);
