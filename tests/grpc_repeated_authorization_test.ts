@@ -10,6 +10,7 @@
  * Needs /usr/bin/python3 with grpc; without it the test is reported as
  * ignored, saying why.
  */
+import { missingModules, PYTHON } from "./python.ts";
 import assert from "node:assert/strict";
 import {
   ALICE,
@@ -19,8 +20,6 @@ import {
   writeAccessFiles,
 } from "./api/auth/access_fixtures.ts";
 import { EMBEDDED, startMain } from "./main_process.ts";
-
-const PYTHON = "/usr/bin/python3";
 
 /**
  * ListCluster of team-a with the given authorization values, by Python's
@@ -40,18 +39,6 @@ except grpc.RpcError as error:
     print(json.dumps({"code": error.code().value[0], "message": error.details()}))
 `;
 import { allowAll, policyText, users } from "./api/auth/policy_fixtures.ts";
-
-function pythonHasGrpc(): boolean {
-  try {
-    return new Deno.Command(PYTHON, {
-      args: ["-c", "import grpc"],
-      stdout: "null",
-      stderr: "null",
-    }).outputSync().success;
-  } catch {
-    return false;
-  }
-}
 
 async function viaPython(
   target: string,
@@ -89,7 +76,7 @@ async function viaRawHttp(
   return { status, code: body.code ?? 0, message: body.message ?? "" };
 }
 
-const hasGrpc = pythonHasGrpc();
+const hasGrpc = missingModules("grpc") === "";
 
 Deno.test({
   name:

@@ -22,6 +22,7 @@
  * python3-grpcio python3-grpc-tools); without them the test is reported as
  * ignored, saying why.
  */
+import { missingModules, PYTHON } from "./python.ts";
 import assert from "node:assert/strict";
 import type protobuf from "protobufjs";
 import { fieldByJsonKey } from "../domain/codec.ts";
@@ -31,22 +32,9 @@ import { loadApiSchema } from "../api/schema.ts";
 import { DEV_PERMISSIONS, EMBEDDED, startMain } from "./main_process.ts";
 import { KUBERAY_SAMPLES, v060Samples } from "./grpc_stubs_samples.ts";
 
-const PYTHON = "/usr/bin/python3";
 const SCRIPT = new URL("./grpc_stubs_round_trip.py", import.meta.url).pathname;
 
-function pythonHasGrpcTools(): boolean {
-  try {
-    return new Deno.Command(PYTHON, {
-      args: ["-c", "import grpc, grpc_tools"],
-      stdout: "null",
-      stderr: "null",
-    }).outputSync().success;
-  } catch {
-    return false; // no /usr/bin/python3 at all
-  }
-}
-
-const hasGrpcTools = pythonHasGrpcTools();
+const hasGrpcTools = missingModules("grpc, grpc_tools") === "";
 
 /** What the script reports of one sample. */
 interface SampleReport {

@@ -15,14 +15,9 @@
  * Needs a python3 with requests (Debian's python3-requests); without one
  * the test is reported as ignored, saying why.
  */
+import { pythonImporting } from "./python.ts";
 import assert from "node:assert/strict";
 import { DEV_PERMISSIONS, EMBEDDED, startMain } from "./main_process.ts";
-
-/**
- * Debian's python3 (python3-requests), else the first python3 on PATH
- * that has requests.
- */
-const PYTHONS = ["/usr/bin/python3", "python3"];
 
 /**
  * The flow, at `sys.argv[1]` + `sys.argv[2]` (the server and the API
@@ -257,22 +252,7 @@ ok(requests.delete(url(f"namespaces/{ns}/compute_templates/template-2023"), head
 print("ok")
 `;
 
-/** The first of PYTHONS that imports requests, if any. */
-function pythonWithRequests(): string | undefined {
-  return PYTHONS.find((python) => {
-    try {
-      return new Deno.Command(python, {
-        args: ["-c", "import requests"],
-        stdout: "null",
-        stderr: "null",
-      }).outputSync().success;
-    } catch {
-      return false; // no such python at all
-    }
-  });
-}
-
-const PYTHON = pythonWithRequests();
+const PYTHON = pythonImporting("requests");
 const NAME =
   "KubeRay's Python API server client's requests work against main.ts --kuberay-json, at /apis/v1 and at /apis/v1alpha2: clusters, jobs, job submissions, and the 2023 client's clusters";
 

@@ -12,6 +12,7 @@
  * Needs a python3 with the kubernetes module; without one the test is
  * reported as ignored, saying why.
  */
+import { pythonImporting } from "./python.ts";
 import assert from "node:assert/strict";
 import {
   ALICE,
@@ -21,9 +22,6 @@ import {
 import { allowAll, policyText, users } from "./api/auth/policy_fixtures.ts";
 import { rayCluster } from "./api/http/ray_objects_world.ts";
 import { DEV_PERMISSIONS, EMBEDDED, startMain } from "./main_process.ts";
-
-/** Debian's python3, else the first python3 on PATH with kubernetes. */
-const PYTHONS = ["/usr/bin/python3", "python3"];
 
 /**
  * The flow: `sys.argv[1:]` are the server, the token, the namespace, a
@@ -104,22 +102,7 @@ refused(403, api.create_namespaced_custom_object, G, V, other, P, cluster)
 print("ok")
 `;
 
-/** The first of PYTHONS that imports kubernetes, if any. */
-function pythonWithKubernetes(): string | undefined {
-  return PYTHONS.find((python) => {
-    try {
-      return new Deno.Command(python, {
-        args: ["-c", "import kubernetes"],
-        stdout: "null",
-        stderr: "null",
-      }).outputSync().success;
-    } catch {
-      return false; // no such python at all
-    }
-  });
-}
-
-const PYTHON = pythonWithKubernetes();
+const PYTHON = pythonImporting("kubernetes");
 const NAME =
   "the Python kubernetes client's CustomObjectsApi creates, gets, lists, watches, patches and deletes a RayCluster through Corral with a bearer token, and is refused a hostPath volume (403), no token (401) and another namespace (403)";
 

@@ -17,6 +17,7 @@
  * (apt-get install python3-grpcio python3-grpc-tools); without them the test
  * is reported as ignored, saying why.
  */
+import { missingModules, PYTHON } from "./python.ts";
 import assert from "node:assert/strict";
 import {
   DEV_PERMISSIONS,
@@ -25,7 +26,6 @@ import {
   startMain,
 } from "./main_process.ts";
 
-const PYTHON = "/usr/bin/python3";
 const CLIENT = new URL("../examples/python_client.py", import.meta.url)
   .pathname;
 const NS = "team-a";
@@ -46,19 +46,6 @@ const HTTP_STATUS: Record<number, number> = {
   6: 409,
   9: 400,
 };
-
-async function pythonHasGrpc(): Promise<boolean> {
-  try {
-    const { success } = await new Deno.Command(PYTHON, {
-      args: ["-c", "import grpc, grpc_tools"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return success;
-  } catch {
-    return false; // no /usr/bin/python3 at all
-  }
-}
 
 /** Runs the example client; its stdout is the answer. */
 async function viaPython(target: string, args: string[]): Promise<Answer> {
@@ -431,7 +418,7 @@ async function waitReady(corral: MainProcess, names: string[]): Promise<void> {
   }
 }
 
-const ready = await pythonHasGrpc();
+const ready = missingModules("grpc, grpc_tools") === "";
 
 Deno.test({
   name: ready

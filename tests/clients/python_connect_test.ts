@@ -8,29 +8,14 @@
  * refused with Corral's code. Ignored, saying why, without python3 and
  * requests and yaml.
  */
+import { missingModules, PYTHON } from "../python.ts";
 import assert from "node:assert/strict";
 import { ALICE, BOB } from "../api/auth/access_fixtures.ts";
 import { withWorld } from "../api/http/client_tunnel_world.ts";
 
-const PYTHON = "/usr/bin/python3";
 const SDK = new URL("../../clients/python/", import.meta.url).pathname;
 
-function missing(): string {
-  try {
-    const { success, stderr } = new Deno.Command(PYTHON, {
-      args: ["-c", "import requests, yaml"],
-      stdout: "null",
-      stderr: "piped",
-    }).outputSync();
-    return success
-      ? ""
-      : new TextDecoder().decode(stderr).trim().split("\n").at(-1) ?? "";
-  } catch (error) {
-    return `${PYTHON}: ${(error as Error).message}`;
-  }
-}
-
-const MISSING = missing();
+const MISSING = missingModules("requests, yaml");
 if (MISSING) {
   console.warn(
     `python_connect_test: ignored (${MISSING}): install python3-requests and python3-yaml`,

@@ -11,30 +11,14 @@
  * python3-yaml, python3-venv); without them the tests are reported as
  * ignored, saying why.
  */
+import { missingModules, PYTHON } from "../python.ts";
 import assert from "node:assert/strict";
 import { DEV_PERMISSIONS, EMBEDDED, startMain } from "../main_process.ts";
 
-const PYTHON = "/usr/bin/python3";
 const SDK = new URL("../../clients/python/", import.meta.url).pathname;
 
-/** What /usr/bin/python3 lacks of what the tests need; "" when nothing. */
-function missing(modules: string): string {
-  try {
-    const { success, stderr } = new Deno.Command(PYTHON, {
-      args: ["-c", `import ${modules}`],
-      stdout: "null",
-      stderr: "piped",
-    }).outputSync();
-    return success
-      ? ""
-      : new TextDecoder().decode(stderr).trim().split("\n").at(-1) ?? "";
-  } catch (error) {
-    return `${PYTHON}: ${(error as Error).message}`;
-  }
-}
-
-const UNIT_MISSING = missing("requests, yaml");
-const VENV_MISSING = UNIT_MISSING || missing("venv, ensurepip");
+const UNIT_MISSING = missingModules("requests, yaml");
+const VENV_MISSING = UNIT_MISSING || missingModules("venv, ensurepip");
 if (UNIT_MISSING || VENV_MISSING) {
   console.warn(
     `python_sdk_test: ignored (${
