@@ -13,7 +13,8 @@
  *
  *   GET    .../clusters/{name}/client                a WebSocket of bytes
  *
- * Each is an HTTP unit (units.ts): the chain authenticates the caller by
+ * Each is an HTTP unit (units.ts; the paths, their matchers and the row
+ * in dashboard_routes.ts): the chain authenticates the caller by
  * its own credentials (bearer token, client certificate), or, for the
  * proxy when it sends none, by the dashboard cookie, still signed in to
  * the cluster, whose session's credentials are authenticated again
@@ -31,7 +32,8 @@
  * What is left here: the cluster ready (code 9 with its state otherwise),
  * its owner where the rule says `owners: only`, then the request to the
  * head service's port 8265 the way --cluster-access says
- * (domain/dashboard_ports.ts), with none of the caller's credentials nor
+ * (domain/dashboard_ports.ts; a plain request is forwarded by
+ * dashboard_forwarding.ts), with none of the caller's credentials nor
  * any header the API server or the dashboard would act on as another's
  * (dashboard_headers.ts), bounded in size and time (dashboard_limits.ts);
  * through the API server, refused at once while it does not answer
@@ -61,16 +63,19 @@ import { AuthenticationError } from "../auth/identity.ts";
 import { checkOwner } from "../auth/owners.ts";
 import type { KnownBy } from "../service/call.ts";
 import { HttpAnswer } from "../service/dispatcher.ts";
-import type { RpcRule } from "../service/rpcs.ts";
-import { HttpError } from "../errors.ts";
+import { subpathOf, upstreamHeaders } from "./dashboard_headers.ts";
+import { forward, forwarded } from "./dashboard_forwarding.ts";
 import {
-  answerHeaders,
-  rewriteLocation,
-  subpathOf,
-  upstreamHeaders,
-} from "./dashboard_headers.ts";
-import { bounded, contentLength } from "./dashboard_limits.ts";
-import { dashboardFailure } from "./dashboard_failures.ts";
+  actionOf,
+  CLUSTER_PATH,
+  clusterParams,
+  connectActionOf,
+  METHODS,
+  PROXY_RULE,
+  SERVICE_PATH,
+  serviceProxyParams,
+  sessionParams,
+} from "./dashboard_routes.ts";
 import { apiServerAway, gatedByApiServer } from "./dashboard_api_server.ts";
 import { openTunnel, TunnelLifetime } from "./dashboard_tunnel.ts";
 import { clientTunnel } from "./client_tunnel.ts";
@@ -106,27 +111,8 @@ export interface DashboardProxyOptions {
   log: Logger;
 }
 
-/** The methods proxied; HEAD is GET's (router.ts). */
-const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
-
-/** The proxy's and the sessions' row: `proxy` on the cluster named. */
-const PROXY_RULE: RpcRule & { namespace: "request" } = {
-  verb: "proxy",
-  resource: "clusters",
-  namespace: "request",
-  name: "name",
-};
-
-const CLUSTER_PATH = "/apis/v1alpha2/namespaces/{namespace}/clusters/{name}";
-
-/** KubeRay's service proxy's path, for a head service ("blue-head-svc"). */
-const SERVICE_PATH = "/api/v1/namespaces/{namespace}/services/{service}";
-
 /** How a service proxy path may name the dashboard's port. */
 const DASHBOARD_PORT_NAMES = new Set([String(DASHBOARD_PORT), "dashboard"]);
-
-/** The suffix KubeRay gives a cluster's head service. */
-const HEAD_SERVICE_SUFFIX = "-head-svc";
 
 export class DashboardProxy {
   readonly #o: DashboardProxyOptions;
@@ -317,7 +303,7 @@ export class DashboardProxy {
       });
       return new HttpAnswer(response, lifetime, 101);
     }
-    return await this.#forward(request, at);
+    return await forward(this.#o, request, at);
   }
 
   /**
@@ -390,160 +376,4 @@ export class DashboardProxy {
       port: DASHBOARD_PORT,
     });
   }
-
-  /** The request sent to the head service, and its answer passed back. */
-  async #forward(
-    request: HttpRequest,
-    at: Upstream,
-  ): Promise<Response> {
-    const { maxResponseBytes } = this.#o;
-    const answer = await this.#send(request, at);
-    const answerLength = contentLength(answer.headers);
-    if (answerLength !== undefined && answerLength > maxResponseBytes) {
-      await answer.body?.cancel();
-      throw new HttpError(
-        502,
-        Code.UNAVAILABLE,
-        `${at.action}: the dashboard's answer is larger than ${maxResponseBytes} bytes`,
-      );
-    }
-    const headers = answerHeaders(
-      answer.headers,
-      (location) => rewriteLocation(location, at.upstream, at.base, at.prefix),
-    );
-    const body = answer.body
-      ? bounded(answer.body, maxResponseBytes).stream
-      : null;
-    return new Response(body, { status: answer.status, headers });
-  }
-
-  /**
-   * Sends the request, its body counted and everything bounded by the
-   * time-out; its answer's head. Throws 413, 504 or 502 (unreachable).
-   */
-  async #send(
-    request: HttpRequest,
-    at: Upstream,
-  ): Promise<Response> {
-    const { maxRequestBytes, timeoutMs } = this.#o;
-    const { action } = at;
-    const length = contentLength(request.headers);
-    if (length !== undefined && length > maxRequestBytes) {
-      throw tooLarge(action, maxRequestBytes);
-    }
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const sent = request.body ? bounded(request.body, maxRequestBytes) : null;
-    try {
-      return await this.#o.clusterAccess.fetch(at.upstream, {
-        method: request.method,
-        headers: upstreamHeaders(
-          request.headers,
-          forwarded(request, at.prefix),
-        ),
-        body: sent?.stream ?? null,
-        signal: AbortSignal.any([timeout, request.signal]),
-        ...(request.body ? { duplex: "half" } : {}),
-      } as RequestInit);
-    } catch (error) {
-      if (sent?.exceeded()) throw tooLarge(action, maxRequestBytes);
-      throw dashboardFailure(
-        { action, upstream: at.upstream, timeoutMs, awaited: "answer" },
-        error,
-        timeout.aborted,
-        this.#o.log,
-      );
-    }
-  }
-}
-
-/** Where a proxied request goes, and how its errors start. */
-interface Upstream {
-  /** The head service's dashboard: "http://blue-head-svc.team-a:8265/". */
-  base: string;
-  /** The URL asked for under it. */
-  upstream: string;
-  /** The proxy path the dashboard's answers are rewritten under. */
-  prefix: string;
-  action: string;
-}
-
-/** What the dashboard is told of the original request (X-Forwarded-*). */
-function forwarded(request: HttpRequest, prefix: string) {
-  const url = new URL(request.url);
-  return {
-    for: forwardedFor(request),
-    proto: url.protocol.replace(/:$/, ""),
-    host: request.headers.get("host") ?? url.host,
-    prefix,
-  };
-}
-
-/**
- * `{namespace, name}` when `parts` is
- * apis/v1alpha2/namespaces/{namespace}/clusters/{name}/{last}[/...].
- */
-function clusterParams(parts: string[], last: string): Params | undefined {
-  return parts.length >= 7 && parts[0] === "apis" &&
-      parts[1] === "v1alpha2" && parts[2] === "namespaces" &&
-      parts[4] === "clusters" && parts[6] === last
-    ? { namespace: parts[3], name: parts[5] }
-    : undefined;
-}
-
-/**
- * `{namespace, name, service, port}` when `parts` is
- * api/v1/namespaces/{namespace}/services/{service}/proxy[/...] and the
- * service, `[scheme:]name[:port]` as Kubernetes spells it, is a head
- * service by KubeRay's name for it: `name` is the cluster's.
- */
-function serviceProxyParams(parts: string[]): Params | undefined {
-  if (
-    parts.length < 7 || parts[0] !== "api" || parts[1] !== "v1" ||
-    parts[2] !== "namespaces" || parts[4] !== "services" ||
-    parts[6] !== "proxy"
-  ) return undefined;
-  const pieces = parts[5].split(":");
-  if (pieces.length > 3) return undefined;
-  const [service, port = ""] = pieces.length === 3 ? pieces.slice(1) : pieces;
-  if (pieces.length === 3 && !["http", "https", ""].includes(pieces[0])) {
-    return undefined;
-  }
-  if (!service.endsWith(HEAD_SERVICE_SUFFIX)) return undefined;
-  const name = service.slice(0, -HEAD_SERVICE_SUFFIX.length);
-  return name === "" ? undefined : { namespace: parts[3], name, service, port };
-}
-
-/** The session routes' variables: `.../clusters/{name}/dashboard:session`. */
-function sessionParams(parts: string[]): Params | undefined {
-  return parts.length === 7
-    ? clusterParams(parts, "dashboard:session")
-    : undefined;
-}
-
-/** The client's address without its port, for X-Forwarded-For. */
-function forwardedFor(request: HttpRequest): string | undefined {
-  return request.peer?.address?.replace(/:\d+$/, "").replace(
-    /^\[|\]$/g,
-    "",
-  );
-}
-
-/** `Cannot connect to cluster "team-a/blue"`. */
-function connectActionOf(
-  request: { namespace?: unknown; name?: unknown },
-): string {
-  return `Cannot connect to cluster "${request.namespace}/${request.name}"`;
-}
-
-/** `Cannot proxy to cluster "team-a/blue"`. */
-function actionOf(request: { namespace?: unknown; name?: unknown }): string {
-  return `Cannot proxy to cluster "${request.namespace}/${request.name}"`;
-}
-
-function tooLarge(action: string, limit: number): ServiceError {
-  return new HttpError(
-    413,
-    Code.RESOURCE_EXHAUSTED,
-    `${action}: the request body is larger than ${limit} bytes`,
-  );
 }
