@@ -5,7 +5,9 @@
  * Kubernetes nothing more than none.
  * What a kind brings is its feed (each change named by namespace and name,
  * with its object's message made on demand) and the answer that carries a
- * message (WatchKind); the rest is here.
+ * message (WatchKind); the rest is here, in parts beside it: a change as
+ * kept and sent (watch_entry.ts), the history kept for resuming
+ * (watch_history.ts) and one open stream (watch_stream.ts).
  *
  * - Each change is converted once and the same frozen answer goes to
  *   every watcher that may see it. The history keeps what makes a
@@ -41,12 +43,16 @@
  *   A resume point carries its epoch after the first ("1234.1"), so that
  *   no version of one epoch is taken for the same number in another.
  */
-import { keep } from "../../domain/kept.ts";
 import { Code, ServiceError } from "../../domain/errors.ts";
-import type { EventType } from "../../domain/types.ts";
-import type { Finishable } from "./stream_lifetime.ts";
-
-export type WatchEventType = Exclude<EventType, "EVENT_TYPE_UNSPECIFIED">;
+import {
+  Entry,
+  parseResumePoint,
+  type ResumePoint,
+  resumePointText,
+  type WatchEventType,
+} from "./watch_entry.ts";
+import { WatchHistory } from "./watch_history.ts";
+import { type Backlog, Watcher } from "./watch_stream.ts";
 
 /**
  * One change of a feed: of the object `namespace/name`, at a resource
@@ -126,73 +132,6 @@ function versionOf(text: string): bigint | undefined {
   return /^\d{1,30}$/.test(text) ? BigInt(text) : undefined;
 }
 
-/** Where a watch resumes: a version of one epoch. */
-interface ResumePoint {
-  version: bigint;
-  epoch: number;
-}
-
-/** "1234" in the first epoch, "1234.2" in the third. */
-function resumePointText({ version, epoch }: ResumePoint): string {
-  return epoch === 0 ? String(version) : `${version}.${epoch}`;
-}
-
-/** The resume point a watch answer's resourceVersion gave; or undefined. */
-function parseResumePoint(text: string): ResumePoint | undefined {
-  const match = /^(\d{1,30})(?:\.(\d{1,9}))?$/.exec(text);
-  if (match === null) return undefined;
-  return { version: BigInt(match[1]), epoch: Number(match[2] ?? 0) };
-}
-
-/**
- * A change as kept and sent. Its answer is made when first sent, not
- * before: while nobody watches, changes cost no conversion. It is kept
- * while watchers have the change queued (they share it), and let go when
- * the last of them has sent it; an entry of the state a watch starts with
- * keeps it for as long as the state is shared.
- */
-class Entry<M> {
-  #answer: M | undefined;
-  /** The watchers that have this change queued and not sent it yet. */
-  #queued = 0;
-
-  constructor(
-    readonly type: WatchEventType,
-    /** The resourceVersion as a number, to compare. */
-    readonly version: bigint,
-    readonly namespace: string,
-    readonly name: string,
-    /** The cache's epoch the version is of. */
-    readonly epoch: number,
-    /** Makes the answer, given the resourceVersion to send. */
-    readonly make: (resourceVersion: string) => M,
-    /**
-     * Of the state a watch starts with: sent without a resourceVersion
-     * (a client resumes from the BOOKMARK that follows the state).
-     */
-    readonly initial = false,
-  ) {}
-
-  /** The answer that sends this change. */
-  get event(): M {
-    const answer = this.#answer ?? keep(
-      this.make(this.initial ? "" : resumePointText(this)),
-    );
-    if (this.initial || this.#queued > 0) this.#answer = answer;
-    return answer;
-  }
-
-  /** A watcher queued the change. */
-  queued(): void {
-    this.#queued++;
-  }
-
-  /** A watcher sent the change, or dropped it: the last lets the answer go. */
-  dequeued(): void {
-    if (--this.#queued === 0 && !this.initial) this.#answer = undefined;
-  }
-}
-
 export class WatchFanout<I, M> {
   readonly #options: Required<
     Omit<FanoutOptions<I>, "feed" | "synced">
@@ -204,9 +143,8 @@ export class WatchFanout<I, M> {
    * cache when a watch starts, so that nothing is held per object here.
    */
   #snapshot: readonly Entry<M>[] | undefined;
-  readonly #history: Entry<M>[] = [];
-  /** Every change after this version is in #history; undefined: none yet. */
-  #horizon: bigint | undefined;
+  /** The changes kept to resume from. */
+  readonly #history: WatchHistory<M>;
   #revision = 0n;
   /** The cache's epoch the versions are of. */
   #epoch = 0;
@@ -222,6 +160,7 @@ export class WatchFanout<I, M> {
       queueLimit: options.queueLimit ?? 1_000,
       heartbeatMs: options.heartbeatMs ?? 10_000,
     };
+    this.#history = new WatchHistory<M>(this.#options.historySize);
     this.#feed = options.feed;
     this.#unsubscribe = options.feed((change) => this.#apply(change));
     options.synced?.then(() => this.#startHistory());
@@ -314,15 +253,7 @@ export class WatchFanout<I, M> {
   /** The changes after `resume`; ABORTED when they are not all kept. */
   #resumeBacklog(resume: ResumePoint, given: string): Backlog<M> {
     if (resume.epoch !== this.#epoch) throw fromAnotherEpoch(given);
-    if (resume.version < this.#horizon!) {
-      throw new ServiceError(
-        Code.ABORTED,
-        `Cannot resume the watch from resource_version ${given}: it is too old (the oldest this server can resume from is ${this.#horizon}); watch again without a resource_version to start from the current state`,
-      );
-    }
-    const from = resume.version;
-    const first = this.#history.findIndex((entry) => entry.version > from);
-    return { entries: first < 0 ? [] : this.#history.slice(first) };
+    return { entries: this.#history.after(resume.version, given) };
   }
 
   #apply(change: FeedChange<I>): void {
@@ -331,15 +262,12 @@ export class WatchFanout<I, M> {
     if (given > this.#revision) this.#revision = given;
     // Until the cache is first in step nobody watches and nothing is kept:
     // the changes of its first lists cost nothing more here.
-    if (this.#horizon === undefined) return;
+    if (!this.#history.started) return;
     const { type, capture } = change;
     if (type === undefined || capture === undefined) return;
     const entry = this.#entry(type, change.namespace, change.name, capture());
     this.#snapshot = undefined;
-    this.#history.push(entry);
-    if (this.#history.length > this.#options.historySize) {
-      this.#horizon = this.#history.shift()!.version;
-    }
+    this.#history.add(entry);
     for (const watcher of this.#watchers) watcher.offer(entry);
   }
 
@@ -371,8 +299,7 @@ export class WatchFanout<I, M> {
     this.#epoch = epoch;
     this.#revision = version;
     this.#snapshot = undefined;
-    this.#history.length = 0;
-    if (this.#horizon !== undefined) this.#horizon = version;
+    this.#history.restart(version);
     const error = new ServiceError(
       Code.ABORTED,
       "Watch ended: Kubernetes' resource versions started again (its data was lost or restored); watch again without a resource_version to start from the current state",
@@ -382,7 +309,7 @@ export class WatchFanout<I, M> {
 
   /** Keeps changes from now on: resuming from now is possible. */
   #startHistory(): void {
-    this.#horizon ??= this.#revision;
+    this.#history.start(this.#revision);
   }
 
   #state(): readonly Entry<M>[] {
@@ -434,141 +361,4 @@ function matcher<M>(request: WatchRequest): (entry: Entry<M>) => boolean {
     (name === undefined || entry.name === name) &&
     (hidden === undefined || entry.namespace === "" ||
       !hidden(entry.namespace));
-}
-
-/** What a watch sends before the changes it is offered. */
-interface Backlog<M> {
-  /** Kept entries, shared: only those the watcher matches are sent. */
-  entries: readonly Entry<M>[];
-  /** Sent after them. */
-  then?: Entry<M>;
-}
-
-/**
- * One watch stream: its backlog (the initial state or the changes it
- * resumes with), then the changes queued as they come.
- */
-class Watcher<M> implements AsyncIterableIterator<M>, Finishable {
-  #backlog: Backlog<M> | undefined;
-  #next = 0;
-  readonly #queue: Entry<M>[] = [];
-  readonly #matches: (entry: Entry<M>) => boolean;
-  readonly #limit: number;
-  /** A BOOKMARK of the highest resource version the fan-out has seen. */
-  readonly #bookmark: () => Entry<M>;
-  readonly #onEnd: () => void;
-  #ended = false;
-  #failure: ServiceError | undefined;
-  #wake: (() => void) | undefined;
-
-  constructor(
-    backlog: Backlog<M>,
-    matches: (entry: Entry<M>) => boolean,
-    limit: number,
-    bookmark: () => Entry<M>,
-    onEnd: () => void,
-  ) {
-    this.#backlog = backlog;
-    this.#matches = matches;
-    this.#limit = limit;
-    this.#bookmark = bookmark;
-    this.#onEnd = onEnd;
-  }
-
-  /** Queues a change this watcher may see (a bookmark: any watcher). */
-  offer(entry: Entry<M>, always = false): void {
-    if (this.#ended || !(always || this.#matches(entry))) return;
-    if (entry.type === "BOOKMARK") {
-      // A heartbeat is only worth sending to a stream with nothing queued.
-      if (this.#queue.length > 0 || this.#backlog) return;
-    } else if (this.#queue.length >= this.#limit) {
-      this.fail(
-        new ServiceError(
-          Code.RESOURCE_EXHAUSTED,
-          `Watch ended: the client fell more than ${this.#limit} changes behind; watch again (resuming from the last resource_version it had)`,
-        ),
-      );
-      return;
-    }
-    this.#enqueue(entry);
-  }
-
-  #enqueue(entry: Entry<M>): void {
-    entry.queued();
-    this.#queue.push(entry);
-    this.#wake?.();
-  }
-
-  /** Drops what is queued, unsent. */
-  #dropQueued(): void {
-    for (const entry of this.#queue) entry.dequeued();
-    this.#queue.length = 0;
-  }
-
-  /** Ends the stream after what is queued. */
-  end(): void {
-    if (this.#ended) return;
-    this.#ended = true;
-    this.#onEnd();
-    this.#wake?.();
-  }
-
-  /**
-   * Ends the stream cleanly after what is queued and a BOOKMARK of the
-   * version reached, from which its client resumes: every change up to it
-   * that this watcher may see has been queued (offer() runs as each change
-   * arrives), and none after it will be.
-   */
-  finish(): void {
-    if (this.#ended) return;
-    this.#enqueue(this.#bookmark());
-    this.end();
-  }
-
-  /** Ends the stream with `error`, what is queued dropped. */
-  fail(error: ServiceError): void {
-    if (this.#ended) return;
-    this.#failure = error;
-    this.#backlog = undefined;
-    this.#dropQueued();
-    this.end();
-  }
-
-  async next(): Promise<IteratorResult<M>> {
-    while (true) {
-      const backlog = this.#backlog;
-      if (backlog) {
-        const { entries } = backlog;
-        while (this.#next < entries.length) {
-          const entry = entries[this.#next++];
-          if (!this.#matches(entry)) continue;
-          return { done: false, value: entry.event };
-        }
-        this.#backlog = undefined;
-        if (backlog.then) return { done: false, value: backlog.then.event };
-        continue;
-      }
-      if (this.#failure) throw this.#failure;
-      const entry = this.#queue.shift();
-      if (entry) {
-        const value = entry.event;
-        entry.dequeued();
-        return { done: false, value };
-      }
-      if (this.#ended) return { done: true, value: undefined };
-      await new Promise<void>((resolve) => this.#wake = resolve);
-      this.#wake = undefined;
-    }
-  }
-
-  return(): Promise<IteratorResult<M>> {
-    this.#dropQueued();
-    this.#backlog = undefined;
-    this.end();
-    return Promise.resolve({ done: true, value: undefined });
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<M> {
-    return this;
-  }
 }
