@@ -24,6 +24,7 @@ import type {
   Volume,
 } from "./types.ts";
 import { volumeMount } from "./volume_conversions.ts";
+import { isPlainObject } from "./message_form.ts";
 
 /** KubeRay's figures of the autoscaler container when one is given alone. */
 export const AUTOSCALER_DEFAULT_CPU = "500m";
@@ -80,10 +81,10 @@ export function autoscalerOf(
 ): Pick<ClusterSpec, "enableInTreeAutoscaling" | "autoscalerOptions"> {
   const enabled = spec.enableInTreeAutoscaling === true;
   const raw = spec.autoscalerOptions;
-  if (!enabled || !isObject(raw)) {
+  if (!enabled || !isPlainObject(raw)) {
     return { enableInTreeAutoscaling: enabled, autoscalerOptions: undefined };
   }
-  const resources = isObject(raw.resources) ? raw.resources : {};
+  const resources = isPlainObject(raw.resources) ? raw.resources : {};
   const figures = {
     ...objectOf(resources.requests),
     ...objectOf(resources.limits),
@@ -107,7 +108,7 @@ export function autoscalerOf(
 
 function envsOf(env: unknown): EnvironmentVariables | undefined {
   const list = (Array.isArray(env) ? env : []).filter(
-    isObject,
+    isPlainObject,
   ) as unknown[] as EnvVar[];
   if (list.length === 0) return undefined;
   const values: Record<string, string> = {};
@@ -120,7 +121,7 @@ function envsOf(env: unknown): EnvironmentVariables | undefined {
 }
 
 function mountsOf(mounts: unknown, headVolumes: readonly Volume[]): Volume[] {
-  const list = Array.isArray(mounts) ? mounts.filter(isObject) : [];
+  const list = Array.isArray(mounts) ? mounts.filter(isPlainObject) : [];
   return list.map((mount) => {
     const name = text(mount.name);
     const head = headVolumes.find((volume) => volume.name === name);
@@ -146,12 +147,8 @@ function mountsOf(mounts: unknown, headVolumes: readonly Volume[]): Volume[] {
   });
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function objectOf(value: unknown): Record<string, unknown> {
-  return isObject(value) ? value : {};
+  return isPlainObject(value) ? value : {};
 }
 
 function text(value: unknown): string {

@@ -18,6 +18,7 @@ import type {
   SecurityContext,
   WorkerGroupSpec,
 } from "./types.ts";
+import { isPlainObject } from "./message_form.ts";
 
 /** The image pull policies a group may give. */
 export const IMAGE_PULL_POLICIES = ["Always", "IfNotPresent"] as const;
@@ -72,16 +73,17 @@ export function containerSettingsOf(
 export function securityContextOf(
   value: unknown,
 ): SecurityContext | undefined {
-  if (!isObject(value)) return undefined;
+  if (!isPlainObject(value)) return undefined;
   const privileged = typeof value.privileged === "boolean"
     ? value.privileged
     : undefined;
-  const capabilities: Capabilities | undefined = isObject(value.capabilities)
-    ? {
-      add: strings(value.capabilities.add),
-      drop: strings(value.capabilities.drop),
-    }
-    : undefined;
+  const capabilities: Capabilities | undefined =
+    isPlainObject(value.capabilities)
+      ? {
+        add: strings(value.capabilities.add),
+        drop: strings(value.capabilities.drop),
+      }
+      : undefined;
   return { capabilities, privileged };
 }
 
@@ -89,8 +91,4 @@ function strings(value: unknown): string[] {
   return Array.isArray(value)
     ? value.filter((item): item is string => typeof item === "string")
     : [];
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

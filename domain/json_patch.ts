@@ -1,3 +1,4 @@
+import { isPlainObject } from "./message_form.ts";
 /**
  * JSON patches (RFC 6902), as the Kubernetes API server applies a PATCH of
  * application/json-patch+json to a custom resource: a list of operations
@@ -38,7 +39,7 @@ export function jsonPatchOf(document: unknown): JsonPatchOperation[] {
   }
   return document.map((operation, i) => {
     const at = `operation ${i}`;
-    if (!isRecord(operation) || !OPS.has(String(operation.op))) {
+    if (!isPlainObject(operation) || !OPS.has(String(operation.op))) {
       throw new JsonPatchError(
         `${at}: "op" must be one of ${[...OPS].join(", ")}`,
         true,
@@ -138,7 +139,7 @@ function child(container: unknown, token: string): unknown {
     const index = indexOf(container, token, false);
     return container[index];
   }
-  if (isRecord(container) && Object.hasOwn(container, token)) {
+  if (isPlainObject(container) && Object.hasOwn(container, token)) {
     return container[token];
   }
   throw new JsonPatchError(`"${token}" is missing`, false);
@@ -169,7 +170,7 @@ function add(document: unknown, pointer: string, value: unknown): unknown {
   const { parent, key } = at;
   if (Array.isArray(parent)) {
     parent.splice(indexOf(parent, key, true), 0, value);
-  } else if (isRecord(parent)) {
+  } else if (isPlainObject(parent)) {
     parent[key] = value;
   } else {
     throw new JsonPatchError("the parent is no object or array", false);
@@ -188,7 +189,7 @@ function remove(
     const [value] = parent.splice(indexOf(parent, key, false), 1);
     return { document, value };
   }
-  if (isRecord(parent) && Object.hasOwn(parent, key)) {
+  if (isPlainObject(parent) && Object.hasOwn(parent, key)) {
     const value = parent[key];
     delete parent[key];
     return { document, value };
@@ -202,14 +203,10 @@ function equal(a: unknown, b: unknown): boolean {
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length &&
       a.every((item, i) => equal(item, b[i]));
   }
-  if (isRecord(a) && isRecord(b)) {
+  if (isPlainObject(a) && isPlainObject(b)) {
     const keys = Object.keys(a);
     return keys.length === Object.keys(b).length &&
       keys.every((key) => Object.hasOwn(b, key) && equal(a[key], b[key]));
   }
   return a === b;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -151,7 +151,7 @@ function encodeGatewayMessage(
   for (const field of type.fieldsArray) {
     const value = message[field.name];
     if (siblings.has(field.name)) continue;
-    const sibling = siblingOf(type, field);
+    const sibling = environmentSibling(type, field);
     if (sibling !== undefined) {
       const variables = environmentVariablesJson(message, field, sibling);
       if (variables !== undefined) out[gatewayJsonName(field)] = variables;
@@ -180,18 +180,10 @@ function encodeGatewayMessage(
 function environmentSiblings(type: Type): Set<string> {
   const names = new Set<string>();
   for (const field of type.fieldsArray) {
-    const sibling = siblingOf(type, field);
+    const sibling = environmentSibling(type, field);
     if (sibling !== undefined) names.add(sibling.name);
   }
   return names;
-}
-
-/** The `valuesFrom` field of an environment map of `type`, if `field` is one. */
-function siblingOf(type: Type, field: Field): Field | undefined {
-  const name = `${fullName(type)}.${field.name}`;
-  return Object.hasOwn(ENVIRONMENT_VARIABLES_FIELDS, name)
-    ? type.fields[ENVIRONMENT_VARIABLES_FIELDS[name]]
-    : undefined;
 }
 
 /**

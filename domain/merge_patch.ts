@@ -1,3 +1,4 @@
+import { isPlainObject } from "./message_form.ts";
 /**
  * JSON merge patches (RFC 7386), as the Kubernetes API server applies a
  * PATCH of application/merge-patch+json: an object patch merges into the
@@ -16,8 +17,4 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
     else merged[key] = mergePatch(merged[key], value);
   }
   return merged;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

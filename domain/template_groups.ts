@@ -13,13 +13,14 @@ import type { FieldViolation } from "./errors.ts";
 import { resourceQuantities } from "./conversions.ts";
 import { podToleration } from "./pod_conversions.ts";
 import { ANNOTATION } from "./resources.ts";
+import { HEAD_CONTAINER, WORKER_CONTAINER } from "./env_conversions.ts";
 import type { ComputeTemplate } from "./types.ts";
+import { isPlainObject } from "./message_form.ts";
 
 type Obj = Record<string, unknown>;
 
-function isObj(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+/** The Ray container of a group's pod, by its role. */
+const RAY_CONTAINER = { head: HEAD_CONTAINER, worker: WORKER_CONTAINER };
 
 /** A group of a cluster spec, where its path is, and its role. */
 interface GroupAt {
@@ -31,9 +32,9 @@ interface GroupAt {
 
 /** The groups of the cluster spec at `path` of an object. */
 function groupsOf(spec: unknown, path: string): GroupAt[] {
-  if (!isObj(spec)) return [];
+  if (!isPlainObject(spec)) return [];
   const groups: GroupAt[] = [];
-  if (isObj(spec.headGroupSpec)) {
+  if (isPlainObject(spec.headGroupSpec)) {
     groups.push({
       group: spec.headGroupSpec,
       path: `${path}.headGroupSpec`,
@@ -44,7 +45,7 @@ function groupsOf(spec: unknown, path: string): GroupAt[] {
     ? spec.workerGroupSpecs
     : [];
   workers.forEach((group, i) => {
-    if (isObj(group)) {
+    if (isPlainObject(group)) {
       groups.push({
         group,
         path: `${path}.workerGroupSpecs[${i}]`,
@@ -108,15 +109,15 @@ function applyTemplate(
   template: ComputeTemplate,
   role: "head" | "worker",
 ): void {
-  const pod = isObj(group.template) ? group.template : {};
+  const pod = isPlainObject(group.template) ? group.template : {};
   group.template = pod;
-  const metadata = isObj(pod.metadata) ? pod.metadata : {};
+  const metadata = isPlainObject(pod.metadata) ? pod.metadata : {};
   pod.metadata = metadata;
   metadata.annotations = {
-    ...(isObj(metadata.annotations) ? metadata.annotations : {}),
+    ...(isPlainObject(metadata.annotations) ? metadata.annotations : {}),
     [ANNOTATION.computeTemplate]: template.name,
   };
-  const podSpec = isObj(pod.spec) ? pod.spec : {};
+  const podSpec = isPlainObject(pod.spec) ? pod.spec : {};
   pod.spec = podSpec;
   const all = resourceQuantities(template);
   const basic = { cpu: all.cpu, memory: all.memory };
@@ -124,17 +125,19 @@ function applyTemplate(
     ? podSpec.containers
     : [];
   for (const container of containers) {
-    if (!isObj(container)) continue;
-    const quantities = container.name === `ray-${role}` ? all : basic;
-    const resources = isObj(container.resources) ? container.resources : {};
+    if (!isPlainObject(container)) continue;
+    const quantities = container.name === RAY_CONTAINER[role] ? all : basic;
+    const resources = isPlainObject(container.resources)
+      ? container.resources
+      : {};
     container.resources = {
       ...resources,
       limits: {
-        ...(isObj(resources.limits) ? resources.limits : {}),
+        ...(isPlainObject(resources.limits) ? resources.limits : {}),
         ...quantities,
       },
       requests: {
-        ...(isObj(resources.requests) ? resources.requests : {}),
+        ...(isPlainObject(resources.requests) ? resources.requests : {}),
         ...quantities,
       },
     };

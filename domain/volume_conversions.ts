@@ -28,6 +28,7 @@ import type {
   VolumeMount,
 } from "./resources.ts";
 import type { AccessMode, MountPropagationMode, Volume } from "./types.ts";
+import { isPlainObject } from "./message_form.ts";
 
 const MOUNT_PROPAGATION: Record<
   MountPropagationMode,
@@ -175,24 +176,24 @@ function volumeOf(volume: PodVolume, mount: VolumeMount): Volume | undefined {
     volume.configMap ?? volume.secret ?? volume.emptyDir ?? volume.ephemeral,
   );
   if (!expressible(volume)) return undefined;
-  if (isObject(volume.configMap) || isObject(volume.secret)) {
+  if (isPlainObject(volume.configMap) || isPlainObject(volume.secret)) {
     return {
       ...common,
-      volumeType: isObject(volume.configMap) ? "CONFIGMAP" : "SECRET",
+      volumeType: isPlainObject(volume.configMap) ? "CONFIGMAP" : "SECRET",
       source: text(
-        isObject(volume.configMap) ? source.name : source.secretName,
+        isPlainObject(volume.configMap) ? source.name : source.secretName,
       ),
       items: itemsFrom(source.items),
     };
   }
-  if (isObject(volume.emptyDir)) {
+  if (isPlainObject(volume.emptyDir)) {
     return {
       ...common,
       volumeType: "EMPTY_DIR",
       storage: text(source.sizeLimit),
     };
   }
-  if (isObject(volume.ephemeral)) {
+  if (isPlainObject(volume.ephemeral)) {
     return { ...common, ...ephemeralOf(source) };
   }
   return undefined;
@@ -214,11 +215,11 @@ function expressible(volume: PodVolume): boolean {
   return Object.entries(KIND_FIELDS).every(([kind, fields]) => {
     const source = volume[kind];
     if (source === undefined) return true;
-    if (!isObject(source)) return false;
+    if (!isPlainObject(source)) return false;
     const items = Array.isArray(source.items) ? source.items : [];
     return Object.keys(source).every((key) => fields.includes(key)) &&
       items.every((item) =>
-        isObject(item) &&
+        isPlainObject(item) &&
         Object.keys(item).every((key) => key === "key" || key === "path")
       );
   });
@@ -266,12 +267,8 @@ function mountPropagationOf(
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function objectOf(value: unknown): Record<string, unknown> {
-  return isObject(value) ? value : {};
+  return isPlainObject(value) ? value : {};
 }
 
 function text(value: unknown): string {
