@@ -15,55 +15,34 @@
  * One rule must allow the whole workload: the grants of several rules are
  * never combined (an image from one, a service account from another would
  * be allowed by no rule).
+ *
+ * This file walks the RayCluster and RayJob specs: their own fields, each
+ * group's fields and start parameters, the head service's annotations, the
+ * autoscaler and the submitter. What a pod template carries is judged in
+ * admission_pods.ts, with its volumes (admission_volumes.ts), containers
+ * (admission_containers.ts) and variables' sources
+ * (admission_env_sources.ts); admission_walk.ts is what they share.
  */
 import { ANNOTATION } from "../../domain/resources.ts";
 import {
-  CONTAINER_FIELDS,
   EXPOSURE_PARAMS,
   GROUP_DEFAULTS,
   GROUP_FIELDS,
   JOB_SPEC_FIELDS,
-  OWN_ANNOTATIONS,
-  POD_METADATA_FIELDS,
-  POD_SPEC_FIELDS,
   SPEC_FIELDS,
   SUBMITTER_DEFAULTS,
 } from "./admission_fields.ts";
 import { isObj, listOf, type Obj, text, type Workload } from "./workload.ts";
-import {
-  DEFAULT_ACCELERATORS,
-  isAccelerator,
-  isExtendedResource,
-  UNLISTED,
-} from "./accelerators.ts";
-import {
-  globMatches,
-  matchesAny,
-  type WorkloadGrants,
-} from "./workload_grants.ts";
+import { DEFAULT_ACCELERATORS } from "./accelerators.ts";
+import { matchesAny, type WorkloadGrants } from "./workload_grants.ts";
 import {
   AUTOSCALER_FIELDS,
   securityContextRefusals,
-  sizedVolumeRefusals,
 } from "./admission_parts.ts";
-
-/** One thing a rule does not allow, with where it is and why. */
-export interface Refusal {
-  /** The RayCluster field: `spec.workerGroupSpecs[0].template.spec...`. */
-  path: string;
-  /** The request field it comes from, when there is one. */
-  field?: string;
-  /**
-   * What may not be done: `use the service account "corral"`; of an
-   * "extended-resource" refusal, what is wrong (a violation's description).
-   */
-  what: string;
-  /**
-   * One word for metrics and audit. "extended-resource": a resource
-   * neither an accelerator nor allowed, refused as an invalid argument.
-   */
-  reason: "image" | "host-path" | "workload" | "extended-resource";
-}
+import type { Refusal, WalkScope } from "./admission_walk.ts";
+import { admitPodMetadata, admitPodSpec } from "./admission_pods.ts";
+import { admitImage, admitResources } from "./admission_containers.ts";
+import { admitEnvSource } from "./admission_env_sources.ts";
 
 /**
  * Everything in `resource` that `grants` does not allow, in the order of
@@ -104,43 +83,26 @@ export function workloadRefusals(
   return walk.refusals;
 }
 
-/** An absolute path with no `.`/`..` segments or doubled slashes. */
-function cleanPath(path: string): boolean {
-  return path.startsWith("/") &&
-    path.split("/").slice(1).every((part, i, all) =>
-      part !== "." && part !== ".." && (part !== "" || i === all.length - 1)
-    );
-}
-
-/** Sources of an env value or envFrom that read the pod itself: allowed. */
-const POD_REFERENCES = new Set(["fieldRef", "resourceFieldRef", "prefix"]);
-
-/** Sources that read a Secret or ConfigMap: allowed by a rule's `secrets`. */
-const OBJECT_REFERENCES = new Set([
-  "secretKeyRef",
-  "configMapKeyRef",
-  "secretRef",
-  "configMapRef",
-]);
-
 /**
  * One walk over a workload against one rule's grants. `request` is the
  * request message the workload comes from (`cluster`, `job`, `service`):
- * the prefix of every request field a refusal names.
+ * the prefix of every request field a refusal names. The checks of a pod
+ * and its parts (admission_pods.ts and its neighbours) see it as their
+ * WalkScope.
  */
-class Walk {
+class Walk implements WalkScope {
   readonly refusals: Refusal[] = [];
   /** The request field of the group walked: `cluster.clusterSpec...`. */
   private requestGroup = "";
   /** Whether the group walked has the image of the cluster's version. */
   private versionImage = false;
   /** The compute template of the group walked; "" for a submitter. */
-  private template = "";
+  template = "";
 
   constructor(
-    private readonly grants: WorkloadGrants,
+    readonly grants: WorkloadGrants,
     private readonly request: string,
-    private readonly accelerators: readonly string[],
+    readonly accelerators: readonly string[],
   ) {}
 
   refuse(
@@ -153,7 +115,7 @@ class Walk {
   }
 
   /** The request field `suffix` of the group walked. */
-  private field(suffix: string): string {
+  field(suffix: string): string {
     return `${this.requestGroup}.${suffix}`;
   }
 
@@ -203,22 +165,27 @@ class Walk {
       this.refuse(`${path}.${key}`, undefined, `set the autoscaler's "${key}"`);
     }
     if (options.image !== undefined) {
-      this.image(text(options.image), `${path}.image`, `${field}.image`);
+      admitImage(this, text(options.image), `${path}.image`, `${field}.image`);
     }
     if (isObj(options.resources)) {
-      this.resources(options.resources, `${path}.resources`);
+      admitResources(this, options.resources, `${path}.resources`);
     }
     listOf(options.env).forEach((env, i) => {
       const from = isObj(env) && isObj(env.valueFrom)
         ? env.valueFrom
         : undefined;
       if (from) {
-        this.reference(from, `${path}.env[${i}].valueFrom`, `${field}.envs`);
+        admitEnvSource(
+          this,
+          from,
+          `${path}.env[${i}].valueFrom`,
+          `${field}.envs`,
+        );
       }
     });
     listOf(options.envFrom).forEach((source, i) => {
       if (isObj(source)) {
-        this.reference(source, `${path}.envFrom[${i}]`, `${field}.envs`);
+        admitEnvSource(this, source, `${path}.envFrom[${i}]`, `${field}.envs`);
       }
     });
     for (
@@ -250,9 +217,9 @@ class Walk {
         this.refuse(`${path}.${key}`, undefined, `set "${key}"`);
       }
     }
-    this.podMetadata(template.metadata, `${path}.metadata`);
+    admitPodMetadata(this, template.metadata, `${path}.metadata`);
     if (isObj(template.spec)) {
-      this.podSpec(template.spec, `${path}.spec`, SUBMITTER_DEFAULTS);
+      admitPodSpec(this, template.spec, `${path}.spec`, SUBMITTER_DEFAULTS);
     }
   }
 
@@ -294,9 +261,9 @@ class Walk {
         this.refuse(`${path}.template.${key}`, undefined, `set "${key}"`);
       }
     }
-    this.podMetadata(template.metadata, `${path}.template.metadata`);
+    admitPodMetadata(this, template.metadata, `${path}.template.metadata`);
     if (isObj(template.spec)) {
-      this.podSpec(template.spec, `${path}.template.spec`);
+      admitPodSpec(this, template.spec, `${path}.template.spec`);
     }
   }
 
@@ -321,299 +288,12 @@ class Walk {
     }
   }
 
-  private podMetadata(metadata: unknown, path: string): void {
-    if (!isObj(metadata)) return;
-    for (const key of Object.keys(metadata)) {
-      if (POD_METADATA_FIELDS[key] !== "decided") {
-        this.refuse(`${path}.${key}`, undefined, `set the pod's "${key}"`);
-      }
-    }
-    for (const kind of ["annotations", "labels"] as const) {
-      const map = metadata[kind];
-      if (!isObj(map)) continue;
-      for (const key of Object.keys(map)) {
-        if (kind === "annotations" && OWN_ANNOTATIONS.has(key)) continue;
-        if (matchesAny(this.grants[kind], key)) continue;
-        this.refuse(
-          `${path}.${kind}["${key}"]`,
-          this.field(`${kind}["${key}"]`),
-          `set the pod ${kind === "labels" ? "label" : "annotation"} "${key}"`,
-        );
-      }
-    }
-  }
-
-  /** A pod spec; `defaults` are refused fields allowed at the value given. */
-  private podSpec(spec: Obj, path: string, defaults: Obj = {}): void {
-    for (const key of Object.keys(spec)) {
-      if (POD_SPEC_FIELDS[key] === "decided") continue;
-      if (key in defaults && spec[key] === defaults[key]) continue;
-      if (matchesAny(this.grants.podFields, key)) continue;
-      this.refuse(`${path}.${key}`, undefined, `set the pod field "${key}"`);
-    }
-    for (const key of ["serviceAccountName", "serviceAccount"]) {
-      const account = text(spec[key]);
-      if (
-        account === "" || account === "default" ||
-        matchesAny(this.grants.serviceAccounts, account)
-      ) continue;
-      this.refuse(
-        `${path}.${key}`,
-        this.field("serviceAccount"),
-        `use the service account "${account}"`,
-      );
-    }
-    listOf(spec.imagePullSecrets).forEach((secret, i) => {
-      const name = isObj(secret) ? text(secret.name) : "";
-      if (matchesAny(this.grants.imagePullSecrets, name)) return;
-      this.refuse(
-        `${path}.imagePullSecrets[${i}]`,
-        this.field("imagePullSecret"),
-        `use the image pull secret "${name}"`,
-      );
-    });
-    listOf(spec.tolerations).forEach((toleration, i) =>
-      this.toleration(toleration, `${path}.tolerations[${i}]`)
-    );
-    if (isObj(spec.nodeSelector)) {
-      for (const [key, value] of Object.entries(spec.nodeSelector)) {
-        const entry = `${key}=${text(value)}`;
-        if (matchesAny(this.grants.nodeSelectors, entry)) continue;
-        this.refuse(
-          `${path}.nodeSelector["${key}"]`,
-          undefined,
-          `select nodes by "${entry}"`,
-        );
-      }
-    }
-    listOf(spec.volumes).forEach((volume, i) =>
-      this.volume(volume, `${path}.volumes[${i}]`, this.field(`volumes[${i}]`))
-    );
-    listOf(spec.containers).forEach((container, i) =>
-      this.container(container, `${path}.containers[${i}]`)
-    );
-    for (const key of ["initContainers", "ephemeralContainers"]) {
-      listOf(spec[key]).forEach((container, i) =>
-        this.container(container, `${path}.${key}[${i}]`)
-      );
-    }
-  }
-
-  private toleration(toleration: unknown, path: string): void {
-    const t = isObj(toleration) ? toleration : {};
-    const key = text(t.key);
-    const effect = text(t.effect);
-    const allowed = this.grants.tolerations.some((grant) =>
-      (key === "" ? grant.key === "*" : globMatches(grant.key, key)) &&
-      (grant.effects === undefined ||
-        (effect !== "" && matchesAny(grant.effects, effect)))
-    );
-    if (allowed) return;
-    const template = this.field("computeTemplate");
-    this.refuse(
-      path,
-      template,
-      key === ""
-        ? `tolerate every taint${effect ? ` of effect ${effect}` : ""}`
-        : `tolerate the taint "${key}"${effect ? ` (${effect})` : ""}`,
-    );
-  }
-
-  private volume(volume: unknown, path: string, field: string): void {
-    const v = isObj(volume) ? volume : {};
-    const kinds = Object.keys(v).filter((key) => key !== "name");
-    const kind = kinds.length === 1 ? kinds[0] : "";
-    if (kind === "hostPath" && isObj(v.hostPath)) {
-      const hostPath = text(v.hostPath.path);
-      const granted = this.grants.hostPaths;
-      if (
-        granted.includes("*") ||
-        (cleanPath(hostPath) && matchesAny(granted, hostPath))
-      ) return;
-      this.refuse(
-        `${path}.hostPath`,
-        `${field}.${granted.length === 0 ? "volumeType" : "source"}`,
-        granted.length === 0
-          ? "mount HOST_PATH volumes"
-          : `mount the host path "${hostPath}"`,
-        "host-path",
-      );
-    } else if (
-      kind === "persistentVolumeClaim" && isObj(v.persistentVolumeClaim)
-    ) {
-      const claim = text(v.persistentVolumeClaim.claimName);
-      if (matchesAny(this.grants.claims, claim)) return;
-      this.refuse(
-        `${path}.persistentVolumeClaim`,
-        `${field}.source`,
-        `mount the persistent volume claim "${claim}"`,
-      );
-    } else if (
-      kinds.every((key) => matchesAny(this.grants.podFields, `volumes.${key}`))
-    ) {
-      return;
-    } else if (
-      (kind === "configMap" || kind === "secret") && isObj(v[kind])
-    ) {
-      this.objectVolume(kind, v[kind], path, field);
-    } else if (
-      (kind === "emptyDir" || kind === "ephemeral") && isObj(v[kind])
-    ) {
-      for (const refusal of sizedVolumeRefusals(kind, v[kind], this.grants)) {
-        this.refuse(
-          `${path}.${kind}${refusal.at}`,
-          `${field}.storage`,
-          refusal.what,
-        );
-      }
-    } else {
-      this.refuse(path, field, `mount a volume of kind "${kinds.join(", ")}"`);
-    }
-  }
-
-  /**
-   * A ConfigMap or Secret mounted as a volume: one the rule's `secrets`
-   * name, as for variables that read them.
-   */
-  private objectVolume(
-    kind: "configMap" | "secret",
-    source: Obj,
-    path: string,
-    field: string,
-  ): void {
-    const name = text(kind === "secret" ? source.secretName : source.name);
-    if (matchesAny(this.grants.secrets, name)) return;
-    this.refuse(
-      `${path}.${kind}`,
-      `${field}.source`,
-      `mount the ${kind === "secret" ? "Secret" : "ConfigMap"} "${name}"`,
-    );
-  }
-
-  private container(container: unknown, path: string): void {
-    if (!isObj(container)) return;
-    for (const key of Object.keys(container)) {
-      if (CONTAINER_FIELDS[key] === "decided") continue;
-      if (matchesAny(this.grants.containerFields, key)) continue;
-      this.refuse(
-        `${path}.${key}`,
-        undefined,
-        `set the container field "${key}"`,
-      );
-    }
-    this.image(text(container.image), `${path}.image`);
-    for (
-      const refusal of securityContextRefusals(
-        container.securityContext,
-        this.grants,
-      )
-    ) {
-      this.refuse(
-        `${path}.securityContext${refusal.at}`,
-        this.field(`securityContext${refusal.at}`),
-        refusal.what,
-      );
-    }
-    if (isObj(container.resources)) {
-      this.resources(container.resources, `${path}.resources`);
-    }
-    listOf(container.ports).forEach((port, i) => {
-      if (
-        !isObj(port) ||
-        (port.hostPort === undefined && port.hostIP === undefined)
-      ) return;
-      if (matchesAny(this.grants.containerFields, "ports.hostPort")) return;
-      this.refuse(
-        `${path}.ports[${i}].hostPort`,
-        undefined,
-        "open a port on the node",
-      );
-    });
-    listOf(container.env).forEach((env, i) => {
-      const from = isObj(env) && isObj(env.valueFrom)
-        ? env.valueFrom
-        : undefined;
-      if (from) this.reference(from, `${path}.env[${i}].valueFrom`);
-    });
-    listOf(container.envFrom).forEach((source, i) => {
-      if (isObj(source)) this.reference(source, `${path}.envFrom[${i}]`);
-    });
-  }
-
-  /**
-   * A container's extended resources: the policy's accelerators, and those
-   * the rule allows by name (`extendedResources`); any other is refused,
-   * naming the compute template that asks for it.
-   */
-  private resources(resources: Obj, path: string): void {
-    const seen = new Set<string>();
-    for (const kind of ["limits", "requests"]) {
-      const figures = resources[kind];
-      if (!isObj(figures)) continue;
-      for (const name of Object.keys(figures)) {
-        if (seen.has(name)) continue;
-        seen.add(name);
-        if (
-          !isExtendedResource(name) || isAccelerator(name, this.accelerators) ||
-          matchesAny(this.grants.extendedResources, name)
-        ) continue;
-        const template = this.template;
-        const who = template === ""
-          ? "the pod"
-          : `compute template "${template}"`;
-        this.refuse(
-          `${path}.${kind}["${name}"]`,
-          template === "" ? undefined : this.field("computeTemplate"),
-          `${who} asks for "${name}", which is ${UNLISTED}`,
-          "extended-resource",
-        );
-      }
-    }
-  }
-
-  private image(image: string, path: string, field?: string): void {
-    const { images } = this.grants;
-    if (images === undefined || matchesAny(images, image)) return;
-    this.refuse(
-      path,
-      field ?? this.imageField(),
-      `use the image "${image}"`,
-      "image",
-    );
-  }
-
   /**
    * The request field of the group's image: its `image`, or
    * `cluster.version` (`job.version`) when the group gave none (Corral's
    * annotation of the given image is then empty) and the version chose it.
    */
-  private imageField(): string {
+  imageField(): string {
     return this.versionImage ? `${this.request}.version` : this.field("image");
-  }
-
-  /**
-   * An env valueFrom or envFrom source: a field of the pod is fine; a Secret
-   * or ConfigMap key needs the name in the rule's `secrets`.
-   */
-  private reference(
-    source: Obj,
-    path: string,
-    field = this.field("environment"),
-  ): void {
-    for (const [kind, value] of Object.entries(source)) {
-      if (POD_REFERENCES.has(kind)) continue;
-      const known = OBJECT_REFERENCES.has(kind);
-      const name = isObj(value) ? text(value.name) : "";
-      if (known && matchesAny(this.grants.secrets, name)) continue;
-      this.refuse(
-        `${path}.${kind}`,
-        field,
-        known
-          ? `read the ${
-            kind.startsWith("secret") ? "Secret" : "ConfigMap"
-          } "${name}"`
-          : `take a value from "${kind}"`,
-      );
-    }
   }
 }

@@ -17,7 +17,8 @@
  * normalised: `docker.io/rayproject/ray:2.9.0` does not match
  * `rayproject/ray:*`, which can only deny, never allow, too much.
  */
-import { type Refusal, workloadRefusals } from "./admission.ts";
+import { workloadRefusals } from "./admission.ts";
+import type { Refusal } from "./admission_walk.ts";
 import type { Workload } from "./workload.ts";
 import {
   defaultGrants,
