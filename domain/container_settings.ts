@@ -40,7 +40,7 @@ export function applyContainerSettings(
 }
 
 /** A core/v1 SecurityContext of the fields KubeRay's message has. */
-export function securityContextToResource(
+function securityContextToResource(
   context: SecurityContext,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -70,7 +70,7 @@ export function containerSettingsOf(
 }
 
 /** KubeRay's SecurityContext of a core/v1 one; undefined when it has none. */
-export function securityContextOf(
+function securityContextOf(
   value: unknown,
 ): SecurityContext | undefined {
   if (!isPlainObject(value)) return undefined;

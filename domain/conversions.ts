@@ -118,7 +118,7 @@ export const HEAD_PORTS: readonly { name: string; containerPort: number }[] = [
  * The head's serve ports, added when the cluster's annotation
  * ray.io/enable-serve-service is "true", as KubeRay's API server adds them.
  */
-export const SERVE_PORTS: readonly { name: string; containerPort: number }[] = [
+const SERVE_PORTS: readonly { name: string; containerPort: number }[] = [
   { name: "dashboard-agent", containerPort: 52365 },
   { name: "serve", containerPort: 8000 },
 ];

@@ -33,7 +33,7 @@ import type {
 import { checkMapSize, type Violations } from "./violations.ts";
 
 /** The upscaling modes of Ray's autoscaler (the CRD's enum). */
-export const UPSCALING_MODES = ["Default", "Aggressive", "Conservative"];
+const UPSCALING_MODES = ["Default", "Aggressive", "Conservative"];
 
 /** The autoscaler container's name in the head pod (the operator's). */
 const AUTOSCALER_CONTAINER = "autoscaler";

@@ -82,8 +82,8 @@ export function computeTemplateFromConfigMap(
 }
 
 /** The ConfigMap data keys of KubeRay's later template fields. */
-export const EXTENDED_RESOURCES_KEY = "extended_resources";
-export const MEMORY_UNIT_KEY = "memory_unit";
+const EXTENDED_RESOURCES_KEY = "extended_resources";
+const MEMORY_UNIT_KEY = "memory_unit";
 
 /**
  * Extended resources from a ConfigMap's data value, KubeRay's JSON object

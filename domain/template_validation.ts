@@ -16,7 +16,7 @@ import { checkLimit, checkMapSize, Violations } from "./violations.ts";
 import { gibOf } from "./quantities.ts";
 
 /** Memory units a template may give (Kubernetes' quantity suffixes). */
-export const MEMORY_UNITS = ["Ki", "Mi", "Gi", "Ti", "k", "M", "G", "T"];
+const MEMORY_UNITS = ["Ki", "Mi", "Gi", "Ti", "k", "M", "G", "T"];
 
 /** Validates a CreateComputeTemplateRequest; throws listing all violations. */
 export function validateCreateComputeTemplate(
