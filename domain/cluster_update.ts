@@ -20,7 +20,7 @@
 import { fieldMaskPathToProto } from "./message_form.ts";
 import { mainContainer, workerGroupToResource } from "./conversions.ts";
 import {
-  hasOwnEnvironment,
+  envsAnnotation,
   HEAD_CONTAINER,
   POD_IP_ENV,
   WORKER_CONTAINER,
@@ -230,18 +230,9 @@ export function updatedResource(
     ...(merged.clusterSpec?.workerGroupSpec ?? []),
   ];
   const annotations = next.metadata.annotations ??= {};
-  const envsFrom = Object.keys(merged.envsValuesFrom ?? {});
-  if (
-    groups.some((g) => g !== undefined && hasOwnEnvironment(g)) ||
-    envsFrom.length > 0
-  ) {
-    annotations[ANNOTATION.envs] = JSON.stringify([
-      ...Object.keys(merged.envs),
-      ...envsFrom,
-    ]);
-  } else {
-    delete annotations[ANNOTATION.envs];
-  }
+  const envNames = envsAnnotation(merged.envs, merged.envsValuesFrom, groups);
+  if (envNames !== undefined) annotations[ANNOTATION.envs] = envNames;
+  else delete annotations[ANNOTATION.envs];
   return next;
 }
 

@@ -57,9 +57,9 @@ import {
   clusterEnvs,
   clusterValuesFrom,
   containerEnv,
+  envsAnnotation,
   groupEnvironment,
   groupValuesFrom,
-  hasOwnEnvironment,
   HEAD_CONTAINER,
   listedNames,
   plainEnv,
@@ -181,8 +181,10 @@ export function clusterToResource(
     workerGroupToResource(group, cluster, template(group.computeTemplate))
   );
 
-  const groups: (HeadGroupSpec | WorkerGroupSpec)[] = [head, ...workers];
-  const envsFrom = Object.keys(cluster.envsValuesFrom ?? {});
+  const envNames = envsAnnotation(cluster.envs, cluster.envsValuesFrom, [
+    head,
+    ...workers,
+  ]);
   const resource: RayCluster = {
     apiVersion: options.apiVersion,
     kind: "RayCluster",
@@ -201,14 +203,7 @@ export function clusterToResource(
       annotations: {
         ...cluster.annotations,
         [ANNOTATION.creationTimestamp]: goTimeString(options.now),
-        ...(groups.some(hasOwnEnvironment) || envsFrom.length > 0
-          ? {
-            [ANNOTATION.envs]: JSON.stringify([
-              ...Object.keys(cluster.envs),
-              ...envsFrom,
-            ]),
-          }
-          : {}),
+        ...(envNames === undefined ? {} : { [ANNOTATION.envs]: envNames }),
         ...(isLabelValue(cluster.user)
           ? {}
           : { [ANNOTATION.user]: cluster.user }),

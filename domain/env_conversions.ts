@@ -36,6 +36,25 @@ export function hasOwnEnvironment(
 }
 
 /**
+ * The `ray.io/envs` annotation of a cluster: the names of its `envs` and
+ * `envsValuesFrom`, written when a group has variables of its own or the
+ * cluster reads some from elsewhere (hasOwnEnvironment), else none.
+ */
+export function envsAnnotation(
+  envs: Readonly<Record<string, string>>,
+  envsValuesFrom: Readonly<Record<string, EnvValueFrom>> | undefined,
+  groups: readonly (
+    | Pick<HeadGroupSpec, "environment" | "environmentValuesFrom">
+    | undefined
+  )[],
+): string | undefined {
+  const from = Object.keys(envsValuesFrom ?? {});
+  const needed = from.length > 0 ||
+    groups.some((group) => group !== undefined && hasOwnEnvironment(group));
+  return needed ? JSON.stringify([...Object.keys(envs), ...from]) : undefined;
+}
+
+/**
  * The variables of a group's container, given the cluster's `envs` and
  * `envsValuesFrom` (which come after `envs`).
  */
