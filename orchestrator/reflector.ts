@@ -47,6 +47,7 @@
  */
 import type { Logger } from "../domain/log.ts";
 import {
+  Backoff,
   realTimers,
   type ReflectorTimers,
   watchSilence,
@@ -141,7 +142,6 @@ export type StoreChange<T> =
   | { type: "upsert"; item: T }
   | { type: "delete"; item: T };
 
-const MAX_BACKOFF_MS = 30_000;
 /** Watches last 5 to 10 minutes, spread as client-go spreads them. */
 const WATCH_SECONDS = [300, 600] as const;
 
@@ -201,8 +201,7 @@ class ListWatch<T extends Reflected> implements Reflector {
   readonly synced: Promise<void>;
   readonly #options: ReflectorOptions<T>;
   readonly #timers: ReflectorTimers;
-  readonly #firstBackoff: number;
-  #backoff: number;
+  readonly #backoff: Backoff;
   #markSynced!: () => void;
   #stopped = false;
   #running: Promise<void> = Promise.resolve();
@@ -220,8 +219,6 @@ class ListWatch<T extends Reflected> implements Reflector {
    * resuming from `next` ("" lists again).
    */
   #endWatch: ((next: string) => void) | undefined;
-  /** Ends the pause after a failure at once. */
-  #wake: (() => void) | undefined;
   #lastInStep = -Infinity;
   #downSince: number | undefined;
   #lastFailure: string | undefined;
@@ -230,8 +227,7 @@ class ListWatch<T extends Reflected> implements Reflector {
     this.#options = options;
     this.#timers = options.timers ?? realTimers;
     this.#downSince = this.#timers.now();
-    this.#firstBackoff = options.backoffMs ?? 1_000;
-    this.#backoff = this.#firstBackoff;
+    this.#backoff = new Backoff(this.#timers, options.backoffMs ?? 1_000);
     this.#line = options.versions ?? new VersionLine();
     this.#versions = new SyncedVersions(this.#line, options);
     this.#unfollowLine = this.#line.onStartAgain(() => this.#leftBehind());
@@ -260,9 +256,7 @@ class ListWatch<T extends Reflected> implements Reflector {
   }
 
   retryNow(): void {
-    if (this.#wake === undefined) return;
-    this.#backoff = this.#firstBackoff;
-    this.#wake();
+    this.#backoff.retryNow();
   }
 
   async stop(): Promise<void> {
@@ -273,7 +267,7 @@ class ListWatch<T extends Reflected> implements Reflector {
     // watch being followed is ended here.
     this.#current?.abort();
     this.#endWatch?.("");
-    this.#wake?.();
+    this.#backoff.wake();
     // A list in progress is aborted; it is not waited for long (its
     // answer goes nowhere once stopped).
     await Promise.race([
@@ -288,19 +282,19 @@ class ListWatch<T extends Reflected> implements Reflector {
       try {
         if (resourceVersion === "") {
           resourceVersion = await this.#relist();
-          this.#backoff = this.#firstBackoff;
+          this.#backoff.reset();
         }
         if (this.#stopped) break;
         resourceVersion = await this.#follow(resourceVersion);
         if (!this.#stopped) this.#options.onEvent?.("restart");
       } catch (error) {
         if (this.#stopped) break;
-        const backoff = this.#backoff;
+        const backoff = this.#backoff.next;
         this.#failed(error, backoff);
         resourceVersion = "";
         // Doubled before the pause: retryNow() during it sets it back.
-        this.#backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-        await this.#pause(backoff);
+        this.#backoff.double(backoff);
+        await this.#backoff.pause(backoff);
       }
     }
   }
@@ -316,7 +310,7 @@ class ListWatch<T extends Reflected> implements Reflector {
     this.#relisting = true;
     this.#current?.abort();
     this.#endWatch?.("");
-    this.#wake?.();
+    this.#backoff.wake();
   }
 
   /**
@@ -573,18 +567,5 @@ class ListWatch<T extends Reflected> implements Reflector {
         error: error instanceof Error ? error.message : String(error),
       },
     );
-  }
-
-  /** Waits `ms`, or until stop() wakes it. */
-  #pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        this.#timers.clearTimeout(timer);
-        this.#wake = undefined;
-        resolve();
-      };
-      const timer = this.#timers.setTimeout(done, ms);
-      this.#wake = done;
-    });
   }
 }

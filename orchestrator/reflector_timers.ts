@@ -1,10 +1,11 @@
 /**
- * The clock and timers a reflector runs on, and the one timer it keeps
- * per watch: the silence limit.
+ * The clock and timers a reflector runs on, and the two waits it keeps:
+ * the silence limit of each watch, and the backoff pause after a failure.
  *
  * Stands apart from the list/watch loop (reflector.ts) so that tests give
  * a reflector a clock of their own (no real-time budgets), and so that the
- * silence timer, which knows nothing of lists or watches, reads on its own.
+ * silence timer and the backoff, which know nothing of lists or watches,
+ * read on their own.
  */
 
 /** Where a reflector reads the time and sets its timers. */
@@ -48,4 +49,67 @@ export function watchSilence(
     heard: () => last = timers.now(),
     stop: () => timers.clearTimeout(timer),
   };
+}
+
+const MAX_BACKOFF_MS = 30_000;
+
+/**
+ * The pause after a failure: `firstMs` doubling up to 30 s, back to its
+ * first value after a successful list or a retryNow().
+ */
+export class Backoff {
+  readonly #timers: ReflectorTimers;
+  readonly #firstBackoff: number;
+  #backoff: number;
+  /** Ends the pause after a failure at once. */
+  #wake: (() => void) | undefined;
+
+  constructor(timers: ReflectorTimers, firstMs: number) {
+    this.#timers = timers;
+    this.#firstBackoff = firstMs;
+    this.#backoff = this.#firstBackoff;
+  }
+
+  /** The next pause's length. */
+  get next(): number {
+    return this.#backoff;
+  }
+
+  /** Back to its first value: a list succeeded. */
+  reset(): void {
+    this.#backoff = this.#firstBackoff;
+  }
+
+  /** The pause after `ms` is twice as long, up to 30 s. */
+  double(ms: number): void {
+    this.#backoff = Math.min(ms * 2, MAX_BACKOFF_MS);
+  }
+
+  /**
+   * Ends the pause at once, the backoff back to its first value: the API
+   * server answers again. Nothing while not pausing.
+   */
+  retryNow(): void {
+    if (this.#wake === undefined) return;
+    this.#backoff = this.#firstBackoff;
+    this.#wake();
+  }
+
+  /** Ends the pause at once, if pausing. */
+  wake(): void {
+    this.#wake?.();
+  }
+
+  /** Waits `ms`, or until stop() wakes it (wake(), retryNow()). */
+  pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.#timers.clearTimeout(timer);
+        this.#wake = undefined;
+        resolve();
+      };
+      const timer = this.#timers.setTimeout(done, ms);
+      this.#wake = done;
+    });
+  }
 }
