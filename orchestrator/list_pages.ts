@@ -1,5 +1,6 @@
 /** The cache's lists: a whole collection, in pages, as client-go asks. */
-import { type ListAnswer, statusOf } from "./reflector.ts";
+import type { ListAnswer } from "./reflector.ts";
+import { statusOf } from "./watch_status.ts";
 import type { WatchTransport } from "./watch_stream.ts";
 
 /** Objects a list asks for at a time: client-go's pager's default. */

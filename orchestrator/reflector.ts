@@ -36,16 +36,31 @@
  *   at once with "".
  * - A list answered at a version lower than the last one synced means the
  *   API server's versions started again (its data was lost, or restored
- *   from a backup): the change it makes is marked a reset, and the store
- *   takes the list as it stands (store.ts). After a loss the API server's
- *   current version (a consistent read) is asked first and compared with
- *   the highest any reflector of the cache synced (version_line.ts): a
- *   reflector whose own resource changed little, and which the new API
- *   server has already passed, still tells. A reset one reflector finds
- *   makes the others list again too.
+ *   from a backup): the change it makes is marked a reset (told by
+ *   synced_versions.ts), and the store takes the list as it stands
+ *   (store.ts). After a loss the API server's current version (a
+ *   consistent read) is asked first and compared with the highest any
+ *   reflector of the cache synced (version_line.ts): a reflector whose
+ *   own resource changed little, and which the new API server has
+ *   already passed, still tells. A reset one reflector finds makes the
+ *   others list again too.
  */
 import type { Logger } from "../domain/log.ts";
+import {
+  Backoff,
+  realTimers,
+  type ReflectorTimers,
+  watchSilence,
+} from "./reflector_timers.ts";
+import { SyncedVersions } from "./synced_versions.ts";
 import { VersionLine } from "./version_line.ts";
+import {
+  isTimeout,
+  isTooLarge,
+  isVersionGone,
+  statusOf,
+  type WatchStatus,
+} from "./watch_status.ts";
 import type { WatchTransport } from "./watch_stream.ts";
 
 /** The metadata a reflected object must carry. */
@@ -110,23 +125,6 @@ export interface ReflectorOptions<T extends Reflected> {
   currentVersion?: (signal: AbortSignal) => Promise<string>;
 }
 
-/** Where a reflector reads the time and sets its timers. */
-export interface ReflectorTimers {
-  /** Milliseconds on a monotonic scale, as performance.now(). */
-  now(): number;
-  /** Calls `fire` once, `ms` from now; the handle is for clearTimeout. */
-  setTimeout(fire: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-/** performance.now() and the global timer functions. */
-const realTimers: ReflectorTimers = {
-  now: () => performance.now(),
-  setTimeout: (fire, ms) => setTimeout(fire, ms),
-  clearTimeout: (handle) =>
-    clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
 export type StoreChange<T> =
   | {
     type: "replace";
@@ -144,7 +142,6 @@ export type StoreChange<T> =
   | { type: "upsert"; item: T }
   | { type: "delete"; item: T };
 
-const MAX_BACKOFF_MS = 30_000;
 /** Watches last 5 to 10 minutes, spread as client-go spreads them. */
 const WATCH_SECONDS = [300, 600] as const;
 
@@ -204,26 +201,16 @@ class ListWatch<T extends Reflected> implements Reflector {
   readonly synced: Promise<void>;
   readonly #options: ReflectorOptions<T>;
   readonly #timers: ReflectorTimers;
-  readonly #firstBackoff: number;
-  #backoff: number;
+  readonly #backoff: Backoff;
   #markSynced!: () => void;
   #stopped = false;
   #running: Promise<void> = Promise.resolve();
   /** Aborted by stop(): a list in progress asks for no more pages. */
   readonly #stopping = new AbortController();
-  /**
-   * The last resourceVersion synced (a list's, an event's, a bookmark's);
-   * "" before the first list.
-   */
-  #lastSynced = "";
-  /** A list is in: versions synced since can be compared. */
-  #listed = false;
-  /** That version is gone (410, or too large): the next list asks for "". */
-  #lastSyncedGone = false;
   /** The versions shared with the cache's other reflectors. */
-  readonly #versions: VersionLine;
-  /** The epoch of #versions this reflector's store is of. */
-  #epoch = 0;
+  readonly #line: VersionLine;
+  /** Where this reflector's store is in them; what tells a reset. */
+  readonly #versions: SyncedVersions;
   readonly #unfollowLine: () => void;
   #relisting = false;
   #current: AbortController | undefined;
@@ -232,8 +219,6 @@ class ListWatch<T extends Reflected> implements Reflector {
    * resuming from `next` ("" lists again).
    */
   #endWatch: ((next: string) => void) | undefined;
-  /** Ends the pause after a failure at once. */
-  #wake: (() => void) | undefined;
   #lastInStep = -Infinity;
   #downSince: number | undefined;
   #lastFailure: string | undefined;
@@ -242,10 +227,10 @@ class ListWatch<T extends Reflected> implements Reflector {
     this.#options = options;
     this.#timers = options.timers ?? realTimers;
     this.#downSince = this.#timers.now();
-    this.#firstBackoff = options.backoffMs ?? 1_000;
-    this.#backoff = this.#firstBackoff;
-    this.#versions = options.versions ?? new VersionLine();
-    this.#unfollowLine = this.#versions.onStartAgain(() => this.#leftBehind());
+    this.#backoff = new Backoff(this.#timers, options.backoffMs ?? 1_000);
+    this.#line = options.versions ?? new VersionLine();
+    this.#versions = new SyncedVersions(this.#line, options);
+    this.#unfollowLine = this.#line.onStartAgain(() => this.#leftBehind());
     this.synced = new Promise<void>((resolve) => this.#markSynced = resolve);
   }
 
@@ -271,9 +256,7 @@ class ListWatch<T extends Reflected> implements Reflector {
   }
 
   retryNow(): void {
-    if (this.#wake === undefined) return;
-    this.#backoff = this.#firstBackoff;
-    this.#wake();
+    this.#backoff.retryNow();
   }
 
   async stop(): Promise<void> {
@@ -284,7 +267,7 @@ class ListWatch<T extends Reflected> implements Reflector {
     // watch being followed is ended here.
     this.#current?.abort();
     this.#endWatch?.("");
-    this.#wake?.();
+    this.#backoff.wake();
     // A list in progress is aborted; it is not waited for long (its
     // answer goes nowhere once stopped).
     await Promise.race([
@@ -299,19 +282,19 @@ class ListWatch<T extends Reflected> implements Reflector {
       try {
         if (resourceVersion === "") {
           resourceVersion = await this.#relist();
-          this.#backoff = this.#firstBackoff;
+          this.#backoff.reset();
         }
         if (this.#stopped) break;
         resourceVersion = await this.#follow(resourceVersion);
         if (!this.#stopped) this.#options.onEvent?.("restart");
       } catch (error) {
         if (this.#stopped) break;
-        const backoff = this.#backoff;
+        const backoff = this.#backoff.next;
         this.#failed(error, backoff);
         resourceVersion = "";
         // Doubled before the pause: retryNow() during it sets it back.
-        this.#backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-        await this.#pause(backoff);
+        this.#backoff.double(backoff);
+        await this.#backoff.pause(backoff);
       }
     }
   }
@@ -323,11 +306,11 @@ class ListWatch<T extends Reflected> implements Reflector {
    * again: its answer may be of either side).
    */
   #leftBehind(): void {
-    if (!this.#listed || this.#epoch === this.#versions.epoch) return;
+    if (!this.#versions.leftBehind) return;
     this.#relisting = true;
     this.#current?.abort();
     this.#endWatch?.("");
-    this.#wake?.();
+    this.#backoff.wake();
   }
 
   /**
@@ -335,47 +318,26 @@ class ListWatch<T extends Reflected> implements Reflector {
    * version client-go's reflector would ask for, or "" once that is gone;
    * a list answered that it is gone is made again at once as a consistent
    * read. After a loss, the API server's current version is asked first
-   * (#checkVersions). A list during which a reset was found is made again,
-   * as of it.
+   * (SyncedVersions.check()). A list during which a reset was found is
+   * made again, as of it.
    */
   async #relist(): Promise<string> {
     for (;;) {
       this.#options.onEvent?.("relist");
-      const epoch = this.#versions.epoch;
+      const epoch = this.#line.epoch;
       // Listed before, and a reset was found since.
-      const behind = this.#listed && this.#epoch < epoch;
-      if (!behind && this.#listed && this.#relisting) {
-        await this.#checkVersions();
-        if (this.#versions.epoch !== epoch) continue;
+      const behind = this.#versions.behindAt(epoch);
+      if (!behind && this.#versions.listed && this.#relisting) {
+        await this.#versions.check(
+          this.#options.currentVersion,
+          this.#stopping.signal,
+        );
+        if (this.#line.epoch !== epoch) continue;
       }
-      const consistent = behind || this.#lastSyncedGone;
-      const answer = await this.#listFrom(
-        consistent ? "" : this.#lastSynced || "0",
-      );
-      if (this.#versions.epoch !== epoch) continue;
+      const answer = await this.#listFrom(this.#versions.listFrom(behind));
+      if (this.#line.epoch !== epoch) continue;
       return this.#replace(answer, behind);
     }
-  }
-
-  /**
-   * Whether the API server's versions started again, asked after a loss:
-   * its current version (a consistent read of one object) lower than the
-   * highest any reflector of the cache synced. Only a consistent read is
-   * compared with other resources' versions: an API server's watch cache
-   * of a quiet resource may lag behind another's. A reset found starts a
-   * new epoch, of which every reflector (this one too) lists again.
-   */
-  async #checkVersions(): Promise<void> {
-    const ask = this.#options.currentVersion;
-    if (ask === undefined) return;
-    const epoch = this.#versions.epoch;
-    const current = await ask(this.#stopping.signal);
-    // Another reflector found the reset meanwhile.
-    if (this.#versions.epoch !== epoch) return;
-    const highest = this.#versions.highestWith(this.#lastSynced);
-    if (!wentBack(current, highest)) return;
-    this.#wentBack(highest, current);
-    this.#versions.startAgain(current);
   }
 
   /** One list from `from`; from "" when the API server says it is gone. */
@@ -387,7 +349,7 @@ class ListWatch<T extends Reflected> implements Reflector {
       });
     } catch (error) {
       if (from === "" || !isVersionGone(error)) throw error;
-      this.#lastSyncedGone = true;
+      this.#versions.markGone();
       this.#options.onEvent?.("relist");
       return await this.#options.list({
         resourceVersion: "",
@@ -399,28 +361,11 @@ class ListWatch<T extends Reflected> implements Reflector {
   /**
    * A list's answer replaces the store: a reset when the reflector was
    * `behind` one found, or when the list went back from the last version
-   * synced (a consistent read, from the highest the cache synced: see
-   * #checkVersions). Answers its version.
+   * synced (SyncedVersions.listedAt()). Answers its version.
    */
   #replace(answer: ListAnswer<T>, behind: boolean): string {
     const resourceVersion = answer.metadata?.resourceVersion ?? "";
-    const versions = this.#versions;
-    const since = this.#lastSyncedGone
-      ? versions.highestWith(this.#lastSynced)
-      : this.#lastSynced;
-    let reset: { count: number } | undefined;
-    if (behind) reset = { count: versions.epoch };
-    else if (this.#listed && wentBack(resourceVersion, since)) {
-      this.#wentBack(since, resourceVersion);
-      // This reflector's epoch first: the others are told, not it.
-      this.#epoch = versions.epoch + 1;
-      reset = { count: versions.startAgain(resourceVersion) };
-    }
-    this.#epoch = versions.epoch;
-    this.#listed = true;
-    this.#lastSynced = resourceVersion;
-    versions.note(resourceVersion, this.#epoch);
-    this.#lastSyncedGone = false;
+    const reset = this.#versions.listedAt(resourceVersion, behind);
     this.#relisting = false;
     this.#options.onChange({
       type: "replace",
@@ -452,12 +397,16 @@ class ListWatch<T extends Reflected> implements Reflector {
       // are cleared only while they are still this watch's.
       let controller: AbortController | undefined;
       let settled = false;
-      const silence = this.#watchSilence(() => {
-        this.#wentSilent();
-        ending.abort();
-        controller?.abort();
-        resolve(progress.latest);
-      });
+      const silence = watchSilence(
+        this.#timers,
+        this.#options.silenceLimitMs,
+        () => {
+          this.#wentSilent();
+          ending.abort();
+          controller?.abort();
+          resolve(progress.latest);
+        },
+      );
       const endWatch = (next: string) => {
         // A watch the API server answers only now is ended with it.
         ending.abort();
@@ -502,7 +451,7 @@ class ListWatch<T extends Reflected> implements Reflector {
         silence.heard();
       }, (error) => statusOf(error) === 410 ? resolve("") : reject(error));
     }).then((next) => {
-      if (next === "") this.#lastSyncedGone = true;
+      if (next === "") this.#versions.markGone();
       return next;
     });
   }
@@ -526,41 +475,6 @@ class ListWatch<T extends Reflected> implements Reflector {
       throw new Error("the API server ended the watch before its time limit");
     }
     return progress.latest;
-  }
-
-  /** Calls `onSilent` once the watch is silent past the limit. */
-  #watchSilence(onSilent: () => void): { heard(): void; stop(): void } {
-    const limit = this.#options.silenceLimitMs;
-    if (limit === undefined) return { heard() {}, stop() {} };
-    const timers = this.#timers;
-    let last = timers.now();
-    let timer: unknown;
-    // One timer per watch, not one per event: when it fires early (events
-    // came meanwhile) it is set again for what remains.
-    const check = () => {
-      const quiet = timers.now() - last;
-      if (quiet >= limit) onSilent();
-      else timer = timers.setTimeout(check, limit - quiet);
-    };
-    timer = timers.setTimeout(check, limit);
-    return {
-      heard: () => last = timers.now(),
-      stop: () => timers.clearTimeout(timer),
-    };
-  }
-
-  /** A list answered at a version lower than the last one synced. */
-  #wentBack(from: string, to: string): void {
-    this.#options.onEvent?.("reset");
-    this.#options.log.warn(
-      "Kubernetes' resource versions went back (its data was lost or restored); the cache starts over from this list",
-      {
-        resource: this.#options.resource,
-        namespace: this.#options.namespace || undefined,
-        lastSynced: from,
-        listedAt: to,
-      },
-    );
   }
 
   /** The watch said nothing for too long: down since it last did. */
@@ -602,10 +516,9 @@ class ListWatch<T extends Reflected> implements Reflector {
     }
     // A watch of the data before another reflector's reset: its events
     // mean nothing now (it is being ended).
-    if (this.#epoch !== this.#versions.epoch) return;
+    if (this.#versions.stale) return;
     progress.latest = object.metadata?.resourceVersion ?? progress.latest;
-    this.#lastSynced = progress.latest;
-    this.#versions.note(progress.latest, this.#epoch);
+    this.#versions.noteEvent(progress.latest);
     this.#heardFrom();
     if (type === "ADDED" || type === "MODIFIED") {
       this.#options.onChange({ type: "upsert", item: object });
@@ -655,64 +568,4 @@ class ListWatch<T extends Reflected> implements Reflector {
       },
     );
   }
-
-  /** Waits `ms`, or until stop() wakes it. */
-  #pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        this.#timers.clearTimeout(timer);
-        this.#wake = undefined;
-        resolve();
-      };
-      const timer = this.#timers.setTimeout(done, ms);
-      this.#wake = done;
-    });
-  }
-}
-
-/**
- * Whether a list's version `listed` is lower than `synced`, the last
- * version synced before it. Versions are opaque to clients, but one API
- * server's (etcd's revision) only grow: lower means its data is not the
- * data the cache saw. Versions that are not numbers are never lower.
- */
-export function wentBack(listed: string, synced: string): boolean {
-  const numeric = /^\d{1,30}$/;
-  return numeric.test(listed) && numeric.test(synced) &&
-    BigInt(listed) < BigInt(synced);
-}
-
-function isTimeout(error: unknown): boolean {
-  return error instanceof Error && error.name === "TimeoutError";
-}
-
-/** The HTTP status a failed list or watch answered, if it got that far. */
-export function statusOf(error: unknown): number | undefined {
-  const status = (error as { statusCode?: unknown } | null)?.statusCode;
-  return typeof status === "number" ? status : undefined;
-}
-
-/**
- * Whether a list was answered that the version it asked for is gone: 410
- * Expired (compacted), or an API server behind it ("Too large resource
- * version", 504 with that cause: it restarted, or lost its data), as
- * client-go's reflector tells them apart.
- */
-export function isVersionGone(error: unknown): boolean {
-  const status = statusOf(error);
-  if (status === 410) return true;
-  return isTooLarge(status, (error as { causes?: unknown } | null)?.causes);
-}
-
-/** Whether a Status of `code` with `causes` says "Too large resource version". */
-function isTooLarge(code: unknown, causes: unknown): boolean {
-  return code === 504 && Array.isArray(causes) &&
-    causes.some((cause) => cause?.reason === "ResourceVersionTooLarge");
-}
-
-/** The Status an ERROR event of a watch carries. */
-interface WatchStatus {
-  code?: number;
-  message?: string;
-  details?: { causes?: unknown };
 }
