@@ -147,11 +147,11 @@ function encodeGatewayMessage(
   top: boolean,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const siblings = environmentSiblings(type);
+  const { siblings, siblingOf } = environmentFieldsOf(type);
   for (const field of type.fieldsArray) {
     const value = message[field.name];
     if (siblings.has(field.name)) continue;
-    const sibling = environmentSibling(type, field);
+    const sibling = siblingOf.get(field.name);
     if (sibling !== undefined) {
       const variables = environmentVariablesJson(message, field, sibling);
       if (variables !== undefined) out[gatewayJsonName(field)] = variables;
@@ -176,14 +176,33 @@ function encodeGatewayMessage(
   return out;
 }
 
-/** The `valuesFrom` fields of `type`'s environment maps, by field name. */
-function environmentSiblings(type: Type): Set<string> {
-  const names = new Set<string>();
-  for (const field of type.fieldsArray) {
-    const sibling = environmentSibling(type, field);
-    if (sibling !== undefined) names.add(sibling.name);
+/**
+ * `type`'s environment maps and their `valuesFrom` siblings, by field
+ * name: worked out once per message type (every answer's every message is
+ * encoded with them).
+ */
+interface EnvironmentFields {
+  /** The siblings' names: written within their maps, not on their own. */
+  siblings: Set<string>;
+  /** Each environment map's sibling, by the map's name. */
+  siblingOf: Map<string, Field>;
+}
+
+const environmentFields = new WeakMap<Type, EnvironmentFields>();
+
+function environmentFieldsOf(type: Type): EnvironmentFields {
+  let fields = environmentFields.get(type);
+  if (fields === undefined) {
+    fields = { siblings: new Set(), siblingOf: new Map() };
+    for (const field of type.fieldsArray) {
+      const sibling = environmentSibling(type, field);
+      if (sibling === undefined) continue;
+      fields.siblings.add(sibling.name);
+      fields.siblingOf.set(field.name, sibling);
+    }
+    environmentFields.set(type, fields);
   }
-  return names;
+  return fields;
 }
 
 /**
