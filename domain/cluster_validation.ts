@@ -194,6 +194,7 @@ function checkClusterSpec(
     return;
   }
   const hasVersion = cluster.version !== "";
+  const variables = clusterVariables(cluster);
   if (spec.headGroupSpec === undefined || spec.headGroupSpec === null) {
     v.add(`${path}.headGroupSpec`, "is required");
   } else {
@@ -202,7 +203,7 @@ function checkClusterSpec(
       `${path}.headGroupSpec`,
       spec.headGroupSpec,
       hasVersion,
-      clusterVariables(cluster),
+      variables,
       limits,
     );
   }
@@ -222,7 +223,7 @@ function checkClusterSpec(
       groupPath,
       group,
       hasVersion,
-      clusterVariables(cluster),
+      variables,
       limits,
     );
     const first = groupNames.get(group.groupName);
@@ -403,12 +404,11 @@ function checkVolumes(v: Violations, path: string, volumes: Volume[]): void {
     }
 
     checkVolumeKind(v, at, volume);
-    if (
-      volume.volumeType !== "PERSISTENT_VOLUME_CLAIM" &&
-      volume.volumeType !== "HOST_PATH"
-    ) {
-      // Its source is checked by its kind.
-    } else if (volume.source === "") {
+    // Other kinds' sources are checked by their kind (checkVolumeKind).
+    const claimOrPath = volume.volumeType === "PERSISTENT_VOLUME_CLAIM" ||
+      volume.volumeType === "HOST_PATH";
+    if (!claimOrPath) return;
+    if (volume.source === "") {
       v.add(`${at}.source`, "is required");
     } else if (volume.volumeType === "HOST_PATH") {
       if (!volume.source.startsWith("/")) {
