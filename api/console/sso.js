@@ -58,20 +58,28 @@ export async function ssoConfig() {
 }
 
 /**
- * The issuer's discovery document, checked to be of `issuerUrl`.
+ * The issuer's discovery document, checked to be of `issuerUrl`. Its
+ * status is checked before its body is read: a refusal is rarely JSON.
  * @param {string} issuerUrl
  * @returns {Promise<{ authorization_endpoint: string, token_endpoint: string }>}
  */
 async function discover(issuerUrl) {
+  const unusable = new Error(
+    `The issuer ${issuerUrl} cannot be used to sign in`,
+  );
   const response = await fetch(
     `${issuerUrl.replace(/\/+$/, "")}/.well-known/openid-configuration`,
   );
-  const metadata = await response.json();
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw unusable;
+  }
+  const metadata = await response.json().catch(() => ({}));
   if (
-    !response.ok || metadata.issuer !== issuerUrl ||
+    metadata.issuer !== issuerUrl ||
     !metadata.authorization_endpoint || !metadata.token_endpoint
   ) {
-    throw new Error(`The issuer ${issuerUrl} cannot be used to sign in`);
+    throw unusable;
   }
   return metadata;
 }

@@ -103,6 +103,9 @@ Deno.test("expiryOf() reads a JWT's exp in milliseconds", () => {
 });
 
 const sso = await import(`${CONSOLE}sso.js`) as {
+  beginSsoSignIn(
+    config: { issuerUrl: string; clientId: string; scopes: string[] },
+  ): Promise<void>;
   finishSsoSignIn(): Promise<string>;
   stopSsoRefresh(): void;
 };
@@ -227,4 +230,24 @@ Deno.test("a renewal the issuer answers after a token was pasted leaves the past
   assert.equal(await renew(renewal, () => session.setToken("pasted")), 1);
   assert.equal(session.token(), "pasted");
   session.clearToken();
+});
+
+Deno.test("an issuer whose discovery document is not found, or not JSON, cannot be used to sign in", async (t) => {
+  const issuerUrl = "https://dex.example.com";
+  const answers: [string, () => Response][] = [
+    ["a 404 page", () => new Response("<h1>Not Found</h1>", { status: 404 })],
+    ["a page that is not JSON", () => new Response("<h1>Dex</h1>")],
+  ];
+  for (const [name, answer] of answers) {
+    await t.step(name, async () => {
+      await withGlobals(
+        { fetch: () => Promise.resolve(answer()) },
+        () =>
+          assert.rejects(
+            sso.beginSsoSignIn({ issuerUrl, clientId: "corral", scopes: [] }),
+            { message: `The issuer ${issuerUrl} cannot be used to sign in` },
+          ),
+      );
+    });
+  }
 });
