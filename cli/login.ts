@@ -22,6 +22,7 @@ import {
   type Config,
   type Connection,
   type Context,
+  DEFAULT_SERVER,
   resolveConnection,
   saveConfig,
   selectContext,
@@ -51,6 +52,7 @@ async function login({ values, positionals }: ParsedArgs): Promise<number> {
   }
   const { config, context } = await selectContext(values);
   const connection = await resolveConnection(values, { signIn: false });
+  checkKeptWithItsServer(connection, keptIn(config, context));
   const signIn = await signInConfig(connection);
   const caFlag = stringFlag(values, "issuer-certificate-authority");
   const certificateAuthority = caFlag === undefined
@@ -127,6 +129,42 @@ async function whoami(
 }
 
 /**
+ * The context a sign-in is kept in: the chosen one (--context, else the
+ * current), else the one login made before; undefined when login is to
+ * make it.
+ */
+function keptIn(
+  config: Config,
+  context: Context | undefined,
+): Context | undefined {
+  return context ?? config.contexts.find((c) => c.name === NEW_CONTEXT);
+}
+
+/**
+ * Refuses to sign in to a server named by --server or CORRAL_SERVER that
+ * is not the server of the context the sign-in would be kept in: that
+ * context's commands would send one server's token to another.
+ */
+function checkKeptWithItsServer(
+  connection: Connection,
+  target: Context | undefined,
+) {
+  const { server, serverFrom } = connection;
+  if (serverFrom !== "--server" && serverFrom !== "CORRAL_SERVER") return;
+  const targetServer = target && (target.server || DEFAULT_SERVER);
+  if (!target || targetServer === server) return;
+  throw new UsageError(
+    `${server} (from ${serverFrom}) is not the server of context ${
+      JSON.stringify(target.name)
+    } (${targetServer}), where the sign-in would be kept`,
+    [
+      `  sign in to a context of ${server} with: corral login --context NAME`,
+      `  or set one up with: corral config set-context NAME --server ${server}`,
+    ],
+  );
+}
+
+/**
  * Keeps `signIn` in `context`, in place of its static token; without a
  * context, in a new one of `server`, made current. Its name.
  */
@@ -136,7 +174,7 @@ function keep(
   server: string,
   signIn: KeptSignIn,
 ): string {
-  let target = context ?? config.contexts.find((c) => c.name === NEW_CONTEXT);
+  let target = keptIn(config, context);
   if (!target) {
     target = { name: NEW_CONTEXT, server };
     config.contexts.push(target);

@@ -29,8 +29,7 @@ export function setToken(value) {
 
 export function clearToken() {
   sessionStorage.removeItem(TOKEN_KEY);
-  sessionStorage.removeItem(REFRESH_KEY);
-  sessionStorage.removeItem(SSO_CLIENT_KEY);
+  clearSsoRefresh();
 }
 
 /**
@@ -53,6 +52,12 @@ export function setSsoRefresh({ refreshToken, tokenEndpoint, clientId }) {
     SSO_CLIENT_KEY,
     JSON.stringify({ tokenEndpoint, clientId }),
   );
+}
+
+/** Forgets what renews the tab's ID token: the single sign-on is over. */
+export function clearSsoRefresh() {
+  sessionStorage.removeItem(REFRESH_KEY);
+  sessionStorage.removeItem(SSO_CLIENT_KEY);
 }
 
 /**

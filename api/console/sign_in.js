@@ -13,7 +13,12 @@ import { byId } from "./html.js";
 import { clearToken, setToken, token } from "./session.js";
 import { errorMessage, onUnauthorized } from "./api.js";
 import { checkToken, endDashboardSessions, whoAmI } from "./api_session.js";
-import { beginSsoSignIn, finishSsoSignIn, ssoConfig } from "./sso.js";
+import {
+  beginSsoSignIn,
+  finishSsoSignIn,
+  ssoConfig,
+  stopSsoRefresh,
+} from "./sso.js";
 
 /** The user Corral takes this tab to be, once known; else "". */
 let signedInAs = "";
@@ -111,6 +116,8 @@ async function submitToken(onSignedIn) {
       tokenInput().select();
       return;
     }
+    // A single sign-on's renewal would replace the pasted token later.
+    stopSsoRefresh();
     setToken(given);
     ssoFailure = "";
     signedInAs = identity.user;
@@ -169,6 +176,8 @@ export function listenForSignIn(onSignedIn) {
   });
   byId("account").addEventListener("click", async () => {
     if (!token()) return signIn();
+    // A renewal due meanwhile would sign the tab in again.
+    stopSsoRefresh();
     // The dashboards' cookies end with the console's sign-in.
     await endDashboardSessions();
     clearToken();

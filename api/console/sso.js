@@ -14,6 +14,7 @@
  */
 import { paths, send } from "./api.js";
 import {
+  clearSsoRefresh,
   rememberSsoRequest,
   setSsoRefresh,
   setToken,
@@ -57,20 +58,28 @@ export async function ssoConfig() {
 }
 
 /**
- * The issuer's discovery document, checked to be of `issuerUrl`.
+ * The issuer's discovery document, checked to be of `issuerUrl`. Its
+ * status is checked before its body is read: a refusal is rarely JSON.
  * @param {string} issuerUrl
  * @returns {Promise<{ authorization_endpoint: string, token_endpoint: string }>}
  */
 async function discover(issuerUrl) {
+  const unusable = new Error(
+    `The issuer ${issuerUrl} cannot be used to sign in`,
+  );
   const response = await fetch(
     `${issuerUrl.replace(/\/+$/, "")}/.well-known/openid-configuration`,
   );
-  const metadata = await response.json();
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw unusable;
+  }
+  const metadata = await response.json().catch(() => ({}));
   if (
-    !response.ok || metadata.issuer !== issuerUrl ||
+    metadata.issuer !== issuerUrl ||
     !metadata.authorization_endpoint || !metadata.token_endpoint
   ) {
-    throw new Error(`The issuer ${issuerUrl} cannot be used to sign in`);
+    throw unusable;
   }
   return metadata;
 }
@@ -187,25 +196,27 @@ let refreshTimer;
 /**
  * Renews the tab's ID token a minute before it expires, when a single
  * sign-on left a refresh token; a refresh that fails leaves the token to
- * expire, and Corral's 401 then asks the person to sign in again.
+ * expire, and Corral's 401 then asks the person to sign in again. The
+ * renewal keeps its token only while the tab still holds the one it was
+ * scheduled for: a tab signed out, or given a pasted token, meanwhile
+ * stays as it is.
  */
 function scheduleRefresh() {
   clearTimeout(refreshTimer);
   const held = token();
   const refresh = ssoRefresh();
   const expiry = held ? expiryOf(held) : undefined;
-  if (!refresh || expiry === undefined) return;
+  if (!held || !refresh || expiry === undefined) return;
   refreshTimer = setTimeout(
     async () => {
+      if (token() !== held) return;
       try {
-        keepTokens(
-          refresh,
-          await tokenRequest(refresh.tokenEndpoint, {
-            grant_type: "refresh_token",
-            refresh_token: refresh.refreshToken,
-            client_id: refresh.clientId,
-          }),
-        );
+        const tokens = await tokenRequest(refresh.tokenEndpoint, {
+          grant_type: "refresh_token",
+          refresh_token: refresh.refreshToken,
+          client_id: refresh.clientId,
+        });
+        if (token() === held) keepTokens(refresh, tokens);
       } catch {
         // The token expires; the next call's 401 asks for a sign-in.
       }
@@ -217,4 +228,15 @@ function scheduleRefresh() {
       (expiry - Date.now()) / 2,
     ),
   );
+}
+
+/**
+ * Ends the single sign-on's renewal: its timer, and the refresh token and
+ * where it is used. Called on signing out and before a pasted token is
+ * kept, which a renewal due later would otherwise replace.
+ */
+export function stopSsoRefresh() {
+  clearTimeout(refreshTimer);
+  refreshTimer = undefined;
+  clearSsoRefresh();
 }

@@ -1,7 +1,9 @@
 /**
  * The console's single sign-on without a page (api/console/sso_pkce.js):
  * the PKCE challenge as RFC 7636 computes it, the authorization request,
- * and a redirect back taken only with the state this tab sent. The
+ * and a redirect back taken only with the state this tab sent; and the
+ * ID token's renewal (sso.js), its timer and issuer stubbed, which keeps
+ * its token only for a tab still holding the one it renews. The
  * sign-in in a browser is tests/browser/console_sso_test.ts.
  *
  * Loaded by URL, as console_modules_test.ts loads the console's modules.
@@ -98,4 +100,154 @@ Deno.test("expiryOf() reads a JWT's exp in milliseconds", () => {
   );
   assert.equal(pkce.expiryOf(`e30.${payload}.sig`), 1_700_000_000_000);
   assert.equal(pkce.expiryOf("opaque"), undefined);
+});
+
+const sso = await import(`${CONSOLE}sso.js`) as {
+  beginSsoSignIn(
+    config: { issuerUrl: string; clientId: string; scopes: string[] },
+  ): Promise<void>;
+  finishSsoSignIn(): Promise<string>;
+  stopSsoRefresh(): void;
+};
+const session = await import(`${CONSOLE}session.js`) as {
+  token(): string | null;
+  setToken(value: string): void;
+  clearToken(): void;
+  ssoRefresh(): object | null;
+  setSsoRefresh(
+    refresh: { refreshToken: string; tokenEndpoint: string; clientId: string },
+  ): void;
+};
+
+/** Runs `body` with some of the globals the renewal uses replaced. */
+async function withGlobals(
+  stubs: Record<string, unknown>,
+  body: () => unknown,
+) {
+  const global = globalThis as unknown as Record<string, unknown>;
+  const saved = Object.fromEntries(
+    Object.keys(stubs).map((name) => [name, global[name]]),
+  );
+  Object.assign(global, stubs);
+  try {
+    await body();
+  } finally {
+    Object.assign(global, saved);
+  }
+}
+
+/**
+ * A tab signed in with SSO (an ID token for an hour, a refresh token),
+ * loaded as the console loads: the renewal it schedules, handed back to
+ * run as if its time had come.
+ */
+async function scheduledRenewal(): Promise<() => Promise<void>> {
+  const exp = Math.floor(Date.now() / 1000) + 3600;
+  session.setToken(
+    `e30.${
+      pkce.base64url(new TextEncoder().encode(JSON.stringify({ exp })))
+    }.sig`,
+  );
+  session.setSsoRefresh({
+    refreshToken: "refresh-1",
+    tokenEndpoint: "https://dex.example.com/token",
+    clientId: "corral",
+  });
+  const due: (() => Promise<void>)[] = [];
+  Object.defineProperty(globalThis, "location", {
+    value: new URL("https://corral.example.com/console"),
+    configurable: true,
+  });
+  try {
+    await withGlobals({
+      setTimeout: (callback: () => Promise<void>) => due.push(callback),
+      clearTimeout: () => {},
+    }, () => sso.finishSsoSignIn());
+  } finally {
+    Reflect.deleteProperty(globalThis, "location");
+  }
+  assert.equal(due.length, 1);
+  return due[0];
+}
+
+/**
+ * Runs a renewal against an issuer that grants "renewed" (after
+ * `meanwhile`, what the tab does while it answers); resolves with how
+ * many times the issuer was asked.
+ */
+async function renew(
+  renewal: () => Promise<void>,
+  meanwhile: () => void = () => {},
+) {
+  let asked = 0;
+  await withGlobals({
+    fetch: () => {
+      asked++;
+      meanwhile();
+      return Promise.resolve(Response.json({ id_token: "renewed" }));
+    },
+  }, renewal);
+  return asked;
+}
+
+Deno.test("the SSO renewal keeps the renewed token of a tab still holding the one it was scheduled for", async () => {
+  const renewal = await scheduledRenewal();
+  assert.equal(await renew(renewal), 1);
+  assert.equal(session.token(), "renewed");
+  sso.stopSsoRefresh();
+  session.clearToken();
+});
+
+Deno.test("stopSsoRefresh() clears the renewal's timer and forgets the refresh token", async () => {
+  const cleared: unknown[] = [];
+  await scheduledRenewal();
+  await withGlobals({
+    clearTimeout: (id: unknown) => cleared.push(id),
+  }, () => sso.stopSsoRefresh());
+  // The stubbed setTimeout numbered the one timer it set 1.
+  assert.deepEqual(cleared, [1]);
+  assert.equal(session.ssoRefresh(), null);
+  session.clearToken();
+});
+
+Deno.test("a renewal due after sign-out signs nobody in", async () => {
+  const renewal = await scheduledRenewal();
+  session.clearToken();
+  assert.equal(await renew(renewal), 0);
+  assert.equal(session.token(), null);
+});
+
+Deno.test("a renewal due after a token was pasted leaves the pasted token", async () => {
+  const renewal = await scheduledRenewal();
+  session.setToken("pasted");
+  assert.equal(await renew(renewal), 0);
+  assert.equal(session.token(), "pasted");
+  session.clearToken();
+});
+
+Deno.test("a renewal the issuer answers after a token was pasted leaves the pasted token", async () => {
+  const renewal = await scheduledRenewal();
+  assert.equal(await renew(renewal, () => session.setToken("pasted")), 1);
+  assert.equal(session.token(), "pasted");
+  session.clearToken();
+});
+
+Deno.test("an issuer whose discovery document is not found, or not JSON, cannot be used to sign in", async (t) => {
+  const issuerUrl = "https://dex.example.com";
+  const answers: [string, () => Response][] = [
+    ["a 404 page", () => new Response("<h1>Not Found</h1>", { status: 404 })],
+    ["a page that is not JSON", () => new Response("<h1>Dex</h1>")],
+  ];
+  for (const [name, answer] of answers) {
+    await t.step(name, async () => {
+      await withGlobals(
+        { fetch: () => Promise.resolve(answer()) },
+        () =>
+          assert.rejects(
+            sso.beginSsoSignIn({ issuerUrl, clientId: "corral", scopes: [] }),
+            { message: `The issuer ${issuerUrl} cannot be used to sign in` },
+          ),
+      );
+    });
+  }
 });

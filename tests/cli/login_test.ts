@@ -312,3 +312,32 @@ Deno.test("corral login against a Corral without single sign-on says so and keep
     await main.stop();
   }
 });
+
+Deno.test("corral login to a server other than its context's refuses, keeping the sign-in out of that context", async (t) => {
+  const box = await sandbox();
+  const prod: Config = {
+    currentContext: "prod",
+    contexts: [{ name: "prod", server: "https://corral.example.com" }],
+  };
+  const other = "https://other.example.com";
+  const refusal = (from: string) =>
+    `error: ${other} (from ${from}) is not the server of context "prod" (https://corral.example.com), where the sign-in would be kept\n` +
+    `  sign in to a context of ${other} with: corral login --context NAME\n` +
+    `  or set one up with: corral config set-context NAME --server ${other}\n`;
+  try {
+    await Deno.writeTextFile(box.config, stringify(prod));
+    await t.step("named by --server", async () => {
+      const got = await box.run(["login", "--server", other]);
+      assert.equal(got.code, 2);
+      assert.equal(got.stderr, refusal("--server"));
+    });
+    await t.step("named by CORRAL_SERVER", async () => {
+      const got = await box.run(["login"], { env: { CORRAL_SERVER: other } });
+      assert.equal(got.code, 2);
+      assert.equal(got.stderr, refusal("CORRAL_SERVER"));
+    });
+    assert.deepEqual(await readConfig(box), prod);
+  } finally {
+    await box.remove();
+  }
+});
