@@ -58,6 +58,14 @@ export class FrameError extends Error {
  */
 export class FrameDecoder {
   #buffered: Buffer = Buffer.alloc(0);
+  /**
+   * Chunks not joined to #buffered yet: a large frame arriving in many
+   * chunks is joined once it is whole, not copied again with every chunk.
+   */
+  #pending: Uint8Array[] = [];
+  #pendingBytes = 0;
+  /** The bytes the frame begun in #buffered needs in all (0: unknown). */
+  #wanted = 0;
   readonly #masked: boolean;
 
   constructor(options: { masked?: boolean } = {}) {
@@ -65,9 +73,13 @@ export class FrameDecoder {
   }
 
   push(chunk: Uint8Array): Frame[] {
-    this.#buffered = this.#buffered.length === 0
-      ? Buffer.from(chunk)
-      : Buffer.concat([this.#buffered, chunk]);
+    this.#pending.push(chunk);
+    this.#pendingBytes += chunk.length;
+    if (this.#buffered.length + this.#pendingBytes < this.#wanted) return [];
+    this.#buffered = Buffer.concat([this.#buffered, ...this.#pending]);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#wanted = 0;
     const frames: Frame[] = [];
     for (;;) {
       const frame = this.#next();
@@ -110,7 +122,10 @@ export class FrameDecoder {
     }
     const maskLength = this.#masked ? 4 : 0;
     const start = offset + maskLength;
-    if (bytes.length < start + length) return undefined;
+    if (bytes.length < start + length) {
+      this.#wanted = start + length;
+      return undefined;
+    }
     const payload = Buffer.from(bytes.subarray(start, start + length));
     if (this.#masked) {
       const mask = bytes.subarray(offset, start);
