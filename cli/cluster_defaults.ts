@@ -6,6 +6,7 @@
  * --template is not given; and the owner: --user, else who Corral takes
  * the caller to be (whoami), else the login name.
  */
+import { quantityValue } from "../domain/quantities.ts";
 import { NEWEST_RAY_VERSION } from "../domain/ray_versions.ts";
 import type { CorralClient } from "./client.ts";
 import type { Connection } from "./config.ts";
@@ -18,16 +19,23 @@ const ANONYMOUS = "system:anonymous";
 
 /**
  * The template a cluster made without --template is on: the only one,
- * else the smallest by CPUs, then memory, then GPUs (the cheapest to try
- * Ray on), then name; undefined in a namespace without templates.
+ * else the smallest by CPUs, then memory (in bytes, whatever its unit),
+ * then GPUs (the cheapest to try Ray on), then name; undefined in a
+ * namespace without templates.
  */
 export function templateToUse(
   templates: readonly ComputeTemplate[],
 ): ComputeTemplate | undefined {
   return [...templates].sort((a, b) =>
-    (a.cpu ?? 0) - (b.cpu ?? 0) || (a.memory ?? 0) - (b.memory ?? 0) ||
+    (a.cpu ?? 0) - (b.cpu ?? 0) || bytesOf(a) - bytesOf(b) ||
     (a.gpu ?? 0) - (b.gpu ?? 0) || a.name.localeCompare(b.name)
   )[0];
+}
+
+/** A template's memory in bytes: `memory` of `memoryUnit`, Gi when none. */
+function bytesOf(template: ComputeTemplate): number {
+  const unit = quantityValue(`1${template.memoryUnit || "Gi"}`) ?? 2 ** 30;
+  return (template.memory ?? 0) * unit;
 }
 
 /**

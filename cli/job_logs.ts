@@ -73,35 +73,58 @@ export async function jobLogs(args: ParsedArgs): Promise<number> {
  * Prints job `namespace/name`'s log as it grows until the job ends;
  * resolves with its outcome (0 SUCCEEDED, 1 FAILED, 4 STOPPED). A stream
  * that ends before the job does (Corral's --watch-max-duration) is
- * followed again, without what was printed already.
+ * followed again, without what was printed already. With `tailLines`,
+ * the last lines of the whole log are printed first and only what comes
+ * after them is followed: a stream asked for its tail would start a
+ * resumed one, which has the whole log, at a place the printed count
+ * cannot find.
  */
 export async function followJobLog(
   client: CorralClient,
   job: { namespace: string; name: string; tailLines?: number },
+  print: (text: string) => void = write,
 ): Promise<number> {
-  const { namespace, name } = job;
+  const { namespace, name, tailLines } = job;
   let printed = 0;
-  let tailLines = job.tailLines;
+  // No lines (0) is the whole log, as Corral takes tail_lines.
+  if (tailLines) {
+    const reply = await client.call<{ log?: string }>(
+      "GET",
+      jobLogPath(namespace, name),
+    );
+    const log = reply.log ?? "";
+    const tail = lastLines(log, tailLines);
+    if (tail) print(tail);
+    printed = log.length;
+  }
   for (;;) {
     let seen = 0;
-    const path = jobLogPath(namespace, name, { follow: true, tailLines });
+    const path = jobLogPath(namespace, name, { follow: true });
     for await (const result of client.watch(path)) {
       const log = (result as { log?: string }).log ?? "";
-      // Only what lies past the printed part: a resumed stream starts over.
+      // Only what lies past the printed part: each stream starts with the
+      // whole log.
       const fresh = log.slice(Math.max(0, printed - seen));
       seen += log.length;
       if (fresh) {
-        write(fresh);
+        print(fresh);
         printed += fresh.length;
       }
     }
-    // Resumed, the log starts over from its beginning.
-    tailLines = undefined;
     const current = await client.call<Job>("GET", jobPath(namespace, name));
     const outcome = outcomeOf(current);
     if (outcome !== undefined) return outcome;
     await new Promise((resolve) => setTimeout(resolve, RESUME_DELAY_MS));
   }
+}
+
+/**
+ * The last `count` lines of `log`, as a kubelet's tailLines counts them: a
+ * last line without its newline is a line.
+ */
+function lastLines(log: string, count: number): string {
+  const lines = log.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  return lines.slice(-count).join("");
 }
 
 /**

@@ -61,8 +61,10 @@ export interface ComputeTemplate {
   name: string;
   namespace?: string;
   cpu?: number;
-  /** GiB. */
+  /** In memoryUnit. */
   memory?: number;
+  /** A quantity suffix ("Mi", "G"); none (absent or empty) is Gi. */
+  memoryUnit?: string;
   gpu?: number;
   gpuAccelerator?: string;
   [field: string]: unknown;

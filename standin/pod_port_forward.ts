@@ -72,43 +72,59 @@ export const POD_PORT_FORWARD: ReadSubresource = {
   },
 };
 
-/** Joins the WebSocket to 127.0.0.1:`local`; an error on channel 1 if none. */
-async function relay(
+/**
+ * Joins the WebSocket to 127.0.0.1:`local`; an error on channel 1 if none.
+ * Its handlers are set at once, in the socket's open event: what the
+ * client sends while the connection is being made waits for it instead of
+ * being lost, and a socket that closes meanwhile still closes the
+ * connection once it is made.
+ */
+function relay(
   socket: WebSocket,
   local: number,
   port: number,
   pod: string,
-): Promise<void> {
-  let conn: Deno.Conn;
-  try {
-    if (!Number.isInteger(local) || local <= 0) throw new Error("no listener");
-    conn = await Deno.connect({ hostname: "127.0.0.1", port: local });
-  } catch (error) {
-    const text = `error forwarding port ${port} to pod ${pod}: ${
-      (error as Error).message
-    }`;
-    socket.send(new Uint8Array([1, ...new TextEncoder().encode(text)]));
-    socket.close(1000);
-    return;
-  }
+): void {
+  const connected = connectLocal(local);
   let writes = Promise.resolve();
   socket.onmessage = (event) => {
     const bytes = new Uint8Array(event.data as ArrayBuffer);
     if (bytes[0] !== 0) return;
     writes = writes.then(async () => {
+      // Refused: what was sent for it goes nowhere (the error says why).
+      const conn = await connected.catch(() => undefined);
       let data = bytes.subarray(1);
-      while (data.length > 0) data = data.subarray(await conn.write(data));
+      while (conn && data.length > 0) {
+        data = data.subarray(await conn.write(data));
+      }
     }).catch(() => socket.close(1000));
   };
   socket.onclose = () => {
-    writes.finally(() => {
-      try {
-        conn.close();
-      } catch {
-        // closed already
-      }
-    });
+    connected.then(
+      (conn) => writes.finally(() => closeQuietly(conn)),
+      () => {},
+    );
   };
+  connected.then(
+    (conn) => toSocket(conn, socket),
+    (error: Error) => {
+      if (socket.readyState !== WebSocket.OPEN) return;
+      const text =
+        `error forwarding port ${port} to pod ${pod}: ${error.message}`;
+      socket.send(new Uint8Array([1, ...new TextEncoder().encode(text)]));
+      socket.close(1000);
+    },
+  );
+}
+
+/** A connection to 127.0.0.1:`local`, the pod port's stand-in. */
+async function connectLocal(local: number): Promise<Deno.Conn> {
+  if (!Number.isInteger(local) || local <= 0) throw new Error("no listener");
+  return await Deno.connect({ hostname: "127.0.0.1", port: local });
+}
+
+/** What `conn` sends, on channel 0, until it or the socket closes. */
+async function toSocket(conn: Deno.Conn, socket: WebSocket): Promise<void> {
   try {
     for await (const chunk of conn.readable) {
       if (socket.readyState !== WebSocket.OPEN) break;
@@ -120,4 +136,12 @@ async function relay(
     // the connection closed under us
   }
   if (socket.readyState === WebSocket.OPEN) socket.close(1000);
+}
+
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch {
+    // closed already
+  }
 }

@@ -114,15 +114,42 @@ export async function refreshTemplates(form, made) {
 
 /**
  * The template a select starts on: the only one, else the smallest by
- * CPUs, then memory, then GPUs (the cheapest to try Ray on); none in a
- * namespace without templates.
+ * CPUs, then memory (in bytes, whatever its unit), then GPUs (the cheapest
+ * to try Ray on); none in a namespace without templates.
  * @param {import("./api.js").ComputeTemplate[]} templates
  */
 export function templateToOffer(templates) {
   return [...templates].sort((a, b) =>
-    Number(a.cpu) - Number(b.cpu) || Number(a.memory) - Number(b.memory) ||
+    Number(a.cpu) - Number(b.cpu) || bytesOf(a) - bytesOf(b) ||
     Number(a.gpu ?? 0) - Number(b.gpu ?? 0) || a.name.localeCompare(b.name)
   )[0];
+}
+
+/**
+ * Bytes in one of each memoryUnit a template may have (domain/
+ * template_validation.ts's MEMORY_UNITS). The console, served to the
+ * browser as its own files, cannot import domain/quantities.ts, which reads
+ * every quantity as the CLI's templateToUse() does: these few are copied.
+ * @type {Record<string, number>}
+ */
+const MEMORY_UNIT_BYTES = {
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+};
+
+/**
+ * A template's memory in bytes: `memory` of `memoryUnit`, Gi when none.
+ * @param {import("./api.js").ComputeTemplate} template
+ */
+function bytesOf(template) {
+  const unit = MEMORY_UNIT_BYTES[template.memoryUnit || "Gi"] ?? 2 ** 30;
+  return Number(template.memory ?? 0) * unit;
 }
 
 /**

@@ -1,10 +1,16 @@
 import assert from "node:assert/strict";
 import { templateToUse } from "../../cli/cluster_defaults.ts";
 
-Deno.test("templateToUse() takes the only template, else the smallest by CPUs, memory, GPUs, then name", async (t) => {
+Deno.test("templateToUse() takes the only template, else the smallest by CPUs, memory (in one unit), GPUs, then name", async (t) => {
   const cases: [
     string,
-    { name: string; cpu?: number; memory?: number; gpu?: number }[],
+    {
+      name: string;
+      cpu?: number;
+      memory?: number;
+      memoryUnit?: string;
+      gpu?: number;
+    }[],
     string | undefined,
   ][] = [
     ["none", [], undefined],
@@ -23,6 +29,14 @@ Deno.test("templateToUse() takes the only template, else the smallest by CPUs, m
       cpu: 2,
       memory: 4,
     }], "b"],
+    ["least memory whatever its unit: 512 Mi under 1 Gi", [
+      { name: "a", cpu: 2, memory: 1 },
+      { name: "b", cpu: 2, memory: 512, memoryUnit: "Mi" },
+    ], "b"],
+    ["least memory whatever its unit: 1000 M under 1 Gi", [
+      { name: "a", cpu: 2, memory: 1, memoryUnit: "" },
+      { name: "b", cpu: 2, memory: 1000, memoryUnit: "M" },
+    ], "b"],
     ["then fewest GPUs", [{ name: "a", cpu: 2, memory: 4, gpu: 1 }, {
       name: "b",
       cpu: 2,

@@ -3,9 +3,14 @@
  * simulated operator's submitter writes it): `jobs submit --wait` prints
  * it once the job has ended, `jobs logs NAME` reads it (whole, its tail,
  * followed), `jobs get -o wide` shows the job id, and the log is still
- * read once the job's cluster is gone.
+ * read once the job's cluster is gone. followJobLog() itself, with a fake
+ * client, for what a dev-mode Corral cannot be made to do on cue: end a
+ * stream while the job runs on.
  */
 import assert from "node:assert/strict";
+import type { CorralClient, WatchResult } from "../../cli/client.ts";
+import { ApiError } from "../../cli/errors.ts";
+import { followJobLog } from "../../cli/job_logs.ts";
 import type { MainProcess } from "../main_process.ts";
 import { type Sandbox, sandbox, startCorral } from "./cli_process.ts";
 
@@ -101,4 +106,63 @@ Deno.test("corral jobs logs -f follows a running job's log to its end, with its 
     await main.stop();
     await box.remove();
   }
+});
+
+/**
+ * A client whose log streams answer `streams` in turn, whose log reads
+ * answer `log` and whose job reads answer `statuses` in turn.
+ */
+function fakeLogClient(
+  log: string,
+  streams: string[][],
+  statuses: string[],
+): CorralClient & { paths: string[] } {
+  const paths: string[] = [];
+  return {
+    paths,
+    call<T>(_method: string, path: string): Promise<T> {
+      paths.push(path);
+      return Promise.resolve(
+        (path.endsWith("/log")
+          ? { log }
+          : { name: "train", jobStatus: statuses.shift() }) as T,
+      );
+    },
+    async *watch(path: string) {
+      paths.push(path);
+      for (const part of streams.shift() ?? []) {
+        yield await Promise.resolve({ log: part } as unknown as WatchResult);
+      }
+    },
+    forward(): Promise<Response> {
+      return Promise.reject(new Error("not used by followJobLog"));
+    },
+    webSocket(): WebSocket {
+      throw new Error("not used by followJobLog");
+    },
+    errorOf(status: number, text: string): ApiError {
+      return new ApiError(status, { message: text });
+    },
+    close() {},
+  };
+}
+
+Deno.test("followJobLog() with tailLines prints the log's last lines, then only what follows them, also after a stream ended early and was resumed", async () => {
+  // The last line is being written: "d" becomes "done".
+  const client = fakeLogClient("a\nb\nc\nd", [
+    ["a\nb\nc\nd", "one\n"],
+    ["a\nb\nc\ndone\n", "exit\n"],
+  ], ["RUNNING", "SUCCEEDED"]);
+  let out = "";
+  const outcome = await followJobLog(
+    client,
+    { namespace: NS, name: "train", tailLines: 2 },
+    (text) => out += text,
+  );
+  assert.equal(outcome, 0);
+  assert.equal(out, "c\ndone\nexit\n");
+  assert.ok(
+    client.paths.every((path) => !path.includes("tailLines")),
+    client.paths.join(" "),
+  );
 });

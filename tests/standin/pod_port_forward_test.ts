@@ -2,7 +2,8 @@
  * The stand-in's pods/portforward (standin/pod_port_forward.ts), read as a
  * port forwarding client reads it: a WebSocket of v4.channel.k8s.io whose
  * channels 0 and 1 each start with the port's number, data on channel 0
- * to and from the pod port's local stand-in (a TCP echo server here), an
+ * to and from the pod port's local stand-in (a TCP echo server here),
+ * including what the client sends before the stand-in has connected, an
  * error on channel 1 when there is none; and the API server's refusals.
  */
 import assert from "node:assert/strict";
@@ -80,6 +81,40 @@ Deno.test("pods/portforward: the port's number on both channels, then bytes both
       assert.deepEqual(await ws.first(2), [[0, 0x11, 0x27], [1, 0x11, 0x27]]);
       ws.socket.send(Uint8Array.of(0, 104, 105));
       assert.deepEqual((await ws.first(3))[2], [0, 104, 105]);
+      ws.socket.close();
+      await ws.closed;
+    });
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+Deno.test("pods/portforward: bytes the client sends at once on open reach the pod port's stand-in, ahead of what it sends later", async () => {
+  const server = createServer((socket) => socket.pipe(socket));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const local = (server.address() as { port: number }).port;
+  try {
+    await withStandin(async (standin) => {
+      await pod(standin.url, "head", "Running", {
+        [`${SIMULATED_POD_PORT_ANNOTATION_PREFIX}10001`]: String(local),
+      });
+      const ws = opened(
+        `${
+          standin.url.replace(/^http/, "ws")
+        }${PODS}/head/portforward?ports=10001`,
+      );
+      // "hi" before anything has come back, "!" once the prefixes have.
+      ws.socket.onopen = () => ws.socket.send(Uint8Array.of(0, 104, 105));
+      assert.equal((await ws.first(2)).length, 2);
+      ws.socket.send(Uint8Array.of(0, 33));
+      // The echo comes back in as many messages as TCP makes of it.
+      let echoed: number[] = [];
+      for (let count = 3; echoed.at(-1) !== 33; count++) {
+        const messages = await ws.first(count);
+        if (messages.length < count) break;
+        echoed = messages.slice(2).flatMap((message) => message.slice(1));
+      }
+      assert.deepEqual(echoed, [104, 105, 33]);
       ws.socket.close();
       await ws.closed;
     });
