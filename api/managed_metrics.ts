@@ -17,6 +17,7 @@ import {
   clusterCounts,
   expiringCounts,
   jobCounts,
+  type QuotaFigures,
   quotaFigures,
   type Sample,
   serviceCounts,
@@ -89,12 +90,7 @@ export function registerManagedMetrics(
     ["namespace"],
     () => expiringCounts(objects().clusters, now()),
   );
-  const figures = () =>
-    quotaFigures(
-      objects(),
-      options.quotas?.() ?? [],
-      options.accelerators?.(),
-    );
+  const figures = lastFigures(options);
   samplesGauge(
     registry,
     "corral_quota_limit",
@@ -109,4 +105,41 @@ export function registerManagedMetrics(
     ["namespace", "dimension"],
     () => figures().used,
   );
+}
+
+/**
+ * quotaFigures of what `options` read, computed again only when that
+ * changed: both quota gauges read them at each scrape, and computing them
+ * goes over every workload held. The lists read are readonly: a store's
+ * list is the same array until the store changes, and a policy's quotas
+ * the same items until it is reloaded, so comparing them costs little.
+ */
+function lastFigures(options: ManagedMetricsOptions): () => QuotaFigures {
+  let last: { read: ReadLists; figures: QuotaFigures } | undefined;
+  return () => {
+    const objects = options.objects();
+    const quotas = options.quotas?.() ?? [];
+    const accelerators = options.accelerators?.();
+    const read: ReadLists = [
+      objects.clusters,
+      objects.jobs,
+      objects.services,
+      quotas,
+      accelerators ?? [],
+    ];
+    if (
+      last === undefined || !last.read.every((l, i) => sameItems(l, read[i]))
+    ) {
+      last = { read, figures: quotaFigures(objects, quotas, accelerators) };
+    }
+    return last.figures;
+  };
+}
+
+type ReadLists = readonly (readonly unknown[])[];
+
+/** Whether two lists hold the same items in the same order. */
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a === b ||
+    (a.length === b.length && a.every((item, i) => item === b[i]));
 }

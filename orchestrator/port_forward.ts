@@ -30,8 +30,6 @@ import { readAnswerHead } from "./answer_head.ts";
 /** The channel protocol Kubernetes' WebSocket port forwarding speaks. */
 export const PORT_FORWARD_PROTOCOL = "v4.channel.k8s.io";
 
-/** The largest answer head the API server may send before its 101. */
-
 export interface PortForwardOptions {
   /** `<server>/api/v1/namespaces/{ns}/pods/{pod}/portforward?ports={port}`. */
   url: string;

@@ -31,8 +31,6 @@ import {
 } from "../../orchestrator/answer_head.ts";
 import { dashboardFailure } from "./dashboard_failures.ts";
 
-/** The largest answer head the dashboard may send before its 101. */
-
 /** The headers of the dashboard's 101 passed back to the caller. */
 const HANDSHAKE_HEADERS = [
   "sec-websocket-accept",

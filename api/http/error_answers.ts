@@ -48,7 +48,10 @@ export function errorAnswer(
 ): ErrorAnswer {
   const headers: Record<string, string> = {};
   if (options.allow !== undefined) headers.allow = options.allow;
-  const retryAfter = retryAfterOf(error) ?? options.retryAfter;
+  const seconds = retryAfterSeconds(error);
+  const retryAfter = seconds !== undefined
+    ? String(seconds)
+    : options.retryAfter;
   if (retryAfter !== undefined) headers["retry-after"] = retryAfter;
   if (error.code === Code.UNAUTHENTICATED) {
     headers["www-authenticate"] = BEARER_CHALLENGE;
@@ -120,15 +123,15 @@ const encoder = new TextEncoder();
 
 /**
  * The seconds of the error's RetryInfo (the Retry-After Kubernetes gave),
- * rounded up; undefined without one.
+ * rounded up; undefined without one. The Retry-After header says it, and
+ * a Kubernetes Status its retryAfterSeconds (kube_status.ts).
  */
-function retryAfterOf(error: ServiceError): string | undefined {
-  let retryAfter: string | undefined;
+export function retryAfterSeconds(error: ServiceError): number | undefined {
   for (const detail of error.details) {
     if (detail["@type"] === "type.googleapis.com/google.rpc.RetryInfo") {
       const seconds = Math.ceil(parseFloat(detail.retryDelay));
-      if (seconds > 0) retryAfter = String(seconds);
+      if (seconds > 0) return seconds;
     }
   }
-  return retryAfter;
+  return undefined;
 }

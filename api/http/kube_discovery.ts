@@ -16,7 +16,7 @@
  * then do is the policy's.
  */
 import { KINDS } from "../../domain/kinds.ts";
-import { exactPath } from "./router.ts";
+import { documentUnit } from "./document_unit.ts";
 import type { HttpUnit } from "./units.ts";
 
 /** The verbs of a kind's objects the routes serve (ray_objects.ts). */
@@ -48,33 +48,37 @@ export function discoveryUnits(clusterApiVersion: string): HttpUnit[] {
   };
   const groups = [ray, events];
   return [
-    documentUnit("/api", "APIVersions", {
+    documentUnit("discovery.APIVersions/Get", "/api", {
       kind: "APIVersions",
       versions: ["v1"],
       serverAddressByClientCIDRs: [],
     }),
-    documentUnit("/api/v1", "APIResourceList", {
+    documentUnit("discovery.APIResourceList/Get", "/api/v1", {
       kind: "APIResourceList",
       groupVersion: "v1",
       resources: [eventsResource()],
     }),
-    documentUnit("/apis", "APIGroupList", {
+    documentUnit("discovery.APIGroupList/Get", "/apis", {
       kind: "APIGroupList",
       apiVersion: "v1",
       groups: groups.map(apiGroup),
     }),
     ...groups.flatMap((gv) => [
-      documentUnit(`/apis/${gv.group}`, "APIGroup", {
+      documentUnit("discovery.APIGroup/Get", `/apis/${gv.group}`, {
         kind: "APIGroup",
         apiVersion: "v1",
         ...apiGroup(gv),
       }),
-      documentUnit(`/apis/${gv.group}/${gv.version}`, "APIResourceList", {
-        kind: "APIResourceList",
-        apiVersion: "v1",
-        groupVersion: `${gv.group}/${gv.version}`,
-        resources: gv.resources,
-      }),
+      documentUnit(
+        "discovery.APIResourceList/Get",
+        `/apis/${gv.group}/${gv.version}`,
+        {
+          kind: "APIResourceList",
+          apiVersion: "v1",
+          groupVersion: `${gv.group}/${gv.version}`,
+          resources: gv.resources,
+        },
+      ),
     ]),
   ];
 }
@@ -118,20 +122,4 @@ function eventsResource(): Record<string, unknown> {
 function apiGroup({ group, version }: GroupVersion) {
   const preferred = { groupVersion: `${group}/${version}`, version };
   return { name: group, versions: [preferred], preferredVersion: preferred };
-}
-
-/** A unit answering `document` at `path` to any authenticated caller. */
-function documentUnit(
-  path: string,
-  kind: string,
-  document: Record<string, unknown>,
-): HttpUnit {
-  return {
-    key: `discovery.${kind}/Get`,
-    methods: ["GET"],
-    path,
-    ...exactPath(path),
-    check: "authentication",
-    handle: () => Promise.resolve(Response.json(document)),
-  };
 }

@@ -13,7 +13,7 @@
  * The documents hold no schemas: `kubectl explain` finds nothing in them.
  */
 import { KINDS } from "../../domain/kinds.ts";
-import { exactPath } from "./router.ts";
+import { documentUnit } from "./document_unit.ts";
 import type { HttpUnit } from "./units.ts";
 
 /** The units of `/openapi/v3` and of the group-version's document. */
@@ -29,14 +29,14 @@ export function openApiV3Units(clusterApiVersion: string): HttpUnit[] {
     ),
   );
   return [
-    documentUnit("/openapi/v3", "Index", {
+    documentUnit("openapi.v3.Index/Get", "/openapi/v3", {
       paths: {
         [`apis/${group}/${version}`]: {
           serverRelativeURL: `${documentPath}?hash=${hash}`,
         },
       },
     }),
-    documentUnit(documentPath, "GroupVersion", document),
+    documentUnit("openapi.v3.GroupVersion/Get", documentPath, document),
   ];
 }
 
@@ -64,21 +64,5 @@ function groupVersionDocument(group: string, version: string) {
     openapi: "3.0.0",
     info: { title: "Corral: KubeRay's Kubernetes-shaped routes", version },
     paths,
-  };
-}
-
-/** A unit answering `document` at `path` to any authenticated caller. */
-function documentUnit(
-  path: string,
-  name: string,
-  document: Record<string, unknown>,
-): HttpUnit {
-  return {
-    key: `openapi.v3.${name}/Get`,
-    methods: ["GET"],
-    path,
-    ...exactPath(path),
-    check: "authentication",
-    handle: () => Promise.resolve(Response.json(document)),
   };
 }

@@ -10,7 +10,11 @@
  * message is Corral's own: it says what was refused and why.
  */
 import { Code, type ServiceError } from "../../domain/errors.ts";
-import { errorAnswer, type ErrorAnswerOptions } from "./error_answers.ts";
+import {
+  errorAnswer,
+  type ErrorAnswerOptions,
+  retryAfterSeconds,
+} from "./error_answers.ts";
 
 /** What a Status names of the object a call was about. */
 export interface StatusTarget {
@@ -116,15 +120,4 @@ export function statusResponse(
   response.headers.set("content-type", "application/json");
   for (const name in headers) response.headers.set(name, headers[name]);
   return response;
-}
-
-/** The seconds of the error's RetryInfo, rounded up; undefined without. */
-function retryAfterSeconds(error: ServiceError): number | undefined {
-  for (const detail of error.details) {
-    if (detail["@type"] === "type.googleapis.com/google.rpc.RetryInfo") {
-      const seconds = Math.ceil(parseFloat(detail.retryDelay));
-      if (seconds > 0) return seconds;
-    }
-  }
-  return undefined;
 }

@@ -14,6 +14,7 @@
  * after a last BOOKMARK to a client that takes them).
  */
 import { Code, ServiceError } from "../../domain/errors.ts";
+import { isKept } from "../../domain/kept.ts";
 import { asServiceError, errorStatus, HttpError } from "../errors.ts";
 import { HttpAnswer } from "../service/dispatcher.ts";
 import type { KubeWatchEvent } from "../service/object_watch.ts";
@@ -32,6 +33,24 @@ export interface WatchOptions {
 
 const encoder = new TextEncoder();
 
+/**
+ * A kept event's line, made once and sent to every watch that sends the
+ * event (the watches of a kind share their events: watch_entry.ts); it goes
+ * with the event.
+ */
+const lines = new WeakMap<KubeWatchEvent, Uint8Array>();
+
+/** An event as its NDJSON line. */
+function lineOf(event: KubeWatchEvent): Uint8Array {
+  if (!isKept(event)) return encoder.encode(`${JSON.stringify(event)}\n`);
+  let line = lines.get(event);
+  if (line === undefined) {
+    line = encoder.encode(`${JSON.stringify(event)}\n`);
+    lines.set(event, line);
+  }
+  return line;
+}
+
 /** The answer of a watch of `events`. */
 export function watchAnswer(
   events: AsyncIterableIterator<KubeWatchEvent>,
@@ -41,6 +60,8 @@ export function watchAnswer(
   const response = streamingResponse(watch.body, {
     "content-type": "application/json",
     "cache-control": "no-cache, private",
+    // Proxies that buffer answers (nginx) send these as they come.
+    "x-accel-buffering": "no",
   });
   return new HttpAnswer(response, watch);
 }
@@ -94,7 +115,7 @@ class WatchBody implements AsyncIterableIterator<never>, Finishable {
         if (this.#done) return;
         if (done) return this.#close();
         if (value.type === "BOOKMARK" && !this.options.bookmarks) continue;
-        this.#controller.enqueue(encoder.encode(`${JSON.stringify(value)}\n`));
+        this.#controller.enqueue(lineOf(value));
         return;
       }
     } catch (thrown) {

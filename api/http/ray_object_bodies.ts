@@ -10,7 +10,7 @@
  * for an object without a spec.
  */
 import { Code, ServiceError } from "../../domain/errors.ts";
-import type { Message } from "../../domain/message_form.ts";
+import { isPlainObject, type Message } from "../../domain/message_form.ts";
 import { mergePatch } from "../../domain/merge_patch.ts";
 import {
   applyJsonPatch,
@@ -51,7 +51,7 @@ export async function decodeBody(
   if (unsupported) throw unsupported;
   const read = await readJsonBody(request, kind.maxBodyBytes, true);
   const body = params.name === undefined ? withGeneratedName(read) : read;
-  const metadata = isRecord(body) && isRecord(body.metadata)
+  const metadata = isPlainObject(body) && isPlainObject(body.metadata)
     ? body.metadata
     : {};
   const name = typeof metadata.name === "string"
@@ -70,7 +70,7 @@ const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
  * row, the audit and every step see the name written.
  */
 function withGeneratedName(body: unknown): unknown {
-  if (!isRecord(body) || !isRecord(body.metadata)) return body;
+  if (!isPlainObject(body) || !isPlainObject(body.metadata)) return body;
   const { name, generateName } = body.metadata;
   if ((typeof name === "string" && name !== "") || !generateName) return body;
   if (typeof generateName !== "string") return body;
@@ -125,7 +125,7 @@ export async function decodePatch(
       if (error instanceof JsonPatchError) throw badRequest(error.message);
       throw error;
     }
-  } else if (!isRecord(patch)) {
+  } else if (!isPlainObject(patch)) {
     throw badRequest("a merge patch must be a JSON object");
   }
   return { namespace: params.namespace, name: params.name, patch, type };
@@ -143,7 +143,7 @@ export function objectOf(
   params: Params,
 ): RayObject {
   const { body } = message;
-  if (!isRecord(body)) {
+  if (!isPlainObject(body)) {
     throw badRequest(`the body must be a ${kind.objectKind} object`);
   }
   if (body.apiVersion !== kind.apiVersion || body.kind !== kind.objectKind) {
@@ -153,7 +153,7 @@ export function objectOf(
       }) are not those of the route (${kind.apiVersion}, ${kind.objectKind})`,
     );
   }
-  const metadata = isRecord(body.metadata) ? body.metadata : {};
+  const metadata = isPlainObject(body.metadata) ? body.metadata : {};
   const name = typeof metadata.name === "string" ? metadata.name : "";
   const { namespace } = params;
   if (metadata.namespace !== undefined && metadata.namespace !== namespace) {
@@ -166,7 +166,7 @@ export function objectOf(
       `the name of the object (${name}) does not match the name on the URL (${params.name})`,
     );
   }
-  if (!isRecord(body.spec)) {
+  if (!isPlainObject(body.spec)) {
     throw new ServiceError(
       Code.INVALID_ARGUMENT,
       `Invalid ${kind.objectKind} "${name}": spec: is required`,
@@ -220,10 +220,10 @@ export function patchesAtVersion(message: Message): boolean {
   const { patch } = message;
   if (Array.isArray(patch)) {
     return patch.some((operation) =>
-      isRecord(operation) && operation.path === "/metadata/resourceVersion"
+      isPlainObject(operation) && operation.path === "/metadata/resourceVersion"
     );
   }
-  return isRecord(patch) && isRecord(patch.metadata) &&
+  return isPlainObject(patch) && isPlainObject(patch.metadata) &&
     typeof patch.metadata.resourceVersion === "string";
 }
 
@@ -251,7 +251,7 @@ export async function decodeDeleteOptions(
   if (request.body === null || length === "0") return path;
   const body = await readJsonBody(request, kind.maxBodyBytes, true);
   if (body === undefined || body === null) return path;
-  if (!isRecord(body)) throw badRequest("DeleteOptions must be an object");
+  if (!isPlainObject(body)) throw badRequest("DeleteOptions must be an object");
   const policy = body.propagationPolicy;
   if (policy !== undefined && policy !== null && policy !== "Background") {
     throw badRequest(
@@ -263,7 +263,9 @@ export async function decodeDeleteOptions(
   if (Array.isArray(body.dryRun) && body.dryRun.length > 0) {
     throw badRequest("dryRun is not served by Corral");
   }
-  const preconditions = isRecord(body.preconditions) ? body.preconditions : {};
+  const preconditions = isPlainObject(body.preconditions)
+    ? body.preconditions
+    : {};
   const conditions: DeleteConditions = {};
   if (typeof preconditions.uid === "string") {
     conditions.uid = preconditions.uid;
@@ -272,10 +274,6 @@ export async function decodeDeleteOptions(
     conditions.resourceVersion = preconditions.resourceVersion;
   }
   return { ...path, conditions };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** 400 BadRequest with the API server's words. */

@@ -51,14 +51,20 @@ export class JobLogHandlers {
   ): Promise<AsyncIterableIterator<WatchRayJobLogResponse>> {
     const logs = await this.#checked(request, call);
     // Not the call's signal: the dispatcher ends it once the stream is
-    // returned, which would end the follow at once.
+    // returned, which would end the follow at once. Until then, a client
+    // that goes away (or a deadline) ends the follow being set up.
     const stopped = new AbortController();
-    const parts = await logs.follow(call.scope.namespace, request.name, {
-      ...call.kube,
-      signal: stopped.signal,
-      ...tailOf(request),
-    });
-    return new JobLogStream(parts, stopped);
+    const unlink = linked(call.kube.signal, stopped);
+    try {
+      const parts = await logs.follow(call.scope.namespace, request.name, {
+        ...call.kube,
+        signal: stopped.signal,
+        ...tailOf(request),
+      });
+      return new JobLogStream(parts, stopped);
+    } finally {
+      unlink();
+    }
   }
 
   /** The checks of the module's comment; the port the log is read from. */
@@ -87,6 +93,21 @@ export class JobLogHandlers {
     checkOwner(call, job, { resource: "jobs", doing: "read the log of a job" });
     return logs;
   }
+}
+
+/**
+ * Aborts `controller` when `signal` aborts, with its reason, until the
+ * function answered is called.
+ */
+function linked(
+  signal: AbortSignal | undefined,
+  controller: AbortController,
+): () => void {
+  if (signal === undefined) return () => {};
+  const abort = () => controller.abort(signal.reason);
+  if (signal.aborted) abort();
+  else signal.addEventListener("abort", abort, { once: true });
+  return () => signal.removeEventListener("abort", abort);
 }
 
 /** tail_lines as the port takes it: unset (0) for the whole log. */

@@ -32,6 +32,7 @@ import {
 import { KINDS, type WorkloadKindName } from "../../domain/kinds.ts";
 import { userLabelValue } from "../../domain/conversions.ts";
 import { isLabelValue } from "../../domain/kubernetes_names.ts";
+import { isPlainObject } from "../../domain/message_form.ts";
 import type { ObjectPort } from "../../domain/ports.ts";
 import {
   isWaitingInQueue,
@@ -249,12 +250,12 @@ function checkAutoscalerFigures(
   limits: Limits,
 ): void {
   const options = spec?.autoscalerOptions;
-  const resources = isRecord(options) && isRecord(options.resources)
+  const resources = isPlainObject(options) && isPlainObject(options.resources)
     ? options.resources
     : {};
   const base = `${row.clusterPath}.autoscalerOptions.resources`;
   for (const kind of ["limits", "requests"]) {
-    const figures = isRecord(resources[kind]) ? resources[kind] : {};
+    const figures = isPlainObject(resources[kind]) ? resources[kind] : {};
     const cpu = cpusOf(String(figures.cpu ?? ""));
     const memory = gibOf(String(figures.memory ?? ""));
     if (cpu > limits.maxTemplateCpu) {
@@ -270,10 +271,6 @@ function checkAutoscalerFigures(
       );
     }
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

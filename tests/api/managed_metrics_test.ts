@@ -173,3 +173,41 @@ Deno.test("corral_quota_limit has namespaces' totals (the smallest where several
     used.includes('corral_quota_used{namespace="team-c",dimension="memory"} 0'),
   );
 });
+
+Deno.test("the quota gauges follow the cache and the quotas from one scrape to the next", async () => {
+  const objects: ManagedObjects = {
+    clusters: [cluster("team-a", "blue", { cpu: "2" })],
+    jobs: [],
+    services: [],
+  };
+  let quotas: Quota[] = [
+    { namespaces: ["team-a"], users: [], groups: [], limits: { cpu: 8 } },
+  ];
+  const metrics = new Metrics();
+  registerManagedMetrics(metrics.registry, {
+    objects: () => objects,
+    quotas: () => quotas,
+    now: () => NOW,
+  });
+  const cpu = (text: string, name: string) =>
+    series(text, name).find((line) => line.includes('dimension="cpu"'));
+  let text = await metrics.render();
+  assert.equal(
+    cpu(text, "corral_quota_used"),
+    'corral_quota_used{namespace="team-a",dimension="cpu"} 2',
+  );
+  objects.clusters = [
+    ...objects.clusters,
+    cluster("team-a", "green", { cpu: "3" }),
+  ];
+  quotas = [{ ...quotas[0], limits: { cpu: 4 } }];
+  text = await metrics.render();
+  assert.equal(
+    cpu(text, "corral_quota_used"),
+    'corral_quota_used{namespace="team-a",dimension="cpu"} 5',
+  );
+  assert.equal(
+    cpu(text, "corral_quota_limit"),
+    'corral_quota_limit{namespace="team-a",dimension="cpu"} 4',
+  );
+});
